@@ -1,0 +1,1 @@
+"""playsite: a server-authoritative dice-chess game server."""
