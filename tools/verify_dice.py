@@ -1,0 +1,1 @@
+../playsite/verifier.py
