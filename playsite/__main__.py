@@ -1,0 +1,3 @@
+from playsite.cli import main
+
+main()

@@ -1,0 +1,48 @@
+"""The quart-trio application: thin routes over the services the server booted.
+
+Each subsystem mounts its own routes here, and only when configuration enables it.
+"""
+
+from __future__ import annotations
+
+import attrs
+from quart import jsonify
+from quart_trio import QuartTrio
+
+from playsite.config import Settings
+from playsite.store import Store
+
+
+@attrs.frozen
+class Services:
+    """Everything the routes may reach, built once at boot by `server.main`."""
+
+    settings: Settings
+    store: Store
+    version: str
+    revision: str | None
+
+
+def create_app(services: Services) -> QuartTrio:
+    app = QuartTrio("playsite")
+    app.json.sort_keys = False
+
+    @app.get("/health")
+    async def health():
+        store = await services.store.health()
+        body = {
+            "status": "ok" if store.reachable else "degraded",
+            "store": {"kind": store.kind, "durable": store.durable, "reachable": store.reachable},
+        }
+        if store.detail:
+            body["store"]["detail"] = store.detail
+        return jsonify(body), 200, {"Cache-Control": "no-store"}
+
+    @app.get("/version")
+    async def version():
+        body = {"name": "playsite", "version": services.version}
+        if services.revision:
+            body["revision"] = services.revision
+        return jsonify(body)
+
+    return app

@@ -1,0 +1,60 @@
+"""`playsite serve`: validate configuration, print it, run the server until a signal."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import trio
+
+from playsite.config import ConfigError, Settings
+from playsite.store.database import DatabaseUnavailable
+from playsite.store.migrations import MigrationError
+
+EXIT_CONFIG = 2
+EXIT_BOOT = 3
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the game server (settings come from the environment; see README)"
+    )
+    parser.set_defaults(run=run)
+
+
+def load_settings_or_exit() -> Settings:
+    try:
+        return Settings.from_environ()
+    except ConfigError as error:
+        for problem in error.problems:
+            print(f"playsite: configuration error: {problem}", file=sys.stderr)
+        sys.exit(EXIT_CONFIG)
+
+
+def run(args) -> int:
+    settings = load_settings_or_exit()
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    print("playsite: effective configuration", file=sys.stderr)
+    for name, value in settings.effective():
+        print(f"  {name}={value}", file=sys.stderr)
+    from playsite.server import main
+
+    try:
+        trio.run(main, settings)
+    except DatabaseUnavailable as error:
+        print(f"playsite: cannot reach PostgreSQL: {error}", file=sys.stderr)
+        return EXIT_BOOT
+    except MigrationError as error:
+        print(f"playsite: {error}", file=sys.stderr)
+        return EXIT_BOOT
+    except OSError as error:
+        print(f"playsite: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
+        return EXIT_BOOT
+    except KeyboardInterrupt:
+        pass
+    print("playsite: stopped", file=sys.stderr)
+    return 0

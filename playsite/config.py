@@ -1,0 +1,303 @@
+"""Settings read once from the environment into one frozen value, validated at boot.
+
+Every setting the service reads lives here, with its environment name, default and
+validation. `Settings.from_environ` collects *all* problems before failing, so an
+operator fixes a bad deployment in one round instead of one variable at a time.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import uuid
+from collections.abc import Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+
+SHOWCASE_RESERVED_SEATS_REQUIRED = 1
+"""service.md, Admission rule 2: with the showcase enabled the reserved seat count is exactly 1."""
+
+REDACTED = "<redacted>"
+
+
+class ConfigError(Exception):
+    """The environment describes a deployment that must not boot; `problems` says why."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@attrs.frozen(kw_only=True)
+class Settings:
+    host: str = "0.0.0.0"
+    port: int = 8080
+    database_url: str | None = attrs.field(default=None, repr=lambda url: redact_url(url) if url else "None")
+    """Absent means the in-memory store: nothing survives a restart."""
+    db_pool_size: int = 8
+    db_statement_timeout_ms: int = 5000
+    """Server-side `statement_timeout`, so a cancelled caller never waits on a hung query."""
+
+    persistence_enabled: bool = False
+    analytics_enabled: bool = False
+    analytics_url: str | None = None
+    analytics_token: str | None = attrs.field(default=None, repr=False)
+    ladder_enabled: bool = False
+    rating_batch_enabled: bool = False
+    webhook_push_enabled: bool = False
+    webhook_allow_loopback: bool = False
+    """Development and tests only: lets webhook URLs resolve to loopback addresses."""
+    retention_enabled: bool = False
+    retention_days: int = 30
+
+    showcase_enabled: bool = False
+    showcase_reserved_seats: int = 1
+    showcase_bot: str | None = None
+    """Featured bot as `team/name`."""
+
+    webhook_session_management_enabled: bool = False
+    session_secret: str | None = attrs.field(default=None, repr=False)
+    cors_origins: tuple[str, ...] = ()
+    admins: tuple[str, ...] = ()
+    """Account UUIDs allowed on `/admin/...`."""
+
+    dice_seed_window_ms: int = 2000
+    log_level: str = "info"
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Parse and validate; raises ConfigError listing every problem found."""
+        return _Reader(os.environ if environ is None else environ).settings()
+
+    def effective(self) -> list[tuple[str, str]]:
+        """(ENV_NAME, shown value) pairs for the start-up banner, secrets redacted."""
+        shown = []
+        for name, field in _FIELDS.items():
+            value = getattr(self, field)
+            if value is None or value == ():
+                text = "(unset)"
+            elif field in _SECRET_FIELDS:
+                text = REDACTED
+            elif field == "database_url":
+                text = redact_url(value)
+            elif isinstance(value, tuple):
+                text = ",".join(value)
+            elif isinstance(value, bool):
+                text = "true" if value else "false"
+            else:
+                text = str(value)
+            shown.append((name, text))
+        return shown
+
+    @property
+    def session_management_mountable(self) -> bool:
+        """service.md: `/me` and `/admin` are mounted only when all four conditions hold."""
+        return (
+            self.webhook_session_management_enabled
+            and self.persistence_enabled
+            and self.session_secret is not None
+            and bool(self.cors_origins)
+        )
+
+
+# Environment name -> Settings field, in banner order.
+_FIELDS = {
+    "PLAY_HOST": "host",
+    "PLAY_PORT": "port",
+    "DATABASE_URL": "database_url",
+    "PLAY_DB_POOL_SIZE": "db_pool_size",
+    "PLAY_DB_STATEMENT_TIMEOUT_MS": "db_statement_timeout_ms",
+    "PERSISTENCE_ENABLED": "persistence_enabled",
+    "ANALYTICS_INGEST_ENABLED": "analytics_enabled",
+    "ANALYTICS_URL": "analytics_url",
+    "ANALYTICS_TOKEN": "analytics_token",
+    "LADDER_SCHEDULER_ENABLED": "ladder_enabled",
+    "RATING_BATCH_ENABLED": "rating_batch_enabled",
+    "WEBHOOK_PUSH_ENABLED": "webhook_push_enabled",
+    "WEBHOOK_ALLOW_LOOPBACK": "webhook_allow_loopback",
+    "RETENTION_ENABLED": "retention_enabled",
+    "RETENTION_DAYS": "retention_days",
+    "SHOWCASE_ENABLED": "showcase_enabled",
+    "SHOWCASE_RESERVED_SEATS": "showcase_reserved_seats",
+    "SHOWCASE_BOT": "showcase_bot",
+    "WEBHOOK_SESSION_MANAGEMENT_ENABLED": "webhook_session_management_enabled",
+    "PLAY_SESSION_SECRET": "session_secret",
+    "PLAY_CORS_ORIGINS": "cors_origins",
+    "PLAY_ADMINS": "admins",
+    "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
+    "PLAY_LOG_LEVEL": "log_level",
+}
+_SECRET_FIELDS = {"analytics_token", "session_secret"}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_LOG_LEVELS = ("debug", "info", "warning", "error")
+_HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+
+
+def redact_url(url: str) -> str:
+    """Drop the password from a connection URL before it is printed anywhere."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:{REDACTED}@{parts.hostname or ''}"
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class _Reader:
+    """Reads one variable at a time, remembering problems instead of raising at the first."""
+
+    def __init__(self, environ: Mapping[str, str]):
+        self.environ = environ
+        self.problems: list[str] = []
+
+    def raw(self, name: str) -> str | None:
+        value = self.environ.get(name)
+        if value is None or value.strip() == "":
+            return None
+        return value.strip()
+
+    def flag(self, name: str, default: bool) -> bool:
+        value = self.raw(name)
+        if value is None:
+            return default
+        if value.lower() in _TRUE:
+            return True
+        if value.lower() in _FALSE:
+            return False
+        self.problems.append(f"{name}={value!r} is not a boolean (use true or false)")
+        return default
+
+    def integer(self, name: str, default: int, low: int, high: int) -> int:
+        value = self.raw(name)
+        if value is None:
+            return default
+        try:
+            number = int(value)
+        except ValueError:
+            self.problems.append(f"{name}={value!r} is not an integer")
+            return default
+        if not low <= number <= high:
+            self.problems.append(f"{name}={number} is outside {low}..{high}")
+            return default
+        return number
+
+    def url(self, name: str, schemes: tuple[str, ...]) -> str | None:
+        value = self.raw(name)
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in schemes or not parts.hostname:
+            self.problems.append(f"{name} must be a {' or '.join(schemes)} URL with a host")
+            return None
+        return value
+
+    def origins(self, name: str) -> tuple[str, ...]:
+        value = self.raw(name)
+        if value is None:
+            return ()
+        origins = []
+        for item in (part.strip() for part in value.split(",")):
+            parts = urlsplit(item)
+            exact = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+            if parts.scheme not in ("http", "https") or not parts.hostname or item != exact:
+                self.problems.append(
+                    f"{name}: {item!r} is not an origin (scheme://host[:port], no path or slash)"
+                )
+                continue
+            origins.append(item)
+        return tuple(origins)
+
+    def uuids(self, name: str) -> tuple[str, ...]:
+        value = self.raw(name)
+        if value is None:
+            return ()
+        found = []
+        for item in (part.strip() for part in value.split(",")):
+            try:
+                found.append(str(uuid.UUID(item)))
+            except ValueError:
+                self.problems.append(f"{name}: {item!r} is not an account UUID")
+        return tuple(found)
+
+    def host(self, name: str, default: str) -> str:
+        value = self.raw(name)
+        if value is None:
+            return default
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            if not _HOST_NAME.fullmatch(value):
+                self.problems.append(f"{name}={value!r} is not an address or host name")
+                return default
+        return value
+
+    def settings(self) -> Settings:
+        database_url = self.url("DATABASE_URL", ("postgres", "postgresql"))
+        persistence = self.flag("PERSISTENCE_ENABLED", database_url is not None)
+        log_level = (self.raw("PLAY_LOG_LEVEL") or "info").lower()
+        if log_level not in _LOG_LEVELS:
+            self.problems.append(f"PLAY_LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
+            log_level = "info"
+        showcase_bot = self.raw("SHOWCASE_BOT")
+        settings = Settings(
+            host=self.host("PLAY_HOST", "0.0.0.0"),
+            port=self.integer("PLAY_PORT", 8080, 0, 65535),
+            database_url=database_url,
+            db_pool_size=self.integer("PLAY_DB_POOL_SIZE", 8, 1, 100),
+            db_statement_timeout_ms=self.integer("PLAY_DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+            persistence_enabled=persistence,
+            analytics_enabled=self.flag("ANALYTICS_INGEST_ENABLED", False),
+            analytics_url=self.url("ANALYTICS_URL", ("http", "https")),
+            analytics_token=self.raw("ANALYTICS_TOKEN"),
+            ladder_enabled=self.flag("LADDER_SCHEDULER_ENABLED", False),
+            rating_batch_enabled=self.flag("RATING_BATCH_ENABLED", False),
+            webhook_push_enabled=self.flag("WEBHOOK_PUSH_ENABLED", False),
+            webhook_allow_loopback=self.flag("WEBHOOK_ALLOW_LOOPBACK", False),
+            retention_enabled=self.flag("RETENTION_ENABLED", False),
+            retention_days=self.integer("RETENTION_DAYS", 30, 1, 36500),
+            showcase_enabled=self.flag("SHOWCASE_ENABLED", False),
+            showcase_reserved_seats=self.integer("SHOWCASE_RESERVED_SEATS", 1, 0, 1000),
+            showcase_bot=showcase_bot,
+            webhook_session_management_enabled=self.flag("WEBHOOK_SESSION_MANAGEMENT_ENABLED", False),
+            session_secret=self.raw("PLAY_SESSION_SECRET"),
+            cors_origins=self.origins("PLAY_CORS_ORIGINS"),
+            admins=self.uuids("PLAY_ADMINS"),
+            dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
+            log_level=log_level,
+        )
+        self.check_combinations(settings)
+        if self.problems:
+            raise ConfigError(self.problems)
+        return settings
+
+    def check_combinations(self, s: Settings) -> None:
+        """Cross-setting rules: a subsystem switched on without what it needs."""
+        if s.persistence_enabled and s.database_url is None:
+            self.problems.append("PERSISTENCE_ENABLED=true needs DATABASE_URL")
+        needs_database = {
+            "ANALYTICS_INGEST_ENABLED": s.analytics_enabled,
+            "RATING_BATCH_ENABLED": s.rating_batch_enabled,
+            "RETENTION_ENABLED": s.retention_enabled,
+        }
+        for name, enabled in needs_database.items():
+            if enabled and not s.persistence_enabled:
+                self.problems.append(f"{name}=true needs persistence (DATABASE_URL)")
+        if s.analytics_enabled and s.analytics_url is None:
+            self.problems.append("ANALYTICS_INGEST_ENABLED=true needs ANALYTICS_URL")
+        if s.showcase_enabled:
+            if s.showcase_reserved_seats != SHOWCASE_RESERVED_SEATS_REQUIRED:
+                self.problems.append(
+                    f"SHOWCASE_RESERVED_SEATS must be exactly {SHOWCASE_RESERVED_SEATS_REQUIRED} "
+                    f"when SHOWCASE_ENABLED=true (got {s.showcase_reserved_seats})"
+                )
+            if s.showcase_bot is None or not _is_bot_slug(s.showcase_bot):
+                self.problems.append("SHOWCASE_ENABLED=true needs SHOWCASE_BOT=team/name")
+
+
+def _is_bot_slug(value: str) -> bool:
+    team, _, name = value.partition("/")
+    return all(part and part.replace("-", "").isalnum() and part == part.lower() for part in (team, name))

@@ -1,0 +1,68 @@
+"""`playsite serve`: one process, one root nursery, boot in the order ARCHITECTURE.md gives.
+
+1. store (schema checked) — configuration was validated before `trio.run`;
+2. room registry and everything that must precede the port (later issues add them here);
+3. supervised loops enabled by configuration;
+4. hypercorn serving the app, until SIGINT/SIGTERM triggers a graceful shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve as hypercorn_serve
+
+from playsite.app import Services, create_app
+from playsite.config import Settings
+from playsite.store import run_store
+from playsite.version import git_revision, package_version
+
+log = logging.getLogger("playsite")
+
+GRACEFUL_SHUTDOWN_S = 3
+
+
+async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async with trio.open_nursery() as nursery:
+        store = await nursery.start(run_store, settings)
+        services = Services(
+            settings=settings, store=store, version=package_version(), revision=git_revision()
+        )
+        shutdown = trio.Event()
+        nursery.start_soon(wait_for_signal, shutdown)
+        await run_http(create_app(services), settings, shutdown, task_status=task_status)
+        # hypercorn returns once its graceful shutdown is over; stop everything else.
+        nursery.cancel_scope.cancel()
+
+
+async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
+    config = HypercornConfig()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    config.accesslog = None  # URLs may carry seat tokens: never log them
+    config.errorlog = logging.getLogger("hypercorn.error")
+    config.graceful_timeout = GRACEFUL_SHUTDOWN_S
+    await hypercorn_serve(app, config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+
+
+class _Announce:
+    """Pass hypercorn's bound addresses on, printing them for operators and tests."""
+
+    def __init__(self, task_status):
+        self.task_status = task_status
+
+    def started(self, binds=None):
+        for bind in binds or ():
+            print(f"playsite: listening on {bind}", file=sys.stderr, flush=True)
+        self.task_status.started(binds)
+
+
+async def wait_for_signal(shutdown: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            print(f"playsite: {signal.Signals(signum).name} received, shutting down", file=sys.stderr, flush=True)
+            shutdown.set()
+            return

@@ -1,0 +1,71 @@
+"""The one place that calls PostgreSQL: psycopg 3's sync pool, run in trio worker threads.
+
+Why threads: there is no maintained trio-native PostgreSQL driver (see ARCHITECTURE.md).
+Why `abandon_on_cancel`: a cancelled caller must never wait for a hung query; the
+server-side `statement_timeout` then bounds how long the abandoned thread holds its
+connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import psycopg
+import psycopg_pool
+import trio
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT_S = 10
+
+
+class DatabaseUnavailable(Exception):
+    """PostgreSQL could not be reached or refused the work; the message is safe to log."""
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 8, statement_timeout_ms: int = 5000):
+        self._pool = psycopg_pool.ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={
+                "options": f"-c statement_timeout={statement_timeout_ms}",
+                "connect_timeout": CONNECT_TIMEOUT_S,
+            },
+            timeout=CONNECT_TIMEOUT_S,
+            open=False,
+        )
+
+    async def open(self) -> None:
+        try:
+            await trio.to_thread.run_sync(self._open_and_probe, abandon_on_cancel=True)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            raise DatabaseUnavailable(_describe(exc)) from None
+
+    def _open_and_probe(self) -> None:
+        self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        with self._pool.connection() as conn:
+            conn.execute("SELECT 1")
+
+    async def run(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run `work(conn)` on a pooled connection in a worker thread, committing on return."""
+
+        def in_thread() -> T:
+            with self._pool.connection() as conn:
+                return work(conn)
+
+        try:
+            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            raise DatabaseUnavailable(_describe(exc)) from None
+
+    async def close(self) -> None:
+        await trio.to_thread.run_sync(self._pool.close, abandon_on_cancel=True)
+
+
+def _describe(exc: BaseException) -> str:
+    """First line of a driver error, which names the problem without echoing the password."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no detail'}"

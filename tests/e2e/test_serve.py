@@ -1,0 +1,66 @@
+"""A real `playsite serve` process boots, answers over a real socket and shuts down cleanly."""
+
+from __future__ import annotations
+
+import signal
+
+import httpx
+import psycopg
+import pytest
+
+from playsite.store.migrations import apply_pending, load_migrations
+
+
+def test_serve_answers_health_and_version_then_stops_on_sigterm(serve):
+    server = serve()
+    health = httpx.get(f"{server.base_url}/health", timeout=10)
+    assert health.status_code == 200
+    assert health.json() == {
+        "status": "ok",
+        "store": {"kind": "memory", "durable": False, "reachable": True},
+    }
+    version = httpx.get(f"{server.base_url}/version", timeout=10).json()
+    assert version["name"] == "playsite" and version["version"]
+    assert server.stop() == 0
+    assert "playsite: SIGTERM received, shutting down" in server.output()
+    assert "Traceback" not in server.output()
+
+
+def test_serve_stops_cleanly_on_sigint(serve):
+    server = serve()
+    server.process.send_signal(signal.SIGINT)
+    assert server.stop() == 0
+    assert "Traceback" not in server.output()
+
+
+def test_serve_prints_effective_configuration_with_secrets_redacted(serve):
+    server = serve({"ANALYTICS_TOKEN": "never-print-me"})
+    output = server.output()
+    assert "PLAY_PORT=0" in output and "ANALYTICS_TOKEN=<redacted>" in output
+    assert "never-print-me" not in output
+
+
+def test_serve_refuses_an_unmigrated_database(serve, database_url):
+    with pytest.raises(RuntimeError) as caught:
+        serve({"DATABASE_URL": database_url})
+    assert "database schema is behind" in str(caught.value)
+    assert "run `playsite migrate`" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+
+
+def test_serve_reports_an_unreachable_database_clearly(serve, pg_cluster):
+    url = f"postgresql://postgres:sekrit@127.0.0.1:{pg_cluster.port + 1}/nowhere"
+    with pytest.raises(RuntimeError) as caught:
+        serve({"DATABASE_URL": url})
+    message = str(caught.value)
+    assert "cannot reach PostgreSQL" in message
+    assert "sekrit" not in message and "Traceback" not in message
+
+
+def test_serve_with_migrated_database_reports_postgres_health(serve, database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    server = serve({"DATABASE_URL": database_url})
+    health = httpx.get(f"{server.base_url}/health", timeout=10).json()
+    assert health == {"status": "ok", "store": {"kind": "postgres", "durable": True, "reachable": True}}
+    assert server.stop() == 0

@@ -1,0 +1,76 @@
+"""Start a real `playsite serve` process for end-to-end tests and talk to it over real sockets."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_LISTENING = re.compile(r"playsite: listening on http://[^:]+:(\d+)")
+BOOT_TIMEOUT_S = 30
+
+
+class ServerProcess:
+    """`playsite serve` on a random port; stderr goes to a file so the pipe never fills."""
+
+    def __init__(self, env: dict[str, str] | None = None):
+        self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", **(env or {})}
+        self.log_path = Path(tempfile.mkstemp(prefix="playsite-serve-", suffix=".log")[1])
+        self.process: subprocess.Popen | None = None
+        self.port: int | None = None
+
+    def start(self) -> ServerProcess:
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "playsite", "serve"],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + BOOT_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if match := _LISTENING.search(self.output()):
+                self.port = int(match[1])
+                return self
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.output()}")
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"server did not listen within {BOOT_TIMEOUT_S} s:\n{self.output()}")
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, timeout: float = 15) -> int:
+        """SIGTERM and wait for a clean exit; returns the exit code."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        """kill -9: a crash, as far as the server is concerned."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def close(self) -> None:
+        self.kill()
+        self.log_path.unlink(missing_ok=True)

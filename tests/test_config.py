@@ -1,0 +1,135 @@
+"""Configuration is validated at boot: every bad value is named, nothing boots half-configured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from playsite.config import REDACTED, ConfigError, Settings
+
+
+def problems(env: dict[str, str]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_environ(env)
+    return caught.value.problems
+
+
+def test_embedded_default_needs_no_configuration():
+    settings = Settings.from_environ({})
+    assert (settings.host, settings.port) == ("0.0.0.0", 8080)
+    assert settings.database_url is None and not settings.persistence_enabled
+    assert not settings.showcase_enabled
+
+
+def test_database_url_switches_persistence_on_by_default():
+    settings = Settings.from_environ({"DATABASE_URL": "postgresql://u:p@db:5432/play"})
+    assert settings.persistence_enabled
+
+
+@pytest.mark.parametrize(
+    ("env", "fragment"),
+    [
+        ({"PLAY_PORT": "http"}, "PLAY_PORT='http' is not an integer"),
+        ({"PLAY_PORT": "70000"}, "PLAY_PORT=70000 is outside 0..65535"),
+        ({"PLAY_HOST": "not a host"}, "PLAY_HOST"),
+        ({"DATABASE_URL": "mysql://db/play"}, "DATABASE_URL must be a postgres or postgresql URL"),
+        ({"PERSISTENCE_ENABLED": "true"}, "PERSISTENCE_ENABLED=true needs DATABASE_URL"),
+        ({"PERSISTENCE_ENABLED": "maybe"}, "PERSISTENCE_ENABLED='maybe' is not a boolean"),
+        ({"SHOWCASE_ENABLED": "yes please"}, "SHOWCASE_ENABLED='yes please' is not a boolean"),
+        ({"ANALYTICS_INGEST_ENABLED": "true"}, "ANALYTICS_INGEST_ENABLED=true needs persistence"),
+        (
+            {"DATABASE_URL": "postgresql://db/play", "ANALYTICS_INGEST_ENABLED": "true"},
+            "ANALYTICS_INGEST_ENABLED=true needs ANALYTICS_URL",
+        ),
+        ({"ANALYTICS_URL": "ftp://analytics"}, "ANALYTICS_URL must be a http or https URL"),
+        ({"RATING_BATCH_ENABLED": "true"}, "RATING_BATCH_ENABLED=true needs persistence"),
+        ({"RETENTION_ENABLED": "true"}, "RETENTION_ENABLED=true needs persistence"),
+        ({"RETENTION_DAYS": "0"}, "RETENTION_DAYS=0 is outside"),
+        ({"PLAY_CORS_ORIGINS": "https://play.example/"}, "is not an origin"),
+        ({"PLAY_CORS_ORIGINS": "play.example"}, "is not an origin"),
+        ({"PLAY_ADMINS": "alice"}, "PLAY_ADMINS: 'alice' is not an account UUID"),
+        ({"DICE_SEED_WINDOW_MS": "-1"}, "DICE_SEED_WINDOW_MS=-1 is outside"),
+        ({"PLAY_LOG_LEVEL": "loud"}, "PLAY_LOG_LEVEL must be one of"),
+        ({"PLAY_DB_POOL_SIZE": "0"}, "PLAY_DB_POOL_SIZE=0 is outside"),
+        ({"SHOWCASE_ENABLED": "true", "SHOWCASE_BOT": "acme/alice"}, None),
+    ],
+)
+def test_each_bad_value_is_rejected_with_its_name(env, fragment):
+    if fragment is None:
+        Settings.from_environ(env)  # the valid control case of the table
+        return
+    assert any(fragment in problem for problem in problems(env)), problems(env)
+
+
+@pytest.mark.parametrize("seats", ["0", "2", "5"])
+def test_showcase_reserved_seats_must_be_exactly_one(seats):
+    env = {"SHOWCASE_ENABLED": "true", "SHOWCASE_BOT": "acme/alice", "SHOWCASE_RESERVED_SEATS": seats}
+    assert problems(env) == [
+        f"SHOWCASE_RESERVED_SEATS must be exactly 1 when SHOWCASE_ENABLED=true (got {seats})"
+    ]
+
+
+def test_showcase_reserved_seats_is_free_while_showcase_disabled():
+    assert Settings.from_environ({"SHOWCASE_RESERVED_SEATS": "0"}).showcase_reserved_seats == 0
+
+
+def test_showcase_needs_a_featured_bot():
+    assert problems({"SHOWCASE_ENABLED": "true"}) == ["SHOWCASE_ENABLED=true needs SHOWCASE_BOT=team/name"]
+
+
+def test_all_problems_are_reported_at_once():
+    found = problems({"PLAY_PORT": "x", "PLAY_ADMINS": "bob", "RETENTION_DAYS": "-3"})
+    assert len(found) == 3
+
+
+def test_booleans_accept_the_usual_spellings():
+    for spelling in ("1", "true", "TRUE", "yes", "on"):
+        assert Settings.from_environ({"LADDER_SCHEDULER_ENABLED": spelling}).ladder_enabled
+    for spelling in ("0", "false", "No", "off"):
+        assert not Settings.from_environ({"LADDER_SCHEDULER_ENABLED": spelling}).ladder_enabled
+
+
+def test_effective_configuration_redacts_secrets():
+    settings = Settings.from_environ(
+        {
+            "DATABASE_URL": "postgresql://play:hunter2@db:5432/play",
+            "ANALYTICS_TOKEN": "tok-secret",
+            "PLAY_SESSION_SECRET": "session-secret",
+        }
+    )
+    shown = dict(settings.effective())
+    text = repr(shown) + repr(settings)
+    for secret in ("hunter2", "tok-secret", "session-secret"):
+        assert secret not in text
+    assert shown["DATABASE_URL"] == f"postgresql://play:{REDACTED}@db:5432/play"
+    assert shown["ANALYTICS_TOKEN"] == REDACTED
+
+
+def test_session_management_mounts_only_when_all_conditions_hold():
+    base = {
+        "WEBHOOK_SESSION_MANAGEMENT_ENABLED": "true",
+        "DATABASE_URL": "postgresql://db/play",
+        "PLAY_SESSION_SECRET": "s",
+        "PLAY_CORS_ORIGINS": "https://play.example",
+    }
+    assert Settings.from_environ(base).session_management_mountable
+    for missing in base:
+        env = {k: v for k, v in base.items() if k != missing}
+        assert not Settings.from_environ(env).session_management_mountable, missing
+
+
+def test_serve_with_bad_configuration_exits_2_without_traceback():
+    result = subprocess.run(
+        [sys.executable, "-m", "playsite", "serve"],
+        env={"PATH": "/usr/bin:/bin", "PLAY_PORT": "eighty", "SHOWCASE_ENABLED": "true",
+             "SHOWCASE_BOT": "acme/alice", "SHOWCASE_RESERVED_SEATS": "2"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "configuration error: PLAY_PORT='eighty' is not an integer" in result.stderr
+    assert "SHOWCASE_RESERVED_SEATS must be exactly 1" in result.stderr
+    assert "Traceback" not in result.stderr
