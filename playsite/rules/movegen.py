@@ -1,0 +1,227 @@
+"""Micro-move generation over a light bitboard state (the hot path of the turn tree).
+
+Inside one turn the mover never changes, so the search works on a *mover-relative* state
+tuple instead of `Position`:
+
+    (us, pawns, knights, bishops, rooks, queens, kings, them, castling, ep)
+
+Index `piece_type` (1..6) is that type's mask for both colours, so `state[pt] & state[US]`
+are the mover's pieces of type pt. `ep` holds the targets the mover may capture on. The
+attack tables are python-chess's; nothing here builds a chess.Board.
+"""
+
+from __future__ import annotations
+
+import chess
+
+US, THEM, CASTLING, EP = 0, 7, 8, 9
+PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
+ALL = chess.BB_ALL
+BB = chess.BB_SQUARES
+SQUARE_NAMES = chess.SQUARE_NAMES
+PIECE_NAMES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
+PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
+PROMOTION_LETTERS = {QUEEN: "q", ROOK: "r", BISHOP: "b", KNIGHT: "n"}
+
+_KNIGHT = chess.BB_KNIGHT_ATTACKS
+_KING = chess.BB_KING_ATTACKS
+_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_DIAG_MASKS = chess.BB_DIAG_MASKS
+_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
+_RANK_MASKS = chess.BB_RANK_MASKS
+_RANK_ATTACKS = chess.BB_RANK_ATTACKS
+_FILE_MASKS = chess.BB_FILE_MASKS
+_FILE_ATTACKS = chess.BB_FILE_ATTACKS
+
+UCI = [[SQUARE_NAMES[f] + SQUARE_NAMES[t] for t in range(64)] for f in range(64)]
+
+#: Castling as one king micro-move: (rook square holding the right, king from, king to,
+#: rook from, rook to, squares that must be empty), per colour.
+CASTLES = {
+    True: (
+        (chess.H1, chess.E1, chess.G1, chess.H1, chess.F1, chess.BB_F1 | chess.BB_G1),
+        (chess.A1, chess.E1, chess.C1, chess.A1, chess.D1, chess.BB_B1 | chess.BB_C1 | chess.BB_D1),
+    ),
+    False: (
+        (chess.H8, chess.E8, chess.G8, chess.H8, chess.F8, chess.BB_F8 | chess.BB_G8),
+        (chess.A8, chess.E8, chess.C8, chess.A8, chess.D8, chess.BB_B8 | chess.BB_C8 | chess.BB_D8),
+    ),
+}
+CASTLE_UCIS = frozenset(UCI[k][t] for side in CASTLES.values() for _, k, t, _, _, _ in side)
+
+# A move from or to one of these squares removes the listed castling rights for good.
+_RIGHTS_LOST = [0] * 64
+_RIGHTS_LOST[chess.E1] = chess.BB_A1 | chess.BB_H1
+_RIGHTS_LOST[chess.E8] = chess.BB_A8 | chess.BB_H8
+for _sq in (chess.A1, chess.H1, chess.A8, chess.H8):
+    _RIGHTS_LOST[_sq] = BB[_sq]
+RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
+
+
+def bits(mask: int):
+    """Squares of `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _sliding(square: int, occupied: int, piece_type: int) -> int:
+    attacks = 0
+    if piece_type != ROOK:
+        attacks = _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
+    if piece_type != BISHOP:
+        attacks |= (
+            _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+            | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+        )
+    return attacks
+
+
+def moves(state: tuple, piece_type: int, white: bool, castling: bool):
+    """Micro-moves of the mover's pieces of `piece_type`, as (uci, from, to, promotion).
+
+    `promotion` is 0 when there is none. With `castling`, king moves include the castling
+    moves whose right is intact and whose squares between king and rook are empty (the rook
+    die it also needs is the caller's business).
+    """
+    us = state[US]
+    them = state[THEM]
+    occupied = us | them
+    out = []
+    append = out.append
+    own = state[piece_type] & us
+    if piece_type == PAWN:
+        _pawn_moves(state, own, us, them, occupied, white, append)
+    elif piece_type == KNIGHT or piece_type == KING:
+        table = _KNIGHT if piece_type == KNIGHT else _KING
+        for f in bits(own):
+            row = UCI[f]
+            for t in bits(table[f] & ~us):
+                append((row[t], f, t, 0))
+        if piece_type == KING and castling and state[CASTLING]:
+            for right, k, kt, _, _, between in CASTLES[white]:
+                if state[CASTLING] & BB[right] and not occupied & between:
+                    append((UCI[k][kt], k, kt, 0))
+    else:
+        for f in bits(own):
+            row = UCI[f]
+            for t in bits(_sliding(f, occupied, piece_type) & ~us):
+                append((row[t], f, t, 0))
+    return out
+
+
+def _pawn_moves(state, own, us, them, occupied, white, append) -> None:
+    empty = ~occupied & ALL
+    kings = state[KING]
+    if white:
+        single = (own << 8) & empty
+        double = ((single & chess.BB_RANK_3) << 8) & empty
+        last_rank, step, victim_step = chess.BB_RANK_8, 8, -8
+    else:
+        single = (own >> 8) & empty
+        double = ((single & chess.BB_RANK_6) >> 8) & empty
+        last_rank, step, victim_step = chess.BB_RANK_1, -8, 8
+    for t in bits(single):
+        _pawn_arrival(t - step, t, last_rank, False, append)
+    for t in bits(double):
+        f = t - 2 * step
+        append((UCI[f][t], f, t, 0))
+    ep = state[EP] & empty
+    enemy_pawns = state[PAWN] & them
+    attacks = _PAWN_ATTACKS[white]
+    for f in bits(own):
+        targets = attacks[f]
+        for t in bits(targets & them):
+            _pawn_arrival(f, t, last_rank, bool(kings & BB[t]), append)
+        for t in bits(targets & ep):
+            if enemy_pawns & BB[t + victim_step]:
+                append((UCI[f][t], f, t, 0))
+
+
+def _pawn_arrival(f, t, last_rank, takes_king, append) -> None:
+    uci = UCI[f][t]
+    if BB[t] & last_rank and not takes_king:
+        for promotion in PROMOTIONS:
+            append((uci + PROMOTION_LETTERS[promotion], f, t, promotion))
+    else:
+        append((uci, f, t, 0))
+
+
+def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
+    """UCI names of `moves(state, piece_type, white, castling=False)`, built faster.
+
+    The last die of a turn needs no child states, only names: this is the leaf level of
+    the tree, where most of the work is.
+    """
+    us = state[US]
+    own = state[piece_type] & us
+    if piece_type == PAWN:
+        return [m[0] for m in moves(state, PAWN, white, False)]
+    names = []
+    extend = names.extend
+    if piece_type == KNIGHT or piece_type == KING:
+        table = _KNIGHT if piece_type == KNIGHT else _KING
+        for f in bits(own):
+            row = UCI[f]
+            extend([row[t] for t in bits(table[f] & ~us)])
+    else:
+        occupied = us | state[THEM]
+        for f in bits(own):
+            row = UCI[f]
+            extend([row[t] for t in bits(_sliding(f, occupied, piece_type) & ~us)])
+    return names
+
+
+def has_move(state: tuple, piece_type: int, white: bool) -> bool:
+    """Whether any piece of the mover of `piece_type` has a micro-move (castling aside)."""
+    us = state[US]
+    own = state[piece_type] & us
+    if not own:
+        return False
+    if piece_type == PAWN:
+        return bool(moves(state, PAWN, white, False))
+    if piece_type == KNIGHT or piece_type == KING:
+        table = _KNIGHT if piece_type == KNIGHT else _KING
+        return any(table[f] & ~us for f in bits(own))
+    occupied = us | state[THEM]
+    return any(_sliding(f, occupied, piece_type) & ~us for f in bits(own))
+
+
+def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool):
+    """Apply one micro-move of the mover's `piece_type` piece on `f`.
+
+    Returns (new state, captured piece type or 0, mask of the en-passant target it creates).
+
+    The mover stays the mover: the result is the state for the rest of the same turn.
+    """
+    s = list(state)
+    from_bb = BB[f]
+    to_bb = BB[t]
+    captured = 0
+    if s[THEM] & to_bb:
+        s[THEM] ^= to_bb
+        for captured in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
+            if s[captured] & to_bb:
+                s[captured] ^= to_bb
+                break
+    s[US] ^= from_bb | to_bb
+    s[piece_type] ^= from_bb
+    s[promotion or piece_type] |= to_bb
+    created = 0
+    if piece_type == PAWN:
+        distance = t - f
+        if distance == 16 or distance == -16:
+            created = BB[f + distance // 2]
+        elif not captured and distance not in (8, -8):
+            victim = BB[t - 8 if white else t + 8]
+            s[THEM] ^= victim
+            s[PAWN] ^= victim
+            captured = PAWN
+    elif piece_type == KING and (t - f == 2 or f - t == 2):
+        for _, _, kt, rf, rt, _ in CASTLES[white]:
+            if kt == t:
+                s[ROOK] ^= BB[rf] | BB[rt]
+                s[US] ^= BB[rf] | BB[rt]
+    s[CASTLING] &= RIGHTS_KEPT[f] & RIGHTS_KEPT[t]
+    return tuple(s), captured, created

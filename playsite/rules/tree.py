@@ -1,0 +1,221 @@
+"""The legal-move tree of a roll: every legal turn as a prefix tree of UCI micro-moves.
+
+Definitions (docs/rules.md explains them at length):
+
+- A *sequence* is a run of micro-moves, each paid with one unspent die of the moved piece's
+  type (castling: a king die and a rook die). A sequence stops at a king capture.
+- L is the most dice any sequence can spend (castling counts 2, a king capture counts the
+  dice spent up to and including it).
+- A *complete turn* is a sequence that spends exactly L dice without capturing the king, or
+  any sequence whose last micro-move captures the king.
+- The tree holds exactly the prefixes of complete turns: `{}` under a key marks a complete
+  turn; an empty tree (L = 0) is a forced pass.
+
+Subtrees are memoised per (state, remaining dice): transpositions inside a turn share one
+dict object, so the result is a DAG. Treat it as read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import movegen
+from .movegen import CASTLING, KING, ROOK, THEM, moves, move_names, play
+from .position import Position
+
+MoveTree = dict[str, "MoveTree"]
+
+# Every complete turn ends in this same empty dict; sharing it keeps trees small.
+_LEAF: MoveTree = {}
+
+
+class NoDicePending(ValueError):
+    """The position has no roll pending, so there is no turn to enumerate."""
+
+    def __init__(self, dfen: str) -> None:
+        super().__init__(f"no dice pending in {dfen!r}: a tree needs a roll")
+        self.dfen = dfen
+
+
+def state_of(position: Position) -> tuple:
+    """The mover-relative search state of `position` (see movegen)."""
+    us, them = (position.white, position.black) if position.turn else (position.black, position.white)
+    return (
+        us,
+        position.pawns,
+        position.knights,
+        position.bishops,
+        position.rooks,
+        position.queens,
+        position.kings,
+        them,
+        position.castling,
+        position.ep_mask,
+    )
+
+
+def _removals() -> dict:
+    """(remaining dice, face) → remaining dice after spending that face, for every pool."""
+    table = {}
+    pools = {()}
+    for _ in range(3):
+        pools |= {tuple(sorted(p + (d,))) for p in pools for d in range(1, 7)}
+    for pool in pools:
+        for face in set(pool):
+            rest = list(pool)
+            rest.remove(face)
+            table[pool, face] = tuple(rest)
+    return table
+
+
+_SPEND = _removals()
+_FACES = {pool: tuple(sorted(set(pool))) for pool, _ in _SPEND}
+_FACES[()] = ()
+
+
+def _castling_rest(dice: tuple) -> tuple | None:
+    if KING in dice and ROOK in dice:
+        return _SPEND[_SPEND[dice, KING], ROOK]
+    return None
+
+
+class _TurnSearch:
+    """One roll's search; its memo tables live as long as one `legal_tree` call."""
+
+    __slots__ = ("white", "spend_memo", "tree_memo", "unspent")
+
+    def __init__(self, white: bool) -> None:
+        self.white = white
+        self.spend_memo: dict = {}
+        self.tree_memo: dict = {}
+        self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
+
+    def max_spend(self, state: tuple, dice: tuple) -> int:
+        """Most dice any sequence from here can spend (a king capture stops a sequence)."""
+        key = (state, dice)
+        known = self.spend_memo.get(key)
+        if known is not None:
+            return known
+        white = self.white
+        full = len(dice)
+        best = 0
+        if full == 1:
+            best = 1 if movegen.has_move(state, dice[0], white) else 0
+        else:
+            kings = state[KING] & state[THEM]
+            for face in _FACES[dice]:
+                rest = _SPEND[dice, face]
+                for _, f, t, promotion in moves(state, face, white, False):
+                    if kings & movegen.BB[t]:
+                        spent = 1
+                    else:
+                        child = play(state, face, f, t, promotion, white)[0]
+                        spent = 1 + self.max_spend(child, rest)
+                    if spent > best:
+                        best = spent
+                        if best == full:
+                            break
+                if best == full:
+                    break
+            rest = _castling_rest(dice)
+            if best < full and rest is not None and state[CASTLING]:
+                for _, f, t, _ in _castles(state, white):
+                    child = play(state, KING, f, t, 0, white)[0]
+                    best = max(best, 2 + (self.max_spend(child, rest) if rest else 0))
+        self.spend_memo[key] = best
+        return best
+
+    def build(self, state: tuple, dice: tuple) -> MoveTree:
+        key = (state, dice)
+        known = self.tree_memo.get(key)
+        if known is not None:
+            return known
+        white = self.white
+        need = len(dice) - self.unspent
+        if need == 1:
+            # Any single micro-move completes the turn (castling would spend 2 > L).
+            names = []
+            for face in _FACES[dice]:
+                names += move_names(state, face, white)
+            tree = dict.fromkeys(names, _LEAF)
+        else:
+            tree = {}
+            kings = state[KING] & state[THEM]
+            for face in _FACES[dice]:
+                rest = _SPEND[dice, face]
+                for uci, f, t, promotion in moves(state, face, white, False):
+                    if kings & movegen.BB[t]:
+                        tree[uci] = _LEAF
+                        continue
+                    subtree = self.build(play(state, face, f, t, promotion, white)[0], rest)
+                    if subtree:
+                        tree[uci] = subtree
+            rest = _castling_rest(dice)
+            if rest is not None and state[CASTLING]:
+                for uci, f, t, _ in _castles(state, white):
+                    if need == 2:
+                        tree[uci] = _LEAF
+                        continue
+                    subtree = self.build(play(state, KING, f, t, 0, white)[0], rest)
+                    if subtree:
+                        tree[uci] = subtree
+        self.tree_memo[key] = tree
+        return tree
+
+
+def _castles(state: tuple, white: bool):
+    return [m for m in moves(state, KING, white, True) if m[0] in movegen.CASTLE_UCIS and abs(m[2] - m[1]) == 2]
+
+
+def max_dice(position: Position) -> int:
+    """L: the most dice any sequence can spend with the pending roll (castling counts 2)."""
+    if not position.dice:
+        raise NoDicePending(str(position))
+    return _TurnSearch(position.turn).max_spend(state_of(position), position.dice)
+
+
+def legal_tree(position: Position) -> MoveTree:
+    """Prefix tree of all legal turns for the pending roll; `{}` = forced pass.
+
+    Raises NoDicePending when the position has no roll pending.
+    """
+    if not position.dice:
+        raise NoDicePending(str(position))
+    search = _TurnSearch(position.turn)
+    state = state_of(position)
+    longest = search.max_spend(state, position.dice)
+    if longest == 0:
+        return {}
+    search.unspent = len(position.dice) - longest
+    return search.build(state, position.dice)
+
+
+def count_turns(tree: Mapping) -> int:
+    """Number of complete turns (root-to-leaf paths); shared subtrees are counted once each."""
+    counts: dict[int, int] = {}
+
+    def count(node: Mapping) -> int:
+        if not node:
+            return 1
+        known = counts.get(id(node))
+        if known is None:
+            known = sum(count(child) for child in node.values())
+            counts[id(node)] = known
+        return known
+
+    return count(tree) if tree else 0
+
+
+def iter_turns(tree: Mapping):
+    """Every complete turn of `tree` as a tuple of UCI strings (expands shared subtrees)."""
+    if not tree:
+        return
+    stack = [((), tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for uci, child in node.items():
+            path = prefix + (uci,)
+            if child:
+                stack.append((path, child))
+            else:
+                yield path

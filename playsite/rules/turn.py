@@ -1,0 +1,201 @@
+"""Playing a whole submitted turn: validation against the tree, and the position after it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import attrs
+import chess
+
+from . import movegen
+from .dfen import format_dfen
+from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US
+from .position import NO_PROGRESS_LIMIT, Position
+from .tree import _SPEND, MoveTree, legal_tree, state_of
+
+_UCI_SHAPE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
+
+KING_CAPTURED = "king_captured"
+NO_PROGRESS = "no_progress"
+
+
+class IllegalTurn(ValueError):
+    """A submitted turn that the rules reject; `.reason` says which micro-move and why."""
+
+    def __init__(self, reason: str, *, dfen: str, moves: Sequence[str]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.dfen = dfen
+        self.moves = tuple(moves)
+
+
+@attrs.frozen
+class GameEnd:
+    termination: str
+    """"king_captured" or "no_progress"."""
+    winner: chess.Color | None
+    """The winning colour, or None for a draw."""
+
+
+@attrs.frozen
+class TurnOutcome:
+    before: Position
+    """The position the turn was played from, with its dice."""
+    moves: tuple[str, ...]
+    """The micro-moves played, in order; () for a forced pass."""
+    after: Position
+    """The other side to move, no dice pending, counters and en-passant rights updated."""
+    end: GameEnd | None
+    """How the game ended with this turn, or None if it goes on."""
+
+
+class _Turn:
+    """A turn in progress: the search state plus what the position after it needs."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.white = position.turn
+        self.state = state_of(position)
+        self.dice = position.dice
+        self.halfmove = position.halfmove
+        self.halfmove_peak = position.halfmove
+        self.created_ep = 0
+        self.king_captured = False
+
+    def piece_type_at(self, square: int) -> int:
+        for piece_type in (1, 2, 3, 4, 5, 6):
+            if self.state[piece_type] & BB[square]:
+                return piece_type
+        return 0
+
+    def play(self, uci: str) -> None:
+        """Apply a micro-move known to be in the tree."""
+        f, t = chess.parse_square(uci[0:2]), chess.parse_square(uci[2:4])
+        promotion = "_nbrq".index(uci[4]) + 1 if len(uci) == 5 else 0
+        piece_type = self.piece_type_at(f)
+        castles = piece_type == KING and abs(t - f) == 2
+        self.king_captured = bool(self.state[KING] & self.state[THEM] & BB[t])
+        self.state, captured, created = movegen.play(self.state, piece_type, f, t, promotion, self.white)
+        self.created_ep |= created
+        self.dice = _SPEND[self.dice, piece_type]
+        if castles:
+            self.dice = _SPEND[self.dice, ROOK]
+        if captured or piece_type == PAWN:
+            self.halfmove = 0
+        else:
+            self.halfmove += 1
+            self.halfmove_peak = max(self.halfmove_peak, self.halfmove)
+
+    def after(self) -> Position:
+        s = self.state
+        us, them = s[US], s[THEM]
+        # A right lives on only while its pawn still stands where the double step put it.
+        ep = 0
+        for target in movegen.bits(self.created_ep):
+            pawn_square = target + 8 if self.white else target - 8
+            if s[PAWN] & us & BB[pawn_square]:
+                ep |= BB[target]
+        white, black = (us, them) if self.white else (them, us)
+        return Position(
+            pawns=s[1],
+            knights=s[2],
+            bishops=s[3],
+            rooks=s[4],
+            queens=s[5],
+            kings=s[6],
+            white=white,
+            black=black,
+            turn=not self.white,
+            castling=s[movegen.CASTLING],
+            ep_mask=ep,
+            halfmove=self.halfmove,
+            fullmove=self.position.fullmove + (0 if self.white else 1),
+        )
+
+    def end(self) -> GameEnd | None:
+        if self.king_captured:
+            return GameEnd(termination=KING_CAPTURED, winner=self.white)
+        if self.halfmove_peak >= NO_PROGRESS_LIMIT:
+            return GameEnd(termination=NO_PROGRESS, winner=None)
+        return None
+
+
+def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None = None) -> TurnOutcome:
+    """Validate a whole turn against the legal tree and play it.
+
+    `tree` may pass the already computed `legal_tree(position)`. A forced pass is `[]`,
+    legal only when the tree is empty. Raises IllegalTurn with a specific reason.
+    """
+    moves = tuple(moves)
+    dfen = format_dfen(position)
+
+    def reject(reason: str):
+        raise IllegalTurn(reason, dfen=dfen, moves=moves)
+
+    if isinstance(moves, str) or not all(isinstance(m, str) for m in moves):
+        reject("moves must be a sequence of UCI strings")
+    if not position.dice:
+        reject("no dice pending: the turn has not been rolled")
+    if tree is None:
+        tree = legal_tree(position)
+    turn = _Turn(position)
+    if not tree and moves:
+        reject(f"no legal move with this roll: the turn is a forced pass, but {moves[0]} was submitted")
+    longest = _dice_spent_by_any_turn(tree, position)
+    node: Mapping = tree
+    for index, uci in enumerate(moves):
+        if uci not in node:
+            if index and not node:
+                if turn.king_captured:
+                    reject(f"{uci} comes after {moves[index - 1]} captured the king and ended the game")
+                reject(f"the turn is complete after {index} micro-moves; {uci} is one too many")
+            reject(_diagnose(turn, uci, longest))
+        turn.play(uci)
+        node = node[uci]
+    if node:
+        spent = len(position.dice) - len(turn.dice)
+        missing = longest - spent
+        reject(
+            f"turn stops after {spent} of {longest} dice; {missing} more must be played"
+            if missing > 0
+            else f"turn stops after {spent} of {longest} dice; it must go on (only a king capture can follow)"
+        )
+    return TurnOutcome(before=position, moves=moves, after=turn.after(), end=turn.end())
+
+
+def _dice_spent_by_any_turn(tree: Mapping, position: Position) -> int:
+    """L, read off the tree: the dice spent by its longest non-capturing turn (or 0)."""
+    if not tree:
+        return 0
+    from .tree import max_dice
+
+    return max_dice(position)
+
+
+def _diagnose(turn: _Turn, uci: str, longest: int) -> str:
+    """Why `uci` is not in the tree at this point of the turn."""
+    if not isinstance(uci, str) or not _UCI_SHAPE.fullmatch(uci):
+        return f"{uci!r} is not a UCI move such as e2e4 or e7e8q"
+    f, t = chess.parse_square(uci[0:2]), chess.parse_square(uci[2:4])
+    s = turn.state
+    colour = "white" if turn.white else "black"
+    if not (s[US] | s[THEM]) & BB[f]:
+        return f"{uci}: there is no piece on {uci[0:2]}"
+    if s[THEM] & BB[f]:
+        return f"{uci}: the piece on {uci[0:2]} is not {colour}'s"
+    piece_type = turn.piece_type_at(f)
+    name = PIECE_NAMES[piece_type]
+    castling = uci in movegen.CASTLE_UCIS and piece_type == KING
+    if castling and not (KING in turn.dice and ROOK in turn.dice):
+        return f"castling {uci} needs both a king die and a rook die"
+    if piece_type not in turn.dice:
+        return f"no die left for a {name} move ({uci})"
+    candidates = {m[0] for m in movegen.moves(s, piece_type, turn.white, True)}
+    if uci not in candidates:
+        if uci + "q" in candidates:
+            return f"{uci} must name the promotion piece: {uci}q, {uci}r, {uci}b or {uci}n"
+        if len(uci) == 5 and uci[:4] in candidates:
+            return f"{uci} is not a promotion; play {uci[:4]}"
+        return f"{uci} is not a legal {name} move from {uci[0:2]}"
+    return f"{uci} cannot be part of a turn that spends {longest} dice (maximum-dice rule)"
