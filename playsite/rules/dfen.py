@@ -51,6 +51,8 @@ def parse_dfen(text: str) -> Position:
     def fail(reason: str):
         raise InvalidDfen(reason, text)
 
+    if not text.strip():
+        fail("DFEN is empty")
     fields = text.split(" ")
     if not all(fields):
         fail("fields must be separated by single spaces, without leading or trailing space")
