@@ -113,4 +113,6 @@ def _encode_client_seed(seat: str, value: object) -> bytes:
     try:
         return value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidClientSeed(f"{seat} client seed is not encodable as UTF-8: {exc.reason}") from None
+        raise InvalidClientSeed(
+            f"{seat} client seed is not encodable as UTF-8: {exc.reason}"
+        ) from None

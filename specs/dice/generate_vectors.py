@@ -209,7 +209,10 @@ def framing_vectors() -> list[dict]:
 def non_ascii_vector() -> dict:
     # Cyrillic (2 bytes each), chess knights U+2658 (3 bytes), a die emoji U+1F3B2 (4 bytes),
     # Polish letters (2 bytes) and mathematical fraktur letters (4 bytes).
-    white = "\u0425\u043e\u0434\u0438 \u043a\u043e\u043d\u0451\u043c, \u0431\u0435\u043b\u044b\u0435 \u2658\u2658"
+    white = (
+        "\u0425\u043e\u0434\u0438 \u043a\u043e\u043d\u0451\u043c, "
+        "\u0431\u0435\u043b\u044b\u0435 \u2658\u2658"
+    )
     black = "\U0001f3b2 kostki \U0001f3b2 z\u0105b \U0001d518\U0001d52b\U0001d526"
     return vector(
         "non-ascii",

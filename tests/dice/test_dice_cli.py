@@ -51,7 +51,8 @@ def test_dice_roll_with_client_seeds(capsys):
     assert (code, out) == (0, "6 2 3\n")
     code, out, _ = run(
         [
-            "dice", "roll", "--seed", "149bf38eb3fbde09d62f6e9fd7bd03e35e001b7128ad8555336738d56883bbda",
+            "dice", "roll",
+            "--seed", "149bf38eb3fbde09d62f6e9fd7bd03e35e001b7128ad8555336738d56883bbda",
             "--white", "f3a1c0de9b8a7c6d", "--black", "b27c00ffee112233", "--ply", "7",
         ],
         capsys,

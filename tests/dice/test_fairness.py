@@ -39,7 +39,8 @@ def test_seed_is_not_in_the_repr():
 
 
 def test_reveal_has_the_history_fairness_shape():
-    fairness = new_fairness().submit_client_seed("White", "white-client-seed!").freeze_client_seeds()
+    fairness = new_fairness().submit_client_seed("White", "white-client-seed!")
+    fairness = fairness.freeze_client_seeds()
     assert fairness.reveal() == {
         "commit": commitment(SEED),
         "seed": SEED.hex(),
@@ -78,7 +79,8 @@ def test_fairness_requires_a_32_byte_seed():
 
 
 def test_fairness_round_trips_through_its_reveal():
-    original = new_fairness().submit_client_seed("Black", "black-client-seed!").freeze_client_seeds()
+    original = new_fairness().submit_client_seed("Black", "black-client-seed!")
+    original = original.freeze_client_seeds()
     revealed = original.reveal()
     restored = Fairness(
         seed=bytes.fromhex(revealed["seed"]),

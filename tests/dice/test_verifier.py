@@ -86,7 +86,8 @@ def test_tampered_die_names_the_turn(tmp_path, capsys, finished_record):
 
 def test_first_mismatch_is_reported(tmp_path, capsys, finished_record):
     for index in (4, 1):
-        finished_record["turns"][index]["dice"][0] = finished_record["turns"][index]["dice"][0] % 6 + 1
+        dice = finished_record["turns"][index]["dice"]
+        dice[0] = dice[0] % 6 + 1
     code, out, _ = verify(tmp_path, finished_record, capsys)
     assert code == 1 and "turn 2 " in out and "turn 5 " not in out
 
@@ -256,7 +257,7 @@ def history_server(finished_record, monkeypatch):
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     handler = functools.partial(_HistoryHandler, body=json.dumps(finished_record).encode())
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
