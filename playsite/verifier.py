@@ -301,7 +301,17 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed by argparse
         return exc.code if isinstance(exc.code, int) else EXIT_UNREADABLE
-    return run(args)
+    try:
+        return run(args)
+    except BrokenPipeError:
+        # The reader went away (`verify_dice.py -v ... | head`): the outcome was not
+        # delivered, so do not claim success; and keep Python from printing a traceback
+        # when it flushes stdout at exit.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_UNREADABLE
 
 
 if __name__ == "__main__":

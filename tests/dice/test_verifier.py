@@ -339,3 +339,17 @@ def test_downloaded_copy_is_not_fooled_by_modules_next_to_it(tmp_path, finished_
         capture_output=True, text=True, cwd=tmp_path, timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_closed_output_pipe_is_not_a_traceback(tmp_path):
+    fairness = Fairness.draw(FixedSeedSource([bytes(32)])).freeze_client_seeds()
+    path = write(tmp_path, finished_game_record(fairness, turns=5000))
+    verifier_run = subprocess.Popen(
+        [sys.executable, "-I", str(REPO / "tools" / "verify_dice.py"), "-v", path],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert verifier_run.stdout.readline().startswith(b"ok  turn 1 (ply 0, White)")
+    verifier_run.stdout.close()  # like `| head -1`
+    _, err = verifier_run.communicate(timeout=60)
+    assert verifier_run.returncode == 2
+    assert b"Traceback" not in err
