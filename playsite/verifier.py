@@ -36,6 +36,7 @@ if __name__ == "__main__":
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _here]
 
 import argparse
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -43,6 +44,7 @@ import struct
 import urllib.error
 import urllib.request
 from http.client import HTTPException
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 PROCEDURE_VERSION = 1
@@ -132,20 +134,20 @@ def _fetch(url: str) -> bytes:
 # --- Verifying a record ----------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
 class Verdict:
-    """The outcome of verifying one record: `ok`, plus a one-line `message`."""
+    """The outcome of verifying one record."""
 
-    def __init__(self, ok: bool, message: str, turns_checked: int) -> None:
-        self.ok = ok
-        self.message = message
-        self.turns_checked = turns_checked
+    ok: bool
+    message: str  # one line: the summary, or the first mismatch
+    turns_checked: int  # turns whose dice matched
 
     @property
     def exit_code(self) -> int:
         return EXIT_OK if self.ok else EXIT_MISMATCH
 
 
-def verify_record(record: Any, report: Any = None) -> Verdict:
+def verify_record(record: Any, report: Callable[[str], None] | None = None) -> Verdict:
     """Check a finished game's record; raises `UnreadableRecord` if it is not one.
 
     `report`, when given, is called with one line per turn checked.
