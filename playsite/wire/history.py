@@ -1,0 +1,211 @@
+"""A finished game's archive record: the body of ``GET /games/{id}/history``.
+
+`result` is White's point of view: 1 White won, -1 Black won, 0 a draw, and also 0 for an
+aborted game (which has no result; read `termination`). `termination` keeps playsite's
+finer reasons in snake_case, unlike the live `Over.termination`; a forfeit after the
+disconnect grace is archived as ``resign``, as it travels live.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+
+from . import _read
+from .common import (
+    ClientSeedsView,
+    Players,
+    Seat,
+    as_tuple,
+    check_seat,
+    decode_client_seeds,
+    decode_players,
+    encode_client_seeds,
+    encode_players,
+    read_dice,
+    read_digest,
+    read_moves,
+    read_seat,
+    read_timestamp,
+)
+from .errors import WireError
+from .outcome import ABORTED, DRAW, KING_CAPTURED, RESIGN, TIMEOUT, Draw, Over, Termination, Win
+from .time_control import TimeControl, decode_time_control, encode_time_control
+
+ArchiveTermination = Literal[
+    "king_captured", "timeout", "resign", "draw_agreement", "no_progress", "aborted"
+]
+ARCHIVE_TERMINATIONS: tuple[ArchiveTermination, ...] = (
+    "king_captured",
+    "timeout",
+    "resign",
+    "draw_agreement",
+    "no_progress",
+    "aborted",
+)
+
+_LIVE_TERMINATION: dict[str, Termination] = {
+    "king_captured": KING_CAPTURED,
+    "timeout": TIMEOUT,
+    "resign": RESIGN,
+    "draw_agreement": DRAW,
+    "no_progress": DRAW,
+    "aborted": ABORTED,
+}
+_DRAWN = ("draw_agreement", "no_progress", "aborted")  # result 0
+_WHITE_POV = {1: "White", -1: "Black"}
+
+
+def live_termination(termination: ArchiveTermination) -> Termination:
+    """The `Over.termination` wire string for an archived reason."""
+    return _LIVE_TERMINATION[termination]
+
+
+def archive_result(over: Over) -> int:
+    """The White-POV integer result of a live `Over` (0 for a draw or an abort)."""
+    if isinstance(over.result, Win):
+        return 1 if over.result.side == "White" else -1
+    return 0
+
+
+def live_over(result: int, termination: ArchiveTermination) -> Over:
+    """The `Over` an archived (result, termination) pair is sent as live."""
+    live = _LIVE_TERMINATION[termination]
+    if live == ABORTED:
+        return Over(None, ABORTED)
+    if live == DRAW:
+        return Over(Draw(), DRAW)
+    return Over(Win(_WHITE_POV[result]), live)  # type: ignore[arg-type]
+
+
+def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute, value: object) -> None:
+    _check_result(value, instance.termination, "HistoryRecord")
+
+
+def _check_result(result: object, termination: object, where: str) -> None:
+    if termination not in ARCHIVE_TERMINATIONS:
+        raise WireError(
+            f"{where}.termination must be one of {', '.join(ARCHIVE_TERMINATIONS)}, got {_read.show(termination)}"
+        )
+    allowed = (0,) if termination in _DRAWN else (1, -1)
+    if type(result) is not int or result not in allowed:
+        wanted = "0" if allowed == (0,) else "1 or -1"
+        raise WireError(f"{where}.result must be {wanted} for termination {termination}, got {_read.show(result)}")
+
+
+@attrs.frozen
+class ArchiveTurn:
+    """One played turn (forced passes included, with no moves), numbered from 1."""
+
+    turn_number: int
+    active_color: Seat = attrs.field(validator=check_seat)
+    dice: tuple[int, ...] = attrs.field(converter=as_tuple)
+    moves: tuple[str, ...] = attrs.field(converter=as_tuple)
+    fen_after: str
+
+
+@attrs.frozen
+class Fairness:
+    """The dice reveal of a finished game: every field is always present in the archive."""
+
+    commit: str
+    seed: str
+    client_seeds: ClientSeedsView
+
+
+@attrs.frozen
+class HistoryRecord:
+    game_id: str
+    players: Players
+    rated: bool
+    time_control: TimeControl
+    result: int = attrs.field(validator=_result_fits)
+    termination: ArchiveTermination
+    finished_at: str
+    """RFC 3339 in UTC, e.g. ``2025-01-31T12:00:00Z``."""
+    initial_dfen: str
+    turns: tuple[ArchiveTurn, ...] = attrs.field(converter=as_tuple)
+    fairness: Fairness
+
+
+def encode_history(record: HistoryRecord) -> dict[str, Any]:
+    """The JSON object of `record` (HTTP bodies serialise it themselves)."""
+    return {
+        "gameId": record.game_id,
+        "players": encode_players(record.players),
+        "rated": record.rated,
+        "timeControl": encode_time_control(record.time_control),
+        "result": record.result,
+        "termination": record.termination,
+        "finishedAt": record.finished_at,
+        "initialDfen": record.initial_dfen,
+        "turns": [
+            {
+                "turnNumber": turn.turn_number,
+                "activeColor": turn.active_color,
+                "dice": list(turn.dice),
+                "moves": list(turn.moves),
+                "fenAfter": turn.fen_after,
+            }
+            for turn in record.turns
+        ],
+        "fairness": {
+            "commit": record.fairness.commit,
+            "seed": record.fairness.seed,
+            "clientSeeds": encode_client_seeds(record.fairness.client_seeds),
+        },
+    }
+
+
+def _decode_turn(obj: object, where: str) -> ArchiveTurn:
+    body = _read.fields(obj, where, ("turnNumber", "activeColor", "dice", "moves", "fenAfter"))
+    return ArchiveTurn(
+        _read.integer(body["turnNumber"], f"{where}.turnNumber", 1),
+        read_seat(body["activeColor"], f"{where}.activeColor"),
+        read_dice(body["dice"], f"{where}.dice"),
+        read_moves(body["moves"], f"{where}.moves"),
+        _read.string(body["fenAfter"], f"{where}.fenAfter"),
+    )
+
+
+def _decode_fairness(obj: object, where: str) -> Fairness:
+    body = _read.fields(obj, where, ("commit", "seed", "clientSeeds"))
+    return Fairness(
+        read_digest(body["commit"], f"{where}.commit"),
+        read_digest(body["seed"], f"{where}.seed"),
+        decode_client_seeds(body["clientSeeds"], f"{where}.clientSeeds"),
+    )
+
+
+_HISTORY_FIELDS = (
+    "gameId",
+    "players",
+    "rated",
+    "timeControl",
+    "result",
+    "termination",
+    "finishedAt",
+    "initialDfen",
+    "turns",
+    "fairness",
+)
+
+
+def decode_history(obj: object, where: str = "history") -> HistoryRecord:
+    body = _read.fields(obj, where, _HISTORY_FIELDS)
+    termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
+    result = _read.integer(body["result"], f"{where}.result", -1, 1)
+    _check_result(result, termination, where)
+    return HistoryRecord(
+        game_id=_read.string(body["gameId"], f"{where}.gameId"),
+        players=decode_players(body["players"], f"{where}.players"),
+        rated=_read.boolean(body["rated"], f"{where}.rated"),
+        time_control=decode_time_control(body["timeControl"], f"{where}.timeControl"),
+        result=result,
+        termination=termination,  # type: ignore[arg-type]
+        finished_at=read_timestamp(body["finishedAt"], f"{where}.finishedAt"),
+        initial_dfen=_read.string(body["initialDfen"], f"{where}.initialDfen"),
+        turns=_read.array(body["turns"], f"{where}.turns", _decode_turn, item_kind="turns"),
+        fairness=_decode_fairness(body["fairness"], f"{where}.fairness"),
+    )
