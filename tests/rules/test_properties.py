@@ -1,0 +1,101 @@
+"""Property tests over random self-play: the tree equals brute force, every path replays.
+
+Each example plays one game from the start with seeded random dice and a random legal turn
+per roll, for a drawn number of turns; every position on the way is checked against the
+independent brute-force enumerator (tests/rules/naive_tree.py).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from playsite.rules import (
+    START_DFEN,
+    IllegalTurn,
+    count_turns,
+    format_dfen,
+    iter_turns,
+    legal_tree,
+    max_dice,
+    parse_dfen,
+    play_turn,
+)
+
+from .naive_tree import board_from_dfen, naive_sequences
+
+REPLAYED_PATHS_PER_POSITION = 25
+SELF_PLAY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    path = []
+    node = tree
+    while node:
+        uci = rng.choice(sorted(node))
+        path.append(uci)
+        node = node[uci]
+    return path
+
+
+def self_play(seed: int, turns: int):
+    """Yield (position with dice, its tree) along one random game."""
+    rng = random.Random(seed)
+    position = parse_dfen(START_DFEN)
+    for _ in range(turns):
+        position = position.with_dice([rng.randint(1, 6) for _ in range(3)])
+        tree = legal_tree(position)
+        yield position, tree, rng
+        outcome = play_turn(position, random_turn(tree, rng), tree=tree)
+        if outcome.end is not None:
+            return
+        position = outcome.after
+
+
+@SELF_PLAY
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 70))
+def test_self_play_tree_equals_brute_force_and_replays(seed, turns):
+    for position, tree, rng in self_play(seed, turns):
+        dfen = format_dfen(position)
+        assert parse_dfen(dfen) == position
+
+        sequences = naive_sequences(*board_from_dfen(dfen))
+        longest = max(spent for _, spent, _ in sequences)
+        assert max_dice(position) == longest
+        complete = {path: (spent, king) for path, spent, king in sequences if king or (longest and spent == longest)}
+
+        ours = set(iter_turns(tree))
+        # No legal turn is missing from the tree, and the tree holds nothing else.
+        assert ours == set(complete), dfen
+        assert count_turns(tree) == len(ours)
+        # Every complete turn spends L dice, or ends with a king capture.
+        assert all(king or spent == longest for spent, king in complete.values())
+
+        sample = sorted(ours)
+        if len(sample) > REPLAYED_PATHS_PER_POSITION:
+            sample = rng.sample(sample, REPLAYED_PATHS_PER_POSITION)
+        for path in sample:
+            outcome = play_turn(position, path, tree=tree)
+            assert outcome.moves == path
+            assert (outcome.end is not None and outcome.end.termination == "king_captured") == complete[path][1]
+            assert outcome.after.turn != position.turn and outcome.after.dice == ()
+            assert parse_dfen(format_dfen(outcome.after)) == outcome.after
+        if not tree:
+            assert play_turn(position, [], tree=tree).after.turn != position.turn
+
+
+@SELF_PLAY
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 70))
+def test_self_play_strict_prefixes_and_extensions_are_rejected(seed, turns):
+    for position, tree, rng in self_play(seed, turns):
+        if not tree:
+            continue
+        path = random_turn(tree, rng)
+        cut = rng.randrange(len(path))
+        with pytest.raises(IllegalTurn, match="turn stops after"):
+            play_turn(position, path[:cut], tree=tree)
+        with pytest.raises(IllegalTurn):
+            play_turn(position, [*path, path[-1]], tree=tree)
