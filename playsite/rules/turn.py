@@ -12,7 +12,7 @@ from . import movegen
 from .dfen import format_dfen
 from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US
 from .position import NO_PROGRESS_LIMIT, Position
-from .tree import _SPEND, MoveTree, legal_tree, state_of
+from .tree import _SPEND, MoveTree, _TurnSearch, legal_tree, max_dice, state_of
 
 _UCI_SHAPE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 
@@ -142,7 +142,6 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
     turn = _Turn(position)
     if not tree and moves:
         reject(f"no legal move with this roll: the turn is a forced pass, but {moves[0]} was submitted")
-    longest = _dice_spent_by_any_turn(tree, position)
     node: Mapping = tree
     for index, uci in enumerate(moves):
         if uci not in node:
@@ -150,27 +149,20 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
                 if turn.king_captured:
                     reject(f"{uci} comes after {moves[index - 1]} captured the king and ended the game")
                 reject(f"the turn is complete after {index} micro-moves; {uci} is one too many")
-            reject(_diagnose(turn, uci, longest))
+            reject(_diagnose(turn, uci, max_dice(position)))
         turn.play(uci)
         node = node[uci]
     if node:
         spent = len(position.dice) - len(turn.dice)
+        longest = max_dice(position)
         missing = longest - spent
-        reject(
-            f"turn stops after {spent} of {longest} dice; {missing} more must be played"
-            if missing > 0
-            else f"turn stops after {spent} of {longest} dice; it must go on (only a king capture can follow)"
-        )
+        if spent + _TurnSearch(turn.white).max_spend(turn.state, turn.dice) < longest:
+            reject(
+                f"turn stops after {spent} of {longest} dice; after {moves[-1]} only a king "
+                "capture can complete it"
+            )
+        reject(f"turn stops after {spent} of {longest} dice; {missing} more must be played")
     return TurnOutcome(before=position, moves=moves, after=turn.after(), end=turn.end())
-
-
-def _dice_spent_by_any_turn(tree: Mapping, position: Position) -> int:
-    """L, read off the tree: the dice spent by its longest non-capturing turn (or 0)."""
-    if not tree:
-        return 0
-    from .tree import max_dice
-
-    return max_dice(position)
 
 
 def _diagnose(turn: _Turn, uci: str, longest: int) -> str:

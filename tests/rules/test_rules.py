@@ -133,6 +133,7 @@ def test_king_capture_reachable_only_off_the_maximum():
     assert "b3b4" in tree["e7e8n"]["e8d6"]
     assert reason_of(dfen, ["e7e8q", "b3b4"]) == "b3b4 cannot be part of a turn that spends 3 dice (maximum-dice rule)"
     assert play_turn(parse_dfen(dfen), ["e7e8q", "b3c4"]).end.termination == "king_captured"
+    assert reason_of(dfen, ["e7e8q"]) == "turn stops after 1 of 3 dice; after e7e8q only a king capture can complete it"
 
 
 def test_king_capture_by_pawn_on_last_rank_has_no_promotion_suffix():
