@@ -12,7 +12,7 @@ from typing import Any, Union
 import attrs
 
 from . import _read
-from .common import MAX_TURN_MOVES, as_tuple, read_moves
+from .common import as_tuple, read_moves
 
 MAX_COMMAND_BYTES = 4096
 """Largest command frame accepted, in UTF-8 bytes (4 KiB, the spec's body limit)."""

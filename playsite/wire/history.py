@@ -86,12 +86,15 @@ def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute, value: obj
 def _check_result(result: object, termination: object, where: str) -> None:
     if termination not in ARCHIVE_TERMINATIONS:
         raise WireError(
-            f"{where}.termination must be one of {', '.join(ARCHIVE_TERMINATIONS)}, got {_read.show(termination)}"
+            f"{where}.termination must be one of {', '.join(ARCHIVE_TERMINATIONS)}, "
+            f"got {_read.show(termination)}"
         )
     allowed = (0,) if termination in _DRAWN else (1, -1)
     if type(result) is not int or result not in allowed:
         wanted = "0" if allowed == (0,) else "1 or -1"
-        raise WireError(f"{where}.result must be {wanted} for termination {termination}, got {_read.show(result)}")
+        raise WireError(
+            f"{where}.result must be {wanted} for termination {termination}, got {_read.show(result)}"
+        )
 
 
 @attrs.frozen

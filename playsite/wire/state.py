@@ -34,7 +34,9 @@ AWAITING_JOINS: StartupPhase = "awaiting_joins"
 STARTUP_PHASES: tuple[StartupPhase, ...] = (AWAITING_JOINS, "active", "aborted")
 
 
-def _deadline_only_while_awaiting(instance: RematchStartup, attribute: attrs.Attribute, value: object) -> None:
+def _deadline_only_while_awaiting(
+    instance: RematchStartup, attribute: attrs.Attribute, value: object
+) -> None:
     if (instance.phase == AWAITING_JOINS) != (value is not None):
         raise WireError(
             "RematchStartup.join_deadline_at must be set for awaiting_joins and only then"
