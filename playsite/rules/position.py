@@ -20,7 +20,6 @@ DICE_PER_TURN = 3
 #: Consecutive micro-moves without capture or pawn move that draw the game.
 NO_PROGRESS_LIMIT = 100
 
-CASTLING_SQUARES = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
 
 
 def _dice_tuple(dice) -> tuple[int, ...]:
