@@ -127,13 +127,16 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
     `tree` may pass the already computed `legal_tree(position)`. A forced pass is `[]`,
     legal only when the tree is empty. Raises IllegalTurn with a specific reason.
     """
+    if isinstance(moves, str):
+        raise IllegalTurn(
+            "moves must be a sequence of UCI strings, not one string", dfen=format_dfen(position), moves=(moves,)
+        )
     moves = tuple(moves)
-    dfen = format_dfen(position)
 
     def reject(reason: str):
-        raise IllegalTurn(reason, dfen=dfen, moves=moves)
+        raise IllegalTurn(reason, dfen=format_dfen(position), moves=moves)
 
-    if isinstance(moves, str) or not all(isinstance(m, str) for m in moves):
+    if not all(isinstance(m, str) for m in moves):
         reject("moves must be a sequence of UCI strings")
     if not position.dice:
         reject("no dice pending: the turn has not been rolled")

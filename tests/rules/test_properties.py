@@ -27,7 +27,7 @@ from playsite.rules import (
 
 from .naive_tree import board_from_dfen, naive_sequences
 
-REPLAYED_PATHS_PER_POSITION = 25
+REPLAYED_PATHS_PER_POSITION = 300
 SELF_PLAY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

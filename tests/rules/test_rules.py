@@ -297,6 +297,8 @@ def test_illegal_turn_reasons():
     assert reason_of(dfen, ["e7e5"]) == "e7e5: the piece on e7 is not white's"
     assert reason_of(dfen, ["E2E4"]) == "'E2E4' is not a UCI move such as e2e4 or e7e8q"
     assert reason_of(START_DFEN + " PPB", ["b1c3"]) == "no die left for a knight move (b1c3)"
+    with pytest.raises(IllegalTurn, match="not one string"):
+        play_turn(parse_dfen(dfen), "e2e4")
 
 
 def test_play_turn_without_dice_and_tree_without_dice():
