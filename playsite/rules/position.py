@@ -114,6 +114,6 @@ class Position:
         return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings)
 
     def __str__(self) -> str:
-        from playsite.rules.dfen import format_dfen
+        from .dfen import format_dfen
 
         return format_dfen(self)

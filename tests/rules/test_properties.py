@@ -99,3 +99,29 @@ def test_self_play_strict_prefixes_and_extensions_are_rejected(seed, turns):
             play_turn(position, path[:cut], tree=tree)
         with pytest.raises(IllegalTurn):
             play_turn(position, [*path, path[-1]], tree=tree)
+
+
+RICH_POSITIONS = [
+    # Kiwipete: castling both sides for both colours, promotions near, pins that do not exist.
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+    # Three en-passant targets at once.
+    "rnbqkbnr/1p1p1ppp/8/pPpPp3/P3P3/2N2Q1N/2P2PPP/1RB1KB1R w Kkq a6c6e6 0 1",
+    # Promotions with captures and a king within reach.
+    "k2n1q2/1p2Pp2/4r3/2pP4/8/8/1PK5/8 w - c6 0 1",
+    "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1",
+]
+ALL_ROLLS = sorted({tuple(sorted((a, b, c))) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)})
+
+
+def test_rich_positions_every_roll_equals_brute_force():
+    for fen in RICH_POSITIONS:
+        for roll in ALL_ROLLS:
+            position = parse_dfen(fen).with_dice(roll)
+            dfen = format_dfen(position)
+            sequences = naive_sequences(*board_from_dfen(dfen))
+            longest = max(spent for _, spent, _ in sequences)
+            expected = {path for path, spent, king in sequences if king or (longest and spent == longest)}
+            tree = legal_tree(position)
+            assert set(iter_turns(tree)) == expected, dfen
+            assert count_turns(tree) == len(expected)
