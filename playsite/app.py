@@ -10,7 +10,10 @@ from quart import jsonify
 from quart_trio import QuartTrio
 
 from playsite.config import Settings
+from playsite.games.routes import game_routes
+from playsite.rooms.registry import Registry
 from playsite.store import Store
+from playsite.transports.websocket import websocket_routes
 
 
 @attrs.frozen
@@ -19,6 +22,7 @@ class Services:
 
     settings: Settings
     store: Store
+    registry: Registry
     version: str
     revision: str | None
 
@@ -45,4 +49,6 @@ def create_app(services: Services) -> QuartTrio:
             body["revision"] = services.revision
         return jsonify(body)
 
+    app.register_blueprint(game_routes(services))
+    app.register_blueprint(websocket_routes(services))
     return app

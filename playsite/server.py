@@ -18,6 +18,9 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import Services, create_app
 from playsite.config import Settings
+from playsite.dice import SystemSeedSource
+from playsite.rooms.admission import Admission
+from playsite.rooms.registry import Registry
 from playsite.store import run_store
 from playsite.version import git_revision, package_version
 
@@ -29,14 +32,24 @@ GRACEFUL_SHUTDOWN_S = 3
 async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     async with trio.open_nursery() as nursery:
         store = await nursery.start(run_store, settings)
+        registry = await nursery.start(Registry(Admission(limits_of=no_limits), SystemSeedSource()).run)
         services = Services(
-            settings=settings, store=store, version=package_version(), revision=git_revision()
+            settings=settings,
+            store=store,
+            registry=registry,
+            version=package_version(),
+            revision=git_revision(),
         )
         shutdown = trio.Event()
-        nursery.start_soon(wait_for_signal, shutdown)
+        nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
         await run_http(create_app(services), settings, shutdown, task_status=task_status)
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
+
+
+def no_limits(participant: str):
+    """Until bots have declared capacities, no participant is bounded."""
+    return None
 
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
@@ -60,9 +73,14 @@ class _Announce:
         self.task_status.started(binds)
 
 
-async def wait_for_signal(shutdown: trio.Event) -> None:
+async def wait_for_signals(shutdown: trio.Event, root: trio.CancelScope) -> None:
+    """First SIGINT/SIGTERM: graceful shutdown. A second one: stop at once."""
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for signum in signals:
-            print(f"playsite: {signal.Signals(signum).name} received, shutting down", file=sys.stderr, flush=True)
-            shutdown.set()
-            return
+            name = signal.Signals(signum).name
+            if not shutdown.is_set():
+                print(f"playsite: {name} received, shutting down", file=sys.stderr, flush=True)
+                shutdown.set()
+            else:
+                print(f"playsite: {name} received again, stopping now", file=sys.stderr, flush=True)
+                root.cancel()

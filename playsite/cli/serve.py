@@ -45,16 +45,32 @@ def run(args) -> int:
 
     try:
         trio.run(main, settings)
-    except DatabaseUnavailable as error:
-        print(f"playsite: cannot reach PostgreSQL: {error}", file=sys.stderr)
-        return EXIT_BOOT
-    except MigrationError as error:
-        print(f"playsite: {error}", file=sys.stderr)
-        return EXIT_BOOT
-    except OSError as error:
-        print(f"playsite: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
-        return EXIT_BOOT
     except KeyboardInterrupt:
         pass
+    except Exception as failure:
+        message = boot_failure(failure, settings)
+        if message is None:
+            raise
+        print(f"playsite: {message}", file=sys.stderr)
+        return EXIT_BOOT
     print("playsite: stopped", file=sys.stderr)
     return 0
+
+
+def boot_failure(failure: BaseException, settings: Settings) -> str | None:
+    """An operator-facing sentence for the expected ways a boot fails, else None.
+
+    Failures arrive wrapped in trio's exception groups; the first known leaf decides.
+    """
+    if isinstance(failure, BaseExceptionGroup):
+        for leaf in failure.exceptions:
+            if (message := boot_failure(leaf, settings)) is not None:
+                return message
+        return None
+    if isinstance(failure, DatabaseUnavailable):
+        return f"cannot reach PostgreSQL: {failure}"
+    if isinstance(failure, MigrationError):
+        return str(failure)
+    if isinstance(failure, OSError):
+        return f"cannot listen on {settings.host}:{settings.port}: {failure.strerror or failure}"
+    return None

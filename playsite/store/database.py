@@ -45,6 +45,9 @@ class Database:
             raise DatabaseUnavailable(_describe(exc)) from None
 
     def _open_and_probe(self) -> None:
+        # One direct connection first: a refused or misconfigured server fails at once
+        # with its own message instead of after the pool's retry timeout.
+        psycopg.connect(self._pool.conninfo, connect_timeout=CONNECT_TIMEOUT_S).close()
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         with self._pool.connection() as conn:
             conn.execute("SELECT 1")

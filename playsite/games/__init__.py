@@ -1,0 +1,1 @@
+"""Human games: creation with friend-link seat capabilities, public reads, the game socket."""

@@ -1,0 +1,46 @@
+"""Creating a human-versus-human game: both seat capabilities go to the creator.
+
+Like a friend link: the creator keeps one seat's token and passes the other on. Tokens
+are returned once and kept only as digests.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import attrs
+
+from playsite.rooms.admission import Purpose
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room, RoomSetup, SeatSetup
+from playsite.tokens import new_token
+from playsite.wire import PublicFace, TimeControl
+
+
+@attrs.frozen
+class CreatedGame:
+    room: Room
+    tokens: dict[str, str]
+    """Seat -> the one and only copy of its token."""
+
+
+async def create_human_game(
+    registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float
+) -> CreatedGame:
+    tokens, seats = {}, {}
+    for seat in ("White", "Black"):
+        token, token_digest = new_token()
+        tokens[seat] = token
+        seats[seat] = SeatSetup(token_hash=token_digest, face=PublicFace(kind="Human", name=None))
+    setup = RoomSetup(
+        game_id=str(uuid.uuid4()),
+        time_control=time_control,
+        white=seats["White"],
+        black=seats["Black"],
+        rated=rated,
+        origin="friend",
+        await_joins=True,
+        seed_window_s=seed_window_s,
+    )
+    room = await registry.create(setup, Purpose.GENERAL, participants=())
+    return CreatedGame(room=room, tokens=tokens)

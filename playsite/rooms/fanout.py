@@ -1,0 +1,113 @@
+"""Room events to subscribers through bounded queues that the room never waits on.
+
+The room encodes an event once and `offer`s the same text to every subscriber. A full
+queue drops the event (counted); a subscriber that has dropped more than its bound is
+closed, so its transport ends the connection and the client resyncs from a new Snapshot.
+A slow subscriber therefore costs the room one failed `send_nowait`, never a wait.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+import trio
+
+QUEUE_CAPACITY = 64
+"""Events a subscriber may have in flight before new ones are dropped."""
+DROP_LIMIT = 16
+"""Dropped events after which a subscriber is closed."""
+
+
+class Subscriber(Protocol):
+    """What a room needs from anything that watches it (socket, ndjson stream, webhook)."""
+
+    seat: str | None
+    """The seat this subscriber plays for, or None for a spectator."""
+
+    def offer(self, text: str) -> bool:
+        """Queue `text` without blocking; False when it was dropped or the subscriber is gone."""
+        ...
+
+    def close(self) -> None: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+
+class QueueSubscriber:
+    """A Subscriber backed by a bounded trio memory channel; the transport drains `events`."""
+
+    def __init__(self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT):
+        self.seat = seat
+        self.drop_limit = drop_limit
+        self.dropped = 0
+        self._send, self.events = trio.open_memory_channel[str](capacity)
+        self._closed = False
+
+    def offer(self, text: str) -> bool:
+        if self._closed:
+            return False
+        try:
+            self._send.send_nowait(text)
+            return True
+        except trio.WouldBlock:
+            self.dropped += 1
+            if self.dropped > self.drop_limit:
+                self.close()
+            return False
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._closed = True
+            return False
+
+    def close(self) -> None:
+        """No more events; the reader sees end-of-channel after draining what is queued."""
+        self._closed = True
+        self._send.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+@attrs.define
+class FanoutStats:
+    delivered: int = 0
+    dropped_events: int = 0
+    dropped_subscribers: int = 0
+
+
+class Fanout:
+    def __init__(self) -> None:
+        self.subscribers: list[Subscriber] = []
+        self.stats = FanoutStats()
+
+    def add(self, subscriber: Subscriber) -> None:
+        self.subscribers.append(subscriber)
+
+    def remove(self, subscriber: Subscriber) -> bool:
+        try:
+            self.subscribers.remove(subscriber)
+            return True
+        except ValueError:
+            return False
+
+    def broadcast(self, text: str) -> list[Subscriber]:
+        """Offer `text` to everyone; returns the subscribers closed for lagging."""
+        lagging = []
+        for subscriber in self.subscribers:
+            if subscriber.offer(text):
+                self.stats.delivered += 1
+            else:
+                self.stats.dropped_events += 1
+                if subscriber.closed:
+                    lagging.append(subscriber)
+        for subscriber in lagging:
+            self.subscribers.remove(subscriber)
+            self.stats.dropped_subscribers += 1
+        return lagging
+
+    def close_all(self) -> None:
+        for subscriber in self.subscribers:
+            subscriber.close()
+        self.subscribers.clear()

@@ -1,0 +1,514 @@
+"""One live game: a single task owns its state and applies intents one at a time.
+
+Nothing else mutates a room. Requests put an intent on the room's bounded channel and,
+when they need an answer, wait on the intent's reply slot. Timers (clock flag, seed
+window, join window, disconnect grace) are one trio deadline: the room waits for the next
+intent until the earliest of them, so MockClock runs whole games in milliseconds.
+
+The room knows seats, principals and the Subscriber protocol; never a socket or request.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import attrs
+import trio
+
+from playsite.dice import Fairness, SeedVerdict
+from playsite.rooms.clock import GameClock
+from playsite.rooms.fanout import Fanout, Subscriber
+from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
+from playsite.rules import (
+    KING_CAPTURED,
+    START_POSITION,
+    IllegalTurn,
+    Position,
+    count_turns,
+    format_dfen,
+    legal_tree,
+    play_turn,
+)
+from playsite.wire import (
+    AnswerDraw,
+    ClientSeedsView,
+    DiceRolled,
+    Draw,
+    DrawDeclined,
+    GameEnded,
+    HistoryTurn,
+    Over,
+    Players,
+    PublicFace,
+    PublicGameState,
+    Resign,
+    Snapshot,
+    SubmitSeed,
+    SubmitTurn,
+    TimeControl,
+    TurnPlayed,
+    Win,
+    encode_event,
+    encode_public_game_state,
+)
+from playsite.wire import Active as ActiveStatus
+from playsite.wire import Ended as EndedStatus
+
+DISCONNECT_GRACE_S = 30
+"""rules.md / service.md: a seat of an active game may stay away this long."""
+FRIEND_JOIN_WINDOW_S = 600
+"""How long a friend game waits for both seats to connect before it is aborted."""
+INLINE_TREE_MAX_TURNS = 2000
+"""Above this many complete turns, inline copies of the tree are null (GET .../moves has it)."""
+INTENT_QUEUE = 64
+
+SEATS = ("White", "Black")
+
+
+def other(seat: str) -> str:
+    return "Black" if seat == "White" else "White"
+
+
+def seat_of(position: Position) -> str:
+    return "White" if position.turn else "Black"
+
+
+class Phase(enum.Enum):
+    AWAITING_JOINS = "awaiting_joins"  # friend game: both seats must connect first
+    SEEDING = "seeding"  # commit published, waiting (briefly) for client seeds
+    PLAYING = "playing"  # dice rolled for the active seat, waiting for its turn
+    DRAW_ANSWER = "draw_answer"  # a draw offer waits for the active seat's answer
+    ENDED = "ended"
+
+
+class Termination(enum.Enum):
+    """Why a game ended (the wire and history names derive from these)."""
+
+    KING_CAPTURED = "king_captured"
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+    DISCONNECT = "disconnect"
+    DRAW_AGREEMENT = "draw_agreement"
+    NO_PROGRESS = "no_progress"
+    ABORTED = "aborted"
+
+
+_WIRE_TERMINATION = {
+    Termination.KING_CAPTURED: "KingCaptured",
+    Termination.RESIGN: "Resign",
+    Termination.DISCONNECT: "Resign",  # a forfeit is the resignation a dropped connection makes
+    Termination.TIMEOUT: "Timeout",
+    Termination.DRAW_AGREEMENT: "Draw",
+    Termination.NO_PROGRESS: "Draw",
+    Termination.ABORTED: "Aborted",
+}
+
+
+@attrs.frozen
+class SeatSetup:
+    token_hash: bytes
+    face: PublicFace
+    principal: str | None = None
+    """Who sits here, once known ('guest:<uuid>', 'user:<uuid>', 'bot:<id>')."""
+    always_present: bool = False
+    """API seats (bots) play without a connection: no join wait, no disconnect grace."""
+
+
+@attrs.frozen
+class RoomSetup:
+    game_id: str
+    time_control: TimeControl
+    white: SeatSetup
+    black: SeatSetup
+    rated: bool = False
+    origin: str = "friend"
+    await_joins: bool = True
+    join_window_s: float = FRIEND_JOIN_WINDOW_S
+    seed_window_s: float = 2.0
+    start: Position = START_POSITION
+
+    def seat(self, seat: str) -> SeatSetup:
+        return self.white if seat == "White" else self.black
+
+
+@attrs.define
+class SeatState:
+    setup: SeatSetup
+    principal: str | None
+    connections: int = 0
+    joined: bool = False
+    grace_until: float | None = None
+
+
+@attrs.frozen
+class Ending:
+    termination: Termination
+    winner: str | None
+
+    @property
+    def over(self) -> Over:
+        if self.termination is Termination.ABORTED:
+            return Over(result=None, termination="Aborted")
+        result = Win(self.winner) if self.winner else Draw()
+        return Over(result=result, termination=_WIRE_TERMINATION[self.termination])
+
+
+class Room:
+    def __init__(self, setup: RoomSetup, fairness: Fairness) -> None:
+        self.setup = setup
+        self.game_id = setup.game_id
+        self.fairness = fairness
+        self.seats = {seat: SeatState(setup.seat(seat), setup.seat(seat).principal) for seat in SEATS}
+        self.position = setup.start
+        self.rolled: tuple[int, ...] = ()
+        self.tree: dict | None = None
+        self.tree_turns = 0
+        self.ply = 0
+        self.version = 0
+        self.history: list[HistoryTurn] = []
+        self.played: set[str] = set()
+        self.clock = GameClock.for_control(setup.time_control)
+        self.phase = Phase.AWAITING_JOINS
+        self.ending: Ending | None = None
+        self.draw_offer_from: str | None = None
+        self.draw_blocked: set[str] = set()
+        self.seed_deadline: float | None = None
+        self.join_deadline: float | None = None
+        self.fanout = Fanout()
+        self.seated: dict[Subscriber, str] = {}
+        self._state_text: str | None = None
+        self._snapshot_text: str | None = None
+        self._version_time = trio.current_time()
+        self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
+        self.finished = trio.Event()
+
+    # ----- the public surface -------------------------------------------------------------
+
+    async def send(self, intent) -> bool:
+        """Queue an intent (waiting if the room is busy); False once the room has finished."""
+        try:
+            await self._intents_in.send(intent)
+            return True
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    @property
+    def active_seat(self) -> str:
+        return seat_of(self.position)
+
+    @property
+    def players(self) -> Players:
+        return Players(white=self.setup.white.face, black=self.setup.black.face)
+
+    def public_state(self) -> PublicGameState:
+        ended = self.ending is not None
+        inline_tree = self.tree if self.tree is not None and self.tree_turns <= INLINE_TREE_MAX_TURNS else None
+        return PublicGameState(
+            version=self.version,
+            dfen=format_dfen(self.position),
+            active_seat=self.active_seat,
+            dice_pending=self.phase is Phase.PLAYING,
+            status=EndedStatus(self.ending.over) if ended else ActiveStatus(),
+            time_control=self.setup.time_control,
+            clocks=self.clock.read(self._version_time) if self.clock else None,
+            commit=self.fairness.commit,
+            seed=self.fairness.seed.hex() if ended else None,
+            client_seeds=self._client_seeds_view() if ended else None,
+            legal_moves=inline_tree if self.phase is Phase.PLAYING else None,
+            players=self.players,
+        )
+
+    def state_text(self) -> str:
+        """The public state as JSON, encoded once per version."""
+        if self._state_text is None:
+            self._state_text = encode_public_game_state(self.public_state())
+        return self._state_text
+
+    def snapshot_text(self) -> str:
+        """The Snapshot a new subscriber starts from (full history), encoded once per version."""
+        if self._snapshot_text is None:
+            self._snapshot_text = encode_event(
+                Snapshot(v=self.version, state=self.public_state(), history=tuple(self.history))
+            )
+        return self._snapshot_text
+
+    # ----- the task -----------------------------------------------------------------------
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Apply intents until the game ends; then refuse whatever is still queued."""
+        now = trio.current_time()
+        if self.setup.await_joins and not self._all_joined():
+            self.join_deadline = now + self.setup.join_window_s
+        else:
+            self._begin(now)
+        task_status.started()
+        try:
+            while not self.ended:
+                deadline = self._next_deadline()
+                with trio.move_on_at(deadline):
+                    intent = await self._intents.receive()
+                    self._apply(intent)
+                    continue
+                self._on_deadline(trio.current_time())
+        finally:
+            self._refuse_queued()
+            self._intents.close()
+            self.fanout.close_all()
+            self.finished.set()
+
+    def _refuse_queued(self) -> None:
+        while True:
+            try:
+                intent = self._intents.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
+            self._answer_finished(intent)
+
+    def _answer_finished(self, intent) -> None:
+        if isinstance(intent, PlayerCommand):
+            intent.reply.set(Verdict(False, self.version, "game is over"))
+        elif isinstance(intent, (Attach, Rebind, Abort)):
+            intent.reply.set(False)
+
+    # ----- intents ------------------------------------------------------------------------
+
+    def _apply(self, intent) -> None:
+        now = trio.current_time()
+        match intent:
+            case Attach(subscriber=subscriber):
+                intent.reply.set(self._attach(subscriber, now))
+            case Detach(subscriber=subscriber):
+                self._detach(subscriber, now)
+            case Rebind(seat=seat, principal=principal):
+                intent.reply.set(self._rebind(seat, principal))
+            case PlayerCommand(seat=seat, command=command):
+                intent.reply.set(self._command(seat, command, now))
+            case Abort(reason=_):
+                self._end(Ending(Termination.ABORTED, None), now)
+                intent.reply.set(True)
+            case _:
+                raise TypeError(f"unknown intent {intent!r}")
+
+    def _attach(self, subscriber: Subscriber, now: float) -> bool:
+        if not subscriber.offer(self.snapshot_text()):
+            return False
+        self.fanout.add(subscriber)
+        if subscriber.seat is not None:
+            seat = self.seats[subscriber.seat]
+            self.seated[subscriber] = subscriber.seat
+            seat.connections += 1
+            seat.joined = True
+            seat.grace_until = None
+            if self.phase is Phase.AWAITING_JOINS and self._all_joined():
+                self._begin(now)
+        return True
+
+    def _detach(self, subscriber: Subscriber, now: float) -> None:
+        self.fanout.remove(subscriber)
+        self._seat_left(subscriber, now)
+
+    def _seat_left(self, subscriber: Subscriber, now: float) -> None:
+        seat_name = self.seated.pop(subscriber, None)
+        if seat_name is None:
+            return
+        seat = self.seats[seat_name]
+        seat.connections -= 1
+        if seat.connections == 0 and self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+            if not seat.setup.always_present:
+                seat.grace_until = now + DISCONNECT_GRACE_S
+
+    def _rebind(self, seat_name: str, principal: str) -> bool:
+        seat = self.seats[seat_name]
+        if seat.principal is None and not self.ended:
+            seat.principal = principal
+            return True
+        return seat.principal == principal
+
+    def _command(self, seat: str, command, now: float) -> Verdict:
+        if self.ended:
+            return self._reject("game is over")
+        match command:
+            case SubmitSeed(seed=seed):
+                return self._submit_seed(seat, seed, now)
+            case Resign():
+                self._end(self._decided(Termination.RESIGN, winner=other(seat)), now)
+                return Verdict(True, self.version)
+            case SubmitTurn(moves=moves, offer_draw=offer_draw):
+                return self._submit_turn(seat, tuple(moves), offer_draw, now)
+            case AnswerDraw(accept=accept):
+                return self._answer_draw(seat, accept, now)
+        return self._reject(f"unknown command {type(command).__name__}")
+
+    def _reject(self, reason: str) -> Verdict:
+        return Verdict(False, self.version, reason)
+
+    def _submit_seed(self, seat: str, seed, now: float) -> Verdict:
+        verdict = self.fairness.client_seeds.judge(seat, seed)
+        if verdict is not SeedVerdict.ACCEPTED:
+            return self._reject(f"seed ignored ({verdict.value})")
+        self.fairness = self.fairness.submit_client_seed(seat, seed)
+        if self.phase is Phase.SEEDING and self.fairness.client_seeds.white and self.fairness.client_seeds.black:
+            self._roll(now)
+        return Verdict(True, self.version)
+
+    def _submit_turn(self, seat: str, moves: tuple[str, ...], offer_draw: bool, now: float) -> Verdict:
+        if self.phase is Phase.DRAW_ANSWER and seat == self.active_seat:
+            return self._reject("a draw offer is waiting for your answer")
+        if self.phase is not Phase.PLAYING:
+            return self._reject("dice are not rolled yet")
+        if seat != self.active_seat:
+            return self._reject("not your turn")
+        if offer_draw and seat in self.draw_blocked:
+            return self._reject("you may not offer a draw again until your opponent has offered one")
+        try:
+            outcome = play_turn(self.position, moves, tree=self.tree)
+        except IllegalTurn as illegal:
+            return self._reject(f"illegal turn: {illegal.reason}")
+        if self.clock is not None and self.clock.stop(now, completed_turn=True) <= 0:
+            self._end(self._decided(Termination.TIMEOUT, winner=other(seat)), now)
+            return self._reject("time ran out before the turn arrived")
+        self.played.add(seat)
+        self._record_turn(seat, outcome.moves, outcome.after, draw_offer=offer_draw)
+        if outcome.end is not None:
+            termination = Termination.KING_CAPTURED if outcome.end.termination == KING_CAPTURED else Termination.NO_PROGRESS
+            winner = None if outcome.end.winner is None else ("White" if outcome.end.winner else "Black")
+            self._end(self._decided(termination, winner=winner), now)
+            return Verdict(True, self.version - 1)
+        verdict = Verdict(True, self.version)
+        self._start_turn(now)
+        if offer_draw:
+            self.draw_offer_from = seat
+            self.draw_blocked.discard(other(seat))
+            self.phase = Phase.DRAW_ANSWER
+        else:
+            self._roll(now)
+        return verdict
+
+    def _answer_draw(self, seat: str, accept: bool, now: float) -> Verdict:
+        if self.phase is not Phase.DRAW_ANSWER or self.draw_offer_from != other(seat):
+            return self._reject("there is no draw offer to answer")
+        offerer, self.draw_offer_from = self.draw_offer_from, None
+        if accept:
+            self._end(self._decided(Termination.DRAW_AGREEMENT, winner=None), now)
+            return Verdict(True, self.version)
+        self.draw_blocked.add(offerer)
+        self._publish(lambda v: DrawDeclined(v=v, seat=seat))
+        verdict = Verdict(True, self.version)
+        self._roll(now)
+        return verdict
+
+    # ----- turn flow ----------------------------------------------------------------------
+
+    def _begin(self, now: float) -> None:
+        """Both seats are here: open the seed window, or roll at once when it is zero."""
+        self.join_deadline = None
+        self.phase = Phase.SEEDING
+        self.seed_deadline = now + self.setup.seed_window_s
+        if self.setup.seed_window_s <= 0:
+            self._roll(now)
+
+    def _start_turn(self, now: float) -> None:
+        if self.clock is not None:
+            self.clock.start(self.active_seat, now)
+
+    def _roll(self, now: float) -> None:
+        """Roll for the active seat; a roll without legal moves passes at once, for free."""
+        while True:
+            if self.ply == 0:
+                self.fairness = self.fairness.freeze_client_seeds()
+                self.seed_deadline = None
+                self._start_turn(now)
+            dice = self.fairness.roll(self.ply)
+            self.ply += 1
+            self.rolled = tuple(dice)
+            self.position = self.position.with_dice(dice)
+            self.tree = legal_tree(self.position)
+            self.tree_turns = count_turns(self.tree) if self.tree else 0
+            self.phase = Phase.PLAYING
+            seat = self.active_seat
+            inline = self.tree if self.tree_turns <= INLINE_TREE_MAX_TURNS else None
+            clocks = self.clock.read(now) if self.clock else None
+            self._publish(
+                lambda v: DiceRolled(
+                    v=v, seat=seat, dice=self.rolled, dfen=format_dfen(self.position), clocks=clocks, legal_moves=inline
+                )
+            )
+            if self.tree:
+                return
+            # Forced pass: no clock time is charged for it and no increment is earned.
+            if self.clock is not None:
+                self.clock.stop(now, completed_turn=False)
+            outcome = play_turn(self.position, (), tree=self.tree)
+            self._record_turn(seat, (), outcome.after, draw_offer=False)
+            self._start_turn(now)
+
+    def _record_turn(self, seat: str, moves: tuple[str, ...], after: Position, *, draw_offer: bool) -> None:
+        fen_after = format_dfen(after)
+        self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
+        self.position = after
+        self.tree, self.tree_turns = None, 0
+        self._publish(lambda v: TurnPlayed(v=v, seat=seat, moves=moves, fen_after=fen_after, draw_offer=draw_offer))
+
+    def _decided(self, termination: Termination, *, winner: str | None) -> Ending:
+        """A result, unless both seats have not yet played a turn: then it is an abort."""
+        if termination is not Termination.KING_CAPTURED and len(self.played) < 2:
+            return Ending(Termination.ABORTED, None)
+        return Ending(termination, winner)
+
+    def _end(self, ending: Ending, now: float) -> None:
+        if self.clock is not None and self.clock.running is not None:
+            self.clock.stop(now, completed_turn=False)
+        self.ending = ending
+        self.phase = Phase.ENDED
+        self.tree, self.tree_turns = None, 0
+        self.position = self.position.without_dice()
+        over = ending.over
+        self._publish(
+            lambda v: GameEnded(v=v, over=over, seed=self.fairness.seed.hex(), client_seeds=self._client_seeds_view())
+        )
+
+    def _client_seeds_view(self) -> ClientSeedsView:
+        seeds = self.fairness.client_seeds
+        return ClientSeedsView(white=seeds.white, black=seeds.black)
+
+    def _publish(self, make_event) -> None:
+        """Bump the version, encode the event once, offer the same text to every subscriber."""
+        self.version += 1
+        self._state_text = self._snapshot_text = None
+        self._version_time = trio.current_time()
+        text = encode_event(make_event(self.version))
+        for lagging in self.fanout.broadcast(text):
+            self._seat_left(lagging, trio.current_time())
+
+    # ----- deadlines ----------------------------------------------------------------------
+
+    def _all_joined(self) -> bool:
+        return all(seat.joined or seat.setup.always_present for seat in self.seats.values())
+
+    def _next_deadline(self) -> float:
+        candidates = [self.join_deadline, self.seed_deadline]
+        if self.clock is not None and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
+            candidates.append(self.clock.flag_at())
+        candidates.extend(seat.grace_until for seat in self.seats.values())
+        return min((c for c in candidates if c is not None), default=math.inf)
+
+    def _on_deadline(self, now: float) -> None:
+        if self.join_deadline is not None and now >= self.join_deadline:
+            self._end(Ending(Termination.ABORTED, None), now)
+            return
+        if self.seed_deadline is not None and now >= self.seed_deadline:
+            self._roll(now)
+            return
+        flag_at = self.clock.flag_at() if self.clock is not None else None
+        if flag_at is not None and now >= flag_at and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
+            self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
+            return
+        for name, seat in self.seats.items():
+            if seat.grace_until is not None and now >= seat.grace_until:
+                self._end(self._decided(Termination.DISCONNECT, winner=other(name)), now)
+                return

@@ -1,0 +1,1 @@
+"""Adapters between real connections and a room's Subscriber/command surface."""

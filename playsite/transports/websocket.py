@@ -1,0 +1,92 @@
+"""The game WebSocket: seats play through it, spectators watch through it.
+
+`?mode=spectator` always means a read-only subscription, whatever else is in the URL.
+`?token=<seat token>&guest=<uuid>` takes a seat: the token proves the capability, the
+guest id says who redeems it (first redemption wins; the same guest reconnects freely).
+Malformed frames get an `Error` frame and the connection stays open.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import trio
+from quart import Blueprint, websocket
+
+from playsite.games.errors import error_response
+from playsite.rooms.fanout import QueueSubscriber
+from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
+from playsite.tokens import matches
+from playsite.wire import Rejected, WireError, decode_command, encode_error, encode_event
+
+DETACH_TIMEOUT_S = 5
+
+
+def websocket_routes(services) -> Blueprint:
+    routes = Blueprint("game_socket", __name__)
+    registry = services.registry
+
+    @routes.websocket("/games/<game_id>/ws")
+    async def game_socket(game_id: str):
+        room = registry.get(game_id)
+        if room is None:
+            return error_response(404, "game_not_found", "no such game")
+        seat = None
+        if websocket.args.get("mode") != "spectator":
+            token = websocket.args.get("token")
+            if token is None:
+                return error_response(400, "invalid_request", "give ?token=<seat token> or ?mode=spectator")
+            seat = next((s for s in ("White", "Black") if matches(token, room.setup.seat(s).token_hash)), None)
+            if seat is None:
+                return error_response(403, "invalid_token", "this token does not open a seat of this game")
+            try:
+                guest = uuid.UUID(websocket.args.get("guest", ""))
+            except ValueError:
+                return error_response(400, "invalid_request", "taking a seat needs guest=<uuid>")
+            rebind = Rebind(seat, f"guest:{guest}")
+            if await room.send(rebind) and not await rebind.reply.wait():
+                return error_response(403, "seat_taken", "this seat was already taken by someone else")
+        await websocket.accept()
+        await serve_subscriber(room, QueueSubscriber(seat))
+
+    return routes
+
+
+async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
+    """Pump the subscriber's queue to the socket and the socket's commands to the room."""
+    attach = Attach(subscriber)
+    if not (await room.send(attach) and await attach.reply.wait()):
+        # The game is over and its task gone: show the final state, then close.
+        await websocket.send(room.snapshot_text())
+        await websocket.close(1000)
+        return
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
+            async for text in subscriber.events:
+                await websocket.send(text)
+            nursery.cancel_scope.cancel()
+        await websocket.close(1000)
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
+            await room.send(Detach(subscriber))
+
+
+async def _read_commands(room, subscriber: QueueSubscriber, scope: trio.CancelScope) -> None:
+    while True:
+        frame = await websocket.receive()
+        if subscriber.seat is None:
+            subscriber.offer(encode_error("spectators cannot send commands"))
+            continue
+        try:
+            command = decode_command(frame)
+        except WireError as error:
+            subscriber.offer(encode_error(error.reason))
+            continue
+        intent = PlayerCommand(subscriber.seat, command)
+        if not await room.send(intent):
+            scope.cancel()
+            return
+        verdict = await intent.reply.wait()
+        if not verdict.applied:
+            subscriber.offer(encode_event(Rejected(v=verdict.version, seat=subscriber.seat, reason=verdict.reason)))

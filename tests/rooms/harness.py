@@ -1,0 +1,96 @@
+"""A registry on the memory store with scripted players, for room tests under MockClock."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import uuid
+
+import trio
+
+from playsite.dice import FixedSeedSource, SystemSeedSource
+from playsite.rooms.admission import Admission, Purpose
+from playsite.rooms.fanout import QueueSubscriber
+from playsite.rooms.intents import Attach, Detach, PlayerCommand
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import RoomSetup, SeatSetup
+from playsite.tokens import new_token
+from playsite.wire import DiceRolled, Fischer, GameEnded, PublicFace, Snapshot, SubmitTurn, decode_event
+
+
+def seat_setup(always_present: bool = True) -> SeatSetup:
+    return SeatSetup(token_hash=new_token()[1], face=PublicFace(kind="Human", name=None), always_present=always_present)
+
+
+def room_setup(**overrides) -> RoomSetup:
+    values = dict(
+        game_id=str(uuid.uuid4()),
+        time_control=Fischer(300, 3),
+        white=seat_setup(),
+        black=seat_setup(),
+        await_joins=False,
+        seed_window_s=0,
+    )
+    values.update(overrides)
+    return RoomSetup(**values)
+
+
+@contextlib.asynccontextmanager
+async def running_registry(seeds=None, limits_of=lambda participant: None):
+    source = FixedSeedSource(seeds) if seeds is not None else SystemSeedSource()
+    async with trio.open_nursery() as nursery:
+        registry = await nursery.start(Registry(Admission(limits_of), source).run)
+        yield registry
+        nursery.cancel_scope.cancel()
+
+
+async def attach(room, seat=None, **kwargs) -> QueueSubscriber:
+    subscriber = QueueSubscriber(seat, **kwargs)
+    intent = Attach(subscriber)
+    assert await room.send(intent)
+    assert await intent.reply.wait()
+    return subscriber
+
+
+async def command(room, seat, cmd):
+    intent = PlayerCommand(seat, cmd)
+    assert await room.send(intent)
+    return await intent.reply.wait()
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    moves = []
+    while tree:
+        move = rng.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+async def play_randomly(room, subscriber: QueueSubscriber, rng: random.Random, *, turns: int | None = None):
+    """Play every roll of this seat with a random legal turn; returns the events seen."""
+    seen = []
+    played = 0
+    async for text in subscriber.events:
+        event = decode_event(text)
+        seen.append(event)
+        if isinstance(event, GameEnded):
+            break
+        if isinstance(event, Snapshot):
+            my_roll = event.state.dice_pending and event.state.active_seat == subscriber.seat
+            tree = event.state.legal_moves
+        else:
+            my_roll = isinstance(event, DiceRolled) and event.seat == subscriber.seat
+            tree = event.legal_moves if my_roll else None
+        if my_roll and tree != {}:
+            if turns is not None and played >= turns:
+                continue
+            tree = tree if tree is not None else room.tree
+            verdict = await command(room, subscriber.seat, SubmitTurn(tuple(random_turn(tree, rng))))
+            assert verdict.applied, verdict.reason
+            played += 1
+    return seen
+
+
+async def detach(room, subscriber):
+    await room.send(Detach(subscriber))

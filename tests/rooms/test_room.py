@@ -1,0 +1,334 @@
+"""The room actor: turn flow, clocks, draws, aborts, disconnects, all under MockClock."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+import trio
+
+from playsite.dice import SEED_BYTES, roll
+from playsite.dice.procedure import commitment
+from playsite.rooms.room import DISCONNECT_GRACE_S, Phase
+from playsite.wire import (
+    AnswerDraw,
+    DiceRolled,
+    DrawDeclined,
+    Fischer,
+    GameEnded,
+    PerMove,
+    Resign,
+    Snapshot,
+    SubmitSeed,
+    SubmitTurn,
+    SuddenDeath,
+    TurnPlayed,
+    Unlimited,
+    Win,
+    decode_event,
+)
+
+from .harness import attach, command, detach, play_randomly, random_turn, room_setup, running_registry, seat_setup
+
+
+def seed_where(*predicates) -> bytes:
+    """A deterministic seed whose rolls at ply 0, 1, ... satisfy `predicates` in order."""
+    for n in range(100_000):
+        seed = n.to_bytes(SEED_BYTES, "big")
+        if all(predicate(roll(seed, "", "", ply)) for ply, predicate in enumerate(predicates)):
+            return seed
+    raise AssertionError("no seed found")
+
+
+def playable(dice) -> bool:
+    """From the start position only pawns (1) and knights (2) can move."""
+    return 1 in dice or 2 in dice
+
+
+def drain(subscriber) -> list:
+    events = []
+    while True:
+        try:
+            events.append(decode_event(subscriber.events.receive_nowait()))
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return events
+
+
+async def test_two_random_players_finish_a_game_with_increasing_versions(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        white, black, spectator = await attach(room, "White"), await attach(room, "Black"), await attach(room)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_randomly, room, white, random.Random(1))
+            nursery.start_soon(play_randomly, room, black, random.Random(2))
+            watched = []
+            async for text in spectator.events:
+                watched.append(decode_event(text))
+        assert isinstance(watched[0], Snapshot)
+        versions = [event.v for event in watched]
+        assert versions == sorted(set(versions)), "versions strictly increase"
+        ended = watched[-1]
+        assert isinstance(ended, GameEnded)
+        assert commitment(bytes.fromhex(ended.seed)) == room.fairness.commit
+        turns = [e for e in watched if isinstance(e, TurnPlayed)]
+        assert len(watched[0].history) + len(turns) == len(room.history) > 0
+        assert room.ended and room.game_id not in registry.live
+
+
+async def test_a_five_plus_three_game_flags_in_mock_time(autojump_clock):
+    async with running_registry(seeds=[seed_where(playable, playable)]) as registry:
+        room = await registry.create(room_setup(time_control=SuddenDeath(300)), purpose_general(), ())
+        white, black = await attach(room, "White"), await attach(room, "Black")
+        start = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            # Both play one turn each, then White never moves again.
+            nursery.start_soon(functools.partial(play_randomly, room, white, random.Random(3), turns=1))
+            nursery.start_soon(play_randomly, room, black, random.Random(4))
+            await room.finished.wait()
+        assert room.ending.termination.value == "timeout"
+        assert room.ending.winner == "Black"
+        assert 300 <= trio.current_time() - start < 301
+
+
+async def test_timeout_before_both_seats_played_is_an_abort(autojump_clock):
+    async with running_registry(seeds=[seed_where(playable)]) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 0)), purpose_general(), ())
+        await room.finished.wait()
+        assert room.ending.termination.value == "aborted"
+        assert room.ending.over.result is None
+
+
+async def test_forced_pass_is_immediate_and_costs_no_clock_time(autojump_clock):
+    seed = seed_where(lambda dice: not ({1, 2} & set(dice)))
+    async with running_registry(seeds=[seed]) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 5)), purpose_general(), ())
+        assert (room.history[0].seat, room.history[0].moves) == ("White", ())
+        assert room.clock.remaining_ms["White"] == 60_000, "no time charged, no increment earned"
+        assert room.ply >= 2, "Black was rolled for at once"
+
+
+async def test_fischer_increment_is_credited_once_per_turn(autojump_clock):
+    seed = seed_where(playable)
+    async with running_registry(seeds=[seed]) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 5)), purpose_general(), ())
+        await trio.sleep(7)
+        verdict = await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(0)))))
+        assert verdict.applied
+        assert room.clock.remaining_ms["White"] == 60_000 - 7_000 + 5_000
+
+
+async def test_per_move_budget_is_fresh_each_turn(autojump_clock):
+    seed = seed_where(playable)
+    async with running_registry(seeds=[seed]) as registry:
+        room = await registry.create(room_setup(time_control=PerMove(10)), purpose_general(), ())
+        await trio.sleep(9)
+        assert (await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(0)))))).applied
+        if room.tree:  # Black rolled something playable: its budget is a full 10 s
+            assert room.clock.remaining_ms["Black"] == 10_000
+            assert room.clock.flag_at() == pytest.approx(trio.current_time() + 10)
+
+
+async def test_unlimited_has_no_clock(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        assert room.clock is None and room.public_state().clocks is None
+        await trio.sleep(100_000)
+        assert not room.ended
+
+
+async def test_illegal_and_out_of_turn_commands_are_rejected_without_changing_the_game(autojump_clock):
+    seed = seed_where(playable)
+    async with running_registry(seeds=[seed]) as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        version = room.version
+        not_yours = await command(room, "Black", SubmitTurn(("e7e5",)))
+        assert (not_yours.applied, not_yours.reason) == (False, "not your turn")
+        illegal = await command(room, "White", SubmitTurn(("e2e5",)))
+        assert not illegal.applied and illegal.reason.startswith("illegal turn:")
+        assert room.version == version
+
+
+async def test_resign_after_both_played_wins_for_the_other_seat(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        await play_until_both_played(room)
+        assert (await command(room, "White", Resign())).applied
+        assert room.ending.termination.value == "resign" and room.ending.winner == "Black"
+        assert room.ending.over.termination == "Resign" and room.ending.over.result == Win("Black")
+
+
+async def test_resign_before_both_played_is_an_abort(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        assert (await command(room, "Black", Resign())).applied
+        assert room.ending.termination.value == "aborted"
+
+
+async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        offerer = await play_until_both_played(room)
+        await offer_draw_with_a_turn(room, offerer)
+        assert room.phase is Phase.DRAW_ANSWER and room.tree is None, "no roll before the answer"
+        assert (await command(room, room.active_seat, AnswerDraw(True))).applied
+        assert room.ending.termination.value == "draw_agreement" and room.ending.winner is None
+
+
+async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        spectator = await attach(room)
+        offerer = await play_until_both_played(room)
+        await offer_draw_with_a_turn(room, offerer)
+        answerer = room.active_seat
+        assert (await command(room, answerer, AnswerDraw(False))).applied
+        assert any(isinstance(e, DrawDeclined) and e.seat == answerer for e in drain(spectator))
+        await play_until(room, offerer)
+        again = await command(room, offerer, SubmitTurn(tuple(random_turn(room.tree, random.Random(5))), offer_draw=True))
+        assert not again.applied and "may not offer a draw again" in again.reason
+
+
+async def test_answering_without_an_offer_is_rejected(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        verdict = await command(room, "Black", AnswerDraw(True))
+        assert (verdict.applied, verdict.reason) == (False, "there is no draw offer to answer")
+
+
+async def test_disconnect_grace_forfeits_after_30_seconds(autojump_clock):
+    setup = room_setup(time_control=Unlimited(), white=seat_setup(False), black=seat_setup(False), await_joins=True)
+    async with running_registry() as registry:
+        room = await registry.create(setup, purpose_general(), ())
+        white, black = await attach(room, "White"), await attach(room, "Black")
+        await play_until_both_played(room)
+        await detach(room, white)
+        left_at = trio.current_time()
+        await room.finished.wait()
+        assert trio.current_time() - left_at == pytest.approx(DISCONNECT_GRACE_S)
+        assert room.ending.termination.value == "disconnect" and room.ending.winner == "Black"
+        assert room.ending.over.termination == "Resign"
+
+
+async def test_reconnecting_within_the_grace_keeps_the_game(autojump_clock):
+    setup = room_setup(time_control=Unlimited(), white=seat_setup(False), black=seat_setup(False), await_joins=True)
+    async with running_registry() as registry:
+        room = await registry.create(setup, purpose_general(), ())
+        white, _black = await attach(room, "White"), await attach(room, "Black")
+        await play_until_both_played(room)
+        await detach(room, white)
+        await trio.sleep(DISCONNECT_GRACE_S - 1)
+        await attach(room, "White")
+        await trio.sleep(DISCONNECT_GRACE_S * 10)
+        assert not room.ended
+
+
+async def test_friend_game_waits_for_both_seats_then_aborts_at_the_join_window(autojump_clock):
+    setup = room_setup(white=seat_setup(False), black=seat_setup(False), await_joins=True, join_window_s=60)
+    async with running_registry() as registry:
+        room = await registry.create(setup, purpose_general(), ())
+        await attach(room, "White")
+        assert room.phase is Phase.AWAITING_JOINS and room.ply == 0
+        await room.finished.wait()
+        assert room.ending.termination.value == "aborted"
+
+
+async def test_both_joins_start_the_game(autojump_clock):
+    setup = room_setup(white=seat_setup(False), black=seat_setup(False), await_joins=True)
+    async with running_registry() as registry:
+        room = await registry.create(setup, purpose_general(), ())
+        await attach(room, "White")
+        await attach(room, "Black")
+        assert room.ply >= 1
+
+
+async def test_seed_window_rolls_early_when_both_seeds_arrive(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(seed_window_s=2), purpose_general(), ())
+        assert room.phase is Phase.SEEDING
+        assert (await command(room, "White", SubmitSeed("w" * 16))).applied
+        assert room.phase is Phase.SEEDING
+        assert (await command(room, "Black", SubmitSeed("b" * 16))).applied
+        assert room.ply >= 1 and trio.current_time() < 1
+        late = await command(room, "White", SubmitSeed("x" * 16))
+        assert not late.applied and late.reason == "seed ignored (late)"
+        assert (room.fairness.client_seeds.white, room.fairness.client_seeds.black) == ("w" * 16, "b" * 16)
+
+
+async def test_seed_window_expires_and_rolls_with_what_was_given(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(seed_window_s=2), purpose_general(), ())
+        malformed = await command(room, "White", SubmitSeed("short"))
+        assert not malformed.applied and malformed.reason == "seed ignored (malformed)"
+        await trio.sleep(2)
+        assert room.ply >= 1
+        assert room.fairness.client_seeds.white == room.fairness.client_seeds.black == ""
+
+
+async def test_slow_subscriber_is_dropped_without_delaying_the_room(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        stuck = await attach(room, capacity=2, drop_limit=3)  # never reads
+        white, black, fast = await attach(room, "White"), await attach(room, "Black"), await attach(room)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_randomly, room, white, random.Random(7))
+            nursery.start_soon(play_randomly, room, black, random.Random(8))
+            fast_events = [decode_event(text) async for text in fast.events]
+        assert stuck.closed and stuck not in room.fanout.subscribers
+        assert room.fanout.stats.dropped_subscribers >= 1
+        assert isinstance(fast_events[-1], GameEnded)
+        assert [e.v for e in fast_events] == list(range(fast_events[0].v, fast_events[-1].v + 1))
+
+
+async def test_rebind_first_redemption_wins(autojump_clock):
+    from playsite.rooms.intents import Rebind
+
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        answers = []
+        for principal in ("guest:a", "guest:b", "guest:a"):
+            intent = Rebind("Black", principal)
+            await room.send(intent)
+            answers.append(await intent.reply.wait())
+        assert answers == [True, False, True]
+
+
+async def test_commands_after_the_end_are_refused(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        await command(room, "White", Resign())
+        await room.finished.wait()
+        assert not await room.send(Resign())
+
+
+# ----- helpers ------------------------------------------------------------------------------
+
+
+def purpose_general():
+    from playsite.rooms.admission import Purpose
+
+    return Purpose.GENERAL
+
+
+async def play_until(room, seat: str) -> None:
+    """Play random turns for whoever is to move until `seat` has dice with moves."""
+    rng = random.Random(11)
+    while not (room.active_seat == seat and room.tree):
+        assert not room.ended
+        verdict = await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+        assert verdict.applied, verdict.reason
+
+
+async def play_until_both_played(room) -> str:
+    """Random turns until both seats have played; returns the seat now to move with dice."""
+    rng = random.Random(12)
+    while len(room.played) < 2 or not room.tree:
+        assert not room.ended
+        verdict = await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+        assert verdict.applied, verdict.reason
+    return room.active_seat
+
+
+async def offer_draw_with_a_turn(room, seat: str) -> None:
+    verdict = await command(room, seat, SubmitTurn(tuple(random_turn(room.tree, random.Random(13))), offer_draw=True))
+    assert verdict.applied, verdict.reason
