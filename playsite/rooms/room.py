@@ -11,6 +11,7 @@ The room knows seats, principals and the Subscriber protocol; never a socket or 
 from __future__ import annotations
 
 import enum
+import json
 import math
 
 import attrs
@@ -226,7 +227,9 @@ class Room:
     def state_text(self) -> str:
         """The public state as JSON, encoded once per version."""
         if self._state_text is None:
-            self._state_text = encode_public_game_state(self.public_state())
+            self._state_text = json.dumps(
+                encode_public_game_state(self.public_state()), separators=(",", ":"), ensure_ascii=False
+            )
         return self._state_text
 
     def snapshot_text(self) -> str:
