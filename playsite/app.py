@@ -9,6 +9,7 @@ import attrs
 from quart import jsonify
 from quart_trio import QuartTrio
 
+from playsite.archive.routes import archive_routes
 from playsite.config import Settings
 from playsite.games.routes import game_routes
 from playsite.rooms.registry import Registry
@@ -51,4 +52,5 @@ def create_app(services: Services) -> QuartTrio:
 
     app.register_blueprint(game_routes(services))
     app.register_blueprint(websocket_routes(services))
+    app.register_blueprint(archive_routes(services))
     return app

@@ -17,6 +17,7 @@ from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import Services, create_app
+from playsite.archive.retention import run_retention
 from playsite.config import Settings
 from playsite.dice import SystemSeedSource
 from playsite.rooms.admission import Admission
@@ -32,7 +33,10 @@ GRACEFUL_SHUTDOWN_S = 3
 async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     async with trio.open_nursery() as nursery:
         store = await nursery.start(run_store, settings)
-        registry = await nursery.start(Registry(Admission(limits_of=no_limits), SystemSeedSource()).run)
+        registry = await nursery.start(Registry(Admission(limits_of=no_limits), SystemSeedSource(), store).run)
+        await registry.resume_all()  # before the port opens: nothing is served half-restored
+        if settings.retention_enabled:
+            await nursery.start(run_retention, store, settings.retention_days)
         services = Services(
             settings=settings,
             store=store,

@@ -1,13 +1,15 @@
 """The registry: owns every room's task, looks rooms up, and completes them exactly once.
 
-Creation goes through admission (reserve, build, commit) so a failure at any step
-releases the reservation once. Each room runs in the registry's nursery; when its task
-returns, the room is deregistered, its admission released and completion hooks run.
-Finished rooms stay readable from a bounded in-memory cache.
+Creation goes through admission (reserve, build, write the creation snapshot, commit) so
+a failure at any step releases the reservation once. Each room runs in the registry's
+nursery; when its task returns — after its terminal write committed — the room is
+deregistered, its admission released and completion hooks run. At boot, `resume_all`
+brings back every active game and its admission before the port opens.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -15,17 +17,27 @@ import trio
 
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
-from playsite.rooms.room import Room, RoomSetup
+from playsite.rooms.durable import dump_room
+from playsite.rooms.persistence import attempt_write, telemetry
+from playsite.rooms.records import game_write
+from playsite.rooms.room import REQUIRED, Room, RoomSetup
+
+log = logging.getLogger("playsite.rooms")
 
 FINISHED_ROOMS_KEPT = 1000
 
 CompletionHook = Callable[[Room], Awaitable[None]]
 
 
+class CreationFailed(Exception):
+    """The room could not be created durably; nothing was admitted."""
+
+
 class Registry:
-    def __init__(self, admission: Admission, seed_source: SeedSource):
+    def __init__(self, admission: Admission, seed_source: SeedSource, store=None):
         self.admission = admission
         self.seed_source = seed_source
+        self.store = store
         self.live: dict[str, Room] = {}
         self.finished: OrderedDict[str, Room] = OrderedDict()
         self.completion_hooks: list[CompletionHook] = []
@@ -41,11 +53,18 @@ class Registry:
         return self.live.get(game_id) or self.finished.get(game_id)
 
     async def create(self, setup: RoomSetup, purpose: Purpose, participants: Iterable[str]) -> Room:
-        """Admit, build and start a room; raises AdmissionRefused when someone is at capacity."""
+        """Admit, build, write and start a room.
+
+        Raises AdmissionRefused when someone is at capacity, CreationFailed when a
+        required-durability room cannot be written (or the store cannot be durable).
+        """
         assert self._nursery is not None, "the registry is not running"
+        if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
+            raise CreationFailed("required durability needs a durable store")
         reservation = self.admission.reserve(purpose, participants)
         try:
-            room = Room(setup, Fairness.draw(self.seed_source))
+            room = Room(setup, Fairness.draw(self.seed_source), self.store)
+            await self._write_creation(room)
             reservation.commit()
             await self._nursery.start(self._host, room, reservation)
         except BaseException:
@@ -53,15 +72,40 @@ class Registry:
             raise
         return room
 
+    async def _write_creation(self, room: Room) -> None:
+        if self.store is None:
+            return
+        data = dump_room(room)
+        error = await attempt_write(lambda: self.store.save_game(game_write(room, data)), self.store.save_timeout_s)
+        if error is not None:
+            telemetry(room.game_id, room.version, "creation_failed", f"error={error!r}")
+            if room.required:
+                raise CreationFailed(f"creation snapshot not committed: {error}")
+        room._durable = data
+
+    async def resume_all(self) -> int:
+        """Resume every active game from its last committed version; rebuild admission."""
+        if self.store is None:
+            return 0
+        snapshots = await self.store.active_games()
+        for data in snapshots:
+            room = Room.resume(data, self.store)
+            reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
+            await self._nursery.start(self._host, room, reservation)
+        if snapshots:
+            log.info("resumed %d active game(s)", len(snapshots))
+        return len(snapshots)
+
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room
         try:
             await room.run(task_status=task_status)
         finally:
             self._deregister(room, reservation)
-            with trio.CancelScope(shield=True):
-                for hook in self.completion_hooks:
-                    await hook(room)
+            if room.ended:
+                with trio.CancelScope(shield=True):
+                    for hook in self.completion_hooks:
+                        await hook(room)
 
     def _deregister(self, room: Room, reservation: Reservation) -> None:
         """Idempotent: a second completion finds nothing to remove and releases nothing."""

@@ -13,14 +13,17 @@ from __future__ import annotations
 import enum
 import json
 import math
+from datetime import datetime, timezone
 
 import attrs
 import trio
 
 from playsite.dice import Fairness, SeedVerdict
 from playsite.rooms.clock import GameClock
+from playsite.rooms.durable import dump_room, load_setup, restore_room
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
+from playsite.rooms.persistence import write_best_effort, write_durably
 from playsite.rules import (
     KING_CAPTURED,
     START_POSITION,
@@ -65,6 +68,14 @@ INLINE_TREE_MAX_TURNS = 2000
 INTENT_QUEUE = 64
 
 SEATS = ("White", "Black")
+REQUIRED = "required"
+BEST_EFFORT = "best_effort"
+TECHNICAL_ABORT_REASON = "technical abort: the game could not be saved"
+
+
+def utc_now() -> str:
+    """Wall-clock time as the archive writes it (ISO-8601 UTC, milliseconds)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def other(seat: str) -> str:
@@ -128,6 +139,12 @@ class RoomSetup:
     join_window_s: float = FRIEND_JOIN_WINDOW_S
     seed_window_s: float = 2.0
     start: Position = START_POSITION
+    durability: str = BEST_EFFORT
+    """REQUIRED fails closed on a failed write; BEST_EFFORT logs it and plays on."""
+    purpose: str = "general"
+    participants: tuple[str, ...] = ()
+    """Who counts against admission capacity (bots); kept so a restart can rebuild occupancy."""
+    created_at: str = attrs.field(factory=lambda: utc_now())
 
     def seat(self, seat: str) -> SeatSetup:
         return self.white if seat == "White" else self.black
@@ -146,6 +163,8 @@ class SeatState:
 class Ending:
     termination: Termination
     winner: str | None
+    at: str = attrs.field(factory=utc_now)
+    """When the game ended, wall clock."""
 
     @property
     def over(self) -> Over:
@@ -156,8 +175,10 @@ class Ending:
 
 
 class Room:
-    def __init__(self, setup: RoomSetup, fairness: Fairness) -> None:
+    def __init__(self, setup: RoomSetup, fairness: Fairness, store=None) -> None:
         self.setup = setup
+        self.store = store
+        """Where versions are written (None: nowhere, e.g. unit tests of the turn flow)."""
         self.game_id = setup.game_id
         self.fairness = fairness
         self.seats = {seat: SeatState(setup.seat(seat), setup.seat(seat).principal) for seat in SEATS}
@@ -183,7 +204,36 @@ class Room:
         self._version_time = trio.current_time()
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
+        self.resumed = False
+        self.persistence_stalled = False
+        """True while a required-durability write has been failing past the stall grace."""
+        self._pending_events: list[str] = []
+        self._pending_replies: list[tuple] = []
+        self._dirty = False
+        self._durable: dict | None = None
+        """The last committed durable state: what an exhausted write rolls back to."""
 
+    @classmethod
+    def resume(cls, data: dict, store) -> Room:
+        """Rebuild a room from its last committed version, clocks restarted from now."""
+        room = cls(load_setup(data["setup"]), Fairness(seed=bytes.fromhex(data["seed"])), store)
+        restore_room(room, data, trio.current_time())
+        room._durable = data
+        room.resumed = True
+        return room
+
+    @property
+    def required(self) -> bool:
+        return self.setup.durability == REQUIRED
+
+    def reset_derived_state(self) -> None:
+        """Recompute what follows from the durable fields (after a restore)."""
+        self.tree, self.tree_turns = None, 0
+        if self.phase is Phase.PLAYING and self.position.dice:
+            self.tree = legal_tree(self.position)
+            self.tree_turns = count_turns(self.tree)
+        self._state_text = self._snapshot_text = None
+        self._version_time = trio.current_time()
     # ----- the public surface -------------------------------------------------------------
 
     async def send(self, intent) -> bool:
@@ -243,26 +293,112 @@ class Room:
     # ----- the task -----------------------------------------------------------------------
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """Apply intents until the game ends; then refuse whatever is still queued."""
+        """Apply intents until the game ends and its terminal write commits."""
         now = trio.current_time()
-        if self.setup.await_joins and not self._all_joined():
+        if self.resumed:
+            self._after_resume(now)
+        elif self.setup.await_joins and not self._all_joined():
             self.join_deadline = now + self.setup.join_window_s
         else:
             self._begin(now)
         task_status.started()
         try:
+            await self._commit()
             while not self.ended:
-                deadline = self._next_deadline()
-                with trio.move_on_at(deadline):
+                intent = None
+                with trio.move_on_at(self._next_deadline()):
                     intent = await self._intents.receive()
+                if intent is not None:
                     self._apply(intent)
-                    continue
-                self._on_deadline(trio.current_time())
+                else:
+                    self._on_deadline(trio.current_time())
+                await self._commit()
         finally:
             self._refuse_queued()
             self._intents.close()
             self.fanout.close_all()
             self.finished.set()
+
+    def _after_resume(self, now: float) -> None:
+        """Deadlines restart: seats must reconnect within the grace, windows run again."""
+        if self.phase is Phase.AWAITING_JOINS:
+            self.join_deadline = now + self.setup.join_window_s
+        elif self.phase is Phase.SEEDING:
+            self.seed_deadline = now + self.setup.seed_window_s
+        if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+            for seat in self.seats.values():
+                if not seat.setup.always_present:
+                    seat.grace_until = now + DISCONNECT_GRACE_S
+
+    # ----- publish after commit -----------------------------------------------------------
+
+    def _later(self, reply, value) -> None:
+        """Answer once what the intent changed is committed (verdicts follow the broadcast)."""
+        self._pending_replies.append((reply, value))
+
+    async def _commit(self) -> None:
+        """Persist the new state, then broadcast its events, then answer the requesters."""
+        if self._pending_events or self._dirty:
+            if not await self._persist():
+                self._roll_back_and_abort()
+                await self._persist()  # terminal: retried until it commits
+        events, self._pending_events = self._pending_events, []
+        replies, self._pending_replies = self._pending_replies, []
+        self._dirty = False
+        now = trio.current_time()
+        for text in events:
+            for lagging in self.fanout.broadcast(text):
+                self._seat_left(lagging, now)
+        for reply, value in replies:
+            reply.set(value)
+
+    async def _persist(self) -> bool:
+        if self.store is None:
+            return True
+        from playsite.rooms.records import game_write, terminal_records
+
+        data = dump_room(self)
+        write = game_write(self, data)
+        if self.ended:
+            ending = terminal_records(self)
+            attempt = lambda: self.store.finish_game(write, ending)  # noqa: E731
+        else:
+            attempt = lambda: self.store.save_game(write)  # noqa: E731
+        timeout = self.store.save_timeout_s
+        if not self.required:
+            await write_best_effort(attempt, game_id=self.game_id, version=self.version, timeout_s=timeout)
+            return True
+        started = trio.current_time()
+        committed = await write_durably(
+            attempt,
+            game_id=self.game_id,
+            version=self.version,
+            terminal=self.ended,
+            timeout_s=timeout,
+            on_stall=self._stalled,
+        )
+        stall = trio.current_time() - started
+        if self.clock is not None and stall > 0:
+            self.clock.credit(stall)  # the mover does not pay for the server's outage
+        if committed:
+            self._durable = data
+            self.persistence_stalled = False
+        return committed
+
+    def _stalled(self) -> None:
+        self.persistence_stalled = True
+        self.fanout.close_all()
+        for subscriber in list(self.seated):
+            self._seat_left(subscriber, trio.current_time())
+
+    def _roll_back_and_abort(self) -> None:
+        """An exhausted intermediate write: discard it, end as aborted from the last durable version."""
+        for reply, value in self._pending_replies:
+            reply.set(Verdict(False, None, TECHNICAL_ABORT_REASON) if isinstance(value, Verdict) else value)
+        self._pending_replies, self._pending_events = [], []
+        assert self._durable is not None, "a required room is created durably"
+        restore_room(self, self._durable, trio.current_time())
+        self._end(Ending(Termination.ABORTED, None), trio.current_time())
 
     def _refuse_queued(self) -> None:
         while True:
@@ -288,12 +424,13 @@ class Room:
             case Detach(subscriber=subscriber):
                 self._detach(subscriber, now)
             case Rebind(seat=seat, principal=principal):
-                intent.reply.set(self._rebind(seat, principal))
+                self._later(intent.reply, self._rebind(seat, principal))
             case PlayerCommand(seat=seat, command=command):
-                intent.reply.set(self._command(seat, command, now))
+                self._later(intent.reply, self._command(seat, command, now))
             case Abort(reason=_):
-                self._end(Ending(Termination.ABORTED, None), now)
-                intent.reply.set(True)
+                if not self.ended:
+                    self._end(Ending(Termination.ABORTED, None), now)
+                self._later(intent.reply, True)
             case _:
                 raise TypeError(f"unknown intent {intent!r}")
 
@@ -329,6 +466,7 @@ class Room:
         seat = self.seats[seat_name]
         if seat.principal is None and not self.ended:
             seat.principal = principal
+            self._dirty = True
             return True
         return seat.principal == principal
 
@@ -355,6 +493,7 @@ class Room:
         if verdict is not SeedVerdict.ACCEPTED:
             return self._reject(f"seed ignored ({verdict.value})")
         self.fairness = self.fairness.submit_client_seed(seat, seed)
+        self._dirty = True
         if self.phase is Phase.SEEDING and self.fairness.client_seeds.white and self.fairness.client_seeds.black:
             self._roll(now)
         return Verdict(True, self.version)
@@ -480,13 +619,11 @@ class Room:
         return ClientSeedsView(white=seeds.white, black=seeds.black)
 
     def _publish(self, make_event) -> None:
-        """Bump the version, encode the event once, offer the same text to every subscriber."""
+        """Bump the version and encode the event once; `_commit` broadcasts it after the write."""
         self.version += 1
         self._state_text = self._snapshot_text = None
         self._version_time = trio.current_time()
-        text = encode_event(make_event(self.version))
-        for lagging in self.fanout.broadcast(text):
-            self._seat_left(lagging, trio.current_time())
+        self._pending_events.append(encode_event(make_event(self.version)))
 
     # ----- deadlines ----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ __all__ = ["Store", "StoreHealth", "MemoryStore", "PostgresStore", "DatabaseUnav
 async def run_store(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Open the configured store, check the schema, hand it over, close it on shutdown."""
     if not settings.persistence_enabled:
-        task_status.started(MemoryStore())
+        task_status.started(MemoryStore(keep_outbox=False))
         await trio.sleep_forever()
     assert settings.database_url is not None  # Settings validation guarantees it
     database = Database(
@@ -33,7 +33,7 @@ async def run_store(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED)
     try:
         migrations = load_migrations()
         await database.run(lambda conn: check_schema(conn, migrations))
-        task_status.started(PostgresStore(database))
+        task_status.started(PostgresStore(database, save_timeout_s=settings.db_statement_timeout_ms / 1000))
         await trio.sleep_forever()
     finally:
         with trio.CancelScope(shield=True):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from datetime import datetime
+from typing import Any, Protocol
 
 import attrs
 
@@ -15,9 +16,91 @@ class StoreHealth:
     detail: str | None = None
 
 
+@attrs.frozen
+class GameWrite:
+    """One version of a game's durable state, as the room hands it to the store."""
+
+    game_id: str
+    version: int
+    status: str
+    """'active' or 'ended'."""
+    origin: str
+    durability: str
+    rated: bool
+    snapshot: dict[str, Any]
+    seats: dict[str, tuple[bytes, str | None]]
+    """Seat -> (token digest, principal or None)."""
+
+
+@attrs.frozen
+class ResultRow:
+    """The game-results projection row the rating batch reads."""
+
+    game_id: str
+    finished_at: datetime
+    rated: bool
+    origin: str
+    white_principal: str | None
+    black_principal: str | None
+    result: int | None
+    """White's point of view: 1, 0, -1; None for an aborted game."""
+    termination: str
+    time_control: dict[str, Any]
+
+
+@attrs.frozen
+class GameEnding:
+    """Everything the terminal transaction writes besides the final snapshot."""
+
+    result: ResultRow
+    archive: dict[str, Any]
+    """The history record (GET /games/{id}/history body), immutable once written."""
+    outbox_key: str
+    outbox_payload: dict[str, Any]
+
+
+@attrs.frozen
+class OutboxItem:
+    id: int
+    key: str
+    payload: dict[str, Any]
+    attempts: int
+
+
+@attrs.frozen
+class Pruned:
+    games: int
+    seats: int
+    outbox: int
+
+
 class Store(Protocol):
     kind: str
     durable: bool
     """Whether a committed write survives a crash; required-durability rooms refuse stores without it."""
+    save_timeout_s: float
+    """Each write attempt gives up after this long (its own timeout, under the room's retry policy)."""
 
     async def health(self) -> StoreHealth: ...
+
+    async def save_game(self, write: GameWrite) -> None:
+        """Upsert the game's state; a write older than the stored version changes nothing."""
+
+    async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
+        """One transaction: final snapshot, results row, archive record, outbox payload.
+        Idempotent: a repeated terminal write of the same game adds nothing."""
+
+    async def active_games(self) -> list[dict[str, Any]]:
+        """Durable snapshots of every game still active, for resumption at boot."""
+
+    async def read_archive(self, game_id: str) -> dict[str, Any] | None: ...
+
+    async def due_outbox(self, limit: int) -> list[OutboxItem]: ...
+
+    async def outbox_delivered(self, item_id: int) -> None: ...
+
+    async def outbox_failed(self, item_id: int, error: str, retry_in_s: float) -> None: ...
+
+    async def prune(self, older_than: datetime) -> Pruned:
+        """Drop what retention may drop: live-state rows and seat digests of games ended
+        before `older_than`, and delivered outbox rows; never archive or results rows."""

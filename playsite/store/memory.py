@@ -1,13 +1,107 @@
-"""The embedded default store: process memory, gone on restart, so it never claims durability."""
+"""The embedded default store: process memory, gone on restart, so it never claims durability.
+
+It keeps the same records as PostgreSQL (so history, results and the outbox behave the
+same while the process lives) and the same behavioural tests run against both.
+"""
 
 from __future__ import annotations
 
-from playsite.store.base import StoreHealth
+import copy
+import json
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import attrs
+
+from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, ResultRow, StoreHealth
+
+
+@attrs.define
+class _Outbox:
+    id: int
+    key: str
+    payload: dict[str, Any]
+    attempts: int = 0
+    next_attempt_at: datetime = attrs.field(factory=lambda: datetime.now(timezone.utc))
+    delivered_at: datetime | None = None
+    last_error: str | None = None
+
+
+MEMORY_FINISHED_KEPT = 10_000
+"""Finished games whose archive and results the memory store keeps (oldest dropped first)."""
 
 
 class MemoryStore:
     kind = "memory"
     durable = False
+    save_timeout_s = 2.0
+
+    def __init__(self, *, keep_outbox: bool = True) -> None:
+        self.keep_outbox = keep_outbox
+        """False where nothing could deliver the outbox (analytics needs persistence)."""
+        self.games: dict[str, GameWrite] = {}
+        self.ended_at: dict[str, datetime] = {}
+        self.results: dict[str, ResultRow] = {}
+        self.archive: dict[str, str] = {}
+        self.outbox: dict[str, _Outbox] = {}
 
     async def health(self) -> StoreHealth:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=True)
+
+    async def save_game(self, write: GameWrite) -> None:
+        self._upsert(write)
+
+    def _upsert(self, write: GameWrite) -> None:
+        current = self.games.get(write.game_id)
+        if current is not None and (current.version > write.version or current.status == "ended"):
+            return
+        # A deep copy: later changes to the room's dicts must not reach the "stored" state.
+        self.games[write.game_id] = attrs.evolve(write, snapshot=copy.deepcopy(write.snapshot))
+
+    async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
+        self._upsert(write)
+        self.ended_at.setdefault(write.game_id, ending.result.finished_at)
+        self.results.setdefault(write.game_id, ending.result)
+        # Stored as text like a jsonb column: a reader can never mutate the archive.
+        self.archive.setdefault(write.game_id, json.dumps(ending.archive))
+        if self.keep_outbox and ending.outbox_key not in self.outbox:
+            self.outbox[ending.outbox_key] = _Outbox(len(self.outbox) + 1, ending.outbox_key, ending.outbox_payload)
+        while len(self.archive) > MEMORY_FINISHED_KEPT:
+            oldest = next(iter(self.archive))
+            for records in (self.archive, self.results, self.ended_at, self.games):
+                records.pop(oldest, None)
+
+    async def active_games(self) -> list[dict[str, Any]]:
+        return [copy.deepcopy(w.snapshot) for w in self.games.values() if w.status == "active"]
+
+    async def read_archive(self, game_id: str) -> dict[str, Any] | None:
+        text = self.archive.get(game_id)
+        return None if text is None else json.loads(text)
+
+    async def due_outbox(self, limit: int) -> list[OutboxItem]:
+        now = datetime.now(timezone.utc)
+        due = [o for o in self.outbox.values() if o.delivered_at is None and o.next_attempt_at <= now]
+        due.sort(key=lambda o: o.id)
+        return [OutboxItem(o.id, o.key, copy.deepcopy(o.payload), o.attempts) for o in due[:limit]]
+
+    def _by_id(self, item_id: int) -> _Outbox:
+        return next(o for o in self.outbox.values() if o.id == item_id)
+
+    async def outbox_delivered(self, item_id: int) -> None:
+        item = self._by_id(item_id)
+        item.delivered_at = item.delivered_at or datetime.now(timezone.utc)
+
+    async def outbox_failed(self, item_id: int, error: str, retry_in_s: float) -> None:
+        item = self._by_id(item_id)
+        item.attempts += 1
+        item.last_error = error
+        item.next_attempt_at = datetime.now(timezone.utc) + timedelta(seconds=retry_in_s)
+
+    async def prune(self, older_than: datetime) -> Pruned:
+        old_games = [gid for gid, at in self.ended_at.items() if at < older_than and gid in self.games]
+        for game_id in old_games:
+            del self.games[game_id]
+        old_outbox = [k for k, o in self.outbox.items() if o.delivered_at is not None and o.delivered_at < older_than]
+        for key in old_outbox:
+            del self.outbox[key]
+        return Pruned(games=len(old_games), seats=2 * len(old_games), outbox=len(old_outbox))

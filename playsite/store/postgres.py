@@ -1,22 +1,61 @@
-"""The PostgreSQL store: every query goes through the one `Database` adapter."""
+"""The PostgreSQL store: every query goes through the one `Database` adapter.
+
+Each method is one short transaction run in a worker thread. Writes are fenced on the
+version (an older write never overwrites a newer one) and terminal writes are idempotent
+(ON CONFLICT DO NOTHING), so a retried or duplicated write is harmless.
+"""
 
 from __future__ import annotations
 
-from playsite.store.base import StoreHealth
+from datetime import datetime
+from typing import Any
 
+import psycopg
 import trio
+from psycopg.types.json import Jsonb
 
+from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth
 from playsite.store.database import Database, DatabaseUnavailable
 
 HEALTH_PROBE_TIMEOUT_S = 2
+
+_UPSERT_GAME = """
+INSERT INTO games (id, origin, durability, rated, status, version, snapshot)
+VALUES (%(id)s, %(origin)s, %(durability)s, %(rated)s, %(status)s, %(version)s, %(snapshot)s)
+ON CONFLICT (id) DO UPDATE
+   SET status = EXCLUDED.status, version = EXCLUDED.version, snapshot = EXCLUDED.snapshot, updated_at = now()
+ WHERE games.version <= EXCLUDED.version AND games.status = 'active'
+"""
+_UPSERT_SEAT = """
+INSERT INTO game_seats (game_id, seat, token_hash, principal) VALUES (%s, %s, %s, %s)
+ON CONFLICT (game_id, seat) DO UPDATE SET principal = COALESCE(game_seats.principal, EXCLUDED.principal)
+"""
+
+
+def _write_game(conn: psycopg.Connection, write: GameWrite) -> None:
+    conn.execute(
+        _UPSERT_GAME,
+        {
+            "id": write.game_id,
+            "origin": write.origin,
+            "durability": write.durability,
+            "rated": write.rated,
+            "status": write.status,
+            "version": write.version,
+            "snapshot": Jsonb(write.snapshot),
+        },
+    )
+    for seat, (token_hash, principal) in write.seats.items():
+        conn.execute(_UPSERT_SEAT, (write.game_id, seat, token_hash, principal))
 
 
 class PostgresStore:
     kind = "postgres"
     durable = True
 
-    def __init__(self, database: Database):
+    def __init__(self, database: Database, *, save_timeout_s: float = 5.0):
         self.database = database
+        self.save_timeout_s = save_timeout_s
 
     async def health(self) -> StoreHealth:
         detail = None
@@ -28,3 +67,100 @@ class PostgresStore:
         if probe.cancelled_caught:
             detail = f"no answer within {HEALTH_PROBE_TIMEOUT_S} s"
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=detail is None, detail=detail)
+
+    async def save_game(self, write: GameWrite) -> None:
+        def work(conn: psycopg.Connection) -> None:
+            with conn.transaction():
+                _write_game(conn, write)
+
+        await self.database.run(work)
+
+    async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
+        result = ending.result
+
+        def work(conn: psycopg.Connection) -> None:
+            with conn.transaction():
+                _write_game(conn, write)
+                conn.execute(
+                    "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal,"
+                    " black_principal, result, termination, time_control)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                    (
+                        result.game_id,
+                        result.finished_at,
+                        result.rated,
+                        result.origin,
+                        result.white_principal,
+                        result.black_principal,
+                        result.result,
+                        result.termination,
+                        Jsonb(result.time_control),
+                    ),
+                )
+                conn.execute(
+                    "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
+                    " ON CONFLICT (game_id) DO NOTHING",
+                    (result.game_id, result.finished_at, Jsonb(ending.archive)),
+                )
+                conn.execute(
+                    "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"
+                    " ON CONFLICT (idempotency_key) DO NOTHING",
+                    (ending.outbox_key, Jsonb(ending.outbox_payload)),
+                )
+
+        await self.database.run(work)
+
+    async def active_games(self) -> list[dict[str, Any]]:
+        rows = await self.database.run(
+            lambda conn: conn.execute("SELECT snapshot FROM games WHERE status = 'active' ORDER BY created_at").fetchall()
+        )
+        return [row[0] for row in rows]
+
+    async def read_archive(self, game_id: str) -> dict[str, Any] | None:
+        row = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT record FROM game_archive WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        )
+        return None if row is None else row[0]
+
+    async def due_outbox(self, limit: int) -> list[OutboxItem]:
+        rows = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT id, idempotency_key, payload, attempts FROM analytics_outbox"
+                " WHERE delivered_at IS NULL AND next_attempt_at <= now() ORDER BY id LIMIT %s",
+                (limit,),
+            ).fetchall()
+        )
+        return [OutboxItem(*row) for row in rows]
+
+    async def outbox_delivered(self, item_id: int) -> None:
+        await self.database.run(
+            lambda conn: conn.execute(
+                "UPDATE analytics_outbox SET delivered_at = now() WHERE id = %s AND delivered_at IS NULL", (item_id,)
+            )
+        )
+
+    async def outbox_failed(self, item_id: int, error: str, retry_in_s: float) -> None:
+        await self.database.run(
+            lambda conn: conn.execute(
+                "UPDATE analytics_outbox SET attempts = attempts + 1, last_error = %s,"
+                " next_attempt_at = now() + make_interval(secs => %s) WHERE id = %s",
+                (error[:500], retry_in_s, item_id),
+            )
+        )
+
+    async def prune(self, older_than: datetime) -> Pruned:
+        def work(conn: psycopg.Connection) -> Pruned:
+            with conn.transaction():
+                old = "SELECT game_id FROM game_results WHERE finished_at < %(t)s"
+                seats = conn.execute(f"DELETE FROM game_seats WHERE game_id IN ({old})", {"t": older_than}).rowcount
+                games = conn.execute(
+                    f"DELETE FROM games WHERE status = 'ended' AND id IN ({old})", {"t": older_than}
+                ).rowcount
+                outbox = conn.execute(
+                    "DELETE FROM analytics_outbox WHERE delivered_at < %(t)s", {"t": older_than}
+                ).rowcount
+            return Pruned(games=games, seats=seats, outbox=outbox)
+
+        return await self.database.run(work)

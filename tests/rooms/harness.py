@@ -36,10 +36,10 @@ def room_setup(**overrides) -> RoomSetup:
 
 
 @contextlib.asynccontextmanager
-async def running_registry(seeds=None, limits_of=lambda participant: None):
+async def running_registry(seeds=None, limits_of=lambda participant: None, store=None):
     source = FixedSeedSource(seeds) if seeds is not None else SystemSeedSource()
     async with trio.open_nursery() as nursery:
-        registry = await nursery.start(Registry(Admission(limits_of), source).run)
+        registry = await nursery.start(Registry(Admission(limits_of), source, store).run)
         yield registry
         nursery.cancel_scope.cancel()
 

@@ -1,0 +1,1 @@
+"""Finished games: the immutable history record and the retention job."""

@@ -1,0 +1,31 @@
+"""GET /games/{id}/history: a finished game's archive record, independent of live rooms."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from quart import Blueprint, Response
+
+from playsite.games.errors import error_response
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def archive_routes(services) -> Blueprint:
+    routes = Blueprint("archive", __name__)
+
+    @routes.get("/games/<game_id>/history")
+    async def read_history(game_id: str):
+        try:
+            uuid.UUID(game_id)
+        except ValueError:
+            return error_response(404, "game_not_found", "no such game")
+        record = await services.store.read_archive(game_id)
+        if record is None:
+            # Perhaps still being played: the answer may change, so it must not be cached.
+            return error_response(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
+        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+        return Response(text, content_type="application/json", headers={"Cache-Control": IMMUTABLE})
+
+    return routes

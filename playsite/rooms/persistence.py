@@ -1,0 +1,92 @@
+"""How a room makes a version durable before anyone may see it.
+
+Required durability (the showcase room, or any room configured so) fails closed: a write
+that fails halts the room and is retried — an intermediate write 4 more times with about
+3 s of backoff in total, a terminal write without bound, backing off to one attempt per
+30 s. Best-effort rooms try once, log a failure and play on in memory. Every retry, give-up
+and recovery is one stderr line naming game and version (service.md, durability point 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TextIO
+
+import trio
+
+INTERMEDIATE_BACKOFF_S = (0.25, 0.5, 1.0, 1.25)
+"""Four retries after the first attempt, 3 s of backoff in total."""
+TERMINAL_BACKOFF_FIRST_S = 0.5
+TERMINAL_BACKOFF_MAX_S = 30
+"""A terminal write is retried forever, at most this far apart."""
+STALL_GRACE_S = 15
+"""After failing this long, a room drops its subscribers (they reconnect to durable state)."""
+
+
+class WriteFailed(Exception):
+    """A store write did not commit (error, or no answer within the store's save timeout)."""
+
+
+def telemetry(game_id: str, version: int, event: str, detail: str = "", *, stream: TextIO | None = None) -> None:
+    line = f"playsite persistence: game={game_id} version={version} event={event}"
+    print(f"{line} {detail}".rstrip(), file=stream or sys.stderr, flush=True)
+
+
+async def attempt_write(write: Callable[[], Awaitable[None]], timeout_s: float) -> str | None:
+    """One attempt under the store's own save timeout; None on success, else why it failed."""
+    with trio.move_on_after(timeout_s):
+        try:
+            await write()
+            return None
+        except Exception as error:  # any store failure is a failed attempt, never a crash of the room
+            return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}".strip()
+    return f"no answer within {timeout_s:g} s"
+
+
+async def write_durably(
+    write: Callable[[], Awaitable[None]],
+    *,
+    game_id: str,
+    version: int,
+    terminal: bool,
+    timeout_s: float,
+    on_stall: Callable[[], None],
+) -> bool:
+    """Required durability: retry per policy. True once committed, False when given up.
+
+    `on_stall` is called once, when the write has been failing for STALL_GRACE_S.
+    """
+    started = trio.current_time()
+    stalled = False
+    attempt = 1
+    backoff = iter(INTERMEDIATE_BACKOFF_S)
+    delay = TERMINAL_BACKOFF_FIRST_S
+    while True:
+        error = await attempt_write(write, timeout_s)
+        if error is None:
+            if attempt > 1:
+                waited = trio.current_time() - started
+                telemetry(game_id, version, "recovered", f"attempts={attempt} stalled_s={waited:.1f}")
+            return True
+        if terminal:
+            wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
+        else:
+            wait = next(backoff, None)
+            if wait is None:
+                telemetry(game_id, version, "given_up", f"attempts={attempt} error={error!r}")
+                return False
+        telemetry(game_id, version, "retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
+        await trio.sleep(wait)
+        if not stalled and trio.current_time() - started >= STALL_GRACE_S:
+            stalled = True
+            on_stall()
+        attempt += 1
+
+
+async def write_best_effort(write: Callable[[], Awaitable[None]], *, game_id: str, version: int, timeout_s: float) -> bool:
+    """Best effort: one attempt; a failure is logged and the game goes on in memory."""
+    error = await attempt_write(write, timeout_s)
+    if error is not None:
+        telemetry(game_id, version, "write_failed_best_effort", f"error={error!r}")
+    return error is None

@@ -1,0 +1,210 @@
+"""Required durability on ordinary rooms: publish after commit, retries, stall, abort, resume."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+import trio.testing
+
+from playsite.rooms.admission import Purpose
+from playsite.rooms.persistence import STALL_GRACE_S, TERMINAL_BACKOFF_MAX_S
+from playsite.rooms.registry import CreationFailed
+from playsite.rooms.room import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
+from playsite.store.memory import MemoryStore
+from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited, decode_event
+
+from .faulty_store import FaultyStore
+from .harness import attach, command, random_turn, room_setup, running_registry
+
+
+def required_setup(**overrides):
+    return room_setup(**{"durability": REQUIRED, "time_control": Unlimited(), **overrides})
+
+
+def received(subscriber) -> list:
+    events = []
+    while True:
+        try:
+            events.append(decode_event(subscriber.events.receive_nowait()))
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return events
+
+
+async def play_one_turn(room, rng=None):
+    rng = rng or random.Random(1)
+    while not room.tree:
+        await trio.testing.wait_all_tasks_blocked()
+    return await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+
+
+async def test_registry_refuses_required_durability_over_the_memory_store(autojump_clock):
+    async with running_registry(store=MemoryStore()) as registry:
+        with pytest.raises(CreationFailed):
+            await registry.create(required_setup(), Purpose.GENERAL, ())
+        assert not registry.live
+
+
+async def test_failed_creation_write_admits_nothing(autojump_clock):
+    store = FaultyStore()
+    store.failing = True
+    async with running_registry(store=store, limits_of=lambda p: None) as registry:
+        with pytest.raises(CreationFailed):
+            await registry.create(required_setup(), Purpose.GENERAL, ["bot:x"])
+        assert registry.admission.occupancy("bot:x")[Purpose.GENERAL] == 0
+        assert not store.games
+
+
+async def test_nothing_is_published_before_it_is_committed(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        received(spectator)
+        store.fail_next = 2
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_one_turn, room)
+            await trio.sleep(0.1)  # inside the first retry's backoff
+            assert received(spectator) == [], "no event while its version is not committed"
+            assert store.games[room.game_id].version < room.version
+        events = received(spectator)
+        assert events and store.games[room.game_id].version == room.version == events[-1].v
+
+
+async def test_intermediate_write_retries_report_and_recover(autojump_clock, capsys):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(time_control=Fischer(60, 0)), Purpose.GENERAL, ())
+        await trio.testing.wait_all_tasks_blocked()
+        mover = room.active_seat
+        before = room.clock.remaining_ms[mover]
+        store.fail_next = 3
+        verdict = await play_one_turn(room)
+        assert verdict.applied
+        err = capsys.readouterr().err
+        assert err.count(f"game={room.game_id}") == 4
+        assert err.count("event=retrying") == 3 and err.count("event=recovered") == 1
+        assert room.clock.remaining_ms[mover] == before, "the stall is credited to the mover"
+
+
+async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version(autojump_clock, capsys):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        durable_version = store.games[room.game_id].version
+        durable_history = len(room.history)
+        received(spectator)
+        store.fail_next = 5  # the first attempt and all four retries
+        verdict = await play_one_turn(room)
+        assert (verdict.applied, verdict.reason) == (False, TECHNICAL_ABORT_REASON)
+        await room.finished.wait()
+        assert room.ending.termination.value == "aborted"
+        assert len(room.history) == durable_history, "the unsaved turn is discarded"
+        ended = received(spectator)
+        assert [type(e) for e in ended] == [GameEnded] and ended[0].v == durable_version + 1
+        assert ended[0].over.termination == "Aborted"
+        assert store.archive[room.game_id] and store.results[room.game_id].result is None
+        assert "event=given_up" in capsys.readouterr().err
+
+
+async def test_terminal_write_is_retried_without_bound_and_completion_waits_for_it(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store, limits_of=lambda p: None) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ["bot:x"])
+        await play_one_turn(room)
+        store.failing = True
+        intent_done = trio.Event()
+
+        async def resign():
+            await command(room, "White", Resign())
+            intent_done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(resign)
+            await trio.sleep(600)
+            assert not intent_done.is_set() and room.game_id in registry.live, "completion waits for the commit"
+            assert registry.admission.occupancy("bot:x")[Purpose.GENERAL] == 1
+            attempts = store.attempts
+            await trio.sleep(10 * TERMINAL_BACKOFF_MAX_S)
+            assert store.attempts - attempts <= 11, "backed off to one attempt per 30 s"
+            store.failing = False
+        await room.finished.wait()
+        await trio.testing.wait_all_tasks_blocked()
+        assert room.game_id not in registry.live and room.game_id in store.archive
+        assert registry.admission.occupancy("bot:x")[Purpose.GENERAL] == 0
+
+
+async def test_stall_grace_drops_subscribers_and_raises_the_stalled_flag(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        await play_one_turn(room)
+        store.failing = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(command, room, "White", Resign())  # a terminal write: retried forever
+            await trio.sleep(STALL_GRACE_S + 5)
+            assert room.persistence_stalled and spectator.closed
+            store.failing = False
+        await room.finished.wait()
+        assert not room.persistence_stalled
+
+
+async def test_a_hung_store_counts_as_a_failed_attempt(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        store.hanging = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_one_turn, room)
+            await trio.sleep(store.save_timeout_s * 2 + 1)
+            store.hanging = False
+        assert store.games[room.game_id].version == room.version
+
+
+async def test_best_effort_room_plays_on_when_writes_fail(autojump_clock, capsys):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(room_setup(durability=BEST_EFFORT, time_control=Unlimited()), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        received(spectator)
+        store.failing = True
+        assert (await play_one_turn(room)).applied
+        assert received(spectator), "events still flow"
+        assert "event=write_failed_best_effort" in capsys.readouterr().err
+
+
+async def test_resume_continues_from_the_last_committed_version(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store, limits_of=lambda p: None) as registry:
+        room = await registry.create(required_setup(participants=("bot:x",)), Purpose.GENERAL, ["bot:x"])
+        for n in range(4):
+            await play_one_turn(room, random.Random(n))
+        version, history = room.version, list(room.history)
+    # The first registry is gone (a crash, as far as the store knows).
+    async with running_registry(store=store, limits_of=lambda p: None) as registry:
+        assert await registry.resume_all() == 1
+        resumed = registry.live[room.game_id]
+        assert resumed.version == version and resumed.history == history
+        assert registry.admission.occupancy("bot:x")[Purpose.GENERAL] == 1
+        assert (await play_one_turn(resumed)).applied
+
+
+async def test_an_ending_that_never_committed_is_not_an_ending(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        await play_one_turn(room)
+        store.failing = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(command, room, "White", Resign())
+            await trio.sleep(5)
+            assert room.ended  # in memory only
+            nursery.cancel_scope.cancel()
+    store.failing = False
+    assert room.game_id not in store.archive
+    async with running_registry(store=store) as registry:
+        await registry.resume_all()
+        assert not registry.live[room.game_id].ended
