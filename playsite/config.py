@@ -41,6 +41,8 @@ class Settings:
     """Server-side `statement_timeout`, so a cancelled caller never waits on a hung query."""
 
     persistence_enabled: bool = False
+    game_durability: str = "best_effort"
+    """Durability of ordinary rooms: best_effort, or required (fail closed, as the showcase is)."""
     analytics_enabled: bool = False
     analytics_url: str | None = None
     analytics_token: str | None = attrs.field(default=None, repr=False)
@@ -110,6 +112,7 @@ _FIELDS = {
     "PLAY_DB_POOL_SIZE": "db_pool_size",
     "PLAY_DB_STATEMENT_TIMEOUT_MS": "db_statement_timeout_ms",
     "PERSISTENCE_ENABLED": "persistence_enabled",
+    "GAME_DURABILITY": "game_durability",
     "ANALYTICS_INGEST_ENABLED": "analytics_enabled",
     "ANALYTICS_URL": "analytics_url",
     "ANALYTICS_TOKEN": "analytics_token",
@@ -243,6 +246,10 @@ class _Reader:
             self.problems.append(f"PLAY_LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
             log_level = "info"
         showcase_bot = self.raw("SHOWCASE_BOT")
+        durability = (self.raw("GAME_DURABILITY") or "best_effort").lower()
+        if durability not in ("best_effort", "required"):
+            self.problems.append("GAME_DURABILITY must be best_effort or required")
+            durability = "best_effort"
         settings = Settings(
             host=self.host("PLAY_HOST", "0.0.0.0"),
             port=self.integer("PLAY_PORT", 8080, 0, 65535),
@@ -250,6 +257,7 @@ class _Reader:
             db_pool_size=self.integer("PLAY_DB_POOL_SIZE", 8, 1, 100),
             db_statement_timeout_ms=self.integer("PLAY_DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
             persistence_enabled=persistence,
+            game_durability=durability,
             analytics_enabled=self.flag("ANALYTICS_INGEST_ENABLED", False),
             analytics_url=self.url("ANALYTICS_URL", ("http", "https")),
             analytics_token=self.raw("ANALYTICS_TOKEN"),
@@ -286,6 +294,8 @@ class _Reader:
         for name, enabled in needs_database.items():
             if enabled and not s.persistence_enabled:
                 self.problems.append(f"{name}=true needs persistence (DATABASE_URL)")
+        if s.game_durability == "required" and not s.persistence_enabled:
+            self.problems.append("GAME_DURABILITY=required needs persistence (DATABASE_URL)")
         if s.analytics_enabled and s.analytics_url is None:
             self.problems.append("ANALYTICS_INGEST_ENABLED=true needs ANALYTICS_URL")
         if s.showcase_enabled:

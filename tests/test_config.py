@@ -53,6 +53,8 @@ def test_database_url_switches_persistence_on_by_default():
         ({"DICE_SEED_WINDOW_MS": "-1"}, "DICE_SEED_WINDOW_MS=-1 is outside"),
         ({"PLAY_LOG_LEVEL": "loud"}, "PLAY_LOG_LEVEL must be one of"),
         ({"PLAY_DB_POOL_SIZE": "0"}, "PLAY_DB_POOL_SIZE=0 is outside"),
+        ({"GAME_DURABILITY": "sometimes"}, "GAME_DURABILITY must be best_effort or required"),
+        ({"GAME_DURABILITY": "required"}, "GAME_DURABILITY=required needs persistence"),
         ({"SHOWCASE_ENABLED": "true", "SHOWCASE_BOT": "acme/alice"}, None),
     ],
 )

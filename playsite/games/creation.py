@@ -25,7 +25,7 @@ class CreatedGame:
 
 
 async def create_human_game(
-    registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float
+    registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float, durability: str
 ) -> CreatedGame:
     tokens, seats = {}, {}
     for seat in ("White", "Black"):
@@ -41,6 +41,7 @@ async def create_human_game(
         origin="friend",
         await_joins=True,
         seed_window_s=seed_window_s,
+        durability=durability,
     )
     room = await registry.create(setup, Purpose.GENERAL, participants=())
     return CreatedGame(room=room, tokens=tokens)

@@ -1,0 +1,154 @@
+"""One behavioural suite, two stores: the memory twin and the real PostgreSQL store."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+import pytest
+import trio
+
+from playsite.store.base import GameEnding, GameWrite, ResultRow
+from playsite.store.database import Database
+from playsite.store.memory import MemoryStore
+from playsite.store.migrations import apply_pending, load_migrations
+from playsite.store.postgres import PostgresStore
+
+
+@pytest.fixture(params=["memory", "postgres"])
+async def store(request):
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url = request.getfixturevalue("database_url")
+    with psycopg.connect(url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    database = Database(url, pool_size=4, statement_timeout_ms=5000)
+    await database.open()
+    try:
+        yield PostgresStore(database, save_timeout_s=5)
+    finally:
+        await database.close()
+
+
+def write(game_id: str, version: int, status: str = "active", principal: str | None = None) -> GameWrite:
+    return GameWrite(
+        game_id=game_id,
+        version=version,
+        status=status,
+        origin="friend",
+        durability="required",
+        rated=False,
+        snapshot={"version": version, "marker": f"v{version}"},
+        seats={"White": (b"\x01" * 32, principal), "Black": (b"\x02" * 32, None)},
+    )
+
+
+def ending(game_id: str, finished_at: datetime | None = None) -> GameEnding:
+    finished_at = finished_at or datetime.now(timezone.utc)
+    return GameEnding(
+        result=ResultRow(
+            game_id=game_id,
+            finished_at=finished_at,
+            rated=True,
+            origin="friend",
+            white_principal="guest:a",
+            black_principal="guest:b",
+            result=1,
+            termination="resign",
+            time_control={"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}},
+        ),
+        archive={"gameId": game_id, "turns": [], "termination": "resign"},
+        outbox_key=f"game:{game_id}",
+        outbox_payload={"source": "playsite", "gameId": game_id},
+    )
+
+
+async def test_save_game_is_fenced_on_the_version(store):
+    game = str(uuid.uuid4())
+    await store.save_game(write(game, 3))
+    await store.save_game(write(game, 2))  # a late, older write
+    assert [s["marker"] for s in await store.active_games()] == ["v3"]
+    await store.save_game(write(game, 3, principal="guest:a"))  # same version, e.g. a seat rebind
+    await store.save_game(write(game, 4))
+    assert [s["marker"] for s in await store.active_games()] == ["v4"]
+
+
+async def test_terminal_write_is_one_idempotent_transaction(store):
+    game = str(uuid.uuid4())
+    await store.save_game(write(game, 5))
+    await store.finish_game(write(game, 6, "ended"), ending(game))
+    await store.finish_game(write(game, 6, "ended"), ending(game))  # a retried terminal write
+    assert await store.active_games() == []
+    assert (await store.read_archive(game))["gameId"] == game
+    due = await store.due_outbox(10)
+    assert [item.key for item in due] == [f"game:{game}"]
+    await store.save_game(write(game, 7))  # nothing reopens an ended game
+    assert await store.active_games() == []
+
+
+async def test_unknown_archive_is_none(store):
+    assert await store.read_archive(str(uuid.uuid4())) is None
+
+
+async def test_outbox_delivery_and_retry_schedule(store):
+    game = str(uuid.uuid4())
+    await store.finish_game(write(game, 1, "ended"), ending(game))
+    [item] = await store.due_outbox(10)
+    await store.outbox_failed(item.id, "HTTP 503", retry_in_s=60)
+    assert await store.due_outbox(10) == []
+    await store.outbox_failed(item.id, "HTTP 503", retry_in_s=0)
+    [again] = await store.due_outbox(10)
+    assert again.attempts == 2 and again.payload == {"source": "playsite", "gameId": game}
+    await store.outbox_delivered(item.id)
+    assert await store.due_outbox(10) == []
+
+
+async def test_retention_prunes_old_live_state_never_the_archive(store):
+    old, recent = str(uuid.uuid4()), str(uuid.uuid4())
+    long_ago = datetime.now(timezone.utc) - timedelta(days=40)
+    await store.finish_game(write(old, 1, "ended"), ending(old, long_ago))
+    await store.finish_game(write(recent, 1, "ended"), ending(recent))
+    for item in await store.due_outbox(10):
+        await store.outbox_delivered(item.id)
+    pruned = await store.prune(datetime.now(timezone.utc) - timedelta(days=30))
+    assert pruned.games == 1
+    assert (await store.read_archive(old))["gameId"] == old, "archives are never pruned"
+    assert (await store.read_archive(recent))["gameId"] == recent
+
+
+async def test_postgres_archive_rows_are_immutable(database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+        game = str(uuid.uuid4())
+        conn.execute(
+            "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, now(), '{}')", (game,)
+        )
+        with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
+            conn.execute("UPDATE game_archive SET record = '{\"x\": 1}' WHERE game_id = %s", (game,))
+
+
+async def test_postgres_concurrent_terminal_writes_leave_one_result(database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    database = Database(database_url, pool_size=8, statement_timeout_ms=5000)
+    await database.open()
+    try:
+        store = PostgresStore(database)
+        game = str(uuid.uuid4())
+        await store.save_game(write(game, 1))
+        async with trio.open_nursery() as nursery:
+            for _ in range(6):
+                nursery.start_soon(store.finish_game, write(game, 2, "ended"), ending(game))
+        counts = await database.run(
+            lambda conn: conn.execute(
+                "SELECT (SELECT count(*) FROM game_results WHERE game_id = %(g)s),"
+                " (SELECT count(*) FROM game_archive WHERE game_id = %(g)s),"
+                " (SELECT count(*) FROM analytics_outbox WHERE idempotency_key = %(k)s)",
+                {"g": game, "k": f"game:{game}"},
+            ).fetchone()
+        )
+        assert counts == (1, 1, 1)
+    finally:
+        await database.close()
