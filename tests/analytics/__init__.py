@@ -1,0 +1,1 @@
+"""Tests of playsite.analytics: the outbox pump against a real HTTP receiver."""
