@@ -54,7 +54,9 @@ class Receiver:
         self._closing = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="analytics-receiver", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="analytics-receiver", daemon=True
+        )
 
     @property
     def url(self) -> str:
