@@ -17,6 +17,7 @@ from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import Services, create_app
+from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
 from playsite.config import Settings
 from playsite.dice import SystemSeedSource
@@ -35,6 +36,8 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         store = await nursery.start(run_store, settings)
         registry = await nursery.start(Registry(Admission(limits_of=no_limits), SystemSeedSource(), store).run)
         await registry.resume_all()  # before the port opens: nothing is served half-restored
+        if settings.analytics_enabled:
+            await nursery.start(run_outbox_pump, store, settings)
         if settings.retention_enabled:
             await nursery.start(run_retention, store, settings.retention_days)
         services = Services(

@@ -393,10 +393,11 @@ class Room:
 
     def _roll_back_and_abort(self) -> None:
         """An exhausted intermediate write: discard it, end as aborted from the last durable version."""
-        for reply, value in self._pending_replies:
-            reply.set(Verdict(False, None, TECHNICAL_ABORT_REASON) if isinstance(value, Verdict) else value)
-        self._pending_replies, self._pending_events = [], []
         assert self._durable is not None, "a required room is created durably"
+        durable_version = self._durable["version"]
+        for reply, value in self._pending_replies:
+            reply.set(Verdict(False, durable_version, TECHNICAL_ABORT_REASON) if isinstance(value, Verdict) else value)
+        self._pending_replies, self._pending_events = [], []
         restore_room(self, self._durable, trio.current_time())
         self._end(Ending(Termination.ABORTED, None), trio.current_time())
 

@@ -7,6 +7,7 @@ same while the process lives) and the same behavioural tests run against both.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -44,6 +45,7 @@ class MemoryStore:
         self.results: dict[str, ResultRow] = {}
         self.archive: dict[str, str] = {}
         self.outbox: dict[str, _Outbox] = {}
+        self._outbox_ids = itertools.count(1)
 
     async def health(self) -> StoreHealth:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=True)
@@ -65,7 +67,7 @@ class MemoryStore:
         # Stored as text like a jsonb column: a reader can never mutate the archive.
         self.archive.setdefault(write.game_id, json.dumps(ending.archive))
         if self.keep_outbox and ending.outbox_key not in self.outbox:
-            self.outbox[ending.outbox_key] = _Outbox(len(self.outbox) + 1, ending.outbox_key, ending.outbox_payload)
+            self.outbox[ending.outbox_key] = _Outbox(next(self._outbox_ids), ending.outbox_key, ending.outbox_payload)
         while len(self.archive) > MEMORY_FINISHED_KEPT:
             oldest = next(iter(self.archive))
             for records in (self.archive, self.results, self.ended_at, self.games):
@@ -94,7 +96,7 @@ class MemoryStore:
     async def outbox_failed(self, item_id: int, error: str, retry_in_s: float) -> None:
         item = self._by_id(item_id)
         item.attempts += 1
-        item.last_error = error
+        item.last_error = error[:500]
         item.next_attempt_at = datetime.now(timezone.utc) + timedelta(seconds=retry_in_s)
 
     async def prune(self, older_than: datetime) -> Pruned:

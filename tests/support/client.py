@@ -1,0 +1,145 @@
+"""A scripted player over real sockets: httpx for HTTP, trio-websocket for the game socket."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import uuid
+
+import httpx
+import trio
+from trio_websocket import open_websocket_url
+
+from playsite.wire import DiceRolled, GameEnded, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
+
+
+async def create_game(base_url: str, **body) -> dict:
+    async with httpx.AsyncClient() as http:
+        response = await http.post(f"{base_url}/games", json=body, timeout=10)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    moves = []
+    while tree:
+        move = rng.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+class Player:
+    """One seat's socket: keeps the latest roll, plays random legal turns on request."""
+
+    def __init__(self, ws_url: str, game: dict, seat: str, guest: str | None = None):
+        self.url = ws_url + game["seats"][seat.lower()]["wsUrl"] + f"&guest={guest or uuid.uuid4()}"
+        self.moves_url = ws_url.replace("ws://", "http://", 1) + f"/games/{game['gameId']}/moves"
+        self.seat = seat
+        self.fetch_tree = False
+        """The roll's tree was too large to inline: GET /games/{id}/moves has it."""
+        self.events: list = []
+        self.tree: dict | None = None
+        self.ws = None
+
+    async def receive(self):
+        event = decode_frame(await self.ws.get_message())
+        self.events.append(event)
+        if isinstance(event, Snapshot):
+            mine = event.state.dice_pending and event.state.active_seat == self.seat
+            self.tree = event.state.legal_moves if mine else None
+        elif isinstance(event, DiceRolled):
+            mine = event.seat == self.seat
+            self.tree = event.legal_moves if mine and event.legal_moves else None
+            self.fetch_tree = mine and event.legal_moves is None
+            if self.fetch_tree:
+                async with httpx.AsyncClient() as http:
+                    self.tree = (await http.get(self.moves_url, timeout=10)).json()["legalMoves"]
+        return event
+
+    async def until(self, predicate, timeout: float = 20):
+        with trio.fail_after(timeout):
+            while True:
+                event = await self.receive()
+                if predicate(event):
+                    return event
+
+    async def my_roll(self, timeout: float = 20) -> dict:
+        """Wait until this seat has dice with legal moves (reading everything before)."""
+        with trio.fail_after(timeout):
+            while self.tree is None:
+                event = await self.receive()
+                if isinstance(event, GameEnded):
+                    raise AssertionError(f"game ended: {event}")
+        return self.tree
+
+    async def play(self, rng: random.Random) -> list[str]:
+        moves = random_turn(await self.my_roll(), rng)
+        self.tree = None
+        await self.ws.send_message(encode_command(SubmitTurn(tuple(moves))))
+        return moves
+
+
+@contextlib.asynccontextmanager
+async def seated(player: Player):
+    """The player's socket, open for the block."""
+    async with open_websocket_url(player.url) as ws:
+        player.ws = ws
+        yield player
+
+
+class Table:
+    """Both seats of one game, each socket read by its own task, so neither backs up.
+
+    `play_turn` waits for whichever seat has dice with moves, plays a random legal turn
+    and returns the TurnPlayed that confirms it.
+    """
+
+    def __init__(self, white: Player, black: Player):
+        self.players = {"White": white, "Black": black}
+
+    async def _read(self, player: Player) -> None:
+        try:
+            while True:
+                await player.receive()
+        except Exception:  # the socket closed: the test decides what that means
+            return
+
+    @contextlib.asynccontextmanager
+    async def open(self):
+        async with seated(self.players["White"]), seated(self.players["Black"]):
+            async with trio.open_nursery() as nursery:
+                for player in self.players.values():
+                    nursery.start_soon(self._read, player)
+                yield self
+                nursery.cancel_scope.cancel()
+
+    def seat_to_move(self) -> Player | None:
+        return next((p for p in self.players.values() if p.tree), None)
+
+    async def wait_for_roll(self, timeout: float = 20) -> Player:
+        with trio.fail_after(timeout):
+            while (player := self.seat_to_move()) is None:
+                await trio.sleep(0.01)
+        return player
+
+    async def play_turn(self, rng: random.Random, timeout: float = 20):
+        player = await self.wait_for_roll(timeout)
+        moves = await self.submit(player, rng)
+        return await self.wait_for(player, lambda e: isinstance(e, TurnPlayed) and list(e.moves) == moves, timeout)
+
+    async def submit(self, player: Player, rng: random.Random) -> list[str]:
+        moves = random_turn(player.tree, rng)
+        player.tree = None
+        await player.ws.send_message(encode_command(SubmitTurn(tuple(moves))))
+        return moves
+
+    async def wait_for(self, player: Player, predicate, timeout: float = 20):
+        seen = 0
+        with trio.fail_after(timeout):
+            while True:
+                for event in player.events[seen:]:
+                    if predicate(event):
+                        return event
+                seen = len(player.events)
+                await trio.sleep(0.01)
