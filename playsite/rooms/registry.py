@@ -99,7 +99,12 @@ class Registry:
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room
         try:
-            await room.run(task_status=task_status)
+            # Each room owns a nursery of its own: tasks it starts (deliveries, timers of
+            # its transports) end with it and never outlive the game.
+            async with trio.open_nursery() as room_nursery:
+                room.nursery = room_nursery
+                await room.run(task_status=task_status)
+                room_nursery.cancel_scope.cancel()
         finally:
             self._deregister(room, reservation)
             if room.ended:

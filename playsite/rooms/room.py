@@ -205,6 +205,8 @@ class Room:
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
         self.resumed = False
+        self.nursery: trio.Nursery | None = None
+        """The room's own nursery (set by the registry) for tasks that must end with the game."""
         self.persistence_stalled = False
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_events: list[str] = []
@@ -506,6 +508,8 @@ class Room:
             return self._reject("dice are not rolled yet")
         if seat != self.active_seat:
             return self._reject("not your turn")
+        if offer_draw and self.seats[other(seat)].setup.always_present:
+            return self._reject("draw offers are not available against an API seat (it cannot answer them)")
         if offer_draw and seat in self.draw_blocked:
             return self._reject("you may not offer a draw again until your opponent has offered one")
         try:

@@ -165,9 +165,13 @@ async def test_resign_before_both_played_is_an_abort(autojump_clock):
         assert room.ending.termination.value == "aborted"
 
 
+def human_seats(**overrides):
+    return room_setup(time_control=Unlimited(), white=seat_setup(False), black=seat_setup(False), **overrides)
+
+
 async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
     async with running_registry() as registry:
-        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        room = await registry.create(human_seats(), purpose_general(), ())
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
         assert room.phase is Phase.DRAW_ANSWER and room.tree is None, "no roll before the answer"
@@ -177,7 +181,7 @@ async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
 
 async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_clock):
     async with running_registry() as registry:
-        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        room = await registry.create(human_seats(), purpose_general(), ())
         spectator = await attach(room)
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
@@ -187,6 +191,14 @@ async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_cloc
         await play_until(room, offerer)
         again = await command(room, offerer, SubmitTurn(tuple(random_turn(room.tree, random.Random(5))), offer_draw=True))
         assert not again.applied and "may not offer a draw again" in again.reason
+
+
+async def test_no_draw_offer_to_an_api_seat(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited(), white=seat_setup(False)), purpose_general(), ())
+        await play_until(room, "White")
+        verdict = await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(3))), offer_draw=True))
+        assert not verdict.applied and "cannot answer" in verdict.reason
 
 
 async def test_answering_without_an_offer_is_rejected(autojump_clock):
