@@ -10,6 +10,8 @@ from quart import jsonify
 from quart_trio import QuartTrio
 
 from playsite.archive.routes import archive_routes
+from playsite.bots.accounts import BotDirectory
+from playsite.bots.events import AccountEvents
 from playsite.config import Settings
 from playsite.games.routes import game_routes
 from playsite.rooms.registry import Registry
@@ -24,6 +26,8 @@ class Services:
     settings: Settings
     store: Store
     registry: Registry
+    bots: BotDirectory
+    account_events: AccountEvents
     version: str
     revision: str | None
 

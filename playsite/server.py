@@ -19,6 +19,8 @@ from hypercorn.trio import serve as hypercorn_serve
 from playsite.app import Services, create_app
 from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
+from playsite.bots.accounts import BotDirectory
+from playsite.bots.events import AccountEvents
 from playsite.config import Settings
 from playsite.dice import SystemSeedSource
 from playsite.rooms.admission import Admission
@@ -34,7 +36,9 @@ GRACEFUL_SHUTDOWN_S = 3
 async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     async with trio.open_nursery() as nursery:
         store = await nursery.start(run_store, settings)
-        registry = await nursery.start(Registry(Admission(limits_of=no_limits), SystemSeedSource(), store).run)
+        bots = BotDirectory(store)
+        await bots.load()
+        registry = await nursery.start(Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store).run)
         await registry.resume_all()  # before the port opens: nothing is served half-restored
         if settings.analytics_enabled:
             await nursery.start(run_outbox_pump, store, settings)
@@ -44,6 +48,8 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
             settings=settings,
             store=store,
             registry=registry,
+            bots=bots,
+            account_events=AccountEvents(),
             version=package_version(),
             revision=git_revision(),
         )
@@ -52,11 +58,6 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         await run_http(create_app(services), settings, shutdown, task_status=task_status)
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
-
-
-def no_limits(participant: str):
-    """Until bots have declared capacities, no participant is bounded."""
-    return None
 
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):

@@ -1,0 +1,1 @@
+"""Bots as first-class players: identities, capacities, and the Bot API of the ecosystem."""

@@ -1,0 +1,186 @@
+"""Bot identities: anonymous (minted, in memory, about 24 h) and registered (durable).
+
+A bot is known by `team/name`; its principal is `bot:team/name` and its public face is
+`{"kind": "Bot", "name": "team/name"}`. Bearer tokens are shown once and kept as SHA-256.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import datetime, timedelta, timezone
+
+import attrs
+
+from playsite.rooms.admission import Limits
+from playsite.tokens import digest, new_token
+from playsite.wire import PublicFace
+
+ANON_TEAM = "anon"
+RESERVED_TEAMS = frozenset({ANON_TEAM, "house"})
+ANON_TTL = timedelta(hours=24)
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+CAPACITY_MIN, CAPACITY_MAX = 1, 32
+DESCRIPTION_MAX = 200
+
+
+class IdentityError(ValueError):
+    """A bad or unavailable identity; `code` is the API error code."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@attrs.define
+class BotAccount:
+    team: str
+    name: str
+    token_hash: bytes = attrs.field(repr=False)
+    registered: bool
+    max_concurrent_games: int = 1
+    on_ladder: bool = False
+    open_to_humans: bool = False
+    description: str = ""
+    created_at: datetime = attrs.field(factory=lambda: datetime.now(timezone.utc))
+
+    @property
+    def id(self) -> str:
+        return f"{self.team}/{self.name}"
+
+    @property
+    def principal(self) -> str:
+        return f"bot:{self.id}"
+
+    @property
+    def face(self) -> PublicFace:
+        return PublicFace(kind="Bot", name=self.id)
+
+    @property
+    def external_id(self) -> str:
+        return f"bot:{self.team}:{self.name}"
+
+    @property
+    def ladder_allowance(self) -> int:
+        """How much of the declaration the ladder may take: one slot stays free for people."""
+        if self.open_to_humans:
+            return max(1, self.max_concurrent_games - 1)
+        return self.max_concurrent_games
+
+
+def check_slug(kind: str, value: object) -> str:
+    if not isinstance(value, str) or not SLUG.fullmatch(value):
+        raise IdentityError("invalid_request", f"{kind} must be 1-32 of a-z, 0-9 and '-', starting with a letter or digit")
+    return value
+
+
+class BotDirectory:
+    """Every bot identity this process knows. Registered bots are written through to the store."""
+
+    def __init__(self, store=None):
+        self.store = store
+        self._by_id: dict[str, BotAccount] = {}
+        self._by_token: dict[bytes, BotAccount] = {}
+        self._anon_expiry: dict[str, datetime] = {}
+
+    async def load(self) -> int:
+        """At boot: every registered bot from the store."""
+        if self.store is None:
+            return 0
+        for account in await self.store.load_bots():
+            self._index(account)
+        return len(self._by_id)
+
+    def _index(self, account: BotAccount) -> None:
+        self._by_id[account.id] = account
+        self._by_token[account.token_hash] = account
+
+    def authenticate(self, token: str) -> BotAccount | None:
+        account = self._by_token.get(digest(token))
+        if account is None:
+            return None
+        expiry = self._anon_expiry.get(account.id)
+        if expiry is not None and expiry <= datetime.now(timezone.utc):
+            self._forget(account)
+            return None
+        return account
+
+    def _forget(self, account: BotAccount) -> None:
+        self._by_id.pop(account.id, None)
+        self._by_token.pop(account.token_hash, None)
+        self._anon_expiry.pop(account.id, None)
+
+    def get(self, bot_id: str) -> BotAccount | None:
+        return self._by_id.get(bot_id)
+
+    def by_principal(self, principal: str) -> BotAccount | None:
+        return self._by_id.get(principal.removeprefix("bot:")) if principal.startswith("bot:") else None
+
+    def mint_anonymous(self, name: str | None) -> tuple[BotAccount, str]:
+        base = check_slug("name", name)[:23] if name else "bot"
+        while True:
+            bot_name = f"{base}-{secrets.token_hex(4)}"
+            if f"{ANON_TEAM}/{bot_name}" not in self._by_id:
+                break
+        token, token_hash = new_token()
+        account = BotAccount(ANON_TEAM, bot_name, token_hash, registered=False)
+        self._sweep_expired()
+        self._index(account)
+        self._anon_expiry[account.id] = datetime.now(timezone.utc) + ANON_TTL
+        return account, token
+
+    def _sweep_expired(self) -> None:
+        now = datetime.now(timezone.utc)
+        for bot_id in [b for b, at in self._anon_expiry.items() if at <= now]:
+            self._forget(self._by_id[bot_id])
+
+    async def register(self, team: object, name: object) -> tuple[BotAccount, str]:
+        team, name = check_slug("team", team), check_slug("name", name)
+        if team in RESERVED_TEAMS:
+            raise IdentityError("invalid_request", f"the team '{team}' is reserved")
+        if f"{team}/{name}" in self._by_id:
+            raise IdentityError("identity_taken", f"{team}/{name} is already registered")
+        token, token_hash = new_token()
+        account = BotAccount(team, name, token_hash, registered=True)
+        self._index(account)  # claimed before the write, so a concurrent register sees it
+        try:
+            await self._save(account, created=True)
+        except BaseException:
+            self._forget(account)
+            raise
+        return account, token
+
+    async def rotate_token(self, account: BotAccount) -> str:
+        token, token_hash = new_token()
+        old = account.token_hash
+        account.token_hash = token_hash
+        try:
+            await self._save(account)
+        except BaseException:
+            account.token_hash = old
+            raise
+        self._by_token.pop(old, None)
+        self._by_token[token_hash] = account
+        return token
+
+    async def update(self, account: BotAccount, **changes) -> BotAccount:
+        """Change settings of a registered bot, durably first, then in memory."""
+        proposed = attrs.evolve(account, **changes)
+        await self._save(proposed)
+        for field, value in changes.items():
+            setattr(account, field, value)
+        return account
+
+    async def _save(self, account: BotAccount, created: bool = False) -> None:
+        if self.store is not None and account.registered:
+            await self.store.save_bot(account, created=created)
+
+    def limits_of(self, principal: str) -> Limits | None:
+        """Admission bounds: a registered bot's declaration; anonymous bots and humans unbounded."""
+        account = self.by_principal(principal)
+        if account is None or not account.registered:
+            return None
+        return Limits.bot(account.max_concurrent_games)
+
+    def registered(self) -> list[BotAccount]:
+        return [a for a in self._by_id.values() if a.registered]

@@ -1,0 +1,87 @@
+"""Creating games that involve bots (challenges, seeks, catalog play, ladder).
+
+Every path goes through admission with purpose `general`. Bot seats play over the API
+(no connection needed, no disconnect grace); a human seat gets a seat token like a friend
+game. Both bots hear `GameStart` on their account streams.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import attrs
+
+from playsite.bots.accounts import BotAccount
+from playsite.bots.events import AccountEvents
+from playsite.rooms.admission import Purpose
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room, RoomSetup, SeatSetup
+from playsite.tokens import new_token
+from playsite.wire import PublicFace, TimeControl
+
+
+@attrs.frozen
+class Human:
+    """A person taking a seat: `principal` is 'guest:<uuid>' or 'user:<uuid>'."""
+
+    principal: str
+
+
+Participant = BotAccount | Human
+
+
+@attrs.frozen
+class BotGame:
+    room: Room
+    human_tokens: dict[str, str]
+    """Seat -> token, for human seats only (shown once to that person)."""
+
+
+async def create_game_with_bots(
+    registry: Registry,
+    events: AccountEvents,
+    *,
+    white: Participant,
+    black: Participant,
+    time_control: TimeControl,
+    rated: bool,
+    origin: str,
+    seed_window_s: float,
+    durability: str,
+) -> BotGame:
+    """Admit and start a game; raises AdmissionRefused when a bot is at capacity."""
+    seats, human_tokens = {}, {}
+    for seat, who in (("White", white), ("Black", black)):
+        token, token_hash = new_token()
+        if isinstance(who, BotAccount):
+            seats[seat] = SeatSetup(token_hash=token_hash, face=who.face, principal=who.principal, always_present=True)
+        else:
+            human_tokens[seat] = token
+            seats[seat] = SeatSetup(
+                token_hash=token_hash, face=PublicFace(kind="Human", name=None), principal=who.principal
+            )
+    bots = [who for who in (white, black) if isinstance(who, BotAccount)]
+    setup = RoomSetup(
+        game_id=str(uuid.uuid4()),
+        time_control=time_control,
+        white=seats["White"],
+        black=seats["Black"],
+        rated=rated,
+        origin=origin,
+        await_joins=False,
+        seed_window_s=seed_window_s,
+        durability=durability,
+        purpose=Purpose.GENERAL.value,
+        participants=tuple(bot.principal for bot in bots),
+    )
+    room = await registry.create(setup, Purpose.GENERAL, setup.participants)
+    for bot in bots:
+        events.publish(bot.id, {"GameStart": {"gameId": room.game_id}})
+    return BotGame(room=room, human_tokens=human_tokens)
+
+
+def seat_of_principal(room: Room, principal: str) -> str | None:
+    for seat, state in room.seats.items():
+        if state.principal == principal:
+            return seat
+    return None
