@@ -11,11 +11,16 @@ from quart_trio import QuartTrio
 
 from playsite.archive.routes import archive_routes
 from playsite.bots.accounts import BotDirectory
+from playsite.bots.gameplay_routes import gameplay_routes
+from playsite.bots.identity_routes import identity_routes
+from playsite.bots.webhook_routes import webhook_routes
 from playsite.bots.events import AccountEvents
 from playsite.config import Settings
 from playsite.games.routes import game_routes
+from playsite.lobby.routes import lobby_routes
 from playsite.rooms.registry import Registry
 from playsite.store import Store
+from playsite.transports.ndjson import ndjson_routes
 from playsite.transports.websocket import websocket_routes
 
 
@@ -57,4 +62,9 @@ def create_app(services: Services) -> QuartTrio:
     app.register_blueprint(game_routes(services))
     app.register_blueprint(websocket_routes(services))
     app.register_blueprint(archive_routes(services))
+    app.register_blueprint(identity_routes(services))
+    app.register_blueprint(lobby_routes(services))
+    app.register_blueprint(gameplay_routes(services))
+    app.register_blueprint(ndjson_routes(services))
+    app.register_blueprint(webhook_routes(services))
     return app

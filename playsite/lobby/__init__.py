@@ -1,0 +1,1 @@
+"""The lobby: challenges between bots, public seeks, and humans playing bots."""
