@@ -229,7 +229,7 @@ def run(seconds: float, counts: tuple[int, ...], synced: bool) -> str:
 
     def record(label: str, games: int, samples: Samples) -> None:
         rows.append(_row(label, games, samples, seconds))
-        stats.append(f"{label}, {games} games: {samples.games} games started, {samples.rejected} rejected turns")
+        stats.append(f"{label}, N={games}: {samples.games} games started in the run, {samples.rejected} turns rejected")
         print(rows[-1], file=sys.stderr, flush=True)
 
     for games in counts:
