@@ -1,0 +1,59 @@
+"""Process-local fixed-window rate limits, keyed by client address (or any other string).
+
+    mints = RateLimiter(limit=20, window_s=60)
+    retry_after = mints.attempt(client_ip)   # None: go ahead; a number: seconds to wait
+
+Like admission, this state lives in the one serving process (service.md rule 11). The key
+table is bounded: past `max_keys`, the window opened longest ago is forgotten first, so a
+flood of distinct addresses costs memory once, never without bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import attrs
+import trio
+
+MAX_KEYS = 10_000
+
+
+@attrs.define
+class _Window:
+    opened_at: float
+    used: int
+
+
+class RateLimiter:
+    def __init__(self, limit: int, window_s: float, *, max_keys: int = MAX_KEYS):
+        if limit < 1 or window_s <= 0:
+            raise ValueError("a rate limit needs limit >= 1 and a positive window")
+        self.limit = limit
+        self.window_s = window_s
+        self.max_keys = max_keys
+        self._windows: OrderedDict[str, _Window] = OrderedDict()
+
+    def attempt(self, key: str) -> int | None:
+        """Count one use of `key`: None when allowed, else whole seconds until its window reopens."""
+        now = trio.current_time()
+        window = self._windows.get(key)
+        if window is None or now - window.opened_at >= self.window_s:
+            self._windows.pop(key, None)
+            self._make_room(now)
+            self._windows[key] = _Window(opened_at=now, used=1)
+            return None
+        if window.used < self.limit:
+            window.used += 1
+            return None
+        return max(1, math.ceil(window.opened_at + self.window_s - now))
+
+    def _make_room(self, now: float) -> None:
+        while self._windows:
+            oldest_key, oldest = next(iter(self._windows.items()))
+            if now - oldest.opened_at < self.window_s and len(self._windows) < self.max_keys:
+                return
+            del self._windows[oldest_key]
+
+    def __len__(self) -> int:
+        return len(self._windows)

@@ -1,0 +1,45 @@
+"""The human-facing bot catalog: registered bots that opened themselves to people.
+
+`available` is advisory (read once per fetch): below the bot's declared capacity right now.
+Admission at `POST /lobby/play-bot` stays the real gate.
+"""
+
+from __future__ import annotations
+
+from playsite.bots.accounts import BotAccount
+from playsite.lobby.ratings import rating_of
+
+CATALOG_ORIGIN = "lobby"
+"""Games a guest starts from the catalog (the store knows this origin as 'lobby')."""
+
+
+def in_catalog(account: BotAccount) -> bool:
+    return account.registered and account.open_to_humans
+
+
+def catalog(directory) -> list[BotAccount]:
+    return sorted((a for a in directory.registered() if in_catalog(a)), key=lambda a: a.id)
+
+
+def catalog_card(account: BotAccount, admission) -> dict:
+    rating = rating_of(account.id)
+    active = sum(admission.occupancy(account.principal).values())
+    card = {
+        "team": account.team,
+        "name": account.name,
+        "rating": rating.rating,
+        "rd": rating.rd,
+        "provisional": rating.provisional,
+    }
+    if account.description:
+        card["description"] = account.description
+    card["available"] = active < account.max_concurrent_games
+    return card
+
+
+def has_unfinished_lobby_game(registry, principal: str) -> bool:
+    """Whether `principal` sits in a catalog game that has not ended (one at a time, for now)."""
+    return any(
+        room.setup.origin == CATALOG_ORIGIN and not room.ended and any(s.principal == principal for s in room.seats.values())
+        for room in registry.live.values()
+    )

@@ -1,0 +1,71 @@
+"""Routes people use: the bot catalog (GET /lobby/bots), playing a catalog bot
+(POST /lobby/play-bot) and accepting a bot's seek (POST /lobby/accept).
+
+No login: a guest names itself with a stable `guestId` (UUID) and gets a seat token back,
+shown once. Both writes are rate-limited per client address.
+"""
+
+from __future__ import annotations
+
+from quart import Blueprint
+
+from playsite.bots.games import Human
+from playsite.bots.ratelimit import RateLimiter
+from playsite.games.routes import json_response
+from playsite.lobby import bodies
+from playsite.lobby.catalog import catalog, catalog_card
+from playsite.lobby.http import answers_refusals, json_object, rate_limited
+
+HUMAN_STARTS_PER_MINUTE = 30
+"""Per client address, for play-bot and seek accepts together."""
+
+
+def mount_human_routes(routes: Blueprint, lobby) -> None:
+    services = lobby.services
+    starts = RateLimiter(HUMAN_STARTS_PER_MINUTE, 60)
+
+    @routes.get("/lobby/bots")
+    async def list_catalog():
+        admission = services.registry.admission
+        cards = [catalog_card(bot, admission) for bot in catalog(services.bots)]
+        return json_response({"bots": cards}, headers={"Cache-Control": "no-cache"})
+
+    @routes.post("/lobby/play-bot")
+    @answers_refusals
+    async def play_bot():
+        if (limited := rate_limited(starts, "game starts")) is not None:
+            return limited
+        body = await json_object()
+        if isinstance(body, tuple):
+            return body
+        guest = Human(bodies.guest_principal(body))
+        bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
+        time_control = bodies.time_control(body, default=None)
+        preferred = bodies.optional_side(body, "preferredColor")
+        game, seat = await lobby.play_catalog_bot(guest, bot_id, time_control, preferred)
+        return seat_response(game, seat, guest)
+
+    @routes.post("/lobby/accept")
+    @answers_refusals
+    async def guest_accepts_seek():
+        if (limited := rate_limited(starts, "game starts")) is not None:
+            return limited
+        body = await json_object()
+        if isinstance(body, tuple):
+            return body
+        guest = Human(bodies.guest_principal(body))
+        game, seat = await lobby.accept_seek(bodies.required_string(body, "seekId"), guest)
+        return seat_response(game, seat, guest)
+
+
+def seat_response(game, seat: str, guest: Human):
+    """The guest's own seat (PlayBotMatch): never the other seat, never shown again."""
+    game_id, token = game.room.game_id, game.human_tokens[seat]
+    guest_id = guest.principal.removeprefix("guest:")
+    body = {
+        "gameId": game_id,
+        "token": token,
+        "seat": seat,
+        "wsUrl": f"/games/{game_id}/ws?token={token}&guest={guest_id}",
+    }
+    return json_response(body, 201, {"Cache-Control": "no-store, private"})

@@ -1,0 +1,139 @@
+"""The lobby: pending challenges, open seeks and catalog play, and the games they start.
+
+Process-local, like admission (service.md rule 11). Every game starts through
+`create_game_with_bots`, so it passes admission with purpose `general`; a refusal at
+capacity leaves the offer (challenge or seek) exactly as it was.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import trio
+
+from playsite.bots.accounts import BotAccount
+from playsite.bots.games import BotGame, Human, Participant, create_game_with_bots
+from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
+from playsite.lobby.challenges import Challenge, ChallengeBook
+from playsite.lobby.refusals import LobbyRefusal
+from playsite.lobby.seeks import SeekBoard
+from playsite.rooms.admission import AdmissionRefused
+from playsite.rooms.registry import CreationFailed
+from playsite.wire import SEATS, TimeControl, Unlimited
+
+SWEEP_INTERVAL_S = 1.0
+"""How promptly a lapsed challenge is announced to its challenger."""
+
+CHALLENGE_ORIGIN, SEEK_ORIGIN = "challenge", "seek"
+
+
+class Lobby:
+    def __init__(self, services):
+        self.services = services
+        self.challenges = ChallengeBook(services.account_events)
+        self.seeks = SeekBoard()
+        self._seating_guests: set[str] = set()
+        self._scope: trio.CancelScope | None = None
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Housekeeping: announce lapsed challenges and drop abandoned seeks, until `stop`."""
+        with trio.CancelScope() as self._scope:
+            task_status.started()
+            while True:
+                await trio.sleep(SWEEP_INTERVAL_S)
+                self.challenges.expire()
+                self.seeks.expire()
+
+    def stop(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    # ----- challenges ---------------------------------------------------------------------
+
+    async def accept_challenge(self, target: BotAccount, challenge_id: str) -> BotGame:
+        challenge = self.challenges.claim(target, challenge_id)
+        if self.services.bots.get(challenge.challenger.id) is not challenge.challenger:
+            self.challenges.drop(challenge)
+            raise LobbyRefusal("challenge_not_found", "the challenger no longer exists")
+        return await self._start_or_release(challenge)
+
+    async def _start_or_release(self, challenge: Challenge) -> BotGame:
+        try:
+            game = await self.start_game(
+                white=challenge.challenger,
+                black=challenge.target,
+                time_control=challenge.time_control,
+                origin=CHALLENGE_ORIGIN,
+            )
+        except BaseException:
+            self.challenges.release(challenge)
+            raise
+        self.challenges.settle(challenge)
+        return game
+
+    # ----- seeks ----------------------------------------------------------------------------
+
+    async def accept_seek(self, seek_id: str, accepter: Participant) -> tuple[BotGame, str]:
+        """Start the seek's game with a random colour; returns it and the accepter's seat."""
+        seek = self.seeks.claim(seek_id, accepter.principal)
+        try:
+            if self.services.bots.get(seek.creator.id) is not seek.creator:
+                raise LobbyRefusal("seek_not_found", "the seek's creator no longer exists")
+            accepter_seat = secrets.choice(SEATS)
+            white, black = (accepter, seek.creator) if accepter_seat == "White" else (seek.creator, accepter)
+            game = await self.start_game(white=white, black=black, time_control=seek.time_control, origin=SEEK_ORIGIN)
+        except BaseException:
+            self.seeks.release(seek)
+            raise
+        self.seeks.matched(seek, game.room.game_id)
+        return game, accepter_seat
+
+    # ----- catalog --------------------------------------------------------------------------
+
+    async def play_catalog_bot(
+        self, guest: Human, bot_id: str, time_control: TimeControl, preferred: str | None
+    ) -> tuple[BotGame, str]:
+        """A guest against an open-to-humans bot; returns the game and the guest's seat."""
+        if isinstance(time_control, Unlimited):
+            raise LobbyRefusal("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
+        registry = self.services.registry
+        if guest.principal in self._seating_guests or has_unfinished_lobby_game(registry, guest.principal):
+            raise LobbyRefusal("guest_busy", "finish your current catalog game before starting another")
+        bot = self.services.bots.get(bot_id)
+        if bot is None or not in_catalog(bot):
+            raise LobbyRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
+        seat = preferred or secrets.choice(SEATS)
+        white, black = (guest, bot) if seat == "White" else (bot, guest)
+        self._seating_guests.add(guest.principal)
+        try:
+            game = await self.start_game(white=white, black=black, time_control=time_control, origin=CATALOG_ORIGIN)
+        finally:
+            self._seating_guests.discard(guest.principal)
+        return game, seat
+
+    # ----- the one way games start here -----------------------------------------------------
+
+    async def start_game(
+        self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str
+    ) -> BotGame:
+        """Admit and start an unrated game; LobbyRefusal `capacity` or `temporarily_unavailable`."""
+        settings = self.services.settings
+        try:
+            return await create_game_with_bots(
+                self.services.registry,
+                self.services.account_events,
+                white=white,
+                black=black,
+                time_control=time_control,
+                rated=False,
+                origin=origin,
+                seed_window_s=settings.dice_seed_window_ms / 1000,
+                durability=settings.game_durability,
+            )
+        except AdmissionRefused as refused:
+            who = refused.participant.removeprefix("bot:")
+            raise LobbyRefusal(
+                "capacity", f"{who} is at its concurrent-game limit; the offer stands, retry after a game ends"
+            ) from None
+        except CreationFailed:
+            raise LobbyRefusal("temporarily_unavailable", "the game could not be stored; try again") from None
