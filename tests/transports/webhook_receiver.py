@@ -1,0 +1,181 @@
+"""A real webhook endpoint for tests: a threaded stdlib HTTP(S) server on 127.0.0.1.
+
+By default it behaves as a well-written bot (docs/bots/webhooks.md): it echoes the
+verification nonce, verifies the signature of every `yourTurn` with the secret it was
+given (`receiver.secret = ...`, as a bot stores the secret shown once), and answers a
+random legal turn computed from the state's position. A per-test `script` may answer any
+request differently (status, body, delay).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+
+from playsite.rules import legal_tree, parse_dfen
+
+
+@attrs.frozen
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    delay_s: float = 0.0
+    headers: dict[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Seen:
+    at: float
+    path: str
+    headers: dict[str, str]
+    """Lower-cased names."""
+    body: bytes
+    sni: str | None
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def kind(self) -> str | None:
+        try:
+            return self.json.get("type")
+        except (ValueError, AttributeError):
+            return None
+
+
+Script = Callable[[Seen], "Reply | None"]
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    moves = []
+    while tree:
+        move = rng.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+def valid_signature(secret: str, seen: Seen) -> bool:
+    timestamp = seen.headers.get("x-dicechess-timestamp", "")
+    signature = seen.headers.get("x-dicechess-signature", "")
+    expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + seen.body, hashlib.sha256).hexdigest()
+    fresh = timestamp.isdigit() and abs(time.time() - int(timestamp)) <= 300
+    return fresh and hmac.compare_digest(expected, signature)
+
+
+class WebhookReceiver:
+    def __init__(self, script: Script | None = None, *, tls: ssl.SSLContext | None = None, seed: int = 7):
+        self.script = script or (lambda seen: None)
+        self.secret: str | None = None
+        self.seen: list[Seen] = []
+        self.bad_signatures = 0
+        self.turns_answered = 0
+        self.rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._sni = threading.local()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._scheme = "http"
+        if tls is not None:
+            tls.sni_callback = self._remember_sni
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="webhook-receiver", daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    def url(self, host: str = "127.0.0.1", path: str = "/hook") -> str:
+        return f"{self._scheme}://{host}:{self.port}{path}"
+
+    def __enter__(self) -> WebhookReceiver:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._closing.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def of_kind(self, kind: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.seen if s.kind == kind]
+
+    def _remember_sni(self, ssl_socket, server_name, context) -> None:
+        ssl_socket.sni_seen = server_name
+
+    def default_reply(self, seen: Seen) -> Reply:
+        message = seen.json
+        if message.get("type") == "verification":
+            return Reply(200, json.dumps({"nonce": message["nonce"]}).encode())
+        if message.get("type") == "yourTurn":
+            if self.secret is not None and not valid_signature(self.secret, seen):
+                with self._lock:
+                    self.bad_signatures += 1
+                return Reply(401, b"bad signature")
+            state = message["state"]
+            tree = state.get("legalMoves")
+            if tree is None:
+                tree = legal_tree(parse_dfen(state["dfen"]))
+            with self._lock:
+                moves = random_turn(tree, self.rng)
+                self.turns_answered += 1
+            return Reply(200, json.dumps({"moves": moves}).encode())
+        return Reply(400, b"unknown message")
+
+    def _answer(self, handler: BaseHTTPRequestHandler, body: bytes) -> Reply:
+        headers = {name.lower(): value for name, value in handler.headers.items()}
+        sni = getattr(handler.connection, "sni_seen", None)
+        seen = Seen(time.monotonic(), handler.path, headers, body, sni)
+        with self._lock:
+            self.seen.append(seen)
+        reply = self.script(seen)
+        if reply is None:
+            try:
+                reply = self.default_reply(seen)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                reply = Reply(400, b"unreadable")
+        return reply
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                reply = receiver._answer(self, body)
+                if reply.delay_s and receiver._closing.wait(reply.delay_s):
+                    return
+                try:
+                    self.send_response(reply.status)
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    if "Content-Length" not in reply.headers:
+                        self.send_header("Content-Length", str(len(reply.body)))
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+                    pass  # the client gave up first
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
