@@ -20,6 +20,8 @@ from playsite.bots.accounts import (
 from playsite.bots.ratelimit import RateLimiter
 from playsite.games.routes import json_response
 from playsite.lobby.http import (
+    answers_refusals,
+    client_address,
     json_object,
     rate_limited,
     refusal_response,
@@ -33,7 +35,8 @@ from playsite.store.database import DatabaseUnavailable
 ANON_MINTS_PER_MINUTE = 20
 """Per client address: enough for a test suite, too few to fill memory with identities."""
 REGISTRATIONS_PER_HOUR = 5
-"""Per client address, as the anchor does: durable names are not for bulk claiming."""
+"""Identities claimed per client address, as the anchor allows: durable names are not for
+bulk claiming. Only successful claims count, so a typo does not lock an author out."""
 
 
 def identity_routes(services) -> Blueprint:
@@ -43,6 +46,7 @@ def identity_routes(services) -> Blueprint:
     registrations = RateLimiter(REGISTRATIONS_PER_HOUR, 3600)
 
     @routes.post("/bot/anon")
+    @answers_refusals
     async def mint_anonymous():
         if (limited := rate_limited(anon_mints, "anonymous mints")) is not None:
             return limited
@@ -53,8 +57,9 @@ def identity_routes(services) -> Blueprint:
         return token_response(account, token)
 
     @routes.post("/bot/register")
+    @answers_refusals
     async def register():
-        if (limited := rate_limited(registrations, "registrations")) is not None:
+        if (limited := rate_limited(registrations, "registrations", count=False)) is not None:
             return limited
         body = await json_object()
         if isinstance(body, tuple):
@@ -65,6 +70,7 @@ def identity_routes(services) -> Blueprint:
             return refusal_response(LobbyRefusal(error.code, str(error)))
         except DatabaseUnavailable:
             return temporarily_unavailable()
+        registrations.count(client_address())
         return token_response(account, token)
 
     @routes.post("/bot/token")

@@ -36,17 +36,29 @@ class RateLimiter:
 
     def attempt(self, key: str) -> int | None:
         """Count one use of `key`: None when allowed, else whole seconds until its window reopens."""
+        retry_after = self.retry_after(key)
+        if retry_after is None:
+            self.count(key)
+        return retry_after
+
+    def retry_after(self, key: str) -> int | None:
+        """Without counting: None when `key` may go ahead now, else seconds until it may."""
+        now = trio.current_time()
+        window = self._windows.get(key)
+        if window is None or now - window.opened_at >= self.window_s or window.used < self.limit:
+            return None
+        return max(1, math.ceil(window.opened_at + self.window_s - now))
+
+    def count(self, key: str) -> None:
+        """Record one use of `key` (for limits that count only what succeeded)."""
         now = trio.current_time()
         window = self._windows.get(key)
         if window is None or now - window.opened_at >= self.window_s:
             self._windows.pop(key, None)
             self._make_room(now)
             self._windows[key] = _Window(opened_at=now, used=1)
-            return None
-        if window.used < self.limit:
+        else:
             window.used += 1
-            return None
-        return max(1, math.ceil(window.opened_at + self.window_s - now))
 
     def _make_room(self, now: float) -> None:
         while self._windows:

@@ -48,11 +48,24 @@ def refusal_response(refusal: LobbyRefusal):
     return error_response(status, refusal.code, str(refusal), headers)
 
 
+async def drain_small_body() -> None:
+    """Read a small request body before answering, even when the route ignores it.
+
+    Under quart-trio on hypercorn, a response sent while the request body is still unread
+    is now and then cut short (the connection's reader task ends and cancels the sender),
+    and the client waits forever. Reading the body first closes that race; bodies over
+    the limit are not read (they get 413 where a body is expected)."""
+    length = request.content_length
+    if length is not None and 0 < length <= BODY_MAX:
+        await request.get_data()
+
+
 def answers_refusals(handler):
     """Route decorator: a LobbyRefusal raised by the handler becomes its error response."""
 
     @functools.wraps(handler)
     async def route(*args, **kwargs):
+        await drain_small_body()
         try:
             return await handler(*args, **kwargs)
         except LobbyRefusal as refusal:
@@ -70,6 +83,7 @@ def with_bot(directory, *, registered: bool = False):
 
         @functools.wraps(handler)
         async def route(*args, **kwargs):
+            await drain_small_body()
             account = authenticate(directory)
             if isinstance(account, tuple):
                 return account
@@ -88,9 +102,13 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
-def rate_limited(limiter: RateLimiter, what: str):
-    """None when this client may go ahead, else the 429 response (with Retry-After) to return."""
-    retry_after = limiter.attempt(client_address())
+def rate_limited(limiter: RateLimiter, what: str, *, count: bool = True):
+    """None when this client may go ahead, else the 429 response (with Retry-After) to return.
+
+    With `count=False` the request is only checked; the route counts it (`limiter.count`)
+    once it succeeded."""
+    address = client_address()
+    retry_after = limiter.attempt(address) if count else limiter.retry_after(address)
     if retry_after is None:
         return None
     return error_response(

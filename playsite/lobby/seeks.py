@@ -98,12 +98,12 @@ class SeekBoard:
         """Take an open seek for `accepter` (a principal) while its game is created."""
         self.expire()
         seek = self._seeks.get(seek_id)
-        if seek is None or seek.state is SeekState.MATCHED:
+        if seek is None:
             raise LobbyRefusal("seek_not_found", "no such open seek")
         if seek.creator.principal == accepter:
             raise LobbyRefusal("own_seek", "a bot cannot accept its own seek")
-        if seek.state is SeekState.CLAIMED:
-            raise LobbyRefusal("seek_taken", "someone else is accepting this seek")
+        if seek.state is not SeekState.OPEN:
+            raise LobbyRefusal("seek_taken", "someone else accepted this seek first")
         seek.state = SeekState.CLAIMED
         return seek
 

@@ -1,0 +1,274 @@
+"""Bot identity routes over a real `playsite serve`: tokens, account, ladder, catalog opt-in,
+capacity, rate limits, every error in the Bot API error shape, and durability across a restart."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from playsite.bots.identity_routes import ANON_MINTS_PER_MINUTE, REGISTRATIONS_PER_HOUR
+from playsite.store.migrations import apply_pending, load_migrations
+from tests.lobby.api import FAST_GAMES, Api, api, assert_error, assert_no_server_errors, shared_api  # noqa: F401
+
+AUTHENTICATED = [
+    ("POST", "/bot/token"),
+    ("GET", "/bot/account"),
+    ("POST", "/bot/ladder/join"),
+    ("POST", "/bot/ladder/leave"),
+    ("POST", "/bot/open-to-humans"),
+    ("POST", "/bot/open-to-humans/leave"),
+    ("GET", "/bot/capacity"),
+    ("POST", "/bot/capacity"),
+    ("POST", "/bot/challenge"),
+    ("GET", "/bot/challenges"),
+    ("POST", "/bot/challenge/challenge-1/accept"),
+    ("POST", "/bot/challenge/challenge-1/decline"),
+    ("POST", "/bot/seeks"),
+    ("POST", "/bot/seeks/seek-1/accept"),
+]
+REGISTERED_ONLY = [
+    ("POST", "/bot/token"),
+    ("POST", "/bot/ladder/join"),
+    ("POST", "/bot/ladder/leave"),
+    ("POST", "/bot/open-to-humans"),
+    ("POST", "/bot/open-to-humans/leave"),
+    ("GET", "/bot/capacity"),
+    ("POST", "/bot/capacity"),
+]
+
+
+# ----- anonymous identities ------------------------------------------------------------------
+
+
+def test_anon_mint_answers_a_token_response(api):
+    response = api.call("POST", "/bot/anon", params={"name": "rustam"})
+    assert response.status_code == 201
+    assert response.headers["cache-control"] == "no-store"
+    bot = response.json()
+    assert set(bot) == {"token", "team", "name", "id"}
+    assert bot["team"] == "anon" and bot["name"].startswith("rustam-")
+    assert bot["id"] == f"bot:anon:{bot['name']}"
+    account = api.ok("GET", "/bot/account", bot)
+    assert account == {"team": "anon", "name": bot["name"], "id": bot["id"]}
+
+
+def test_anon_mint_without_a_name_gets_a_generated_one(api):
+    first, second = api.anon(), api.anon()
+    assert first["name"] != second["name"] and first["token"] != second["token"]
+
+
+@pytest.mark.parametrize("name", ["Upper", "-dash", "sp ace", "x" * 33, "ünï"])
+def test_anon_mint_with_an_invalid_name_is_400(shared_api, name):
+    assert_error(shared_api.call("POST", "/bot/anon", params={"name": name}), 400, "invalid_request")
+
+
+def test_anon_mint_rate_limit_per_address_answers_429_with_retry_after(api):
+    for _ in range(ANON_MINTS_PER_MINUTE):
+        api.anon()
+    response = api.call("POST", "/bot/anon")
+    assert_error(response, 429, "rate_limited")
+    assert 1 <= int(response.headers["retry-after"]) <= 60
+
+
+# ----- registration ------------------------------------------------------------------------------
+
+
+def test_register_answers_a_token_response_once(api):
+    response = api.call("POST", "/bot/register", json={"team": "dragons", "name": "smaug"})
+    assert response.status_code == 201
+    bot = response.json()
+    assert {k: bot[k] for k in ("team", "name", "id")} == {"team": "dragons", "name": "smaug", "id": "bot:dragons:smaug"}
+    assert api.ok("GET", "/bot/account", bot)["id"] == "bot:dragons:smaug"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"team": "Dragons", "name": "smaug"},
+        {"team": "dragons", "name": "-smaug"},
+        {"team": "dragons", "name": "s" * 33},
+        {"team": "dragons"},
+        {"name": "smaug"},
+        {"team": 7, "name": "smaug"},
+        {},
+    ],
+)
+def test_register_with_an_invalid_slug_is_400(shared_api, body):
+    assert_error(shared_api.call("POST", "/bot/register", json=body), 400, "invalid_request")
+
+
+@pytest.mark.parametrize("team", ["anon", "house"])
+def test_register_a_reserved_team_is_400(shared_api, team):
+    assert_error(shared_api.call("POST", "/bot/register", json={"team": team, "name": "mine"}), 400, "invalid_request")
+
+
+def test_register_a_taken_identity_is_409(api):
+    api.register("dragons", "smaug")
+    assert_error(api.call("POST", "/bot/register", json={"team": "dragons", "name": "smaug"}), 409, "identity_taken")
+
+
+def test_register_rate_limit_per_address_answers_429_with_retry_after(api):
+    for n in range(REGISTRATIONS_PER_HOUR):
+        api.register("rl", f"bot{n}")
+    response = api.call("POST", "/bot/register", json={"team": "rl", "name": "one-more"})
+    assert_error(response, 429, "rate_limited")
+    assert 1 <= int(response.headers["retry-after"]) <= 3600
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "status", "code"),
+    [
+        (b"{not json", "application/json", 400, "invalid_request"),
+        (b"[1, 2]", "application/json", 400, "invalid_request"),
+        (b'"team"', "application/json", 400, "invalid_request"),
+        (b'{"team": "a", "name": "b"}', "text/plain", 415, "unsupported_media_type"),
+        (b'{"team": "a", "name": "' + b"x" * 5000 + b'"}', "application/json", 413, "request_too_large"),
+    ],
+)
+def test_register_rejects_malformed_bodies_in_the_error_shape(shared_api, content, content_type, status, code):
+    response = shared_api.call("POST", "/bot/register", content=content, headers={"Content-Type": content_type})
+    assert_error(response, status, code)
+
+
+# ----- bearer authentication -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "path"), AUTHENTICATED)
+@pytest.mark.parametrize("authorization", [None, "Bearer nope", "Basic abc", "bearer"])
+def test_authenticated_routes_answer_401_without_a_valid_bearer(shared_api, method, path, authorization):
+    headers = {"Authorization": authorization} if authorization is not None else {}
+    response = shared_api.call(method, path, headers=headers)
+    assert_error(response, 401, "unauthorized")
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_registered_only_routes_answer_403_to_anonymous_bots(api):
+    anonymous = api.anon()
+    for method, path in REGISTERED_ONLY:
+        response = api.call(method, path, anonymous["token"], json={"maxConcurrentGames": 2})
+        assert_error(response, 403, "registered_only")
+
+
+def test_token_rotation_invalidates_the_old_token_at_once(api):
+    bot = api.register("acme", "alice")
+    rotated = api.ok("POST", "/bot/token", bot)
+    assert set(rotated) == {"token"} and rotated["token"] != bot["token"]
+    assert_error(api.call("GET", "/bot/account", bot["token"]), 401, "unauthorized")
+    assert api.ok("GET", "/bot/account", rotated)["id"] == "bot:acme:alice"
+
+
+# ----- ladder and catalog opt-in -----------------------------------------------------------------
+
+
+def test_ladder_join_and_leave_answer_the_ladder_state(api):
+    bot = api.register("acme", "alice")
+    assert api.ok("POST", "/bot/ladder/join", bot) == {"onLadder": True, "glickoRating": 1500.0, "glickoRd": 350.0}
+    assert api.ok("POST", "/bot/ladder/join", bot)["onLadder"] is True
+    assert api.ok("POST", "/bot/ladder/leave", bot) == {"onLadder": False, "glickoRating": 1500.0, "glickoRd": 350.0}
+
+
+def test_open_to_humans_sets_and_clears_the_description(api):
+    bot = api.register("acme", "alice")
+    opened = api.ok("POST", "/bot/open-to-humans", bot, json={"description": "aggressive + book"})
+    assert opened == {"openToHumans": True, "description": "aggressive + book"}
+    # Leaving keeps the description; opening again without one clears it.
+    assert api.ok("POST", "/bot/open-to-humans/leave", bot) == {"openToHumans": False, "description": "aggressive + book"}
+    assert api.ok("POST", "/bot/open-to-humans", bot) == {"openToHumans": True}
+    assert api.ok("POST", "/bot/open-to-humans", bot, json={"description": "x" * 200})["description"] == "x" * 200
+    assert api.ok("POST", "/bot/open-to-humans", bot, json={"description": ""}) == {"openToHumans": True}
+
+
+def test_open_to_humans_refuses_bad_bodies_and_changes_nothing(api):
+    bot = api.register("acme", "alice")
+    json_type = {"Content-Type": "application/json"}
+    for kwargs, status, code in [
+        ({"json": {"description": "x" * 201}}, 400, "invalid_request"),
+        ({"json": {"description": 5}}, 400, "invalid_request"),
+        ({"content": b"{", "headers": json_type}, 400, "invalid_request"),
+        ({"content": b"description=x", "headers": {"Content-Type": "application/x-www-form-urlencoded"}}, 415, None),
+        ({"content": b" " * 5000 + b"{}", "headers": json_type}, 413, "request_too_large"),
+    ]:
+        assert_error(api.call("POST", "/bot/open-to-humans", bot["token"], **kwargs), status, code)
+    assert api.ok("GET", "/bot/capacity", bot)["openToHumans"] is False
+
+
+# ----- capacity ----------------------------------------------------------------------------------
+
+
+def test_capacity_starts_at_one_and_follows_the_declaration(api):
+    bot = api.register("acme", "alice")
+    assert api.ok("GET", "/bot/capacity", bot) == {
+        "maxConcurrentGames": 1,
+        "openToHumans": False,
+        "ladderAllowance": 1,
+        "activeGames": 0,
+    }
+    declared = api.ok("POST", "/bot/capacity", bot, json={"maxConcurrentGames": 4})
+    assert declared == {"maxConcurrentGames": 4, "openToHumans": False, "ladderAllowance": 4, "activeGames": 0}
+    api.ok("POST", "/bot/open-to-humans", bot)
+    # A catalog bot keeps one slot free for people: the ladder may take the rest.
+    assert api.ok("GET", "/bot/capacity", bot)["ladderAllowance"] == 3
+
+
+def test_capacity_out_of_range_or_not_an_integer_is_400(api):
+    bot = api.register("acme", "alice")
+    for value in (0, 33, -1, "3", 2.5, True, None, [3]):
+        response = api.call("POST", "/bot/capacity", bot["token"], json={"maxConcurrentGames": value})
+        assert_error(response, 400, "invalid_request")
+    assert api.ok("GET", "/bot/capacity", bot)["maxConcurrentGames"] == 1
+    assert api.ok("POST", "/bot/capacity", bot, json={"maxConcurrentGames": 32})["maxConcurrentGames"] == 32
+
+
+def test_capacity_counts_active_games(api):
+    bot = api.register("acme", "alice", capacity=2)
+    challenger = api.anon()
+    challenge = api.challenge(challenger, bot)
+    api.ok("POST", f"/bot/challenge/{challenge['id']}/accept", bot, 201)
+    assert api.active_games(bot) == 1
+
+
+def test_capacity_without_a_body_is_400_and_with_a_wrong_type_415(api):
+    bot = api.register("acme", "alice")
+    assert_error(api.call("POST", "/bot/capacity", bot["token"]), 400, "invalid_request")
+    response = api.call("POST", "/bot/capacity", bot["token"], content=b"maxConcurrentGames=2")
+    assert_error(response, 415, "unsupported_media_type")
+
+
+# ----- durability ----------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_registered_bots_survive_a_restart_with_postgres(serve, database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    env = {**FAST_GAMES, "DATABASE_URL": database_url}
+    first = serve(env)
+    before = Api(first)
+    bot = before.register("acme", "alice", capacity=3)
+    before.ok("POST", "/bot/open-to-humans", bot, json={"description": "plays fast"})
+    before.ok("POST", "/bot/ladder/join", bot)
+    rotated = before.ok("POST", "/bot/token", bot)
+    anonymous = before.anon()
+    before.close()
+    assert first.stop() == 0
+    assert_no_server_errors(first)
+
+    second = serve(env)
+    after = Api(second)
+    assert after.ok("GET", "/bot/account", rotated)["id"] == "bot:acme:alice"
+    assert after.ok("GET", "/bot/capacity", rotated) == {
+        "maxConcurrentGames": 3,
+        "openToHumans": True,
+        "ladderAllowance": 2,
+        "activeGames": 0,
+    }
+    assert after.ok("POST", "/bot/ladder/join", rotated)["onLadder"] is True
+    catalog = after.ok("GET", "/lobby/bots")["bots"]
+    assert [(b["team"], b["name"], b["description"]) for b in catalog] == [("acme", "alice", "plays fast")]
+    # The token replaced before the restart stays dead; anonymous bots are memory only.
+    assert_error(after.call("GET", "/bot/account", bot["token"]), 401, "unauthorized")
+    assert_error(after.call("GET", "/bot/account", anonymous["token"]), 401, "unauthorized")
+    # The name is still taken.
+    assert_error(after.call("POST", "/bot/register", json={"team": "acme", "name": "alice"}), 409, "identity_taken")
+    after.close()
+    assert_no_server_errors(second)
