@@ -51,7 +51,7 @@ def mount_seek_routes(routes: Blueprint, lobby) -> None:
     @answers_refusals
     async def cancel_seek(seek_id: str):
         lobby.seeks.cancel(seek_id, creator_secret())
-        return Response(status=204)
+        return Response(b"", status=204)
 
 
 def creator_secret() -> str:

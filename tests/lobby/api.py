@@ -56,9 +56,12 @@ class Api:
 
     def wait_until_idle(self, bot: dict, timeout: float = 30) -> None:
         """Until every game of this registered bot has ended and released its admission."""
+        self.wait_for_active_games(bot, 0, timeout)
+
+    def wait_for_active_games(self, bot: dict, count: int, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
-        while self.active_games(bot) > 0:
-            assert time.monotonic() < deadline, "the bot's games did not end in time"
+        while self.active_games(bot) != count:
+            assert time.monotonic() < deadline, f"the bot did not reach {count} active game(s) in time"
             time.sleep(0.1)
 
     def close(self) -> None:
