@@ -1,9 +1,219 @@
-"""Bot gameplay routes: /bot/game/{id}/seed|move|resign and /bot/games."""
+"""Bot gameplay routes: /bot/game/{id}/seed|move|resign and /bot/games.
+
+A bot seat needs no connection: each request hands the room a `PlayerCommand` for the
+caller's seat. A move waits for the room's verdict at most `MOVE_VERDICT_WAIT_S`:
+200 applied, 409 refused (both a MoveVerdict), or 202 with no verdict yet — the command
+still stands and its outcome shows on the game stream (a late refusal as `Rejected`)
+and in the polling reads. Seeds and resignations are fire-and-forget (202).
+
+`PLAY_MOVE_VERDICT_WAIT_S` overrides the verdict wait; like the ndjson keep-alive knob it
+exists for tests (0 makes every move answer 202) and is read once when the routes are built.
+"""
 
 from __future__ import annotations
 
-from quart import Blueprint
+import os
+
+from typing import NamedTuple
+
+import trio
+from quart import Blueprint, Response, request
+
+from playsite.bots.accounts import BotAccount
+from playsite.bots.auth import authenticate
+from playsite.games.errors import error_response
+from playsite.games.routes import json_response, read_json_body
+from playsite.rooms.intents import PlayerCommand, Verdict
+from playsite.rooms.room import Room
+from playsite.transports.ndjson import seat_streams
+from playsite.wire import (
+    MAX_COMMAND_BYTES,
+    Rejected,
+    Resign,
+    SubmitSeed,
+    WireError,
+    command_from_json,
+    encode_clocks,
+    encode_event,
+    encode_time_control,
+)
+
+MOVE_VERDICT_WAIT_S = 3.0
+"""How long POST /bot/game/{id}/move waits for the verdict before answering 202."""
+MOVE_VERDICT_WAIT_ENV = "PLAY_MOVE_VERDICT_WAIT_S"
+BODY_MAX = MAX_COMMAND_BYTES
+"""Gameplay bodies are commands: the same 4 KiB bound as a socket frame."""
+GAME_IS_OVER = "game is over"
+
+
+def verdict_wait(environ=os.environ) -> float:
+    raw = environ.get(MOVE_VERDICT_WAIT_ENV)
+    if raw is None:
+        return MOVE_VERDICT_WAIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"{MOVE_VERDICT_WAIT_ENV} must be a number of seconds >= 0, got {raw!r}")
+    return value
 
 
 def gameplay_routes(services) -> Blueprint:
-    return Blueprint("gameplay_routes", __name__)
+    routes = Blueprint("gameplay_routes", __name__)
+    registry = services.registry
+    wait_s = verdict_wait()
+    streams = seat_streams(services)
+
+    def seated_caller(game_id: str):
+        """The caller and its seat in this game, or an error response tuple (401, 404)."""
+        account = authenticate(services.bots)
+        if isinstance(account, tuple):
+            return account
+        room = registry.get(game_id)
+        seats = seats_of(room, account.principal) if room is not None else []
+        if not seats:
+            return error_response(404, "game_not_found", "no such game, or you are not seated in it")
+        # A bot holding both seats (a self-game) acts for whichever is to move.
+        seat = room.active_seat if room.active_seat in seats else seats[0]
+        return Caller(account, room, seat)
+
+    @routes.post("/bot/game/<game_id>/seed")
+    async def submit_seed(game_id: str):
+        if (oversize := await drain_body(BODY_MAX)) is not None:
+            return oversize
+        caller = seated_caller(game_id)
+        if not isinstance(caller, Caller):
+            return caller
+        _, room, seat = caller
+        body = await read_json_body(BODY_MAX)
+        if isinstance(body, tuple):
+            return body
+        if set(body) != {"seed"} or not isinstance(body["seed"], str):
+            return error_response(400, "invalid_request", 'send {"seed": "<string>"} and nothing else')
+        # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202.
+        await room.send(PlayerCommand(seat, SubmitSeed(body["seed"])))
+        return Response(b"", status=202)
+
+    @routes.post("/bot/game/<game_id>/move")
+    async def submit_move(game_id: str):
+        if (oversize := await drain_body(BODY_MAX)) is not None:
+            return oversize
+        caller = seated_caller(game_id)
+        if not isinstance(caller, Caller):
+            return caller
+        account, room, seat = caller
+        body = await read_json_body(BODY_MAX)
+        if isinstance(body, tuple):
+            return body
+        try:
+            command = command_from_json({"SubmitTurn": body})
+        except WireError as error:
+            return error_response(400, "invalid_request", f"bad move body: {error.reason}")
+        intent = PlayerCommand(seat, command)
+        queued, verdict = await verdict_within(room, intent, wait_s)
+        if verdict is None:
+            if room.nursery is not None:
+                room.nursery.start_soon(deliver_late, room, intent, queued, streams, account.principal)
+            return json_response({"applied": False, "version": None, "reason": None}, 202)
+        if not verdict.applied:
+            streams.tell(room.game_id, account.principal, rejected_text(seat, verdict))
+        return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
+
+    @routes.post("/bot/game/<game_id>/resign")
+    async def resign(game_id: str):
+        if (oversize := await drain_body(BODY_MAX)) is not None:
+            return oversize
+        caller = seated_caller(game_id)
+        if not isinstance(caller, Caller):
+            return caller
+        _, room, seat = caller
+        body = await read_json_body(BODY_MAX)
+        if isinstance(body, tuple):
+            return body
+        await room.send(PlayerCommand(seat, Resign()))
+        return Response(b"", status=202)
+
+    @routes.get("/bot/games")
+    async def my_games():
+        account = authenticate(services.bots)
+        if isinstance(account, tuple):
+            return account
+        games = [
+            my_game(room, seat)
+            for room in list(registry.live.values())
+            if not room.ended
+            for seat in seats_of(room, account.principal)
+        ]
+        return json_response({"games": games}, headers={"Cache-Control": "no-store"})
+
+    return routes
+
+
+class Caller(NamedTuple):
+    account: BotAccount
+    room: Room
+    seat: str
+
+
+async def drain_body(limit: int):
+    """Receive the whole body before any answer, or a 413 that closes the connection.
+
+    hypercorn stalls a kept-alive connection whose previous request was answered before
+    its body was read (the next request on it never gets a response), so every route
+    here reads the body first, even when the answer will be 401 or 404.
+    """
+    if request.content_length is not None and request.content_length > limit:
+        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
+    if len(await request.get_data()) > limit:
+        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
+    return None
+
+
+def seats_of(room, principal: str) -> list[str]:
+    return [seat for seat, state in room.seats.items() if state.principal == principal]
+
+
+async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
+    """(queued, verdict): the verdict is None when it took longer than `wait_s`.
+
+    The intent still stands then; one the room had not even queued (its queue was full)
+    is queued later by `deliver_late`.
+    """
+    queued = False
+    with trio.move_on_after(wait_s):
+        if not await room.send(intent):
+            return False, Verdict(False, room.version, GAME_IS_OVER)
+        queued = True
+        return True, await intent.reply.wait()
+    return queued, None
+
+
+async def deliver_late(room, intent: PlayerCommand, queued: bool, streams, principal: str) -> None:
+    """Finish what a 202 left standing: queue the intent if needed, tell a refusal as Rejected."""
+    if not queued and not await room.send(intent):
+        return
+    verdict = await intent.reply.wait()
+    if not verdict.applied:
+        streams.tell(room.game_id, principal, rejected_text(intent.seat, verdict))
+
+
+def rejected_text(seat: str, verdict: Verdict) -> str:
+    return encode_event(Rejected(v=verdict.version, seat=seat, reason=verdict.reason or "refused"))
+
+
+def verdict_json(verdict: Verdict) -> dict:
+    return {"applied": verdict.applied, "version": verdict.version, "reason": verdict.reason}
+
+
+def my_game(room, seat: str) -> dict:
+    state = room.public_state()
+    return {
+        "gameId": room.game_id,
+        "seat": seat,
+        "activeSeat": state.active_seat,
+        "dicePending": state.dice_pending,
+        "timeControl": encode_time_control(state.time_control),
+        "clocks": encode_clocks(state.clocks),
+        "version": state.version,
+    }

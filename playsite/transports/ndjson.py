@@ -1,9 +1,167 @@
-"""ndjson streams: /bot/stream/event and /bot/game/stream/{id}."""
+"""ndjson streams: /bot/stream/event and /bot/game/stream/{id}.
+
+Each line is one compact JSON object (the same text the room encodes once for every
+subscriber); a blank line is a keep-alive sent after `KEEPALIVE_S` of silence. Streams
+are live-only: a bot that lost its connection resyncs from the Snapshot of a new game
+stream, or by polling (`GET /bot/games`, `GET /games/{id}`, `GET /games/{id}/moves`).
+
+A stream is a `QueueSubscriber` like every other transport: the room offers it events
+without waiting; a client that does not read loses events and, past the drop bound, is
+detached, so it never stalls a game. The game stream ends after `GameEnded`; both end
+when the client goes away (quart-trio cancels the response body, which detaches it).
+
+`PLAY_NDJSON_KEEPALIVE_S` (seconds, default 25) overrides the keep-alive interval. It is
+a knob for tests, read once when the routes are built; it is not a deployment setting.
+"""
 
 from __future__ import annotations
 
-from quart import Blueprint
+import os
+import weakref
+from collections import defaultdict
+from collections.abc import AsyncIterator
+
+import trio
+from quart import Blueprint, Response
+
+from playsite.bots.auth import authenticate
+from playsite.bots.games import seat_of_principal
+from playsite.games.errors import error_response
+from playsite.rooms.fanout import QueueSubscriber
+from playsite.rooms.intents import Attach, Detach
+
+KEEPALIVE_S = 25.0
+"""Silence after which a stream sends a blank line (the ecosystem's ~25 s keep-alive)."""
+KEEPALIVE_ENV = "PLAY_NDJSON_KEEPALIVE_S"
+DETACH_TIMEOUT_S = 5
+NDJSON = "application/x-ndjson"
+KEEPALIVE_LINE = b"\n"
+_GAME_ENDED_PREFIX = '{"GameEnded"'
+
+
+def keepalive_interval(environ=os.environ) -> float:
+    raw = environ.get(KEEPALIVE_ENV)
+    if raw is None:
+        return KEEPALIVE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"{KEEPALIVE_ENV} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+class SeatStreams:
+    """The game streams each seated bot holds, so a refused move can reach them as `Rejected`.
+
+    A verdict is an answer to one caller, not a room event: it goes to that bot's own
+    streams of that game (the HTTP 409 carries it too; after a 202 the stream is the only
+    place a late refusal is told).
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[str, str], list[QueueSubscriber]] = defaultdict(list)
+
+    def add(self, game_id: str, principal: str, subscriber: QueueSubscriber) -> None:
+        self._open[(game_id, principal)].append(subscriber)
+
+    def remove(self, game_id: str, principal: str, subscriber: QueueSubscriber) -> None:
+        streams = self._open.get((game_id, principal), [])
+        if subscriber in streams:
+            streams.remove(subscriber)
+        if not streams:
+            self._open.pop((game_id, principal), None)
+
+    def tell(self, game_id: str, principal: str, text: str) -> None:
+        for subscriber in list(self._open.get((game_id, principal), [])):
+            subscriber.offer(text)
+
+
+_seat_streams: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def seat_streams(services) -> SeatStreams:
+    """The SeatStreams of one running server (one per registry), shared by the Bot API routes."""
+    streams = _seat_streams.get(services.registry)
+    if streams is None:
+        streams = _seat_streams[services.registry] = SeatStreams()
+    return streams
 
 
 def ndjson_routes(services) -> Blueprint:
-    return Blueprint("ndjson_routes", __name__)
+    routes = Blueprint("ndjson_routes", __name__)
+    keepalive = keepalive_interval()
+    streams = seat_streams(services)
+
+    @routes.get("/bot/stream/event")
+    async def account_stream():
+        account = authenticate(services.bots)
+        if isinstance(account, tuple):
+            return account
+        return ndjson_response(account_lines(services.account_events, account.id, keepalive))
+
+    @routes.get("/bot/game/stream/<game_id>")
+    async def game_stream(game_id: str):
+        account = authenticate(services.bots)
+        if isinstance(account, tuple):
+            return account
+        room = services.registry.get(game_id)
+        if room is None:
+            return error_response(404, "game_not_found", "no such game")
+        seated = seat_of_principal(room, account.principal) is not None
+        principal = account.principal if seated else None
+        return ndjson_response(game_lines(room, keepalive, streams, principal))
+
+    return routes
+
+
+def ndjson_response(lines: AsyncIterator[bytes]) -> Response:
+    response = Response(lines, status=200, content_type=NDJSON, headers={"Cache-Control": "no-cache"})
+    response.timeout = None  # a stream lasts as long as its game, not RESPONSE_TIMEOUT
+    return response
+
+
+async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
+    """The bot's account events until it disconnects (or lags past its bound)."""
+    subscriber = events.open(bot_id)
+    try:
+        async for line in queued_lines(subscriber, keepalive):
+            yield line
+    finally:
+        events.close(bot_id, subscriber)
+
+
+async def game_lines(room, keepalive: float, streams: SeatStreams, principal: str | None) -> AsyncIterator[bytes]:
+    """Snapshot, then the room's events until GameEnded; Detach however it ends."""
+    subscriber = QueueSubscriber(None)
+    attach = Attach(subscriber)
+    if not (await room.send(attach) and await attach.reply.wait()):
+        # The game's task is gone: its final state is all there is to say.
+        yield room.snapshot_text().encode() + b"\n"
+        return
+    if principal is not None:
+        streams.add(room.game_id, principal, subscriber)
+    try:
+        async for line in queued_lines(subscriber, keepalive):
+            yield line
+            if line.startswith(_GAME_ENDED_PREFIX.encode()):
+                return
+    finally:
+        if principal is not None:
+            streams.remove(room.game_id, principal, subscriber)
+        with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
+            await room.send(Detach(subscriber))
+
+
+async def queued_lines(subscriber: QueueSubscriber, keepalive: float) -> AsyncIterator[bytes]:
+    """Each queued text as a line, a blank line after `keepalive` s of silence; ends with the queue."""
+    while True:
+        text = None
+        with trio.move_on_after(keepalive):
+            try:
+                text = await subscriber.events.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return
+        # Never yield inside the cancel scope: the consumer runs while we are suspended.
+        yield KEEPALIVE_LINE if text is None else text.encode() + b"\n"
