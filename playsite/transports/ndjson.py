@@ -10,6 +10,10 @@ without waiting; a client that does not read loses events and, past the drop bou
 detached, so it never stalls a game. The game stream ends after `GameEnded`; both end
 when the client goes away (quart-trio cancels the response body, which detaches it).
 
+The first line tells the client it is subscribed: the game stream's Snapshot, and a blank
+line on the account stream (response headers are sent before the body starts, so they
+do not prove the subscription yet).
+
 `PLAY_NDJSON_KEEPALIVE_S` (seconds, default 25) overrides the keep-alive interval. It is
 a knob for tests, read once when the routes are built; it is not a deployment setting.
 """
@@ -123,9 +127,14 @@ def ndjson_response(lines: AsyncIterator[bytes]) -> Response:
 
 
 async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
-    """The bot's account events until it disconnects (or lags past its bound)."""
+    """The bot's account events until it disconnects (or lags past its bound).
+
+    The first line is a blank keep-alive, sent once the subscription is live: a bot that
+    has read it knows it will hear about a challenge it creates next.
+    """
     subscriber = events.open(bot_id)
     try:
+        yield KEEPALIVE_LINE
         async for line in queued_lines(subscriber, keepalive):
             yield line
     finally:

@@ -503,14 +503,18 @@ async def test_streams_send_blank_keepalive_lines_when_silent(open_site):
         game = await site.new_game(await site.new_bot("w"), await site.new_bot("b"))
         for url in (f"/bot/game/stream/{game.id}", "/bot/stream/event"):
             async with http.stream("GET", url, headers=game.white.auth) as stream:
+                lines = stream.aiter_lines()
+                # The first line says the subscription is live: a Snapshot, or a blank line.
+                first = await anext(lines)
+                if url == "/bot/stream/event":
+                    assert first == ""
+                else:
+                    assert first.startswith('{"Snapshot"')
                 started = time.monotonic()
-                blanks = 0
                 with trio.fail_after(5):
-                    async for line in stream.aiter_lines():
-                        blanks += line == ""
-                        if blanks == 3:
-                            break
-                assert time.monotonic() - started >= 0.4, url
+                    for _ in range(3):
+                        assert await anext(lines) == ""
+                assert time.monotonic() - started >= 0.5, url
 
 
 async def test_game_stream_ends_after_game_ended(open_site):
@@ -532,12 +536,13 @@ async def test_game_stream_ends_after_game_ended(open_site):
         assert "Ended" in events[0]["Snapshot"]["state"]["status"]
 
 
-async def test_account_stream_tells_game_start(open_site):
+async def test_account_stream_opens_with_a_blank_line_then_tells_game_start(open_site):
     async with open_site() as site, client(site) as http:
         white, black = await site.new_bot("w"), await site.new_bot("b")
         async with http.stream("GET", "/bot/stream/event", headers=black.auth) as stream:
             assert stream.headers["content-type"] == "application/x-ndjson"
             lines = stream.aiter_lines()
+            assert await anext(lines) == ""  # subscribed: what happens from now on is heard
             game = await site.new_game(white, black)
             events = await read_until(lines, lambda e: kind(e) == "GameStart")
         assert events[-1] == {"GameStart": {"gameId": game.id}}
