@@ -65,8 +65,10 @@ def gameplay_routes(services) -> Blueprint:
     wait_s = verdict_wait()
     streams = seat_streams(services)
 
-    def seated_caller(game_id: str):
-        """The caller and its seat in this game, or an error response tuple (401, 404)."""
+    async def seated_request(game_id: str):
+        """The caller, its seat and the JSON body, or the error to answer (413, 401, 404, 415, 400)."""
+        if (oversize := await drain_body(BODY_MAX)) is not None:
+            return oversize
         account = authenticate(services.bots)
         if isinstance(account, tuple):
             return account
@@ -74,64 +76,50 @@ def gameplay_routes(services) -> Blueprint:
         seats = seats_of(room, account.principal) if room is not None else []
         if not seats:
             return error_response(404, "game_not_found", "no such game, or you are not seated in it")
-        # A bot holding both seats (a self-game) acts for whichever is to move.
-        seat = room.active_seat if room.active_seat in seats else seats[0]
-        return Caller(account, room, seat)
-
-    @routes.post("/bot/game/<game_id>/seed")
-    async def submit_seed(game_id: str):
-        if (oversize := await drain_body(BODY_MAX)) is not None:
-            return oversize
-        caller = seated_caller(game_id)
-        if not isinstance(caller, Caller):
-            return caller
-        _, room, seat = caller
         body = await read_json_body(BODY_MAX)
         if isinstance(body, tuple):
             return body
-        if set(body) != {"seed"} or not isinstance(body["seed"], str):
+        # A bot holding both seats (a self-game) acts for whichever is to move.
+        seat = room.active_seat if room.active_seat in seats else seats[0]
+        return Seated(account, room, seat, body)
+
+    @routes.post("/bot/game/<game_id>/seed")
+    async def submit_seed(game_id: str):
+        seated = await seated_request(game_id)
+        if not isinstance(seated, Seated):
+            return seated
+        if set(seated.body) != {"seed"} or not isinstance(seated.body["seed"], str):
             return error_response(400, "invalid_request", 'send {"seed": "<string>"} and nothing else')
         # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202.
-        await room.send(PlayerCommand(seat, SubmitSeed(body["seed"])))
+        await seated.room.send(PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"])))
         return Response(b"", status=202)
 
     @routes.post("/bot/game/<game_id>/move")
     async def submit_move(game_id: str):
-        if (oversize := await drain_body(BODY_MAX)) is not None:
-            return oversize
-        caller = seated_caller(game_id)
-        if not isinstance(caller, Caller):
-            return caller
-        account, room, seat = caller
-        body = await read_json_body(BODY_MAX)
-        if isinstance(body, tuple):
-            return body
+        seated = await seated_request(game_id)
+        if not isinstance(seated, Seated):
+            return seated
         try:
-            command = command_from_json({"SubmitTurn": body})
+            command = command_from_json({"SubmitTurn": seated.body})
         except WireError as error:
             return error_response(400, "invalid_request", f"bad move body: {error.reason}")
-        intent = PlayerCommand(seat, command)
+        room, principal = seated.room, seated.account.principal
+        intent = PlayerCommand(seated.seat, command)
         queued, verdict = await verdict_within(room, intent, wait_s)
         if verdict is None:
             if room.nursery is not None:
-                room.nursery.start_soon(deliver_late, room, intent, queued, streams, account.principal)
+                room.nursery.start_soon(deliver_late, room, intent, queued, streams, principal)
             return json_response({"applied": False, "version": None, "reason": None}, 202)
         if not verdict.applied:
-            streams.tell(room.game_id, account.principal, rejected_text(seat, verdict))
+            streams.tell(room.game_id, principal, rejected_text(seated.seat, verdict))
         return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
 
     @routes.post("/bot/game/<game_id>/resign")
     async def resign(game_id: str):
-        if (oversize := await drain_body(BODY_MAX)) is not None:
-            return oversize
-        caller = seated_caller(game_id)
-        if not isinstance(caller, Caller):
-            return caller
-        _, room, seat = caller
-        body = await read_json_body(BODY_MAX)
-        if isinstance(body, tuple):
-            return body
-        await room.send(PlayerCommand(seat, Resign()))
+        seated = await seated_request(game_id)
+        if not isinstance(seated, Seated):
+            return seated
+        await seated.room.send(PlayerCommand(seated.seat, Resign()))
         return Response(b"", status=202)
 
     @routes.get("/bot/games")
@@ -150,10 +138,11 @@ def gameplay_routes(services) -> Blueprint:
     return routes
 
 
-class Caller(NamedTuple):
+class Seated(NamedTuple):
     account: BotAccount
     room: Room
     seat: str
+    body: dict
 
 
 async def drain_body(limit: int):

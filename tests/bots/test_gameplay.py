@@ -367,7 +367,8 @@ async def test_oversize_bodies_are_413_and_wrong_content_types_415(open_site):
         huge = json.dumps({"moves": ["e2e4"], "pad": "x" * 5000})
         for path in ("move", "seed", "resign"):
             url = f"/bot/game/{game.id}/{path}"
-            too_big = await http.post(url, content=huge, headers={**game.white.auth, "Content-Type": "application/json"})
+            as_json = {**game.white.auth, "Content-Type": "application/json"}
+            too_big = await http.post(url, content=huge, headers=as_json)
             assert too_big.status_code == 413, (path, too_big.text)
             assert too_big.json()["error"]["code"] == "request_too_large"
             plain = await http.post(url, content=b'{"moves": ["e2e4"]}',
@@ -556,8 +557,8 @@ async def test_a_client_that_never_reads_its_stream_does_not_stall_the_game(in_p
         stuck = trio.socket.socket()
         stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # tiny window: the server's writes block
         await stuck.connect(("127.0.0.1", port))
-        request = f"GET /bot/game/stream/{game.id} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {game.white.token}\r\n\r\n"
-        await stuck.send(request.encode())
+        request = f"GET /bot/game/stream/{game.id} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {game.white.token}"
+        await stuck.send(request.encode() + b"\r\n\r\n")
         with trio.fail_after(5):
             while not room.fanout.subscribers:
                 await trio.sleep(0.01)
@@ -567,7 +568,9 @@ async def test_a_client_that_never_reads_its_stream_does_not_stall_the_game(in_p
             while room.fanout.stats.dropped_subscribers == 0 and not room.ended:
                 seat, moves = await my_turn(http, game)
                 turn = king_sparing_turn(moves["legalMoves"], moves["dfen"], seat, rng)
-                response = await http.post(f"/bot/game/{game.id}/move", json={"moves": turn}, headers=game.bot(seat).auth)
+                response = await http.post(
+                    f"/bot/game/{game.id}/move", json={"moves": turn}, headers=game.bot(seat).auth
+                )
                 assert response.status_code == 200, response.text
         assert room.fanout.stats.dropped_subscribers == 1, "the stuck stream was detached from the room"
         assert room.fanout.subscribers == []
