@@ -31,6 +31,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 
 SIGNATURE_MAX_AGE_S = 300  # refuse replayed deliveries older than this
+STREAM_TIMEOUT = httpx.Timeout(30, read=None)  # streams stay open; keep-alives arrive every ~25 s
+
+
+class ApiError(RuntimeError):
+    pass
 
 
 def random_turn(tree: dict, rng: random.Random) -> list[str]:
@@ -59,6 +64,7 @@ class Bot:
         self.ready, self.stop = threading.Event(), threading.Event()
         self.results: dict[str, dict] = {}
         self.secret: str | None = None
+        self.failed: Exception | None = None
 
     def log(self, message: str) -> None:
         print(f"[{self.id}] {message}", flush=True)
@@ -66,7 +72,7 @@ class Bot:
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         response = self.http.request(method, path, json=body)
         if response.status_code >= 400 and response.status_code != 409:  # 409 carries a move verdict
-            raise RuntimeError(f"{method} {path} -> {response.status_code} {response.text}")
+            raise ApiError(f"{method} {path} -> {response.status_code} {response.text}")
         return response.json() if response.content else {}
 
     # ----- the lobby ------------------------------------------------------------------------
@@ -115,15 +121,18 @@ class Bot:
         self.ready.set()
         seen: set[str] = set()
         while not self.stop.is_set():
-            self.accept_pending()
-            games = self.call("GET", "/bot/games")["games"]
-            live = {g["gameId"] for g in games}
-            for game_id in seen - live:  # it left the listing: it is over
-                self.finished(game_id)
-            seen = live
-            for g in games:
-                if play and g["dicePending"] and g["activeSeat"] == g["seat"]:
-                    self.play(g["gameId"], g["seat"], None)
+            try:
+                self.accept_pending()
+                games = self.call("GET", "/bot/games")["games"]
+                live = {g["gameId"] for g in games}
+                for game_id in seen - live:  # it left the listing: it is over
+                    self.finished(game_id)
+                seen = live
+                for g in games:
+                    if play and g["dicePending"] and g["activeSeat"] == g["seat"]:
+                        self.play(g["gameId"], g["seat"], None)
+            except (httpx.HTTPError, ApiError) as error:  # a hiccup: the next tick sees the truth
+                self.log(f"poll failed: {error}")
             self.stop.wait(self.tick)
 
     # ----- mode stream ----------------------------------------------------------------------
@@ -147,7 +156,7 @@ class Bot:
                 watched.add(game_id)
                 threading.Thread(target=self.follow_game, args=(game_id,), daemon=True).start()
 
-        with self.http.stream("GET", "/bot/stream/event", timeout=httpx.Timeout(30, read=None)) as events:
+        with self.http.stream("GET", "/bot/stream/event", timeout=STREAM_TIMEOUT) as events:
             lines = events.iter_lines()
             next(lines)  # the first line (blank) means: subscribed
             for game in self.call("GET", "/bot/games")["games"]:  # started before we listened
@@ -162,15 +171,29 @@ class Bot:
                     watch(event["GameStart"]["gameId"])
 
     def follow_game(self, game_id: str) -> None:
+        """Play one game from its stream; a lost stream is reopened (its Snapshot catches up)."""
+        while not self.stop.is_set():
+            try:
+                if self.read_game_stream(game_id):
+                    break
+            except (httpx.HTTPError, ApiError) as error:
+                self.log(f"{game_id[:8]} stream lost: {error!r}")
+            self.stop.wait(1)
+        self.finished(game_id)
+
+    def read_game_stream(self, game_id: str) -> bool:
+        """True once the game is over; False when the stream ended early (e.g. dropped as slow)."""
         seat = None
-        with self.http.stream("GET", f"/bot/game/stream/{game_id}", timeout=httpx.Timeout(30, read=None)) as stream:
+        with self.http.stream("GET", f"/bot/game/stream/{game_id}", timeout=STREAM_TIMEOUT) as stream:
             for line in stream.iter_lines():
                 if not line:
-                    continue
-                (kind, event), = json.loads(line).items()
+                    continue  # keep-alive
+                kind, event = next(iter(json.loads(line).items()))
                 if kind == "Snapshot":
                     state, players = event["state"], event["state"]["players"]
                     seat = "White" if players["white"]["name"] == self.id else "Black"
+                    if "Ended" in state["status"]:
+                        return True
                     if state["dicePending"] and state["activeSeat"] == seat:
                         self.play(game_id, seat, state["legalMoves"])
                 elif kind == "DiceRolled" and event["seat"] == seat:
@@ -178,8 +201,8 @@ class Bot:
                 elif kind == "Rejected":
                     self.log(f"{game_id[:8]} rejected: {event['reason']}")
                 elif kind == "GameEnded":
-                    break
-        self.finished(game_id)
+                    return True
+        return False
 
     # ----- mode webhook ---------------------------------------------------------------------
 
@@ -229,12 +252,17 @@ class Bot:
         return Handler
 
     def run(self, mode: str, listen: str = "127.0.0.1:0", public_url: str | None = None) -> None:
-        if mode == "poll":
-            self.run_poll()
-        elif mode == "stream":
-            self.run_stream()
-        else:
-            self.run_webhook(listen, public_url)
+        try:
+            if mode == "poll":
+                self.run_poll()
+            elif mode == "stream":
+                self.run_stream()
+            else:
+                self.run_webhook(listen, public_url)
+        except Exception as error:
+            self.log(f"stopped: {error!r}")
+            self.failed = error
+            self.stop.set()
 
 
 def new_token(api: str, name: str, registered: bool) -> str:
@@ -261,8 +289,10 @@ def demo(args) -> None:
         if not bot.ready.wait(30):
             raise SystemExit(f"{bot.id} did not get ready")
     white_ish.challenge(black_ish.id)
-    for thread in threads:
-        thread.join()
+    while any(thread.is_alive() for thread in threads):
+        if white_ish.failed or black_ish.failed:
+            raise SystemExit("a bot failed; see above")
+        time.sleep(0.1)
     for game_id, over in white_ish.results.items():
         print(f"result: {json.dumps(over)}")
         print(f"game id: {game_id}  (GET {args.api}/games/{game_id}/history)")
@@ -296,6 +326,8 @@ def main() -> None:
         bot.run(args.mode, args.listen, args.public_url)
     except KeyboardInterrupt:
         pass
+    if bot.failed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
