@@ -1,0 +1,156 @@
+"""The lobby's in-memory state on a mock clock: challenge expiry (ChallengeDeclined to the
+challenger), seek lifetimes kept by polls, and the rate limiter's windows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import trio
+import trio.testing
+
+from playsite.bots.accounts import BotAccount
+from playsite.bots.events import AccountEvents
+from playsite.bots.ratelimit import RateLimiter
+from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
+from playsite.lobby.refusals import LobbyRefusal
+from playsite.lobby.seeks import SEEK_TTL_S, SeekBoard, SeekState
+from playsite.wire import Unlimited
+
+
+@pytest.fixture
+def mock_clock():
+    return trio.testing.MockClock()
+
+
+def bot(name: str) -> BotAccount:
+    return BotAccount("anon", name, token_hash=name.encode(), registered=False)
+
+
+def drained(stream) -> list[dict]:
+    events = []
+    while True:
+        try:
+            events.append(json.loads(stream.events.receive_nowait()))
+        except trio.WouldBlock:
+            return events
+
+
+async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clock):
+    events = AccountEvents()
+    a, b = bot("a"), bot("b")
+    a_stream, b_stream = events.open(a.id), events.open(b.id)
+    book = ChallengeBook(events)
+    challenge = book.create(a, b, Unlimited())
+    assert drained(b_stream) == [
+        {"ChallengeReceived": {"id": challenge.id, "challenger": {"Bot": {"team": "anon", "name": "a"}}, "timeControl": {"Unlimited": {}}}}
+    ]
+    mock_clock.jump(CHALLENGE_TTL_S - 1)
+    assert book.expire() == 0 and drained(a_stream) == []
+    mock_clock.jump(1)
+    assert book.expire() == 1
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+    assert book.involving(b) == ([], [])
+    with pytest.raises(LobbyRefusal) as refused:
+        book.claim(b, challenge.id)
+    assert refused.value.code == "challenge_not_found"
+
+
+async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
+    events = AccountEvents()
+    a, b = bot("a"), bot("b")
+    a_stream = events.open(a.id)
+    book = ChallengeBook(events)
+    challenge = book.claim(b, book.create(a, b, Unlimited()).id)
+    mock_clock.jump(CHALLENGE_TTL_S + 1)
+    assert book.expire() == 0
+    # A second answer meanwhile is told to wait; a refused creation puts it back, then it lapses.
+    with pytest.raises(LobbyRefusal) as refused:
+        book.decline(b, challenge.id)
+    assert refused.value.code == "challenge_busy"
+    book.release(challenge)
+    assert book.expire() == 1
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+
+
+async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
+    events = AccountEvents()
+    a, b = bot("a"), bot("b")
+    a_stream = events.open(a.id)
+    book = ChallengeBook(events)
+    declined, accepted = book.create(a, b, Unlimited()), book.create(a, b, Unlimited())
+    book.decline(b, declined.id)
+    book.settle(book.claim(b, accepted.id))
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": declined.id}}]
+    assert len(book) == 0
+
+
+async def test_the_lobby_housekeeping_announces_lapsed_challenges_without_a_request(autojump_clock):
+    from playsite.lobby.service import Lobby
+
+    class Services:
+        account_events = AccountEvents()
+
+    lobby = Lobby(Services())
+    a, b = bot("a"), bot("b")
+    a_stream = Services.account_events.open(a.id)
+    challenge = lobby.challenges.create(a, b, Unlimited())
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lobby.run)
+        await trio.sleep(CHALLENGE_TTL_S + 2)
+        lobby.stop()
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+
+
+async def test_a_seek_lives_while_polled_and_lapses_without(mock_clock):
+    board = SeekBoard()
+    kept, dropped = board.post(bot("a"), Unlimited()), board.post(bot("b"), Unlimited())
+    for _ in range(3):
+        mock_clock.jump(SEEK_TTL_S - 10)
+        board.poll(kept[0].id, kept[1])
+    assert [s.id for s in board.open_seeks()] == [kept[0].id]
+    with pytest.raises(LobbyRefusal):
+        board.poll(dropped[0].id, dropped[1])
+    mock_clock.jump(SEEK_TTL_S)
+    assert board.open_seeks() == []
+
+
+async def test_a_claimed_seek_survives_until_released_or_matched(mock_clock):
+    board = SeekBoard()
+    creator = bot("a")
+    seek, secret = board.post(creator, Unlimited())
+    claimed = board.claim(seek.id, "guest:1")
+    mock_clock.jump(SEEK_TTL_S * 2)
+    assert board.expire() == 0
+    board.matched(claimed, "game-1")
+    assert board.poll(seek.id, secret).state is SeekState.MATCHED
+    mock_clock.jump(SEEK_TTL_S)
+    assert board.expire() == 1
+
+
+async def test_rate_limiter_windows_and_retry_after(mock_clock):
+    limiter = RateLimiter(limit=2, window_s=60)
+    assert limiter.attempt("1.2.3.4") is None
+    mock_clock.jump(10)
+    assert limiter.attempt("1.2.3.4") is None
+    assert limiter.attempt("1.2.3.4") == 50
+    assert limiter.attempt("5.6.7.8") is None
+    mock_clock.jump(50)
+    assert limiter.attempt("1.2.3.4") is None
+
+
+async def test_rate_limiter_counting_only_successes(mock_clock):
+    limiter = RateLimiter(limit=1, window_s=60)
+    assert limiter.retry_after("k") is None
+    assert limiter.retry_after("k") is None  # checking does not count
+    limiter.count("k")
+    assert limiter.retry_after("k") == 60
+
+
+async def test_rate_limiter_keeps_a_bounded_key_table(mock_clock):
+    limiter = RateLimiter(limit=1, window_s=60, max_keys=3)
+    for n in range(10):
+        limiter.attempt(f"10.0.0.{n}")
+        mock_clock.jump(1)
+    assert len(limiter) == 3
+    assert limiter.attempt("10.0.0.9") == 59

@@ -1,0 +1,90 @@
+"""The anchor's polling example bot, as a flow: the same HTTP calls, made the way a stdlib
+client makes them, must take two anonymous bots from minting to the end of a game.
+
+This is our own client (the CC0 example is not copied): urllib, JSON bodies only where the
+example sends them, bodiless POSTs for accept, error bodies read as JSON like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import time
+import urllib.error
+import urllib.request
+
+from tests.lobby.api import FAST_GAMES, assert_no_server_errors
+
+GAME_DEADLINE_S = 180
+
+
+class PollingClient:
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+
+    def call(self, method: str, path: str, token: str | None = None, body: dict | None = None, query: str = ""):
+        request = urllib.request.Request(f"{self.base_url}{path}{query}", method=method)
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        data = None
+        if body is not None:
+            request.add_header("Content-Type", "application/json")
+            data = json.dumps(body).encode()
+        try:
+            with urllib.request.urlopen(request, data=data, timeout=10) as response:
+                return json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:  # a refused move still has a JSON verdict
+            return json.loads(error.read() or b"{}")
+
+
+def walk_to_a_leaf(tree: dict, rng: random.Random) -> list[str]:
+    turn = []
+    while tree:
+        move = rng.choice(list(tree))
+        turn.append(move)
+        tree = tree[move]
+    return turn
+
+
+def one_poll(client: PollingClient, me: dict, rng: random.Random) -> bool:
+    """Play wherever it is my roll; True while I still sit in a live game."""
+    games = client.call("GET", "/bot/games", me["token"])["games"]
+    for game in games:
+        if game["dicePending"] and game["activeSeat"] == game["seat"]:
+            tree = client.call("GET", f"/games/{game['gameId']}/moves")["legalMoves"]
+            turn = walk_to_a_leaf(tree, rng)
+            if turn:
+                client.call("POST", f"/bot/game/{game['gameId']}/move", me["token"], {"moves": turn})
+    return bool(games)
+
+
+def test_the_anchor_polling_flow_plays_a_game_to_its_end(serve):
+    server = serve(FAST_GAMES)
+    client = PollingClient(server.base_url)
+    rng = random.Random(7)
+
+    a = client.call("POST", "/bot/anon", query="?name=rustam")
+    b = client.call("POST", "/bot/anon", query="?name=emilia")
+    assert a["id"].startswith("bot:anon:rustam-") and b["id"].startswith("bot:anon:emilia-")
+
+    challenge = client.call("POST", "/bot/challenge", a["token"], {"team": b["team"], "name": b["name"]})
+    assert challenge["targetOnline"] is False and challenge["timeControl"] == {"Unlimited": {}}
+    incoming = client.call("GET", "/bot/challenges", b["token"])["in"]
+    assert [c["id"] for c in incoming] == [challenge["id"]]
+    game = client.call("POST", f"/bot/challenge/{incoming[0]['id']}/accept", b["token"])
+    game_id = game["gameId"]
+
+    for me in (a, b):
+        client.call("POST", f"/bot/game/{game_id}/seed", me["token"], {"seed": secrets.token_hex(16)})
+
+    deadline = time.monotonic() + GAME_DEADLINE_S
+    while one_poll(client, a, rng) | one_poll(client, b, rng):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        time.sleep(0.01)
+
+    final = client.call("GET", f"/games/{game_id}")
+    if "status" in final:  # the room may already have left the registry
+        assert "Ended" in final["status"]
+        assert final["seed"] and final["commit"]
+    assert_no_server_errors(server)
