@@ -24,7 +24,6 @@ from playsite.lobby.http import (
     client_address,
     json_object,
     rate_limited,
-    refusal_response,
     temporarily_unavailable,
     with_bot,
 )
@@ -53,7 +52,7 @@ def identity_routes(services) -> Blueprint:
         try:
             account, token = bots.mint_anonymous(request.args.get("name") or None)
         except IdentityError as error:
-            return refusal_response(LobbyRefusal("invalid_request", str(error)))
+            raise LobbyRefusal(error.code, str(error)) from None
         return token_response(account, token)
 
     @routes.post("/bot/register")
@@ -67,7 +66,7 @@ def identity_routes(services) -> Blueprint:
         try:
             account, token = await bots.register(body.get("team"), body.get("name"))
         except IdentityError as error:
-            return refusal_response(LobbyRefusal(error.code, str(error)))
+            raise LobbyRefusal(error.code, str(error)) from None
         except DatabaseUnavailable:
             return temporarily_unavailable()
         registrations.count(client_address())
@@ -106,9 +105,7 @@ def identity_routes(services) -> Blueprint:
         description = body.get("description")
         description = "" if description is None else description
         if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
-            return refusal_response(
-                LobbyRefusal("invalid_request", f"description must be a string of at most {DESCRIPTION_MAX} characters")
-            )
+            raise LobbyRefusal("invalid_request", f"description must be a string of at most {DESCRIPTION_MAX} characters")
         return await change(account, catalog_state, open_to_humans=True, description=description)
 
     @routes.post("/bot/open-to-humans/leave")
@@ -129,9 +126,7 @@ def identity_routes(services) -> Blueprint:
             return body
         wanted = body.get("maxConcurrentGames")
         if isinstance(wanted, bool) or not isinstance(wanted, int) or not CAPACITY_MIN <= wanted <= CAPACITY_MAX:
-            return refusal_response(
-                LobbyRefusal("invalid_request", f"maxConcurrentGames must be an integer {CAPACITY_MIN}..{CAPACITY_MAX}")
-            )
+            raise LobbyRefusal("invalid_request", f"maxConcurrentGames must be an integer {CAPACITY_MIN}..{CAPACITY_MAX}")
         return await change(account, capacity_state, max_concurrent_games=wanted)
 
     async def change(account: BotAccount, view, **changes):

@@ -48,16 +48,24 @@ def refusal_response(refusal: LobbyRefusal):
     return error_response(status, refusal.code, str(refusal), headers)
 
 
-async def drain_small_body() -> None:
-    """Read a small request body before answering, even when the route ignores it.
+def too_large():
+    """413, closing the connection: the unread body must not be taken for the next request."""
+    return error_response(413, "request_too_large", f"body is over {BODY_MAX} bytes", {"Connection": "close"})
+
+
+async def drain_small_body():
+    """Read the request body before answering, even when the route ignores it; None, or the
+    413 response for a body over the limit (which is never read).
 
     Under quart-trio on hypercorn, a response sent while the request body is still unread
-    is now and then cut short (the connection's reader task ends and cancels the sender),
-    and the client waits forever. Reading the body first closes that race; bodies over
-    the limit are not read (they get 413 where a body is expected)."""
+    is now and then cut short, or leaves the kept-alive connection unusable, and the client
+    waits forever. Reading the body first closes that race."""
     length = request.content_length
-    if length is not None and 0 < length <= BODY_MAX:
+    if length is not None and length > BODY_MAX:
+        return too_large()
+    if length:
         await request.get_data()
+    return None
 
 
 def answers_refusals(handler):
@@ -65,7 +73,8 @@ def answers_refusals(handler):
 
     @functools.wraps(handler)
     async def route(*args, **kwargs):
-        await drain_small_body()
+        if (refused := await drain_small_body()) is not None:
+            return refused
         try:
             return await handler(*args, **kwargs)
         except LobbyRefusal as refusal:
@@ -83,7 +92,8 @@ def with_bot(directory, *, registered: bool = False):
 
         @functools.wraps(handler)
         async def route(*args, **kwargs):
-            await drain_small_body()
+            if (refused := await drain_small_body()) is not None:
+                return refused
             account = authenticate(directory)
             if isinstance(account, tuple):
                 return account
