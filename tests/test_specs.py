@@ -1,0 +1,701 @@
+"""The published API descriptions (specs/openapi.yaml, specs/asyncapi.yaml) are valid, complete
+and true.
+
+- valid: openapi.yaml passes openapi-spec-validator with its relative `wire/...` references
+  resolved; every reference in asyncapi.yaml resolves, and its operations use their channel's
+  messages;
+- complete: every route the quart app registers is documented with its method, every
+  documented path exists, and every error code the source can produce is documented;
+- true: real answers of a running server, real ndjson lines and real WebSocket frames validate
+  against the documented schemas, and so do the wire codecs' examples.
+
+PyYAML comes with openapi-spec-validator (a test dependency); the server never parses YAML.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+import yaml
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate as validate_openapi
+from referencing import Registry as SchemaRegistry
+from referencing import Resource
+from referencing.jsonschema import DRAFT202012
+from trio_websocket import ConnectionRejected, open_websocket_url
+
+from playsite import wire
+from playsite.app import Services, create_app
+from playsite.bots.accounts import BotDirectory
+from playsite.bots.events import AccountEvents
+from playsite.config import Settings
+from playsite.dice import SystemSeedSource
+from playsite.lobby.http import REFUSAL_STATUS
+from playsite.rooms.admission import Admission
+from playsite.rooms.registry import Registry
+from playsite.specs_routes import specs_routes
+from playsite.store.memory import MemoryStore
+from tests.wire import examples
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = ROOT / "specs"
+OPENAPI_PATH = SPECS / "openapi.yaml"
+ASYNCAPI_PATH = SPECS / "asyncapi.yaml"
+HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
+FRAMEWORK_ENDPOINTS = {
+    "static": "Quart's built-in /static/<filename>; playsite ships no static folder, so it answers 404 to all",
+}
+PUBLIC_BOT_OPERATIONS = {("post", "/bot/anon"), ("post", "/bot/register")}
+"""The only /bot/... operations without a bearer token: they hand tokens out."""
+
+SERVER_FRAMES = ["Snapshot", "DiceRolled", "TurnPlayed", "DrawDeclined", "GameEnded", "Rejected", "Error"]
+COMMANDS = ["SubmitTurn", "SubmitSeed", "Resign", "AnswerDraw"]
+ACCOUNT_EVENTS = ["ChallengeReceived", "ChallengeDeclined", "GameStart"]
+WEBHOOK_MESSAGES = ["Verification", "VerificationEcho", "YourTurn", "TurnAnswer"]
+EVERY_MESSAGE = SERVER_FRAMES + COMMANDS + ACCOUNT_EVENTS + ["KeepAlive"] + WEBHOOK_MESSAGES
+
+NOT_WIRED = pytest.mark.xfail(
+    strict=False, reason="until playsite/app.py registers specs_routes (playsite serve then serves the specs)"
+)
+
+
+# ----- loading and resolving ---------------------------------------------------------------------
+
+
+def escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*parts: str) -> str:
+    return "".join("/" + escape(str(part)) for part in parts)
+
+
+def template(path: str) -> str:
+    """A route with its parameter names erased: /games/<game_id>/ws and /games/{id}/ws -> /games/{}/ws."""
+    path = re.sub(r"<(?:[^<>:]+:)?[^<>]+>", "{}", path)
+    return re.sub(r"\{[^{}]+\}", "{}", path)
+
+
+def wire_documents() -> dict[str, dict]:
+    return {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted((SPECS / "wire").glob("*.json"))}
+
+
+class Documented:
+    """The two documents, with JSON Schema validators for what they say a message looks like."""
+
+    def __init__(self) -> None:
+        self.openapi = yaml.safe_load(OPENAPI_PATH.read_text(encoding="utf-8"))
+        self.asyncapi = yaml.safe_load(ASYNCAPI_PATH.read_text(encoding="utf-8"))
+        resources = [
+            (OPENAPI_PATH.as_uri(), DRAFT202012.create_resource(self.openapi)),
+            (ASYNCAPI_PATH.as_uri(), DRAFT202012.create_resource(self.asyncapi)),
+        ]
+        for name, schema in wire_documents().items():
+            resource = Resource.from_contents(schema)
+            # Reached as a relative file from the documents, and by $id from sibling schemas.
+            resources.append(((SPECS / "wire" / name).as_uri(), resource))
+            resources.append((schema["$id"], resource))
+        self.registry = SchemaRegistry().with_resources(resources)
+        self._validators: dict[str, Draft202012Validator] = {}
+
+    def validator(self, uri: str) -> Draft202012Validator:
+        if uri not in self._validators:
+            self._validators[uri] = Draft202012Validator(
+                {"$ref": uri}, registry=self.registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+        return self._validators[uri]
+
+    # --- openapi ---
+
+    def operation(self, method: str, path: str) -> dict:
+        item = self.openapi["paths"].get(path)
+        assert item is not None and method in item, f"openapi.yaml has no {method.upper()} {path}"
+        return item[method]
+
+    def response(self, method: str, path: str, status: int) -> tuple[str, dict]:
+        """(JSON pointer, object) of the documented response, a $ref followed."""
+        responses = self.operation(method, path)["responses"]
+        assert str(status) in responses, (
+            f"{method.upper()} {path} answered {status}; openapi.yaml documents only {sorted(responses)}"
+        )
+        where = pointer("paths", path, method, "responses", str(status))
+        found = responses[str(status)]
+        if "$ref" in found:
+            where = found["$ref"].removeprefix("#")
+            found = self.resolve_local(self.openapi, found["$ref"])
+        return where, found
+
+    def check(self, method: str, path: str, status: int, content_type: str | None, body: bytes):
+        """Assert an answer is documented: its status, its media type and (JSON) its body's schema."""
+        where, documented = self.response(method, path, status)
+        content = documented.get("content")
+        what = f"{method.upper()} {path} -> {status}"
+        if not content:
+            assert body == b"", f"{what}: documented without a body, got {body[:200]!r}"
+            return None
+        media = (content_type or "").split(";")[0].strip()
+        assert media in content, f"{what}: answered as {media!r}, documented as {sorted(content)}"
+        if media != "application/json":
+            return None
+        parsed = json.loads(body)
+        errors = sorted(
+            self.validator(f"{OPENAPI_PATH.as_uri()}#{where}{pointer('content', media, 'schema')}").iter_errors(parsed),
+            key=str,
+        )
+        assert not errors, f"{what}: body does not match openapi.yaml:\n{errors[0]}\nbody: {parsed}"
+        return parsed
+
+    def check_http(self, method: str, path: str, response: httpx.Response):
+        return self.check(method, path, response.status_code, response.headers.get("content-type"), response.content)
+
+    # --- asyncapi ---
+
+    def check_message(self, name: str, instance) -> None:
+        uri = f"{ASYNCAPI_PATH.as_uri()}#{pointer('components', 'messages', name, 'payload')}"
+        errors = sorted(self.validator(uri).iter_errors(instance), key=str)
+        assert not errors, f"{name}: does not match asyncapi.yaml:\n{errors[0]}\ninstance: {instance}"
+
+    def check_line(self, line: str) -> str:
+        """Validate one ndjson line or socket frame against the message it names; returns the name."""
+        if line == "":
+            self.check_message("KeepAlive", line)
+            return "KeepAlive"
+        parsed = json.loads(line)
+        (name,) = parsed
+        self.check_message(name, parsed)
+        return name
+
+    @staticmethod
+    def resolve_local(document: dict, ref: str):
+        node = document
+        for part in ref.removeprefix("#/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        return node
+
+
+@pytest.fixture(scope="module")
+def documented() -> Documented:
+    return Documented()
+
+
+def build_services(settings: Settings | None = None) -> Services:
+    """Services as `server.main` builds them, on the memory store (nothing needs to run)."""
+    store = MemoryStore()
+    bots = BotDirectory(store)
+    return Services(
+        settings=settings or Settings(),
+        store=store,
+        registry=Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store),
+        bots=bots,
+        account_events=AccountEvents(),
+        version="test",
+        revision=None,
+    )
+
+
+def build_app(services: Services):
+    """`create_app`, with the specs blueprint added unless app.py registers it already."""
+    app = create_app(services)
+    if "specs" not in app.blueprints:
+        app.register_blueprint(specs_routes(services))
+    return app
+
+
+def wired() -> bool:
+    return "specs" in create_app(build_services()).blueprints
+
+
+def walk(node, path=()):
+    """Every (path, key, value) of a parsed document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield path, key, value
+            yield from walk(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from walk(value, path + (index,))
+
+
+# ----- valid ----------------------------------------------------------------------------------------
+
+
+def test_openapi_is_a_valid_openapi_3_1_document_with_its_wire_references_resolved(documented):
+    assert documented.openapi["openapi"].startswith("3.1.")
+    validate_openapi(documented.openapi, base_uri=OPENAPI_PATH.as_uri())
+
+
+def test_every_reference_in_both_documents_resolves(documented):
+    wire_files = wire_documents()
+    for name, document in (("openapi.yaml", documented.openapi), ("asyncapi.yaml", documented.asyncapi)):
+        refs = [value for _, key, value in walk(document) if key == "$ref"]
+        assert refs, name
+        for ref in refs:
+            target, _, fragment = ref.partition("#")
+            if not target:
+                documented.resolve_local(document, ref)
+                continue
+            assert target.startswith("wire/") and target.removeprefix("wire/") in wire_files, f"{name}: {ref}"
+            if fragment:
+                documented.resolve_local(wire_files[target.removeprefix("wire/")], "#" + fragment)
+
+
+def test_asyncapi_is_an_asyncapi_3_document_listing_every_message(documented):
+    doc = documented.asyncapi
+    assert doc["asyncapi"].startswith("3.")
+    assert {"title", "version"} <= set(doc["info"])
+    messages = doc["components"]["messages"]
+    assert sorted(messages) == sorted(EVERY_MESSAGE)
+    for name, message in messages.items():
+        assert message["name"] == name and "payload" in message, name
+    channels = doc["channels"]
+    socket = {documented.resolve_local(doc, m["$ref"])["name"] for m in channels["gameSocket"]["messages"].values()}
+    assert socket == set(SERVER_FRAMES + COMMANDS)
+    account = {documented.resolve_local(doc, m["$ref"])["name"] for m in channels["accountEvents"]["messages"].values()}
+    assert account == set(ACCOUNT_EVENTS + ["KeepAlive"])
+    game = {documented.resolve_local(doc, m["$ref"])["name"] for m in channels["gameStream"]["messages"].values()}
+    assert game == set(SERVER_FRAMES) - {"Error"} | {"KeepAlive"}
+    hook = {documented.resolve_local(doc, m["$ref"])["name"] for m in channels["webhook"]["messages"].values()}
+    assert hook == set(WEBHOOK_MESSAGES)
+    assert channels["gameSocket"]["address"] == "/games/{id}/ws"
+    assert channels["accountEvents"]["address"] == "/bot/stream/event"
+    assert channels["gameStream"]["address"] == "/bot/game/stream/{id}"
+
+
+def test_asyncapi_operations_use_their_own_channels_messages(documented):
+    doc = documented.asyncapi
+    used = set()
+    for name, operation in doc["operations"].items():
+        assert operation["action"] in ("send", "receive"), name
+        for part in (operation, operation.get("reply")):
+            if part is None:
+                continue
+            channel = part["channel"]["$ref"]
+            assert part["messages"], name
+            for message in part["messages"]:
+                assert message["$ref"].startswith(channel + "/messages/"), f"{name}: {message['$ref']} not of {channel}"
+                documented.resolve_local(doc, message["$ref"])
+                used.add(message["$ref"])
+    every = {f"#/channels/{c}/messages/{m}" for c, channel in doc["channels"].items() for m in channel["messages"]}
+    assert every == used, f"channel messages no operation sends or receives: {sorted(every - used)}"
+    actions = {name: op["action"] for name, op in doc["operations"].items()}
+    assert actions["receiveCommands"] == "receive"
+    assert all(action == "send" for name, action in actions.items() if name != "receiveCommands")
+
+
+def test_asyncapi_payloads_accept_the_wire_codecs_examples(documented):
+    for event in examples.EVENTS.values():
+        documented.check_line(wire.encode_event(event))
+    for command in examples.COMMANDS.values():
+        documented.check_line(wire.encode_command(command))
+    documented.check_line(wire.encode_error('SubmitTurn.moves[1] "e2e9" is not a UCI move'))
+
+
+def test_asyncapi_and_openapi_examples_match_their_own_schemas(documented):
+    for name, message in documented.asyncapi["components"]["messages"].items():
+        for example in message.get("examples", []):
+            documented.check_message(name, example["payload"])
+
+
+# ----- complete ---------------------------------------------------------------------------------------
+
+
+def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
+    app = build_app(build_services())
+    served = set()
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint in FRAMEWORK_ENDPOINTS:
+            continue
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            served.add((method.lower(), template(rule.rule)))
+    documented_routes = {
+        (method, template(path))
+        for path, item in documented.openapi["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    }
+    assert not served - documented_routes, f"served but not in openapi.yaml: {sorted(served - documented_routes)}"
+    assert not documented_routes - served, f"in openapi.yaml but not served: {sorted(documented_routes - served)}"
+
+
+def test_the_framework_static_route_serves_nothing():
+    """Why FRAMEWORK_ENDPOINTS may skip `static`: there is nothing under it to document."""
+    assert not (ROOT / "playsite" / "static").exists(), "static files are served now: document /static/{filename}"
+
+
+def test_bearer_security_exactly_on_the_bot_api(documented):
+    schemes = documented.openapi["components"]["securitySchemes"]
+    assert schemes["botToken"] == {**schemes["botToken"], "type": "http", "scheme": "bearer"}
+    assert documented.openapi.get("security", []) == []
+    for path, item in documented.openapi["paths"].items():
+        for method, operation in item.items():
+            if method not in HTTP_METHODS:
+                continue
+            bearer = operation.get("security", []) == [{"botToken": []}]
+            wanted = path.startswith("/bot/") and (method, path) not in PUBLIC_BOT_OPERATIONS
+            assert bearer == wanted, f"{method.upper()} {path}: security {operation.get('security')}"
+            if bearer:
+                assert "401" in operation["responses"], f"{method.upper()} {path} needs a 401"
+            assert any(s.startswith("2") or s == "101" for s in operation["responses"]), f"{method.upper()} {path}"
+
+
+def documented_error_codes(documented) -> set[tuple[int, str]]:
+    pairs = set()
+    for path, item in documented.openapi["paths"].items():
+        for method in (m for m in item if m in HTTP_METHODS):
+            for status in item[method]["responses"]:
+                _, response = documented.response(method, path, int(status))
+                schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+                for part in schema.get("allOf", []):
+                    code = part.get("properties", {}).get("error", {}).get("properties", {}).get("code", {})
+                    pairs.update((int(status), c) for c in code.get("enum", []))
+    return pairs
+
+
+def source_error_codes() -> set[tuple[int, str]]:
+    """(status, code) of every error the package source can answer with."""
+    pairs = {(status, code) for code, status in REFUSAL_STATUS.items()}
+    for path in (ROOT / "playsite").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        pairs.update((int(s), c) for s, c in re.findall(r'error_response\(\s*(\d{3}),\s*"([a-z_]+)"', text))
+        for code in re.findall(r'(?:LobbyRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
+            pairs.add((REFUSAL_STATUS[code], code))
+        pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
+    return pairs
+
+
+def test_every_error_code_the_source_produces_is_documented_with_its_status(documented):
+    in_source = source_error_codes()
+    assert len(in_source) > 20  # the scan found the codes (guards against a silently broken regex)
+    missing = in_source - documented_error_codes(documented)
+    assert not missing, f"error (status, code) pairs the code answers but openapi.yaml does not list: {sorted(missing)}"
+
+
+# ----- served ------------------------------------------------------------------------------------------
+
+
+async def test_the_specs_routes_serve_the_files_cacheably(documented):
+    client = build_app(build_services()).test_client()
+    for path, file, media in [
+        ("/openapi.yaml", OPENAPI_PATH, "application/yaml"),
+        ("/specs/openapi.yaml", OPENAPI_PATH, "application/yaml"),
+        ("/asyncapi.yaml", ASYNCAPI_PATH, "application/yaml"),
+        ("/specs/asyncapi.yaml", ASYNCAPI_PATH, "application/yaml"),
+        ("/specs/wire/time-control.schema.json", SPECS / "wire" / "time-control.schema.json", "application/schema+json"),
+    ]:
+        response = await client.get(path)
+        body = await response.get_data()
+        assert response.status_code == 200, path
+        assert response.headers["Content-Type"] == media, path
+        assert response.headers["Cache-Control"] == "public, max-age=300", path
+        assert body == file.read_bytes(), path
+        route = path if not path.startswith("/specs/wire/") else "/specs/wire/{name}.schema.json"
+        documented.check("get", route, 200, response.headers["Content-Type"], body)
+        again = await client.get(path, headers={"If-None-Match": response.headers["ETag"]})
+        assert again.status_code == 304 and await again.get_data() == b"", path
+        documented.check("get", route, 304, None, b"")
+    missing = await client.get("/specs/wire/no-such.schema.json")
+    documented.check("get", "/specs/wire/{name}.schema.json", 404, missing.headers["Content-Type"], await missing.get_data())
+
+
+async def test_wire_references_resolve_over_http_beside_the_documents(documented):
+    """Fetched from /specs/<document>, every relative `wire/...` reference is served."""
+    client = build_app(build_services()).test_client()
+    for document in (documented.openapi, documented.asyncapi):
+        targets = {value.partition("#")[0] for _, key, value in walk(document) if key == "$ref"} - {""}
+        for target in targets:
+            response = await client.get(f"/specs/{target}")
+            assert response.status_code == 200, target
+            json.loads(await response.get_data())
+
+
+async def test_a_checkout_without_specs_answers_404(tmp_path, documented):
+    app = create_app(build_services())
+    if "specs" in app.blueprints:
+        pytest.skip("app.py registers the real specs blueprint; the name cannot be registered twice")
+    app.register_blueprint(specs_routes(None, directory=tmp_path))
+    response = await app.test_client().get("/openapi.yaml")
+    documented.check("get", "/openapi.yaml", 404, response.headers["Content-Type"], await response.get_data())
+
+
+@NOT_WIRED
+def test_playsite_serve_serves_the_specs(serve):
+    server = serve()
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+        response = http.get("/openapi.yaml")
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "application/yaml"
+        assert yaml.safe_load(response.text)["openapi"].startswith("3.1.")
+        assert http.get("/specs/wire/public-game-state.schema.json").status_code == 200
+
+
+# ----- true: a running server's answers ----------------------------------------------------------------
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_real_answers_of_a_running_server_match_openapi(serve, documented):
+    server = serve()
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+
+        def call(method: str, route: str, url: str | None = None, **kwargs) -> httpx.Response:
+            response = http.request(method.upper(), url or route, **kwargs)
+            documented.check_http(method, route, response)
+            return response
+
+        health = call("get", "/health")
+        assert health.status_code == 200 and health.json()["store"]["kind"] == "memory"
+        assert call("get", "/version").status_code == 200
+
+        created = call("post", "/games", json={"timeControl": {"SuddenDeath": {"initialSeconds": 300}}})
+        assert created.status_code == 201
+        game_id = created.json()["gameId"]
+        assert call("post", "/games").status_code == 201  # no body: the defaults
+        assert call("get", "/games/{id}", f"/games/{game_id}").status_code == 200
+        assert call("get", "/games/{id}/moves", f"/games/{game_id}/moves").status_code == 200
+        assert call("get", "/games").json()["total"] == 2
+        assert call("get", "/games/{id}", f"/games/{uuid.uuid4()}").json()["error"]["code"] == "game_not_found"
+        assert call("get", "/games/{id}/history", f"/games/{game_id}/history").status_code == 404
+        assert call("get", "/games/{id}/history", "/games/not-a-uuid/history").status_code == 404
+        assert call("post", "/games", json={"colour": "White"}).status_code == 400
+        assert call("post", "/games", content=b"rated", headers={"Content-Type": "text/plain"}).status_code == 415
+        # On a connection of its own: POST /games answers 413 without reading the body or closing
+        # the connection, and hypercorn then stalls the next request on that connection.
+        with httpx.Client(base_url=server.base_url, timeout=10) as once:
+            oversize = once.post("/games", content=b"{" * 5000, headers={"Content-Type": "application/json"})
+            documented.check_http("post", "/games", oversize)
+            assert oversize.status_code == 413
+
+        anon = call("post", "/bot/anon", params={"name": "specs"})
+        assert anon.status_code == 201
+        token = anon.json()["token"]
+        assert call("post", "/bot/anon", params={"name": "Not A Slug"}).status_code == 400
+        refused = call("get", "/bot/account")
+        assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Bearer")
+        assert call("get", "/bot/account", headers=bearer("wrong")).status_code == 401
+        assert call("get", "/bot/account", headers=bearer(token)).json()["team"] == "anon"
+        assert call("get", "/bot/capacity", headers=bearer(token)).status_code == 403
+        assert call("post", "/bot/token", headers=bearer(token)).status_code == 403
+        assert call("get", "/bot/games", headers=bearer(token)).json() == {"games": []}
+        assert call("get", "/bot/challenges", headers=bearer(token)).status_code == 200
+        assert call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move", headers=bearer(token),
+                    json={"moves": ["e2e4"]}).status_code == 404
+        assert call("get", "/bot/game/stream/{id}", f"/bot/game/stream/{uuid.uuid4()}",
+                    headers=bearer(token)).status_code == 404
+        assert call("get", "/bot/stream/event").status_code == 401
+
+        seek = call("post", "/bot/seeks", headers=bearer(token), json={})
+        assert seek.status_code == 201
+        seek_id, secret = seek.json()["seekId"], seek.json()["secret"]
+        assert [s["id"] for s in call("get", "/lobby/seeks").json()] == [seek_id]
+        assert call("get", "/lobby/seeks/{id}", f"/lobby/seeks/{seek_id}", params={"secret": secret}).json() == {
+            "matched": False
+        }
+        assert call("get", "/lobby/seeks/{id}", f"/lobby/seeks/{seek_id}").status_code == 403
+        assert call("post", "/bot/seeks/{id}/accept", f"/bot/seeks/{seek_id}/accept", headers=bearer(token)).status_code == 400
+        assert call("delete", "/lobby/seeks/{id}", f"/lobby/seeks/{seek_id}", params={"secret": secret}).status_code == 204
+        assert call("delete", "/lobby/seeks/{id}", f"/lobby/seeks/{seek_id}", params={"secret": secret}).status_code == 404
+        assert call("post", "/lobby/accept", json={"guestId": str(uuid.uuid4()), "seekId": seek_id}).status_code == 404
+        assert call("post", "/lobby/play-bot", json={"guestId": "me"}).status_code == 400
+
+        team = f"specs-{uuid.uuid4().hex[:8]}"
+        registered = call("post", "/bot/register", json={"team": team, "name": "bot"})
+        assert registered.status_code == 201
+        assert call("post", "/bot/register", json={"team": team, "name": "bot"}).status_code == 409
+        mine = bearer(registered.json()["token"])
+        assert call("post", "/bot/capacity", headers=mine, json={"maxConcurrentGames": 2}).status_code == 200
+        assert call("post", "/bot/capacity", headers=mine, json={"maxConcurrentGames": 99}).status_code == 400
+        assert call("get", "/bot/capacity", headers=mine).json()["maxConcurrentGames"] == 2
+        assert call("post", "/bot/ladder/join", headers=mine).json()["onLadder"] is True
+        assert call("post", "/bot/ladder/leave", headers=mine).json()["onLadder"] is False
+        assert call("post", "/bot/open-to-humans", headers=mine, json={"description": "plays fast"}).status_code == 200
+        assert [b["team"] for b in call("get", "/lobby/bots").json()["bots"]] == [team]
+        assert call("post", "/lobby/play-bot", json={
+            "guestId": str(uuid.uuid4()), "team": team, "name": "bot", "timeControl": {"Unlimited": {}},
+        }).status_code == 400
+        play = call("post", "/lobby/play-bot", json={
+            "guestId": str(uuid.uuid4()), "team": team, "name": "bot",
+            "timeControl": {"Fischer": {"initialSeconds": 60, "incrementSeconds": 0}}, "preferredColor": "Black",
+        })
+        assert play.status_code == 201 and play.json()["seat"] == "Black"
+        assert call("post", "/bot/open-to-humans/leave", headers=mine).json()["openToHumans"] is False
+        assert call("get", "/bot/webhook/stats", headers=mine).status_code == 200
+        assert call("get", "/bot/webhook", headers=bearer(token)).status_code == 403
+        # WEBHOOK_PUSH_ENABLED is off by default.
+        assert call("get", "/bot/webhook", headers=mine).json()["error"]["code"] == "webhooks_disabled"
+        # On a connection of its own: this 503 is answered before the body is read, and hypercorn
+        # now and then stalls the next request on such a connection (see lobby/http.py).
+        with httpx.Client(base_url=server.base_url, timeout=10) as once:
+            disabled = once.post("/bot/webhook", headers=mine, json={"url": "https://example.org/"})
+            documented.check_http("post", "/bot/webhook", disabled)
+            assert disabled.status_code == 503
+        assert call("delete", "/bot/webhook", headers=mine).status_code == 503
+
+        challenge = call("post", "/bot/challenge", headers=bearer(token), json={"team": team, "name": "bot"})
+        assert challenge.status_code == 201
+        challenge_id = challenge.json()["id"]
+        assert call("post", "/bot/challenge", headers=bearer(token), json={"team": team, "name": "nobody"}).status_code == 404
+        assert call("post", "/bot/challenge/{id}/accept", f"/bot/challenge/{challenge_id}/accept",
+                    headers=bearer(token)).status_code == 403
+        assert call("get", "/bot/challenges", headers=mine).json()["in"][0]["id"] == challenge_id
+        assert call("post", "/bot/challenge/{id}/decline", f"/bot/challenge/{challenge_id}/decline",
+                    headers=mine).json() == {"id": challenge_id}
+        assert call("post", "/bot/challenge/{id}/decline", f"/bot/challenge/{challenge_id}/decline",
+                    headers=mine).status_code == 404
+        assert call("post", "/bot/token", headers=mine).status_code == 200
+
+
+def dice_to_play(event: dict) -> tuple[str, dict | None] | None:
+    """(seat, tree or None when not inlined) if the event leaves a seat with dice to play."""
+    if "DiceRolled" in event:
+        rolled = event["DiceRolled"]
+        return None if rolled["legalMoves"] == {} else (rolled["seat"], rolled["legalMoves"])
+    if "Snapshot" in event:
+        state = event["Snapshot"]["state"]
+        if "Active" in state["status"] and state["dicePending"] and state["legalMoves"] != {}:
+            return state["activeSeat"], state["legalMoves"]
+    return None
+
+
+async def test_real_stream_lines_match_asyncapi(serve, documented):
+    server = serve({"DICE_SEED_WINDOW_MS": "0"})
+    rng = random.Random(7)
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+
+        async def call(method: str, route: str, url: str | None = None, **kwargs) -> httpx.Response:
+            response = await http.request(method.upper(), url or route, **kwargs)
+            documented.check_http(method, route, response)
+            return response
+
+        tokens = {}
+        for seat in ("White", "Black"):
+            tokens[seat] = (await call("post", "/bot/anon", params={"name": seat.lower()})).json()
+        white, black = bearer(tokens["White"]["token"]), bearer(tokens["Black"]["token"])
+
+        async def next_line(lines, *, skip_blank=True) -> str:
+            with trio.fail_after(10):
+                async for line in lines:
+                    if line or not skip_blank:
+                        return line
+            raise AssertionError("the stream ended")
+
+        seen = []
+        async with http.stream("GET", "/bot/stream/event", headers=white) as white_stream, \
+                http.stream("GET", "/bot/stream/event", headers=black) as black_stream:
+            for stream in (white_stream, black_stream):
+                documented.check("get", "/bot/stream/event", stream.status_code, stream.headers["content-type"], b"")
+            white_lines, black_lines = white_stream.aiter_lines(), black_stream.aiter_lines()
+            seen.append(documented.check_line(await next_line(white_lines, skip_blank=False)))
+            seen.append(documented.check_line(await next_line(black_lines, skip_blank=False)))
+
+            body = {"team": "anon", "name": tokens["Black"]["name"]}
+            first = (await call("post", "/bot/challenge", headers=white, json=body)).json()
+            seen.append(documented.check_line(await next_line(black_lines)))
+            await call("post", "/bot/challenge/{id}/decline", f"/bot/challenge/{first['id']}/decline", headers=black)
+            seen.append(documented.check_line(await next_line(white_lines)))
+
+            second = (await call("post", "/bot/challenge", headers=white, json=body)).json()
+            seen.append(documented.check_line(await next_line(black_lines)))
+            accepted = await call("post", "/bot/challenge/{id}/accept", f"/bot/challenge/{second['id']}/accept",
+                                  headers=black)
+            game_id = accepted.json()["gameId"]
+            for lines in (white_lines, black_lines):
+                seen.append(documented.check_line(await next_line(lines)))
+        assert seen == ["KeepAlive", "KeepAlive", "ChallengeReceived", "ChallengeDeclined", "ChallengeReceived",
+                        "GameStart", "GameStart"]
+
+        games = (await call("get", "/bot/games", headers=white)).json()["games"]
+        assert [g["gameId"] for g in games] == [game_id]
+        seats = {"White": white, "Black": black}
+        names = []
+        async with http.stream("GET", f"/bot/game/stream/{game_id}", headers=white) as game_stream:
+            documented.check("get", "/bot/game/stream/{id}", game_stream.status_code,
+                             game_stream.headers["content-type"], b"")
+            lines = game_stream.aiter_lines()
+            played = resigned = False
+            with trio.fail_after(30):
+                while "GameEnded" not in names:
+                    line = await next_line(lines)
+                    names.append(documented.check_line(line))
+                    event = json.loads(line)
+                    if names == ["Snapshot"]:
+                        # With no seed window the opening roll may precede the stream; seeds are
+                        # ignored then, and still answered 202.
+                        for seat in seats:
+                            seed = await call("post", "/bot/game/{id}/seed", f"/bot/game/{game_id}/seed",
+                                              headers=seats[seat], json={"seed": f"{seat} seed for the spec test"})
+                            assert seed.status_code == 202
+                    turn = dice_to_play(event)
+                    if turn is not None and not played:
+                        played = True
+                        seat, tree = turn
+                        if tree is None:
+                            tree = (await call("get", "/games/{id}/moves", f"/games/{game_id}/moves")).json()["legalMoves"]
+                        moves = []
+                        while tree:
+                            move = rng.choice(sorted(tree))
+                            moves.append(move)
+                            tree = tree[move]
+                        verdict = await call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move",
+                                             headers=seats[seat], json={"moves": moves})
+                        assert verdict.status_code in (200, 202), verdict.text
+                        # White again, with those moves: refused (not its turn, or not its pieces), so
+                        # White's own game stream hears Rejected.
+                        refusal = await call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move",
+                                             headers=white, json={"moves": moves})
+                        assert refusal.status_code == 409, refusal.text
+                    if played and {"TurnPlayed", "DiceRolled"} <= set(names) and not resigned:
+                        resigned = True
+                        resign = await call("post", "/bot/game/{id}/resign", f"/bot/game/{game_id}/resign",
+                                            headers=white)
+                        assert resign.status_code == 202
+        assert names[0] == "Snapshot" and {"DiceRolled", "TurnPlayed", "Rejected", "GameEnded"} <= set(names)
+        await call("get", "/games/{id}", f"/games/{game_id}")
+        with trio.fail_after(10):
+            while (await http.get(f"/games/{game_id}/history")).status_code != 200:
+                await trio.sleep(0.05)
+        await call("get", "/games/{id}/history", f"/games/{game_id}/history")
+
+
+async def test_real_socket_frames_and_handshake_refusals_match_the_documents(serve, documented):
+    server = serve()
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        game = (await http.post("/games", json={})).json()
+    game_id = game["gameId"]
+
+    async def refused(path: str, status: int) -> None:
+        with pytest.raises(ConnectionRejected) as rejected:
+            async with open_websocket_url(server.ws_url + path):
+                pass
+        answer = rejected.value
+        assert answer.status_code == status, path
+        content_type = dict((k.decode().lower(), v.decode()) for k, v in answer.headers).get("content-type")
+        documented.check("get", "/games/{id}/ws", status, content_type, answer.body)
+
+    await refused(f"/games/{uuid.uuid4()}/ws?mode=spectator", 404)
+    await refused(f"/games/{game_id}/ws", 400)
+    await refused(f"/games/{game_id}/ws?token=wrong&guest={uuid.uuid4()}", 403)
+    await refused(game["seats"]["white"]["wsUrl"] + "&guest=not-a-uuid", 400)
+
+    with trio.fail_after(20):
+        async with open_websocket_url(server.ws_url + game["spectatorWsUrl"]) as spectator:
+            assert documented.check_line(await spectator.get_message()) == "Snapshot"
+            await spectator.send_message(wire.encode_command(wire.Resign()))
+            assert documented.check_line(await spectator.get_message()) == "Error"
+        guest = uuid.uuid4()
+        async with open_websocket_url(server.ws_url + game["seats"]["white"]["wsUrl"] + f"&guest={guest}") as seat:
+            assert documented.check_line(await seat.get_message()) == "Snapshot"
+            await seat.send_message('{"SubmitTurn": {"moves": ["e2e9"]}}')
+            assert documented.check_line(await seat.get_message()) == "Error"
+            await seat.send_message(wire.encode_command(wire.AnswerDraw(True)))
+            assert documented.check_line(await seat.get_message()) == "Rejected"
+        await refused(game["seats"]["white"]["wsUrl"] + f"&guest={uuid.uuid4()}", 403)  # seat_taken
