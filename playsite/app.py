@@ -6,8 +6,9 @@ Each subsystem mounts its own routes here, and only when configuration enables i
 from __future__ import annotations
 
 import attrs
-from quart import jsonify
+from quart import jsonify, request
 from quart_trio import QuartTrio
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from playsite.archive.routes import archive_routes
 from playsite.bots.accounts import BotDirectory
@@ -16,12 +17,18 @@ from playsite.bots.identity_routes import identity_routes
 from playsite.bots.webhook_routes import webhook_routes
 from playsite.bots.events import AccountEvents
 from playsite.config import Settings
+from playsite.games.errors import error_response
 from playsite.games.routes import game_routes
 from playsite.lobby.routes import lobby_routes
 from playsite.rooms.registry import Registry
 from playsite.store import Store
 from playsite.transports.ndjson import ndjson_routes
 from playsite.transports.websocket import websocket_routes
+
+
+REQUEST_BODY_MAX = 64 * 1024
+"""No endpoint takes more; each route checks its own, smaller limit."""
+CLOSE = {"Connection": "close"}
 
 
 @attrs.frozen
@@ -40,6 +47,29 @@ class Services:
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite")
     app.json.sort_keys = False
+    app.config["MAX_CONTENT_LENGTH"] = REQUEST_BODY_MAX
+
+    @app.before_request
+    async def read_body_first():
+        """Read every (bounded) body before any route answers: a reply sent over an unread
+        body can be cut off, and a kept-alive connection would stall on the leftover bytes."""
+        if request.method in ("GET", "HEAD", "OPTIONS") and not request.content_length:
+            return None
+        if request.content_length is not None and request.content_length > REQUEST_BODY_MAX:
+            return error_response(413, "request_too_large", f"body is over {REQUEST_BODY_MAX} bytes", CLOSE)
+        try:
+            await request.get_data()
+        except RequestEntityTooLarge:
+            return error_response(413, "request_too_large", f"body is over {REQUEST_BODY_MAX} bytes", CLOSE)
+        return None
+
+    @app.errorhandler(404)
+    async def not_found(_error):
+        return error_response(404, "not_found", "no such resource")
+
+    @app.errorhandler(405)
+    async def method_not_allowed(_error):
+        return error_response(405, "method_not_allowed", f"{request.method} is not allowed here")
 
     @app.get("/health")
     async def health():

@@ -123,10 +123,10 @@ def json_response(body, status: int = 200, headers: dict[str, str] | None = None
 async def read_json_body(limit: int):
     """The request's JSON object ({} when empty), or an error response tuple."""
     if request.content_length is not None and request.content_length > limit:
-        return error_response(413, "request_too_large", f"body is over {limit} bytes")
+        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
     raw = await request.get_data()
     if len(raw) > limit:
-        return error_response(413, "request_too_large", f"body is over {limit} bytes")
+        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
     if not raw.strip():
         return {}
     if request.mimetype != "application/json":

@@ -72,3 +72,15 @@ def test_serve_with_migrated_database_reports_postgres_health(serve, database_ur
     health = httpx.get(f"{server.base_url}/health", timeout=10).json()
     assert health == {"status": "ok", "store": {"kind": "postgres", "durable": True, "reachable": True}}
     assert server.stop() == 0
+
+
+def test_unknown_paths_methods_and_huge_bodies_get_json_errors(serve):
+    server = serve()
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+        missing = http.get("/no/such/thing")
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+        wrong = http.post("/health", json={"x": 1})
+        assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
+        huge = http.post("/games", content=b"{" + b" " * (70 * 1024) + b"}", headers={"Content-Type": "application/json"})
+        assert huge.status_code == 413 and huge.json()["error"]["code"] == "request_too_large"
+    assert "Traceback" not in server.output()
