@@ -482,10 +482,13 @@ def test_real_answers_of_a_running_server_match_openapi(serve, documented):
         assert call("post", "/games", content=b"rated", headers={"Content-Type": "text/plain"}).status_code == 415
         # On a connection of its own: nothing after it depends on how the server treats a
         # connection once it refused a body.
-        with httpx.Client(base_url=server.base_url, timeout=10) as once:
-            oversize = once.post("/games", content=b"{" * 5000, headers={"Content-Type": "application/json"})
-            documented.check_http("post", "/games", oversize)
-            assert oversize.status_code == 413
+        for method, route in [("post", "/games"), ("post", "/bot/anon"), ("get", "/bot/account"),
+                              ("post", "/bot/game/{id}/seed"), ("post", "/lobby/play-bot")]:
+            with httpx.Client(base_url=server.base_url, timeout=10) as once:
+                oversize = once.request(method.upper(), route.replace("{id}", game_id), content=b"{" * 5000,
+                                        headers={"Content-Type": "application/json"})
+                documented.check_http(method, route, oversize)
+                assert oversize.status_code == 413, route
 
         anon = call("post", "/bot/anon", params={"name": "specs"})
         assert anon.status_code == 201
