@@ -14,10 +14,15 @@ PyYAML comes with openapi-spec-validator (a test dependency); the server never p
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import random
 import re
+import threading
+import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -111,6 +116,13 @@ class Documented:
                 {"$ref": uri}, registry=self.registry, format_checker=Draft202012Validator.FORMAT_CHECKER
             )
         return self._validators[uri]
+
+    def validator_for(self, schema: dict) -> Draft202012Validator:
+        """A validator for a schema written inline (its $refs relative to asyncapi.yaml)."""
+        return Draft202012Validator(
+            {"$id": ASYNCAPI_PATH.as_uri(), **schema}, registry=self.registry,
+            format_checker=Draft202012Validator.FORMAT_CHECKER,
+        )
 
     # --- openapi ---
 
@@ -725,3 +737,123 @@ async def test_answers_any_request_may_get_match_their_components(documented):
         body = json.loads(await response.get_data())
         documented.validator(f"{OPENAPI_PATH.as_uri()}#{where}").validate(body)
         assert responses[name]["content"].keys() == {response.mimetype}
+
+
+# ----- true: webhook push --------------------------------------------------------------------------
+
+
+class HookEndpoint:
+    """A bot's webhook: a stdlib HTTP server that records every request and answers as a bot does."""
+
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+        self.seen: list[tuple[dict[str, str], bytes]] = []
+        self.rng = random.Random(11)
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (the stdlib's name)
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                endpoint.seen.append(({k: v for k, v in self.headers.items()}, raw))
+                answer = json.dumps(endpoint.answer(json.loads(raw))).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def answer(self, message: dict) -> dict:
+        if message.get("type") == "verification":
+            return {"nonce": message["nonce"]}
+        tree = message["state"]["legalMoves"]
+        if tree is None:
+            tree = httpx.get(f"{self.base_url}/games/{message['gameId']}/moves", timeout=10).json()["legalMoves"]
+        moves = []
+        while tree:
+            move = self.rng.choice(sorted(tree))
+            moves.append(move)
+            tree = tree[move]
+        return {"moves": moves}
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+def test_real_webhook_posts_match_asyncapi(serve, documented):
+    server = serve({"WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "DICE_SEED_WINDOW_MS": "0"})
+    with httpx.Client(base_url=server.base_url, timeout=15) as http, HookEndpoint(server.base_url) as hook:
+
+        def call(method: str, route: str, url: str | None = None, **kwargs) -> httpx.Response:
+            response = http.request(method.upper(), url or route, **kwargs)
+            documented.check_http(method, route, response)
+            return response
+
+        team = f"hook-{uuid.uuid4().hex[:8]}"
+        mine = bearer(call("post", "/bot/register", json={"team": team, "name": "bot"}).json()["token"])
+        assert call("get", "/bot/webhook", headers=mine).status_code == 404
+        registered = call("post", "/bot/webhook", headers=mine, json={"url": hook.url})
+        assert registered.status_code == 201, registered.text
+        secret = registered.json()["secret"]
+        assert call("get", "/bot/webhook", headers=mine).json()["url"] == hook.url
+        refused = call("post", "/bot/webhook", headers=mine, json={"url": "ftp://example.org/"})
+        assert refused.json()["error"]["code"] == "url_policy"
+
+        other = call("post", "/bot/anon", params={"name": "other"}).json()
+        theirs = bearer(other["token"])
+        challenge = call("post", "/bot/challenge", headers=mine, json={"team": "anon", "name": other["name"]}).json()
+        game_id = call("post", "/bot/challenge/{id}/accept", f"/bot/challenge/{challenge['id']}/accept",
+                       headers=theirs).json()["gameId"]
+        deadline = time.monotonic() + 30
+        rng = random.Random(5)
+        while not any(b'"yourTurn"' in body for _, body in hook.seen):
+            assert time.monotonic() < deadline, "no yourTurn delivery"
+            for game in call("get", "/bot/games", headers=theirs).json()["games"]:
+                if game["dicePending"] and game["activeSeat"] == game["seat"]:  # the other bot plays by polling
+                    tree = call("get", "/games/{id}/moves", f"/games/{game_id}/moves").json()["legalMoves"]
+                    moves = []
+                    while tree:
+                        moves.append(move := rng.choice(sorted(tree)))
+                        tree = tree[move]
+                    call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move", headers=theirs, json={"moves": moves})
+            time.sleep(0.05)
+        while not call("get", "/bot/webhook/stats", headers=mine).json()["last24h"]["totalDeliveries"]:
+            assert time.monotonic() < deadline, "the delivery was not counted"
+            time.sleep(0.05)
+        assert call("post", "/bot/game/{id}/resign", f"/bot/game/{game_id}/resign", headers=theirs).status_code == 202
+        assert call("delete", "/bot/webhook", headers=mine).status_code == 204
+
+    kinds = []
+    for headers, raw in hook.seen:
+        message = json.loads(raw)
+        name = {"verification": "Verification", "yourTurn": "YourTurn"}[message["type"]]
+        kinds.append(name)
+        documented.check_message(name, message)
+        header_schema = documented.asyncapi["components"]["messages"][name]["headers"]
+        canonical = {key.lower(): key for key in header_schema["properties"]}
+        headers = {canonical.get(key.lower(), key): value for key, value in headers.items()}
+        documented.validator_for(header_schema).validate(headers)
+        reply = {"Verification": "VerificationEcho", "YourTurn": "TurnAnswer"}[name]
+        documented.check_message(reply, hook.answer(message) if name == "Verification" else {"moves": []})
+        if name == "YourTurn":
+            signed = headers["X-DiceChess-Timestamp"].encode() + b"." + raw
+            expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+            assert hmac.compare_digest(expected, headers["X-DiceChess-Signature"])
+        else:
+            assert "X-DiceChess-Signature" not in headers
+    assert kinds[0] == "Verification" and "YourTurn" in kinds
