@@ -226,6 +226,7 @@ async def _postgres_config(cluster, durability: str, games: int, seconds: float,
 def run(seconds: float, counts: tuple[int, ...], synced: bool) -> str:
     rows: list[str] = []
     stats: list[str] = []
+    load_before = os.getloadavg()[0]
 
     def record(label: str, games: int, samples: Samples) -> None:
         rows.append(_row(label, games, samples, seconds))
@@ -263,7 +264,14 @@ def run(seconds: float, counts: tuple[int, ...], synced: bool) -> str:
         "| store | games | turns/s | p50 ms | p99 ms |",
         "|---|---:|---:|---:|---:|",
     ]
-    footer = ["", *[f"- {line}" for line in stats], ""]
+    footer = [
+        "",
+        f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f} "
+        "(the benchmark itself keeps about one core busy; more means other work shared the machine).",
+        "",
+        *[f"- {line}" for line in stats],
+        "",
+    ]
     return "\n".join(header + rows + footer)
 
 
