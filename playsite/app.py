@@ -21,6 +21,7 @@ from playsite.games.errors import error_response
 from playsite.games.routes import game_routes
 from playsite.lobby.routes import lobby_routes
 from playsite.rooms.registry import Registry
+from playsite.specs_routes import specs_routes
 from playsite.store import Store
 from playsite.transports.ndjson import ndjson_routes
 from playsite.transports.websocket import websocket_routes
@@ -45,7 +46,7 @@ class Services:
 
 
 def create_app(services: Services) -> QuartTrio:
-    app = QuartTrio("playsite")
+    app = QuartTrio("playsite", static_folder=None)
     app.json.sort_keys = False
     app.config["MAX_CONTENT_LENGTH"] = REQUEST_BODY_MAX
 
@@ -97,4 +98,5 @@ def create_app(services: Services) -> QuartTrio:
     app.register_blueprint(gameplay_routes(services))
     app.register_blueprint(ndjson_routes(services))
     app.register_blueprint(webhook_routes(services))
+    app.register_blueprint(specs_routes(services))
     return app

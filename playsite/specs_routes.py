@@ -22,7 +22,7 @@ from quart import Blueprint, Response, request
 
 from playsite.games.errors import error_response
 
-SPECS_DIR = Path(__file__).resolve().parents[1] / "specs"
+SPECS_DIR = Path(__file__).parent / "specs"  # a link to the repository's specs/, packaged as data
 YAML = "application/yaml"
 SCHEMA_JSON = "application/schema+json"
 CACHE_CONTROL = "public, max-age=300"

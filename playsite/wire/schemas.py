@@ -16,7 +16,7 @@ SCHEMA_SUFFIX = ".schema.json"
 
 def schema_dir() -> Path:
     """The directory holding the wire schemas (repository ``specs/wire``)."""
-    return Path(__file__).resolve().parents[2] / "specs" / "wire"
+    return Path(__file__).parent.parent / "specs" / "wire"  # playsite/specs links to specs/
 
 
 def schema_names() -> list[str]:
