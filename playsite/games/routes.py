@@ -10,8 +10,6 @@ from playsite.games.creation import create_human_game
 from playsite.games.errors import error_response
 from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
-from playsite.rooms.room import Phase
-from playsite.rules import format_dfen
 from playsite.wire import DEFAULT_TIME_CONTROL, WireError, decode_time_control, encode_time_control
 
 CREATE_BODY_MAX = 4096
@@ -74,7 +72,7 @@ def game_routes(services) -> Blueprint:
 
     @routes.get("/games")
     async def list_games():
-        rooms = sorted(registry.live.values(), key=lambda room: room.version, reverse=True)
+        rooms = sorted(registry.live.values(), key=lambda room: room.published.version, reverse=True)
         games = [public_game(room) for room in rooms[:LIST_LIMIT]]
         return json_response({"games": games, "total": len(registry.live)})
 
@@ -90,13 +88,7 @@ def game_routes(services) -> Blueprint:
         room = registry.get(game_id)
         if room is None:
             return error_response(404, "game_not_found", "no such game")
-        body = {
-            "version": room.version,
-            "dfen": format_dfen(room.position),
-            "dicePending": room.phase is Phase.PLAYING,
-            "legalMoves": room.tree or {},
-        }
-        return json_response(body, headers={"Cache-Control": "no-cache"})
+        return json_response(room.published.moves_body(), headers={"Cache-Control": "no-cache"})
 
     return routes
 

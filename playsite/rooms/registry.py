@@ -107,7 +107,7 @@ class Registry:
                 room_nursery.cancel_scope.cancel()
         finally:
             self._deregister(room, reservation)
-            if room.ended:
+            if room.completed:  # an ending that never committed is not an ending
                 with trio.CancelScope(shield=True):
                     for hook in self.completion_hooks:
                         await hook(room)

@@ -24,6 +24,7 @@ from playsite.rooms.durable import dump_room, load_setup, restore_room
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
 from playsite.rooms.persistence import write_best_effort, write_durably
+from playsite.rooms.view import PublicView
 from playsite.rules import (
     KING_CAPTURED,
     START_POSITION,
@@ -199,9 +200,6 @@ class Room:
         self.join_deadline: float | None = None
         self.fanout = Fanout()
         self.seated: dict[Subscriber, str] = {}
-        self._state_text: str | None = None
-        self._snapshot_text: str | None = None
-        self._version_time = trio.current_time()
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
         self.resumed = False
@@ -214,6 +212,9 @@ class Room:
         self._dirty = False
         self._durable: dict | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
+        self.completed = False
+        """The ending is committed (terminal transaction done): completion may proceed."""
+        self._publish_view()
 
     @classmethod
     def resume(cls, data: dict, store) -> Room:
@@ -234,8 +235,8 @@ class Room:
         if self.phase is Phase.PLAYING and self.position.dice:
             self.tree = legal_tree(self.position)
             self.tree_turns = count_turns(self.tree)
-        self._state_text = self._snapshot_text = None
-        self._version_time = trio.current_time()
+        self._publish_view()
+
     # ----- the public surface -------------------------------------------------------------
 
     async def send(self, intent) -> bool:
@@ -259,6 +260,16 @@ class Room:
         return Players(white=self.setup.white.face, black=self.setup.black.face)
 
     def public_state(self) -> PublicGameState:
+        """The public state of the last committed version."""
+        return self.published.state
+
+    def state_text(self) -> str:
+        return self.published.state_text()
+
+    def snapshot_text(self) -> str:
+        return self.published.snapshot_text()
+
+    def _working_state(self) -> PublicGameState:
         ended = self.ending is not None
         inline_tree = self.tree if self.tree is not None and self.tree_turns <= INLINE_TREE_MAX_TURNS else None
         return PublicGameState(
@@ -268,7 +279,7 @@ class Room:
             dice_pending=self.phase is Phase.PLAYING,
             status=EndedStatus(self.ending.over) if ended else ActiveStatus(),
             time_control=self.setup.time_control,
-            clocks=self.clock.read(self._version_time) if self.clock else None,
+            clocks=self.clock.read(trio.current_time()) if self.clock else None,
             commit=self.fairness.commit,
             seed=self.fairness.seed.hex() if ended else None,
             client_seeds=self._client_seeds_view() if ended else None,
@@ -276,21 +287,10 @@ class Room:
             players=self.players,
         )
 
-    def state_text(self) -> str:
-        """The public state as JSON, encoded once per version."""
-        if self._state_text is None:
-            self._state_text = json.dumps(
-                encode_public_game_state(self.public_state()), separators=(",", ":"), ensure_ascii=False
-            )
-        return self._state_text
-
-    def snapshot_text(self) -> str:
-        """The Snapshot a new subscriber starts from (full history), encoded once per version."""
-        if self._snapshot_text is None:
-            self._snapshot_text = encode_event(
-                Snapshot(v=self.version, state=self.public_state(), history=tuple(self.history))
-            )
-        return self._snapshot_text
+    def _publish_view(self) -> None:
+        """The working state is committed: from now on, it is what the public reads."""
+        tree = self.tree if self.phase is Phase.PLAYING else None
+        self.published = PublicView(state=self._working_state(), history=tuple(self.history), tree=tree)
 
     # ----- the task -----------------------------------------------------------------------
 
@@ -347,6 +347,8 @@ class Room:
         events, self._pending_events = self._pending_events, []
         replies, self._pending_replies = self._pending_replies, []
         self._dirty = False
+        self._publish_view()
+        self.completed = self.ended
         now = trio.current_time()
         for text in events:
             for lagging in self.fanout.broadcast(text):
@@ -367,21 +369,24 @@ class Room:
         else:
             attempt = lambda: self.store.save_game(write)  # noqa: E731
         timeout = self.store.save_timeout_s
-        if not self.required:
-            await write_best_effort(attempt, game_id=self.game_id, version=self.version, timeout_s=timeout)
-            return True
         started = trio.current_time()
-        committed = await write_durably(
-            attempt,
-            game_id=self.game_id,
-            version=self.version,
-            terminal=self.ended,
-            timeout_s=timeout,
-            on_stall=self._stalled,
-        )
+        if self.required or self.ended:
+            # The terminal write reveals the seed: in every mode it commits before anyone
+            # sees it, retried without bound (a best-effort room is best effort mid-game only).
+            committed = await write_durably(
+                attempt,
+                game_id=self.game_id,
+                version=self.version,
+                terminal=self.ended,
+                timeout_s=timeout,
+                on_stall=self._stalled,
+            )
+        else:
+            committed = True
+            await write_best_effort(attempt, game_id=self.game_id, version=self.version, timeout_s=timeout)
         stall = trio.current_time() - started
         if self.clock is not None and stall > 0:
-            self.clock.credit(stall)  # the mover does not pay for the server's outage
+            self.clock.credit(stall)  # the mover does not pay for the server's writes
         if committed:
             self._durable = data
             self.persistence_stalled = False
@@ -626,8 +631,6 @@ class Room:
     def _publish(self, make_event) -> None:
         """Bump the version and encode the event once; `_commit` broadcasts it after the write."""
         self.version += 1
-        self._state_text = self._snapshot_text = None
-        self._version_time = trio.current_time()
         self._pending_events.append(encode_event(make_event(self.version)))
 
     # ----- deadlines ----------------------------------------------------------------------

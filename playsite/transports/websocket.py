@@ -54,6 +54,11 @@ def websocket_routes(services) -> Blueprint:
 
 async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     """Pump the subscriber's queue to the socket and the socket's commands to the room."""
+    if room.persistence_stalled:
+        # The room is halted on a failing write: show the last durable state, ask to retry.
+        await websocket.send(room.snapshot_text())
+        await websocket.close(1013)  # "try again later"
+        return
     attach = Attach(subscriber)
     if not (await room.send(attach) and await attach.reply.wait()):
         # The game is over and its task gone: show the final state, then close.

@@ -208,3 +208,56 @@ async def test_an_ending_that_never_committed_is_not_an_ending(autojump_clock):
     async with running_registry(store=store) as registry:
         await registry.resume_all()
         assert not registry.live[room.game_id].ended
+
+
+async def test_reads_during_a_failing_write_show_only_the_committed_version(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        await play_one_turn(room)
+        committed = room.state_text()
+        store.fail_next = 2
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_one_turn, room)
+            await trio.sleep(0.1)
+            assert room.version > room.published.version, "the working state runs ahead"
+            assert room.state_text() == committed and room.public_state().version == store.games[room.game_id].version
+        assert room.public_state().version == room.version
+
+
+async def test_the_seed_is_not_revealed_before_the_ending_commits(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(room_setup(durability=BEST_EFFORT, time_control=Unlimited()), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        await play_one_turn(room)
+        received(spectator)
+        store.failing = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(command, room, "White", Resign())
+            await trio.sleep(5)  # well inside the stall grace: subscribers stay
+            assert room.ended and room.public_state().seed is None
+            assert '"seed"' not in room.snapshot_text() or '"seed":null' in room.snapshot_text()
+            assert received(spectator) == [], "GameEnded waits for the terminal commit, even best effort"
+            store.failing = False
+        ended = received(spectator)
+        assert isinstance(ended[-1], GameEnded) and room.public_state().seed == ended[-1].seed
+
+
+async def test_completion_hooks_never_run_for_an_uncommitted_ending(autojump_clock):
+    store = FaultyStore()
+    completed = []
+    async with running_registry(store=store) as registry:
+
+        async def hook(room):
+            completed.append(room.game_id)
+
+        registry.completion_hooks.append(hook)
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        await play_one_turn(room)
+        store.failing = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(command, room, "White", Resign())
+            await trio.sleep(5)
+            nursery.cancel_scope.cancel()
+    assert room.ended and not room.completed and completed == []

@@ -1,0 +1,52 @@
+"""What the public may see of a room: its last committed version, frozen.
+
+Reads (GET /games/{id}, /moves, Snapshots for new subscribers, webhook state) never look
+at a room's working state, which runs ahead of the store while a version is being
+written: a read during a failing write must not show dice that may never have happened,
+nor a seed revealed by an ending that has not committed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+
+from playsite.wire import HistoryTurn, PublicGameState, Snapshot, encode_event, encode_public_game_state
+
+
+@attrs.frozen
+class PublicView:
+    state: PublicGameState
+    history: tuple[HistoryTurn, ...]
+    tree: dict | None
+    """The full tree of the pending roll (the state may inline it, or not when it is large)."""
+    _texts: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    def state_text(self) -> str:
+        """The public state as JSON, encoded once."""
+        if "state" not in self._texts:
+            self._texts["state"] = json.dumps(
+                encode_public_game_state(self.state), separators=(",", ":"), ensure_ascii=False
+            )
+        return self._texts["state"]
+
+    def snapshot_text(self) -> str:
+        """The Snapshot a new subscriber starts from (full history), encoded once."""
+        if "snapshot" not in self._texts:
+            self._texts["snapshot"] = encode_event(Snapshot(v=self.version, state=self.state, history=self.history))
+        return self._texts["snapshot"]
+
+    def moves_body(self) -> dict[str, Any]:
+        """GET /games/{id}/moves: the whole tree of the pending roll, never capped."""
+        return {
+            "version": self.version,
+            "dfen": self.state.dfen,
+            "dicePending": self.state.dice_pending,
+            "legalMoves": self.tree or {},
+        }
