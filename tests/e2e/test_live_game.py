@@ -388,7 +388,7 @@ async def test_a_spectator_that_never_reads_is_dropped_and_play_goes_on(serve):
     assert run.slow_close == 1000, "the server ended the slow socket itself"
 
     round_trips = [rt for log in run.logs.values() for rt in log.round_trips]
-    assert max(round_trips) < 1.0, f"a turn waited {max(round_trips):.2f} s for its broadcast"
+    assert max(round_trips) < 2.0, f"a turn waited {max(round_trips):.2f} s for its broadcast"
     assert run.play_seconds < 15
     assert_clean(server)
 
