@@ -67,8 +67,8 @@ def gameplay_routes(services) -> Blueprint:
 
     async def seated_request(game_id: str):
         """The caller, its seat and the JSON body, or the error to answer (413, 401, 404, 415, 400)."""
-        if (oversize := await drain_body(BODY_MAX)) is not None:
-            return oversize
+        if (too_large := await oversize(BODY_MAX)) is not None:
+            return too_large
         account = authenticate(services.bots)
         if isinstance(account, tuple):
             return account
@@ -76,7 +76,7 @@ def gameplay_routes(services) -> Blueprint:
         seats = seats_of(room, account.principal) if room is not None else []
         if not seats:
             return error_response(404, "game_not_found", "no such game, or you are not seated in it")
-        body = await read_json_body(BODY_MAX)
+        body = await json_object_body()
         if isinstance(body, tuple):
             return body
         # A bot holding both seats (a self-game) acts for whichever is to move.
@@ -145,18 +145,25 @@ class Seated(NamedTuple):
     body: dict
 
 
-async def drain_body(limit: int):
-    """Receive the whole body before any answer, or a 413 that closes the connection.
+async def oversize(limit: int):
+    """413 (closing the connection) when the body is over `limit`; checked before anything else.
 
-    hypercorn stalls a kept-alive connection whose previous request was answered before
-    its body was read (the next request on it never gets a response), so every route
-    here reads the body first, even when the answer will be 401 or 404.
+    The body is read in full first (the app also does so for every request): answering
+    over an unread body stalls a kept-alive connection in hypercorn.
     """
     if request.content_length is not None and request.content_length > limit:
         return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
     if len(await request.get_data()) > limit:
         return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
     return None
+
+
+async def json_object_body():
+    """The body as a JSON object ({} when empty), or the 415/400 to answer."""
+    try:
+        return await read_json_body(BODY_MAX)
+    except RecursionError:  # json.loads on deeply nested arrays; read_json_body lets it through
+        return error_response(400, "invalid_request", "body is nested too deeply")
 
 
 def seats_of(room, principal: str) -> list[str]:

@@ -347,6 +347,8 @@ async def test_refused_turns_are_409_verdicts_with_the_reason(open_site):
         (b'{"moves": ["e9e4"]}', "UCI"),
         (b'{"moves": null}', "moves"),
         (b'"e2e4"', "must be a JSON object"),
+        (b"[" * 3000, "nested too deeply"),
+        (b'{"moves": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested too deeply"),
     ],
 )
 async def test_malformed_move_bodies_are_400_with_a_clear_json_error(open_site, content, problem):
