@@ -68,6 +68,11 @@ def create_app(services: Services) -> QuartTrio:
     async def not_found(_error):
         return error_response(404, "not_found", "no such resource")
 
+    @app.errorhandler(500)
+    async def server_error(error):
+        # Logged with its traceback by quart; the client gets JSON and no internals.
+        return error_response(500, "internal_error", "the server failed on this request; it has been logged")
+
     @app.errorhandler(405)
     async def method_not_allowed(_error):
         return error_response(405, "method_not_allowed", f"{request.method} is not allowed here")

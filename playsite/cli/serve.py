@@ -38,6 +38,9 @@ def run(args) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # httpx logs every request URL at INFO; outbound URLs (webhooks) may carry secrets.
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     print("playsite: effective configuration", file=sys.stderr)
     for name, value in settings.effective():
         print(f"  {name}={value}", file=sys.stderr)

@@ -127,6 +127,8 @@ async def read_json_body(limit: int):
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         return error_response(400, "invalid_request", "body is not valid JSON")
+    except RecursionError:
+        return error_response(400, "invalid_request", "body is nested too deeply")
     if not isinstance(body, dict):
         return error_response(400, "invalid_request", "body must be a JSON object")
     return body

@@ -60,6 +60,11 @@ class QueueSubscriber:
             self._closed = True
             return False
 
+    @property
+    def lagging(self) -> bool:
+        """Dropped for not keeping up: what is still queued is stale, the client must resync."""
+        return self.dropped > self.drop_limit
+
     def close(self) -> None:
         """No more events; the reader sees end-of-channel after draining what is queued."""
         self._closed = True

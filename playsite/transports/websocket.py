@@ -20,6 +20,8 @@ from playsite.tokens import matches
 from playsite.wire import Rejected, WireError, decode_command, encode_error, encode_event
 
 DETACH_TIMEOUT_S = 5
+SEND_TIMEOUT_S = 10
+"""A socket that does not take one frame in this long is closed."""
 
 
 def websocket_routes(services) -> Blueprint:
@@ -69,9 +71,17 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
             async for text in subscriber.events:
-                await websocket.send(text)
+                if subscriber.lagging:
+                    break  # dropped for lagging: close now rather than push stale events
+                with trio.move_on_after(SEND_TIMEOUT_S) as send:
+                    await websocket.send(text)
+                if send.cancelled_caught:
+                    break  # a client that takes this long to accept one frame is gone
             nursery.cancel_scope.cancel()
-        await websocket.close(1000)
+        if subscriber.lagging or subscriber.dropped:
+            await websocket.close(1013, "too slow: reconnect for a fresh snapshot")
+        else:
+            await websocket.close(1000)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
             await room.send(Detach(subscriber))
