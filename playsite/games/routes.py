@@ -8,7 +8,6 @@ from quart import Blueprint, Response, request
 
 from playsite.games.creation import create_human_game
 from playsite.games.errors import error_response
-from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
 from playsite.wire import DEFAULT_TIME_CONTROL, WireError, decode_time_control, encode_time_control
 
@@ -45,8 +44,6 @@ def game_routes(services) -> Blueprint:
                 seed_window_s=services.settings.dice_seed_window_ms / 1000,
                 durability=services.settings.game_durability,
             )
-        except AdmissionRefused as refused:
-            return error_response(409, "capacity", str(refused))
         except CreationFailed:
             return error_response(
                 503, "temporarily_unavailable", "the game could not be stored; try again", {"Retry-After": "5"}
