@@ -81,6 +81,8 @@ class WebhookReceiver:
         self.seen: list[Seen] = []
         self.bad_signatures = 0
         self.turns_answered = 0
+        self.answers: list[tuple[int, list[str]]] = []
+        """(state version, moves) of every yourTurn answered by default."""
         self.rng = random.Random(seed)
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -136,6 +138,7 @@ class WebhookReceiver:
             with self._lock:
                 moves = random_turn(tree, self.rng)
                 self.turns_answered += 1
+                self.answers.append((state["version"], moves))
             return Reply(200, json.dumps({"moves": moves}).encode())
         return Reply(400, b"unknown message")
 

@@ -1,0 +1,269 @@
+"""Where webhook registrations and delivery records live: a memory twin and PostgreSQL.
+
+A bot has at most one current registration. Every registration gets a new generation
+(`registration_id`, strictly increasing), so a delivery can tell whether the registration
+it was sent under is still the current one. Secrets are stored because every delivery is
+signed with them (they are HMAC keys, not credentials we could keep as digests); they are
+shown once at registration and never logged.
+
+Delivery records feed `GET /bot/webhook/stats`: one row per attempt, kept a little longer
+than the 7-day window the stats report.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict, deque
+from datetime import datetime, timedelta, timezone
+from typing import Protocol
+
+import attrs
+import psycopg
+
+STATS_WINDOWS = (("last24h", timedelta(hours=24)), ("last7d", timedelta(days=7)))
+DELIVERY_RETENTION = timedelta(days=8)
+MEMORY_DELIVERIES_PER_BOT = 20_000
+"""The memory twin keeps at most this many recent attempts per bot."""
+
+APPLIED = "applied"
+DECLINED = "declined"
+STALE_REGISTRATION = "stale_registration"
+NOT_A_FAILURE = frozenset({APPLIED, DECLINED, STALE_REGISTRATION})
+"""Outcomes that never become `lastFailure`: the bot behaved as designed, or the answer
+belonged to a registration that is no longer current (it must not touch the current
+registration's health)."""
+
+
+@attrs.frozen
+class Registration:
+    bot_id: str
+    registration_id: int
+    """The generation: a new registration always has a larger one than any before it."""
+    url: str
+    secret: str = attrs.field(repr=False)
+    verified_at: datetime
+
+
+@attrs.frozen
+class Delivery:
+    """One attempt to deliver a turn, as `GET /bot/webhook/stats` counts it."""
+
+    bot_id: str
+    registration_id: int
+    at: datetime
+    outcome: str
+    """applied, declined, refused, garbled, oversized_body, http_<code>, timed_out,
+    unreachable or stale_registration."""
+    latency_ms: int
+    reason: str
+    """A sentence for the bot's author (never a secret, an address or a payload)."""
+
+
+@attrs.frozen
+class Window:
+    total: int
+    outcomes: tuple[tuple[str, int], ...]
+    """(outcome, count), largest count first, then by name."""
+    p50_ms: int | None
+    p90_ms: int | None
+    p99_ms: int | None
+
+    def to_json(self) -> dict:
+        return {
+            "totalDeliveries": self.total,
+            "outcomes": [{"outcome": outcome, "count": count} for outcome, count in self.outcomes],
+            "p50Ms": self.p50_ms,
+            "p90Ms": self.p90_ms,
+            "p99Ms": self.p99_ms,
+        }
+
+
+@attrs.frozen
+class DeliveryStats:
+    windows: dict[str, Window]
+    last_failure: tuple[datetime, str] | None
+
+    def to_json(self) -> dict:
+        body = {name: window.to_json() for name, window in self.windows.items()}
+        if self.last_failure is None:
+            body["lastFailure"] = None
+        else:
+            at, reason = self.last_failure
+            body["lastFailure"] = {"at": iso_utc(at), "reason": reason}
+        return body
+
+
+def iso_utc(at: datetime) -> str:
+    """ISO-8601 in UTC with a `Z`, milliseconds (the form the archive uses)."""
+    return at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def nearest_rank(sorted_values: list[int], fraction: float) -> int | None:
+    """The smallest value with at least `fraction` of all values at or below it (percentile_disc)."""
+    if not sorted_values:
+        return None
+    return sorted_values[max(0, math.ceil(fraction * len(sorted_values)) - 1)]
+
+
+def summarize(deliveries: list[Delivery]) -> Window:
+    counts: dict[str, int] = defaultdict(int)
+    for delivery in deliveries:
+        counts[delivery.outcome] += 1
+    latencies = sorted(d.latency_ms for d in deliveries)
+    return Window(
+        total=len(deliveries),
+        outcomes=tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+        p50_ms=nearest_rank(latencies, 0.50),
+        p90_ms=nearest_rank(latencies, 0.90),
+        p99_ms=nearest_rank(latencies, 0.99),
+    )
+
+
+class WebhookStore(Protocol):
+    async def current(self, bot_id: str) -> Registration | None: ...
+
+    async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
+        """Make this the bot's registration under a new, larger generation."""
+
+    async def delete(self, bot_id: str) -> bool:
+        """Drop the bot's registration; False when it had none."""
+
+    async def record(self, delivery: Delivery) -> None: ...
+
+    async def stats(self, bot_id: str, now: datetime) -> DeliveryStats: ...
+
+
+class MemoryWebhookStore:
+    """Process memory: registrations and records are gone on restart, like every memory-store game."""
+
+    def __init__(self) -> None:
+        self._registrations: dict[str, Registration] = {}
+        self._generations = itertools.count(1)
+        self._deliveries: dict[str, deque[Delivery]] = defaultdict(lambda: deque(maxlen=MEMORY_DELIVERIES_PER_BOT))
+
+    async def current(self, bot_id: str) -> Registration | None:
+        return self._registrations.get(bot_id)
+
+    async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
+        registration = Registration(bot_id, next(self._generations), url, secret, verified_at)
+        self._registrations[bot_id] = registration
+        return registration
+
+    async def delete(self, bot_id: str) -> bool:
+        return self._registrations.pop(bot_id, None) is not None
+
+    async def record(self, delivery: Delivery) -> None:
+        kept = self._deliveries[delivery.bot_id]
+        kept.append(delivery)
+        horizon = delivery.at - DELIVERY_RETENTION
+        while kept and kept[0].at < horizon:
+            kept.popleft()
+
+    async def stats(self, bot_id: str, now: datetime) -> DeliveryStats:
+        kept = list(self._deliveries.get(bot_id, ()))
+        windows = {name: summarize([d for d in kept if d.at > now - span]) for name, span in STATS_WINDOWS}
+        failures = [d for d in kept if d.outcome not in NOT_A_FAILURE]
+        last = max(failures, key=lambda d: d.at, default=None)
+        return DeliveryStats(windows, (last.at, last.reason) if last else None)
+
+
+_REPLACE = """
+INSERT INTO webhook_registrations (bot_id, registration_id, url, secret, verified_at)
+VALUES (%s, nextval('webhook_registration_ids'), %s, %s, %s)
+ON CONFLICT (bot_id) DO UPDATE
+   SET registration_id = EXCLUDED.registration_id, url = EXCLUDED.url,
+       secret = EXCLUDED.secret, verified_at = EXCLUDED.verified_at
+RETURNING registration_id
+"""
+_WINDOW = """
+SELECT outcome, count(*) FROM webhook_deliveries
+ WHERE bot_id = %s AND at > %s GROUP BY outcome
+"""
+_PERCENTILES = """
+SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY latency_ms)
+  FROM webhook_deliveries WHERE bot_id = %s AND at > %s
+"""
+_LAST_FAILURE = """
+SELECT at, reason FROM webhook_deliveries
+ WHERE bot_id = %s AND outcome <> ALL(%s) ORDER BY at DESC, id DESC LIMIT 1
+"""
+
+
+class PostgresWebhookStore:
+    """The same records in PostgreSQL, through the store's one `Database` adapter."""
+
+    def __init__(self, database) -> None:
+        self.database = database
+
+    async def current(self, bot_id: str) -> Registration | None:
+        row = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT registration_id, url, secret, verified_at FROM webhook_registrations WHERE bot_id = %s",
+                (bot_id,),
+            ).fetchone()
+        )
+        return None if row is None else Registration(bot_id, row[0], row[1], row[2], row[3])
+
+    async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
+        def work(conn: psycopg.Connection) -> int:
+            with conn.transaction():
+                return conn.execute(_REPLACE, (bot_id, url, secret, verified_at)).fetchone()[0]
+
+        generation = await self.database.run(work)
+        return Registration(bot_id, generation, url, secret, verified_at)
+
+    async def delete(self, bot_id: str) -> bool:
+        def work(conn: psycopg.Connection) -> bool:
+            with conn.transaction():
+                return conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount > 0
+
+        return await self.database.run(work)
+
+    async def record(self, delivery: Delivery) -> None:
+        def work(conn: psycopg.Connection) -> None:
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO webhook_deliveries (bot_id, registration_id, at, outcome, latency_ms, reason)"
+                    " VALUES (%s, %s, %s, %s, %s, %s)",
+                    (
+                        delivery.bot_id,
+                        delivery.registration_id,
+                        delivery.at,
+                        delivery.outcome,
+                        delivery.latency_ms,
+                        delivery.reason,
+                    ),
+                )
+                conn.execute(
+                    "DELETE FROM webhook_deliveries WHERE bot_id = %s AND at < %s",
+                    (delivery.bot_id, delivery.at - DELIVERY_RETENTION),
+                )
+
+        await self.database.run(work)
+
+    async def stats(self, bot_id: str, now: datetime) -> DeliveryStats:
+        def work(conn: psycopg.Connection) -> DeliveryStats:
+            windows = {}
+            for name, span in STATS_WINDOWS:
+                since = now - span
+                counts = conn.execute(_WINDOW, (bot_id, since)).fetchall()
+                p50, p90, p99 = conn.execute(_PERCENTILES, (bot_id, since)).fetchone()[0] or (None, None, None)
+                windows[name] = Window(
+                    total=sum(count for _, count in counts),
+                    outcomes=tuple(sorted(((o, c) for o, c in counts), key=lambda item: (-item[1], item[0]))),
+                    p50_ms=p50,
+                    p90_ms=p90,
+                    p99_ms=p99,
+                )
+            last = conn.execute(_LAST_FAILURE, (bot_id, sorted(NOT_A_FAILURE))).fetchone()
+            return DeliveryStats(windows, (last[0], last[1]) if last else None)
+
+        return await self.database.run(work)
+
+
+def webhook_store_for(store) -> WebhookStore:
+    """PostgreSQL beside a PostgreSQL game store; memory otherwise."""
+    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
+        return PostgresWebhookStore(store.database)
+    return MemoryWebhookStore()
