@@ -46,7 +46,9 @@ def webhook_routes(services) -> Blueprint:
         )
 
     def unavailable():
-        return error_response(503, "temporarily_unavailable", "the store is unavailable; try again", {"Retry-After": "5"})
+        return error_response(
+            503, "temporarily_unavailable", "the store is unavailable; try again", {"Retry-After": "5"}
+        )
 
     @routes.post("/bot/webhook")
     async def register_webhook():

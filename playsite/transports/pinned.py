@@ -282,7 +282,13 @@ class _CoreStream(httpx.AsyncByteStream):
             await self._stream.aclose()
 
 
-_NETWORK_ERRORS = (httpx.TransportError, httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol, OSError)
+_NETWORK_ERRORS = (
+    httpx.TransportError,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    OSError,
+)
 _TIMEOUTS = (httpx.TimeoutException, httpcore.TimeoutException)
 
 

@@ -196,7 +196,10 @@ class Dispatcher:
             actionable, clocks = False, None
         if actionable:
             self.turn_version = event.v
-            self.turn_clock_ms = None if clocks is None else (clocks.white_ms if self.seat == "White" else clocks.black_ms)
+            if clocks is None:
+                self.turn_clock_ms = None
+            else:
+                self.turn_clock_ms = clocks.white_ms if self.seat == "White" else clocks.black_ms
         elif self.turn_version is not None and event.v > self.turn_version:
             self.turn_version = None
 

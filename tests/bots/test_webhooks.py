@@ -49,7 +49,12 @@ from playsite.transports.webhook import (
 from playsite.wire import Fischer, PerMove, Unlimited
 from tests.transports.webhook_receiver import Reply, WebhookReceiver, valid_signature
 
-ENDPOINTS = [("POST", "/bot/webhook"), ("GET", "/bot/webhook"), ("DELETE", "/bot/webhook"), ("GET", "/bot/webhook/stats")]
+ENDPOINTS = [
+    ("POST", "/bot/webhook"),
+    ("GET", "/bot/webhook"),
+    ("DELETE", "/bot/webhook"),
+    ("GET", "/bot/webhook/stats"),
+]
 
 
 @attrs.define
@@ -692,7 +697,8 @@ async def test_store_registrations_get_increasing_generations(webhook_store):
     second = await webhook_store.replace("hooks/alice", "https://a.example/2", "s3", NOW)
     assert first.registration_id < other.registration_id < second.registration_id
     current = await webhook_store.current("hooks/alice")
-    assert (current.url, current.secret, current.registration_id) == ("https://a.example/2", "s3", second.registration_id)
+    assert (current.url, current.secret) == ("https://a.example/2", "s3")
+    assert current.registration_id == second.registration_id
     assert current.verified_at == NOW
     assert await webhook_store.delete("hooks/alice") is True
     assert await webhook_store.delete("hooks/alice") is False

@@ -7,7 +7,10 @@ import random
 import time
 
 import httpx
+import psycopg
 import pytest
+
+from playsite.store.migrations import apply_pending, load_migrations
 
 from tests.transports.webhook_receiver import Reply, WebhookReceiver, random_turn
 
@@ -223,3 +226,44 @@ def test_registration_answers_503_while_push_is_disabled(serve):
     finally:
         client.close()
     assert_no_server_errors(server)
+
+
+def test_registrations_stats_and_delivery_survive_a_restart_on_postgresql(serve, database_url):
+    """The registration and its secret are durable, deliveries recorded before the restart are
+    still counted, and a resumed game gets its dispatcher again."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    env = {**PUSH, "DATABASE_URL": database_url}
+    rng = random.Random(13)
+    with WebhookReceiver(seed=8) as hook:
+        first = Client(serve(env))
+        alice = first.register_bot("hooks", "alice")
+        bob = first.register_bot("polls", "bob")
+        first.register_webhook(alice, hook)
+        game_id = first.start_game(bob, alice)
+        bob_seat = first.seat_of(game_id, bob)
+        deadline = time.monotonic() + 30
+        while outcomes(first.stats(alice)["last24h"]).get("applied", 0) < 1:
+            assert time.monotonic() < deadline, "alice never played"
+            assert first.play_polling_turn(game_id, bob, bob_seat, rng)
+        assert first.server.stop() == 0
+        first.close()
+        assert_no_server_errors(first.server)
+
+        second = Client(serve(env))
+        read = second.call("GET", "/bot/webhook", alice)
+        assert read.status_code == 200 and read.json()["url"] == hook.url()
+        before = outcomes(second.stats(alice)["last24h"])["applied"]
+        assert before >= 1
+        answered = hook.turns_answered
+        deadline = time.monotonic() + 30
+        while hook.turns_answered == answered:  # the resumed game delivers again, signed with the same secret
+            assert time.monotonic() < deadline, "the resumed game delivered nothing"
+            assert second.play_polling_turn(game_id, bob, bob_seat, rng)
+        deadline = time.monotonic() + 10
+        while outcomes(second.stats(alice)["last24h"])["applied"] <= before:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second.close()
+        assert_no_server_errors(second.server)
+    assert hook.bad_signatures == 0
