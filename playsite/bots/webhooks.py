@@ -233,15 +233,16 @@ class Webhooks:
         return await self.store.stats(bot_id, self.wall_clock())
 
 
-_BY_SERVICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BY_REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""One Webhooks per booted service set, keyed by its registry (identity-hashed, one per boot)."""
 
 
 def webhooks_for(services) -> Webhooks:
-    """The process's Webhooks: `services.webhooks` when the boot built one, else one per Services."""
+    """The process's Webhooks: `services.webhooks` when the boot built one, else one per boot."""
     given = getattr(services, "webhooks", None)
     if given is not None:
         return given
-    found = _BY_SERVICES.get(services)
+    found = _BY_REGISTRY.get(services.registry)
     if found is None:
-        found = _BY_SERVICES[services] = Webhooks.from_services(services)
+        found = _BY_REGISTRY[services.registry] = Webhooks.from_services(services)
     return found

@@ -353,17 +353,17 @@ class WebhookDispatch:
                     self.attach(room, only_bot=bot_id)
 
 
-_BY_SERVICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BY_REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def dispatch_for(services) -> WebhookDispatch:
-    """The process's WebhookDispatch (one per Services), listening to registration changes."""
+    """The process's WebhookDispatch (one per boot), listening to registration changes."""
     given = getattr(services, "webhook_dispatch", None)
     if given is not None:
         return given
-    found = _BY_SERVICES.get(services)
+    found = _BY_REGISTRY.get(services.registry)
     if found is None:
-        found = _BY_SERVICES[services] = WebhookDispatch(
+        found = _BY_REGISTRY[services.registry] = WebhookDispatch(
             webhooks_for(services), services.registry, services.bots, enabled=services.settings.webhook_push_enabled
         )
     return found

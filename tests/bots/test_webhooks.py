@@ -742,3 +742,43 @@ def test_nearest_rank_percentiles():
     assert nearest_rank(list(range(1, 11)), 0.5) == 5
     assert nearest_rank(list(range(1, 11)), 0.9) == 9
     assert nearest_rank(list(range(1, 11)), 0.99) == 10
+
+
+async def test_probe_runs_the_verification_echo_against_the_current_webhook(harness):
+    account, token = await harness.bot()
+    assert await harness.webhooks.probe(account.id) is False  # nothing registered
+    with WebhookReceiver() as receiver:
+        await harness.registered(token, receiver)
+        assert await harness.webhooks.probe(account.id) is True
+        assert [seen.kind for seen in receiver.seen] == ["verification", "verification"]
+        assert "x-dicechess-signature" not in receiver.seen[-1].headers
+    assert await harness.webhooks.probe(account.id) is False  # the endpoint went away
+
+
+async def test_the_locators_give_one_instance_per_boot(harness):
+    assert webhooks_for(harness.services) is webhooks_for(harness.services)
+    assert dispatch_for(harness.services).webhooks is webhooks_for(harness.services)
+    async with running() as other:
+        assert webhooks_for(other.services) is not webhooks_for(harness.services)
+
+
+async def test_a_delivery_times_out_at_the_server_cap_and_is_not_retried(harness, monkeypatch):
+    monkeypatch.setattr("playsite.transports.webhook.TURN_ANSWER_CAP_S", 0.5)
+
+    def silent(seen):
+        return Reply(200, b'{"moves": []}', delay_s=5) if seen.kind == "yourTurn" else None
+
+    with WebhookReceiver(silent) as receiver, WebhookReceiver() as opponent:
+        white, token = await harness.bot()
+        black, black_token = await harness.bot()
+        await harness.registered(token, receiver)
+        await harness.registered(black_token, opponent)
+        room = await harness.game(white, black)  # Unlimited: only the cap bounds the wait
+        with trio.fail_after(10):
+            while not outcomes((stats := await harness.stats(token))["last24h"]):
+                await trio.sleep(0.02)
+        await trio.sleep(2.5)  # longer than every retry pause together
+    assert outcomes(stats["last24h"]) == {"timed_out": 1}
+    assert len(receiver.of_kind("yourTurn")) == 1
+    assert stats["lastFailure"]["reason"].startswith("no answer within")
+    assert not room.ended  # the turn stands; the bot's clock (none here) decides
