@@ -220,7 +220,8 @@ class Dispatcher:
             # The answer was stale: if the turn still stands, the current registration gets it.
 
     async def _deliver_under(self, registration: Registration, version: int, body: str) -> bool:
-        """Deliver (with bounded retries) under one registration; True if it turned out stale."""
+        """Deliver (with bounded retries) under one registration; True if that registration is no
+        longer current (the caller then delivers the standing turn under the current one)."""
         budget = TURN_ANSWER_CAP_S
         if self.turn_clock_ms is not None:
             budget = min(budget, max(TURN_ANSWER_MIN_S, self.turn_clock_ms / 1000))
@@ -250,6 +251,8 @@ class Dispatcher:
             await trio.sleep(pause)
             if not self._turn_pending(version):
                 return False
+            if await self.webhooks.current(self.bot_id) != registration:
+                return True  # replaced or deleted meanwhile: the current registration (if any) takes over
         return False
 
     async def _settle(self, registration: Registration, attempt: Attempt) -> tuple[str, str]:
