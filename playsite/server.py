@@ -26,6 +26,7 @@ from playsite.dice import SystemSeedSource
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.store import run_store
+from playsite.transports.webhook import attach_to_live_games, attach_webhook_dispatchers, dispatch_for
 from playsite.version import git_revision, package_version
 
 log = logging.getLogger("playsite")
@@ -53,6 +54,10 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
             version=package_version(),
             revision=git_revision(),
         )
+        if settings.webhook_push_enabled:
+            registry.creation_hooks.append(lambda room: attach_webhook_dispatchers(services, room))
+            attach_to_live_games(services)  # the games resumed before the port opens
+            await nursery.start(dispatch_for(services).run_sweeps)  # bots registering mid-game
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
         await run_http(create_app(services), settings, shutdown, task_status=task_status)

@@ -202,7 +202,7 @@ class Webhooks:
             raise RegistrationRefused("handshake_failed", f"the answer is larger than {RESPONSE_BODY_MAX} bytes")
         try:
             echoed = json.loads(answer.body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             echoed = None
         if not isinstance(echoed, dict) or not isinstance(echoed.get("nonce"), str):
             raise RegistrationRefused("handshake_failed", 'the answer is not {"nonce": "<the nonce sent>"}')

@@ -27,6 +27,7 @@ log = logging.getLogger("playsite.rooms")
 FINISHED_ROOMS_KEPT = 1000
 
 CompletionHook = Callable[[Room], Awaitable[None]]
+CreationHook = Callable[[Room], object]
 
 
 class CreationFailed(Exception):
@@ -41,6 +42,8 @@ class Registry:
         self.live: dict[str, Room] = {}
         self.finished: OrderedDict[str, Room] = OrderedDict()
         self.completion_hooks: list[CompletionHook] = []
+        self.creation_hooks: list[CreationHook] = []
+        """Called with every room started, created or resumed (e.g. to attach webhook delivery)."""
         self._nursery: trio.Nursery | None = None
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -70,7 +73,15 @@ class Registry:
         except BaseException:
             reservation.release()
             raise
+        self._started(room)
         return room
+
+    def _started(self, room: Room) -> None:
+        for hook in self.creation_hooks:
+            try:
+                hook(room)
+            except Exception:  # a hook's fault must not fail the creation that already happened
+                log.exception("creation hook failed for game %s", room.game_id)
 
     async def _write_creation(self, room: Room) -> None:
         if self.store is None:
@@ -92,6 +103,7 @@ class Registry:
             room = Room.resume(data, self.store)
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
             await self._nursery.start(self._host, room, reservation)
+            self._started(room)
         if snapshots:
             log.info("resumed %d active game(s)", len(snapshots))
         return len(snapshots)

@@ -89,7 +89,7 @@ def read_moves(body: bytes) -> tuple[str, ...] | None:
     """The moves of a `{"moves": [...]}` answer, or None when it is not one."""
     try:
         answer = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(answer, dict):
         return None
