@@ -1,0 +1,1 @@
+"""Ratings: Glicko-2, the rating batch, the ladder, leaderboard and profiles."""
