@@ -66,6 +66,10 @@ class Settings:
     """Account UUIDs allowed on `/admin/...`."""
 
     dice_seed_window_ms: int = 2000
+    ndjson_keepalive_ms: int = 25_000
+    """Blank keep-alive line after this much silence on an ndjson stream."""
+    move_verdict_wait_ms: int = 3000
+    """How long POST /bot/game/{id}/move waits for the room's verdict before answering 202."""
     log_level: str = "info"
 
     @classmethod
@@ -130,6 +134,8 @@ _FIELDS = {
     "PLAY_CORS_ORIGINS": "cors_origins",
     "PLAY_ADMINS": "admins",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
+    "PLAY_NDJSON_KEEPALIVE_MS": "ndjson_keepalive_ms",
+    "PLAY_MOVE_VERDICT_WAIT_MS": "move_verdict_wait_ms",
     "PLAY_LOG_LEVEL": "log_level",
 }
 _SECRET_FIELDS = {"analytics_token", "session_secret"}
@@ -275,6 +281,8 @@ class _Reader:
             cors_origins=self.origins("PLAY_CORS_ORIGINS"),
             admins=self.uuids("PLAY_ADMINS"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
+            ndjson_keepalive_ms=self.integer("PLAY_NDJSON_KEEPALIVE_MS", 25_000, 10, 600_000),
+            move_verdict_wait_ms=self.integer("PLAY_MOVE_VERDICT_WAIT_MS", 3000, 0, 60_000),
             log_level=log_level,
         )
         self.check_combinations(settings)

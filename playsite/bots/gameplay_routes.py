@@ -1,18 +1,13 @@
 """Bot gameplay routes: /bot/game/{id}/seed|move|resign and /bot/games.
 
 A bot seat needs no connection: each request hands the room a `PlayerCommand` for the
-caller's seat. A move waits for the room's verdict at most `MOVE_VERDICT_WAIT_S`:
+caller's seat. A move waits for the room's verdict at most `PLAY_MOVE_VERDICT_WAIT_MS` (3 s):
 200 applied, 409 refused (both a MoveVerdict), or 202 with no verdict yet — the command
 still stands and its outcome shows on the game stream (a late refusal as `Rejected`)
 and in the polling reads. Seeds and resignations are fire-and-forget (202).
-
-`PLAY_MOVE_VERDICT_WAIT_S` overrides the verdict wait; like the ndjson keep-alive knob it
-exists for tests (0 makes every move answer 202) and is read once when the routes are built.
 """
 
 from __future__ import annotations
-
-import os
 
 from typing import NamedTuple
 
@@ -38,31 +33,15 @@ from playsite.wire import (
     encode_time_control,
 )
 
-MOVE_VERDICT_WAIT_S = 3.0
-"""How long POST /bot/game/{id}/move waits for the verdict before answering 202."""
-MOVE_VERDICT_WAIT_ENV = "PLAY_MOVE_VERDICT_WAIT_S"
 BODY_MAX = MAX_COMMAND_BYTES
 """Gameplay bodies are commands: the same 4 KiB bound as a socket frame."""
 GAME_IS_OVER = "game is over"
 
 
-def verdict_wait(environ=os.environ) -> float:
-    raw = environ.get(MOVE_VERDICT_WAIT_ENV)
-    if raw is None:
-        return MOVE_VERDICT_WAIT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise ValueError(f"{MOVE_VERDICT_WAIT_ENV} must be a number of seconds >= 0, got {raw!r}")
-    return value
-
-
 def gameplay_routes(services) -> Blueprint:
     routes = Blueprint("gameplay_routes", __name__)
     registry = services.registry
-    wait_s = verdict_wait()
+    wait_s = services.settings.move_verdict_wait_ms / 1000
     streams = seat_streams(services)
 
     async def seated_request(game_id: str):

@@ -11,7 +11,6 @@ The room knows seats, principals and the Subscriber protocol; never a socket or 
 from __future__ import annotations
 
 import enum
-import json
 import math
 from datetime import datetime, timezone
 
@@ -48,14 +47,12 @@ from playsite.wire import (
     PublicFace,
     PublicGameState,
     Resign,
-    Snapshot,
     SubmitSeed,
     SubmitTurn,
     TimeControl,
     TurnPlayed,
     Win,
     encode_event,
-    encode_public_game_state,
 )
 from playsite.wire import Active as ActiveStatus
 from playsite.wire import Ended as EndedStatus

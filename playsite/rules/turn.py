@@ -172,7 +172,7 @@ def _diagnose(turn: _Turn, uci: str, longest: int) -> str:
     """Why `uci` is not in the tree at this point of the turn."""
     if not isinstance(uci, str) or not _UCI_SHAPE.fullmatch(uci):
         return f"{uci!r} is not a UCI move such as e2e4 or e7e8q"
-    f, t = chess.parse_square(uci[0:2]), chess.parse_square(uci[2:4])
+    f = chess.parse_square(uci[0:2])
     s = turn.state
     colour = "white" if turn.white else "black"
     if not (s[US] | s[THEM]) & BB[f]:

@@ -1,7 +1,8 @@
 """ndjson streams: /bot/stream/event and /bot/game/stream/{id}.
 
 Each line is one compact JSON object (the same text the room encodes once for every
-subscriber); a blank line is a keep-alive sent after `KEEPALIVE_S` of silence. Streams
+subscriber); a blank line is a keep-alive sent after a silence of the configured interval
+(`PLAY_NDJSON_KEEPALIVE_MS`, default 25 s, the ecosystem's keep-alive). Streams
 are live-only: a bot that lost its connection resyncs from the Snapshot of a new game
 stream, or by polling (`GET /bot/games`, `GET /games/{id}`, `GET /games/{id}/moves`).
 
@@ -13,14 +14,10 @@ when the client goes away (quart-trio cancels the response body, which detaches 
 The first line tells the client it is subscribed: the game stream's Snapshot, and a blank
 line on the account stream (response headers are sent before the body starts, so they
 do not prove the subscription yet).
-
-`PLAY_NDJSON_KEEPALIVE_S` (seconds, default 25) overrides the keep-alive interval. It is
-a knob for tests, read once when the routes are built; it is not a deployment setting.
 """
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -34,26 +31,10 @@ from playsite.games.errors import error_response
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach
 
-KEEPALIVE_S = 25.0
-"""Silence after which a stream sends a blank line (the ecosystem's ~25 s keep-alive)."""
-KEEPALIVE_ENV = "PLAY_NDJSON_KEEPALIVE_S"
 DETACH_TIMEOUT_S = 5
 NDJSON = "application/x-ndjson"
 KEEPALIVE_LINE = b"\n"
 _GAME_ENDED_PREFIX = '{"GameEnded"'
-
-
-def keepalive_interval(environ=os.environ) -> float:
-    raw = environ.get(KEEPALIVE_ENV)
-    if raw is None:
-        return KEEPALIVE_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise ValueError(f"{KEEPALIVE_ENV} must be a positive number of seconds, got {raw!r}")
-    return value
 
 
 class SeatStreams:
@@ -95,7 +76,7 @@ def seat_streams(services) -> SeatStreams:
 
 def ndjson_routes(services) -> Blueprint:
     routes = Blueprint("ndjson_routes", __name__)
-    keepalive = keepalive_interval()
+    keepalive = services.settings.ndjson_keepalive_ms / 1000
     streams = seat_streams(services)
 
     @routes.get("/bot/stream/event")

@@ -13,7 +13,6 @@ from typing import Any, Union
 import attrs
 
 from . import _read
-from .errors import WireError
 
 # Accepted ranges, in seconds. Three hours of initial time covers every classical control;
 # an increment above three minutes or a per-move budget above an hour is a typo, not a game.

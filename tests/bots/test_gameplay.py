@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import socket
 import time
-from unittest import mock
 
 import attrs
 import httpx
@@ -126,9 +124,9 @@ def open_site(request, serve):
 
     @contextlib.asynccontextmanager
     async def opened(keepalive_s: float = 25, verdict_wait_s: float | None = None, seed_window_ms: int = 0):
-        env = {"PLAY_NDJSON_KEEPALIVE_S": str(keepalive_s), "DICE_SEED_WINDOW_MS": str(seed_window_ms)}
+        env = {"PLAY_NDJSON_KEEPALIVE_MS": str(round(keepalive_s * 1000)), "DICE_SEED_WINDOW_MS": str(seed_window_ms)}
         if verdict_wait_s is not None:
-            env["PLAY_MOVE_VERDICT_WAIT_S"] = str(verdict_wait_s)
+            env["PLAY_MOVE_VERDICT_WAIT_MS"] = str(round(verdict_wait_s * 1000))
         if request.param == "playsite_serve":
             yield ServedSite(serve(env).base_url)
             return
@@ -149,8 +147,7 @@ async def in_process_site(env: dict[str, str]):
             settings=settings, store=store, registry=registry, bots=bots,
             account_events=AccountEvents(), version="test", revision=None,
         )
-        with mock.patch.dict(os.environ, env):
-            app = create_app(services)
+        app = create_app(services)
         binds = await nursery.start(run_http, app, settings, trio.Event())
         yield InProcessSite(services, binds[0], settings.dice_seed_window_ms / 1000)
         nursery.cancel_scope.cancel()
@@ -161,9 +158,9 @@ def in_process():
     """Factory for tests that look inside the server (fan-out, subscribers)."""
 
     def opened(keepalive_s: float = 25, verdict_wait_s: float | None = None):
-        env = {"PLAY_NDJSON_KEEPALIVE_S": str(keepalive_s), "DICE_SEED_WINDOW_MS": "0"}
+        env = {"PLAY_NDJSON_KEEPALIVE_MS": str(round(keepalive_s * 1000)), "DICE_SEED_WINDOW_MS": "0"}
         if verdict_wait_s is not None:
-            env["PLAY_MOVE_VERDICT_WAIT_S"] = str(verdict_wait_s)
+            env["PLAY_MOVE_VERDICT_WAIT_MS"] = str(round(verdict_wait_s * 1000))
         return in_process_site(env)
 
     return opened
