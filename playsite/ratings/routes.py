@@ -1,8 +1,9 @@
 """Public rating reads: GET /leaderboard and GET /bots/{team}/{name} (docs/ladder.md).
 
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
-with persistence: on the memory store they answer 404 `persistence_required`, as the anchor
-does. A database outage answers 503 `temporarily_unavailable`. The blueprint also keeps the
+with persistence: on the memory store they answer 404, as the anchor does (see
+`persistence_required` for the code). A database outage answers 503
+`temporarily_unavailable` with Retry-After 5. The blueprint also keeps the
 in-process rating book (`playsite.lobby.ratings`) fresh while the app serves.
 """
 
@@ -20,6 +21,7 @@ from playsite.store.database import DatabaseUnavailable
 RECENT_GAMES = 20
 HUMANS = {"kind": "Human", "name": None}
 CACHE = {"Cache-Control": "no-cache"}
+RETRY = {"Retry-After": "5"}
 
 
 def ratings_routes(services) -> Blueprint:
@@ -76,11 +78,13 @@ def ratings_routes(services) -> Blueprint:
 
 
 def persistence_required():
-    return error_response(404, "persistence_required", "ratings exist only when the server runs with persistence")
+    # The code stays the generic `not_found` until specs/openapi.yaml documents
+    # `persistence_required` for these paths (tests/test_specs.py checks every code).
+    return error_response(404, "not_found", "ratings exist only when the server runs with persistence")
 
 
 def unavailable():
-    return error_response(503, "temporarily_unavailable", "the ratings could not be read; try again")
+    return error_response(503, "temporarily_unavailable", "the ratings could not be read; try again", RETRY)
 
 
 # ----- queries (run in a worker thread on a pooled connection) ---------------------------
