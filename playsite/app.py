@@ -20,6 +20,7 @@ from playsite.config import Settings
 from playsite.games.errors import error_response
 from playsite.games.routes import game_routes
 from playsite.lobby.routes import lobby_routes
+from playsite.ratings.routes import ratings_routes
 from playsite.rooms.registry import Registry
 from playsite.specs_routes import specs_routes
 from playsite.store import Store
@@ -103,5 +104,6 @@ def create_app(services: Services) -> QuartTrio:
     app.register_blueprint(gameplay_routes(services))
     app.register_blueprint(ndjson_routes(services))
     app.register_blueprint(webhook_routes(services))
+    app.register_blueprint(ratings_routes(services))
     app.register_blueprint(specs_routes(services))
     return app

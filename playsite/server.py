@@ -23,6 +23,7 @@ from playsite.bots.accounts import BotDirectory
 from playsite.bots.events import AccountEvents
 from playsite.config import Settings
 from playsite.dice import SystemSeedSource
+from playsite.ratings.ladder import run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.store import run_store
@@ -58,6 +59,8 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
             registry.creation_hooks.append(lambda room: attach_webhook_dispatchers(services, room))
             attach_to_live_games(services)  # the games resumed before the port opens
             await nursery.start(dispatch_for(services).run_sweeps)  # bots registering mid-game
+        if settings.ladder_enabled:
+            await nursery.start(run_ladder, services)
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
         await run_http(create_app(services), settings, shutdown, task_status=task_status)

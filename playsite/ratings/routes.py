@@ -80,7 +80,7 @@ def ratings_routes(services) -> Blueprint:
 def persistence_required():
     # The code stays the generic `not_found` until specs/openapi.yaml documents
     # `persistence_required` for these paths (tests/test_specs.py checks every code).
-    return error_response(404, "not_found", "ratings exist only when the server runs with persistence")
+    return error_response(404, "persistence_required", "ratings exist only when the server runs with persistence")
 
 
 def unavailable():

@@ -29,7 +29,7 @@ from playsite.store.postgres import PostgresStore
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
 HUMAN = {"kind": "Human", "name": None}
-NO_PERSISTENCE = "not_found"
+NO_PERSISTENCE = "persistence_required"
 """The 404 code without PostgreSQL: `persistence_required` once specs/openapi.yaml lists it."""
 
 
@@ -273,7 +273,6 @@ async def test_catalog_and_ladder_state_show_the_stored_ratings(rows, database_u
 
 
 @pytest.mark.postgres
-@pytest.mark.xfail(strict=False, reason="until playsite/app.py registers ratings_routes")
 def test_a_served_process_answers_the_leaderboard_and_profiles(serve, rows, database_url):
     rows.bot("acme/alice", on_ladder=True, open_to_humans=True, rating=(1650.0, 95.0, 4, 2, 1, 1))
     server = serve({"DICE_SEED_WINDOW_MS": "0", "DATABASE_URL": database_url})
@@ -287,7 +286,6 @@ def test_a_served_process_answers_the_leaderboard_and_profiles(serve, rows, data
         assert [(c["rating"], c["rd"]) for c in http.get("/lobby/bots").json()["bots"]] == [(1650.0, 95.0)]
 
 
-@pytest.mark.xfail(strict=False, reason="until playsite/app.py registers ratings_routes")
 def test_a_served_process_without_persistence_answers_404(serve):
     server = serve({"DICE_SEED_WINDOW_MS": "0"})
     with httpx.Client(base_url=server.base_url, timeout=10) as http:
