@@ -23,6 +23,7 @@ from playsite.bots.accounts import BotDirectory
 from playsite.bots.events import AccountEvents
 from playsite.config import Settings
 from playsite.dice import SystemSeedSource
+from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.ladder import run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
@@ -44,6 +45,8 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         await registry.resume_all()  # before the port opens: nothing is served half-restored
         if settings.analytics_enabled:
             await nursery.start(run_outbox_pump, store, settings)
+        if settings.rating_batch_enabled:
+            await nursery.start(run_rating_batch, store)
         if settings.retention_enabled:
             await nursery.start(run_retention, store, settings.retention_days)
         services = Services(

@@ -84,3 +84,24 @@ def test_unknown_paths_methods_and_huge_bodies_get_json_errors(serve):
         huge = http.post("/games", content=b"{" + b" " * (70 * 1024) + b"}", headers={"Content-Type": "application/json"})
         assert huge.status_code == 413 and huge.json()["error"]["code"] == "request_too_large"
     assert "Traceback" not in server.output()
+
+
+def test_serve_boots_every_optional_loop_on_postgres(serve, database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    server = serve(
+        {
+            "DATABASE_URL": database_url,
+            "RATING_BATCH_ENABLED": "true",
+            "LADDER_SCHEDULER_ENABLED": "true",
+            "RETENTION_ENABLED": "true",
+            "WEBHOOK_PUSH_ENABLED": "true",
+            "ANALYTICS_INGEST_ENABLED": "true",
+            "ANALYTICS_URL": "http://127.0.0.1:9",
+        }
+    )
+    assert httpx.get(f"{server.base_url}/health", timeout=10).json()["status"] == "ok"
+    leaderboard = httpx.get(f"{server.base_url}/leaderboard", timeout=10)
+    assert leaderboard.status_code == 200
+    assert server.stop() == 0
+    assert "Traceback" not in server.output()
