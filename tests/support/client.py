@@ -47,15 +47,18 @@ class Player:
         self.events.append(event)
         if isinstance(event, Snapshot):
             mine = event.state.dice_pending and event.state.active_seat == self.seat
-            self.tree = event.state.legal_moves if mine else None
+            await self._take_tree(mine, event.state.legal_moves)
         elif isinstance(event, DiceRolled):
-            mine = event.seat == self.seat
-            self.tree = event.legal_moves if mine and event.legal_moves else None
-            self.fetch_tree = mine and event.legal_moves is None
-            if self.fetch_tree:
-                async with httpx.AsyncClient() as http:
-                    self.tree = (await http.get(self.moves_url, timeout=10)).json()["legalMoves"]
+            await self._take_tree(event.seat == self.seat, event.legal_moves)
         return event
+
+    async def _take_tree(self, mine: bool, inline: dict | None) -> None:
+        """This seat's tree when it is to move: inline, or fetched when too large to inline."""
+        self.tree = inline if mine and inline else None
+        self.fetch_tree = mine and inline is None
+        if self.fetch_tree:
+            async with httpx.AsyncClient() as http:
+                self.tree = (await http.get(self.moves_url, timeout=10)).json()["legalMoves"]
 
     async def until(self, predicate, timeout: float = 20):
         with trio.fail_after(timeout):
