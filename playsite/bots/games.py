@@ -13,11 +13,12 @@ import attrs
 
 from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
+from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room, RoomSetup, SeatSetup
 from playsite.tokens import new_token
-from playsite.wire import PublicFace, TimeControl
+from playsite.wire import TimeControl
 
 
 @attrs.frozen
@@ -52,14 +53,11 @@ async def create_game_with_bots(
     """Admit and start a game; raises AdmissionRefused when a bot is at capacity."""
     seats, human_tokens = {}, {}
     for seat, who in (("White", white), ("Black", black)):
-        token, token_hash = new_token()
         if isinstance(who, BotAccount):
-            seats[seat] = SeatSetup(token_hash=token_hash, face=who.face, principal=who.principal, always_present=True)
+            # A bot plays through its bearer token, never a seat token: this one is never shown.
+            seats[seat] = SeatSetup(token_hash=new_token()[1], face=who.face, principal=who.principal, always_present=True)
         else:
-            human_tokens[seat] = token
-            seats[seat] = SeatSetup(
-                token_hash=token_hash, face=PublicFace(kind="Human", name=None), principal=who.principal
-            )
+            human_tokens[seat], seats[seat] = human_seat(who.principal)
     bots = [who for who in (white, black) if isinstance(who, BotAccount)]
     setup = RoomSetup(
         game_id=str(uuid.uuid4()),

@@ -24,14 +24,18 @@ class CreatedGame:
     """Seat -> the one and only copy of its token."""
 
 
+def human_seat(principal: str | None = None) -> tuple[str, SeatSetup]:
+    """A person's seat and the one copy of its token (kept only as a digest in the seat)."""
+    token, token_digest = new_token()
+    return token, SeatSetup(token_hash=token_digest, face=PublicFace(kind="Human", name=None), principal=principal)
+
+
 async def create_human_game(
     registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float, durability: str
 ) -> CreatedGame:
     tokens, seats = {}, {}
     for seat in ("White", "Black"):
-        token, token_digest = new_token()
-        tokens[seat] = token
-        seats[seat] = SeatSetup(token_hash=token_digest, face=PublicFace(kind="Human", name=None))
+        tokens[seat], seats[seat] = human_seat()
     setup = RoomSetup(
         game_id=str(uuid.uuid4()),
         time_control=time_control,
