@@ -28,7 +28,7 @@ from playsite.ratings.ladder import run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.store import run_store
-from playsite.transports.webhook import attach_to_live_games, attach_webhook_dispatchers, dispatch_for
+from playsite.transports.webhook import attach_to_live_games, attach_webhook_dispatchers
 from playsite.version import git_revision, package_version
 
 log = logging.getLogger("playsite")
@@ -61,7 +61,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         if settings.webhook_push_enabled:
             registry.creation_hooks.append(lambda room: attach_webhook_dispatchers(services, room))
             attach_to_live_games(services)  # the games resumed before the port opens
-            await nursery.start(dispatch_for(services).run_sweeps)  # bots registering mid-game
+            # Bots registering mid-game are picked up by the sweep the webhook routes run.
         if settings.ladder_enabled:
             await nursery.start(run_ladder, services)
         shutdown = trio.Event()
