@@ -303,15 +303,44 @@ async def test_connection_refused_is_retried_with_backoff():
 # --- (d) duplicates: first writer wins ------------------------------------------------------------
 
 
+class NotesEmptyBatches:
+    """One pump's view of a shared store: counts the empty due batches it was handed.
+
+    A pump works through a batch one row at a time, so once it is handed an empty batch
+    every answer it received has been recorded in its counters: it is quiet."""
+
+    def __init__(self, store: MemoryStore):
+        self.store = store
+        self.empty_batches = 0
+
+    async def due_outbox(self, limit):
+        items = await self.store.due_outbox(limit)
+        self.empty_batches += not items
+        return items
+
+    async def outbox_delivered(self, item_id):
+        await self.store.outbox_delivered(item_id)
+
+    async def outbox_failed(self, item_id, error, retry_in_s):
+        await self.store.outbox_failed(item_id, error, retry_in_s)
+
+
 async def test_two_pumps_racing_store_each_payload_once():
     store = MemoryStore()
     endings = await ended_games(store, 5)
+    views = [NotesEmptyBatches(store), NotesEmptyBatches(store)]
     # Slow answers keep both pumps inside the same due batch.
     with Receiver(lambda n, key: Answer(delay_s=0.05)) as receiver:
         async with trio.open_nursery() as nursery:
-            one = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
-            two = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
+            one, two = [
+                await nursery.start(partial(run_outbox_pump, view, settings_for(receiver.url), policy=FAST))
+                for view in views
+            ]
             await wait_until(lambda: all(store.outbox[e.outbox_key].delivered_at for e in endings), "all delivered")
+            # A pump may still be waiting on a 409 the receiver already recorded: wait until
+            # each has been handed an empty batch since, so its counters are final.
+            baseline = [view.empty_batches for view in views]
+            await wait_until(lambda: all(v.empty_batches > b for v, b in zip(views, baseline)), "both pumps quiet")
             nursery.cancel_scope.cancel()
     assert receiver.stored == {e.outbox_key: e.outbox_payload for e in endings}
     duplicates = [s for s in receiver.seen if s.status == 409]
