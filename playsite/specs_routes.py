@@ -18,9 +18,9 @@ import hashlib
 from pathlib import Path
 
 import attrs
-from quart import Blueprint, Response, request
+from quart import Response, request
 
-from playsite.games.errors import error_response
+from playsite.http.errors import Refusal, RouteFamily
 
 SPECS_DIR = Path(__file__).parent / "specs"  # a link to the repository's specs/, packaged as data
 YAML = "application/yaml"
@@ -56,15 +56,15 @@ def _document(body: bytes, content_type: str) -> Document:
     return Document(body, content_type, hashlib.sha256(body).hexdigest()[:32])
 
 
-def specs_routes(services, *, directory: Path | None = None) -> Blueprint:
+def specs_routes(services, *, directory: Path | None = None) -> RouteFamily:
     """The blueprint; `services` is unused (kept for the same signature as every other one)."""
     documents = load_documents(directory or SPECS_DIR)
-    routes = Blueprint("specs", __name__)
+    routes = RouteFamily("specs", __name__)
 
     def serve(key: str):
         document = documents.get(key)
         if document is None:
-            return error_response(404, "not_found", "no such document on this server")
+            raise Refusal(404, "not_found", "no such document on this server")
         headers = {
             "Cache-Control": CACHE_CONTROL,
             "ETag": f'"{document.etag}"',

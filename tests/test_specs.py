@@ -14,6 +14,7 @@ PyYAML comes with openapi-spec-validator (a test dependency); the server never p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -38,16 +39,12 @@ from referencing.jsonschema import DRAFT202012
 from trio_websocket import ConnectionRejected, open_websocket_url
 
 from playsite import wire
-from playsite.app import Services, create_app
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
+from playsite.app import create_app
 from playsite.config import Settings
-from playsite.dice import SystemSeedSource
-from playsite.lobby.http import REFUSAL_STATUS
-from playsite.rooms.admission import Admission
-from playsite.rooms.registry import Registry
+from playsite.http.edge import install_edge
+from playsite.lobby.refusals import REFUSAL_STATUS
 from playsite.specs_routes import specs_routes
-from playsite.store.memory import MemoryStore
+from tests.support.app import booted
 from tests.wire import examples
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,27 +193,11 @@ def documented() -> Documented:
     return Documented()
 
 
-def build_services(settings: Settings | None = None) -> Services:
-    """Services as `server.main` builds them, on the memory store (nothing needs to run)."""
-    store = MemoryStore()
-    bots = BotDirectory(store)
-    return Services(
-        settings=settings or Settings(),
-        store=store,
-        registry=Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store),
-        bots=bots,
-        account_events=AccountEvents(),
-        version="test",
-        revision=None,
-    )
-
-
-def build_app(services: Services):
-    """`create_app`, with the specs blueprint added unless app.py registers it already."""
-    app = create_app(services)
-    if "specs" not in app.blueprints:
-        app.register_blueprint(specs_routes(services))
-    return app
+@contextlib.asynccontextmanager
+async def booted_app(settings: Settings | None = None):
+    """The app as `server.main` builds it, booted on the memory store."""
+    async with booted(settings) as services:
+        yield create_app(services)
 
 
 def walk(node, path=()):
@@ -313,8 +294,9 @@ def test_asyncapi_and_openapi_examples_match_their_own_schemas(documented):
 # ----- complete ---------------------------------------------------------------------------------------
 
 
-def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
-    app = build_app(build_services())
+async def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
+    async with booted_app() as app:
+        pass
     served = set()
     for rule in app.url_map.iter_rules():
         if rule.endpoint in FRAMEWORK_ENDPOINTS:
@@ -377,12 +359,25 @@ def documented_error_codes(documented) -> set[tuple[int, str]]:
     return pairs
 
 
+REFUSAL_FACTORIES = {
+    "temporarily_unavailable": (503, "temporarily_unavailable"),
+    "too_large": (413, "request_too_large"),
+    "rate_limited": (429, "rate_limited"),
+    "invalid_request": (400, "invalid_request"),
+    "game_not_found": (404, "game_not_found"),
+}
+"""The refusals `playsite.http.errors` and `playsite.games.refusals` build, by factory name."""
+
+
 def source_error_codes() -> set[tuple[int, str]]:
     """(status, code) of every error the package source can answer with."""
     pairs = {(status, code) for code, status in REFUSAL_STATUS.items()}
     for path in (ROOT / "playsite").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        pairs.update((int(s), c) for s, c in re.findall(r'error_response\(\s*(\d{3}),\s*"([a-z_]+)"', text))
+        pairs.update((int(s), c) for s, c in re.findall(r'Refusal\(\s*(\d{3}),\s*"([a-z_]+)"', text))
+        for factory, pair in REFUSAL_FACTORIES.items():
+            if re.search(rf"\b{factory}\(", text):
+                pairs.add(pair)
         for code in re.findall(r'(?:LobbyRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
             pairs.add((REFUSAL_STATUS[code], code))
         pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
@@ -400,7 +395,8 @@ def test_every_error_code_the_source_produces_is_documented_with_its_status(docu
 
 
 async def test_the_specs_routes_serve_the_files_cacheably(documented):
-    client = build_app(build_services()).test_client()
+    async with booted_app() as app:
+        client = app.test_client()
     for path, file, media in [
         ("/openapi.yaml", OPENAPI_PATH, "application/yaml"),
         ("/specs/openapi.yaml", OPENAPI_PATH, "application/yaml"),
@@ -425,7 +421,8 @@ async def test_the_specs_routes_serve_the_files_cacheably(documented):
 
 async def test_wire_references_resolve_over_http_beside_the_documents(documented):
     """Fetched from /specs/<document>, every relative `wire/...` reference is served."""
-    client = build_app(build_services()).test_client()
+    async with booted_app() as app:
+        client = app.test_client()
     for document in (documented.openapi, documented.asyncapi):
         targets = {value.partition("#")[0] for _, key, value in walk(document) if key == "$ref"} - {""}
         for target in targets:
@@ -436,6 +433,7 @@ async def test_wire_references_resolve_over_http_beside_the_documents(documented
 
 async def test_a_checkout_without_specs_answers_404(tmp_path, documented):
     app = QuartTrio("playsite")
+    install_edge(app)
     app.register_blueprint(specs_routes(None, directory=tmp_path))
     response = await app.test_client().get("/openapi.yaml")
     documented.check("get", "/openapi.yaml", 404, response.headers["Content-Type"], await response.get_data())
@@ -719,7 +717,8 @@ async def test_real_socket_frames_and_handshake_refusals_match_the_documents(ser
 
 
 async def test_answers_any_request_may_get_match_their_components(documented):
-    client = build_app(build_services()).test_client()
+    async with booted_app() as app:
+        client = app.test_client()
     responses = documented.openapi["components"]["responses"]
     for name, method, path in [("NoSuchRoute", "GET", "/no/such/path"), ("MethodNotAllowed", "PUT", "/games")]:
         response = await client.open(path, method=method)

@@ -8,22 +8,25 @@ Never pruned: archive records and the results projection (ratings and history ne
 from __future__ import annotations
 
 import logging
+from functools import partial
 from datetime import datetime, timedelta, timezone
 
 import trio
+
+from playsite.periodic import run_every
 
 log = logging.getLogger("playsite.retention")
 
 RETENTION_INTERVAL_S = 3600
 
 
+async def prune_expired(store, days: int) -> None:
+    """One retention round: prune what ended more than `days` days ago."""
+    pruned = await store.prune(datetime.now(timezone.utc) - timedelta(days=days))
+    if pruned.games or pruned.outbox:
+        log.info("retention pruned games=%d seats=%d outbox=%d", pruned.games, pruned.seats, pruned.outbox)
+
+
 async def run_retention(store, days: int, *, interval_s: float = RETENTION_INTERVAL_S, task_status=trio.TASK_STATUS_IGNORED):
-    task_status.started()
-    while True:
-        try:
-            pruned = await store.prune(datetime.now(timezone.utc) - timedelta(days=days))
-            if pruned.games or pruned.outbox:
-                log.info("retention pruned games=%d seats=%d outbox=%d", pruned.games, pruned.seats, pruned.outbox)
-        except Exception as error:  # the job retries next round; a failure never stops the server
-            log.warning("retention round failed: %s", type(error).__name__)
-        await trio.sleep(interval_s)
+    """A round now and every `interval_s`; a failed round is retried next time, never stops the server."""
+    await run_every(interval_s, partial(prune_expired, store, days), name="retention", task_status=task_status)

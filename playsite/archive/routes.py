@@ -5,26 +5,27 @@ from __future__ import annotations
 import json
 import uuid
 
-from quart import Blueprint, Response
+from quart import Response
 
-from playsite.games.errors import error_response
+from playsite.games.refusals import game_not_found
+from playsite.http.errors import Refusal, RouteFamily
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-def archive_routes(services) -> Blueprint:
-    routes = Blueprint("archive", __name__)
+def archive_routes(services) -> RouteFamily:
+    routes = RouteFamily("archive", __name__)
 
     @routes.get("/games/<game_id>/history")
     async def read_history(game_id: str):
         try:
             uuid.UUID(game_id)
         except ValueError:
-            return error_response(404, "game_not_found", "no such game")
+            raise game_not_found() from None
         record = await services.store.read_archive(game_id)
         if record is None:
             # Perhaps still being played: the answer may change, so it must not be cached.
-            return error_response(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
+            raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
         return Response(text, content_type="application/json", headers={"Cache-Control": IMMUTABLE})
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import trio
-from quart import Blueprint, Response, request
 
 from playsite.bots.accounts import BotAccount
-from playsite.bots.auth import authenticate
-from playsite.games.errors import error_response
-from playsite.games.routes import json_response, read_json_body
+from playsite.games.refusals import game_not_found
+from playsite.http.auth import calling_bot
+from playsite.http.bodies import body_limit, json_object
+from playsite.http.errors import RouteFamily, invalid_request
+from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.rooms.intents import PlayerCommand, Verdict
 from playsite.rooms.room import Room
-from playsite.transports.ndjson import seat_streams
+from playsite.services import Services
 from playsite.wire import (
     MAX_COMMAND_BYTES,
     Rejected,
@@ -38,50 +39,42 @@ BODY_MAX = MAX_COMMAND_BYTES
 GAME_IS_OVER = "game is over"
 
 
-def gameplay_routes(services) -> Blueprint:
-    routes = Blueprint("gameplay_routes", __name__)
+def gameplay_routes(services: Services) -> RouteFamily:
+    routes = RouteFamily("gameplay_routes", __name__)
     registry = services.registry
     wait_s = services.settings.move_verdict_wait_ms / 1000
-    streams = seat_streams(services)
+    streams = services.seat_streams
 
-    async def seated_request(game_id: str):
-        """The caller, its seat and the JSON body, or the error to answer (413, 401, 404, 415, 400)."""
-        if (too_large := await oversize(BODY_MAX)) is not None:
-            return too_large
-        account = authenticate(services.bots)
-        if isinstance(account, tuple):
-            return account
+    async def seated_request(game_id: str) -> Seated:
+        """The caller, its seat and the JSON body (401, 404, 415 or 400 otherwise)."""
+        account = calling_bot(services.bots)
         room = registry.get(game_id)
         seats = seats_of(room, account.principal) if room is not None else []
         if not seats:
-            return error_response(404, "game_not_found", "no such game, or you are not seated in it")
-        body = await json_object_body()
-        if isinstance(body, tuple):
-            return body
+            raise game_not_found("no such game, or you are not seated in it")
+        body = await json_object()
         # A bot holding both seats (a self-game) acts for whichever is to move.
         seat = room.active_seat if room.active_seat in seats else seats[0]
         return Seated(account, room, seat, body)
 
     @routes.post("/bot/game/<game_id>/seed")
+    @body_limit(BODY_MAX)
     async def submit_seed(game_id: str):
         seated = await seated_request(game_id)
-        if not isinstance(seated, Seated):
-            return seated
         if set(seated.body) != {"seed"} or not isinstance(seated.body["seed"], str):
-            return error_response(400, "invalid_request", 'send {"seed": "<string>"} and nothing else')
+            raise invalid_request('send {"seed": "<string>"} and nothing else')
         # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202.
         await seated.room.send(PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"])))
-        return Response(b"", status=202)
+        return empty_response(202)
 
     @routes.post("/bot/game/<game_id>/move")
+    @body_limit(BODY_MAX)
     async def submit_move(game_id: str):
         seated = await seated_request(game_id)
-        if not isinstance(seated, Seated):
-            return seated
         try:
             command = command_from_json({"SubmitTurn": seated.body})
         except WireError as error:
-            return error_response(400, "invalid_request", f"bad move body: {error.reason}")
+            raise invalid_request(f"bad move body: {error.reason}") from None
         room, principal = seated.room, seated.account.principal
         intent = PlayerCommand(seated.seat, command)
         queued, verdict = await verdict_within(room, intent, wait_s)
@@ -94,25 +87,22 @@ def gameplay_routes(services) -> Blueprint:
         return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
 
     @routes.post("/bot/game/<game_id>/resign")
+    @body_limit(BODY_MAX)
     async def resign(game_id: str):
         seated = await seated_request(game_id)
-        if not isinstance(seated, Seated):
-            return seated
         await seated.room.send(PlayerCommand(seated.seat, Resign()))
-        return Response(b"", status=202)
+        return empty_response(202)
 
     @routes.get("/bot/games")
     async def my_games():
-        account = authenticate(services.bots)
-        if isinstance(account, tuple):
-            return account
+        account = calling_bot(services.bots)
         games = [
             my_game(room, seat)
             for room in list(registry.live.values())
             if not room.ended
             for seat in seats_of(room, account.principal)
         ]
-        return json_response({"games": games}, headers={"Cache-Control": "no-store"})
+        return json_response({"games": games}, headers=NO_STORE)
 
     return routes
 
@@ -122,27 +112,6 @@ class Seated(NamedTuple):
     room: Room
     seat: str
     body: dict
-
-
-async def oversize(limit: int):
-    """413 (closing the connection) when the body is over `limit`; checked before anything else.
-
-    The body is read in full first (the app also does so for every request): answering
-    over an unread body stalls a kept-alive connection in hypercorn.
-    """
-    if request.content_length is not None and request.content_length > limit:
-        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
-    if len(await request.get_data()) > limit:
-        return error_response(413, "request_too_large", f"body is over {limit} bytes", {"Connection": "close"})
-    return None
-
-
-async def json_object_body():
-    """The body as a JSON object ({} when empty), or the 415/400 to answer."""
-    try:
-        return await read_json_body(BODY_MAX)
-    except RecursionError:  # json.loads on deeply nested arrays; read_json_body lets it through
-        return error_response(400, "invalid_request", "body is nested too deeply")
 
 
 def seats_of(room, principal: str) -> list[str]:

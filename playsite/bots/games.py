@@ -78,6 +78,32 @@ async def create_game_with_bots(
     return BotGame(room=room, human_tokens=human_tokens)
 
 
+@attrs.frozen
+class BotGames:
+    """How every lobby and ladder game starts: the registry, the account streams that hear
+    `GameStart`, and the room settings of this deployment."""
+
+    registry: Registry
+    events: AccountEvents
+    seed_window_s: float
+    durability: str
+
+    async def start(
+        self, *, white: Participant, black: Participant, time_control: TimeControl, rated: bool, origin: str
+    ) -> BotGame:
+        return await create_game_with_bots(
+            self.registry,
+            self.events,
+            white=white,
+            black=black,
+            time_control=time_control,
+            rated=rated,
+            origin=origin,
+            seed_window_s=self.seed_window_s,
+            durability=self.durability,
+        )
+
+
 def seat_of_principal(room: Room, principal: str) -> str | None:
     for seat, state in room.seats.items():
         if state.principal == principal:

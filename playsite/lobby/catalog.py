@@ -7,7 +7,7 @@ Admission at `POST /lobby/play-bot` stays the real gate.
 from __future__ import annotations
 
 from playsite.bots.accounts import BotAccount
-from playsite.lobby.ratings import rating_of
+from playsite.ratings.book import RatingBook
 
 CATALOG_ORIGIN = "lobby"
 """Games a guest starts from the catalog (the store knows this origin as 'lobby')."""
@@ -21,8 +21,8 @@ def catalog(directory) -> list[BotAccount]:
     return sorted((a for a in directory.registered() if in_catalog(a)), key=lambda a: a.id)
 
 
-def catalog_card(account: BotAccount, admission) -> dict:
-    rating = rating_of(account.id)
+def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
+    rating = book.rating_of(account.id)
     active = sum(admission.occupancy(account.principal).values())
     card = {
         "team": account.team,

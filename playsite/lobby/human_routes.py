@@ -7,37 +7,33 @@ shown once. Both writes are rate-limited per client address.
 
 from __future__ import annotations
 
-from quart import Blueprint
-
 from playsite.bots.games import Human
-from playsite.bots.ratelimit import RateLimiter
-from playsite.games.routes import json_response
+from playsite.http.bodies import json_object
+from playsite.http.errors import RouteFamily
+from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.responses import NO_CACHE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.catalog import catalog, catalog_card
-from playsite.lobby.http import answers_refusals, json_object, rate_limited
+from playsite.services import Services
 
 HUMAN_STARTS_PER_MINUTE = 30
 """Per client address, for play-bot and seek accepts together."""
 
 
-def mount_human_routes(routes: Blueprint, lobby) -> None:
-    services = lobby.services
+def mount_human_routes(routes: RouteFamily, services: Services) -> None:
+    lobby = services.lobby
     starts = RateLimiter(HUMAN_STARTS_PER_MINUTE, 60)
 
     @routes.get("/lobby/bots")
     async def list_catalog():
         admission = services.registry.admission
-        cards = [catalog_card(bot, admission) for bot in catalog(services.bots)]
-        return json_response({"bots": cards}, headers={"Cache-Control": "no-cache"})
+        cards = [catalog_card(bot, admission, services.ratings) for bot in catalog(services.bots)]
+        return json_response({"bots": cards}, headers=NO_CACHE)
 
     @routes.post("/lobby/play-bot")
-    @answers_refusals
     async def play_bot():
-        if (limited := rate_limited(starts, "game starts")) is not None:
-            return limited
+        limit_by_address(starts, "game starts")
         body = await json_object()
-        if isinstance(body, tuple):
-            return body
         guest = Human(bodies.guest_principal(body))
         bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
         time_control = bodies.time_control(body, default=None)
@@ -46,13 +42,9 @@ def mount_human_routes(routes: Blueprint, lobby) -> None:
         return seat_response(game, seat, guest)
 
     @routes.post("/lobby/accept")
-    @answers_refusals
     async def guest_accepts_seek():
-        if (limited := rate_limited(starts, "game starts")) is not None:
-            return limited
+        limit_by_address(starts, "game starts")
         body = await json_object()
-        if isinstance(body, tuple):
-            return body
         guest = Human(bodies.guest_principal(body))
         game, seat = await lobby.accept_seek(bodies.required_string(body, "seekId"), guest)
         return seat_response(game, seat, guest)

@@ -11,9 +11,10 @@ import secrets
 
 import trio
 
-from playsite.bots.accounts import BotAccount
-from playsite.bots.games import BotGame, Human, Participant, create_game_with_bots
+from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.games import BotGame, BotGames, Human, Participant
 from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
+from playsite.periodic import run_every
 from playsite.lobby.challenges import Challenge, ChallengeBook
 from playsite.lobby.refusals import LobbyRefusal
 from playsite.lobby.seeks import SeekBoard
@@ -28,31 +29,27 @@ CHALLENGE_ORIGIN, SEEK_ORIGIN = "challenge", "seek"
 
 
 class Lobby:
-    def __init__(self, services):
-        self.services = services
-        self.challenges = ChallengeBook(services.account_events)
+    def __init__(self, games: BotGames, bots: BotDirectory):
+        self.games = games
+        self.bots = bots
+        self.events = games.events
+        self.challenges = ChallengeBook(games.events)
         self.seeks = SeekBoard()
         self._seating_guests: set[str] = set()
-        self._scope: trio.CancelScope | None = None
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """Housekeeping: announce lapsed challenges and drop abandoned seeks, until `stop`."""
-        with trio.CancelScope() as self._scope:
-            task_status.started()
-            while True:
-                await trio.sleep(SWEEP_INTERVAL_S)
-                self.challenges.expire()
-                self.seeks.expire()
+        """Housekeeping: announce lapsed challenges and drop abandoned seeks, every second."""
+        await run_every(SWEEP_INTERVAL_S, self.sweep, name="lobby housekeeping", first_after_period=True, task_status=task_status)
 
-    def stop(self) -> None:
-        if self._scope is not None:
-            self._scope.cancel()
+    async def sweep(self) -> None:
+        self.challenges.expire()
+        self.seeks.expire()
 
     # ----- challenges ---------------------------------------------------------------------
 
     async def accept_challenge(self, target: BotAccount, challenge_id: str) -> BotGame:
         challenge = self.challenges.claim(target, challenge_id)
-        if self.services.bots.get(challenge.challenger.id) is not challenge.challenger:
+        if self.bots.get(challenge.challenger.id) is not challenge.challenger:
             self.challenges.drop(challenge)
             raise LobbyRefusal("challenge_not_found", "the challenger no longer exists")
         return await self._start_or_release(challenge)
@@ -77,7 +74,7 @@ class Lobby:
         """Start the seek's game with a random colour; returns it and the accepter's seat."""
         seek = self.seeks.claim(seek_id, accepter.principal)
         try:
-            if self.services.bots.get(seek.creator.id) is not seek.creator:
+            if self.bots.get(seek.creator.id) is not seek.creator:
                 raise LobbyRefusal("seek_not_found", "the seek's creator no longer exists")
             accepter_seat = secrets.choice(SEATS)
             white, black = (accepter, seek.creator) if accepter_seat == "White" else (seek.creator, accepter)
@@ -96,10 +93,10 @@ class Lobby:
         """A guest against an open-to-humans bot; returns the game and the guest's seat."""
         if isinstance(time_control, Unlimited):
             raise LobbyRefusal("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
-        registry = self.services.registry
+        registry = self.games.registry
         if guest.principal in self._seating_guests or has_unfinished_lobby_game(registry, guest.principal):
             raise LobbyRefusal("guest_busy", "finish your current catalog game before starting another")
-        bot = self.services.bots.get(bot_id)
+        bot = self.bots.get(bot_id)
         if bot is None or not in_catalog(bot):
             raise LobbyRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
         seat = preferred or secrets.choice(SEATS)
@@ -117,19 +114,8 @@ class Lobby:
         self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str
     ) -> BotGame:
         """Admit and start an unrated game; LobbyRefusal `capacity` or `temporarily_unavailable`."""
-        settings = self.services.settings
         try:
-            return await create_game_with_bots(
-                self.services.registry,
-                self.services.account_events,
-                white=white,
-                black=black,
-                time_control=time_control,
-                rated=False,
-                origin=origin,
-                seed_window_s=settings.dice_seed_window_ms / 1000,
-                durability=settings.game_durability,
-            )
+            return await self.games.start(white=white, black=black, time_control=time_control, rated=False, origin=origin)
         except AdmissionRefused as refused:
             who = refused.participant.removeprefix("bot:")
             raise LobbyRefusal(

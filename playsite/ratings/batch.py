@@ -35,6 +35,8 @@ from datetime import datetime
 
 import trio
 
+from playsite.periodic import run_every
+
 from playsite.ratings.glicko2 import Rating, age, rate
 
 log = logging.getLogger("playsite.ratings")
@@ -142,12 +144,8 @@ async def run_rating_batch(store, *, period_s: float = RATING_PERIOD_S, task_sta
     """Supervised service: a rating period now (catching up after a restart), then every `period_s`."""
     if getattr(store, "database", None) is None:
         raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
-    task_status.started()
-    while True:
-        try:
-            applied = await apply_pending(store)
-            if applied:
-                log.info("rating batch applied games=%d", applied)
-        except Exception as error:  # retried next period; a failure never stops the server
-            log.warning("rating batch failed: %s: %s", type(error).__name__, error)
-        await trio.sleep(period_s)
+    async def period() -> None:
+        if applied := await apply_pending(store):
+            log.info("rating batch applied games=%d", applied)
+
+    await run_every(period_s, period, name="rating batch", task_status=task_status)

@@ -30,8 +30,9 @@ from collections.abc import Iterable, Sequence
 import attrs
 import trio
 
-from playsite.bots.games import create_game_with_bots
-from playsite.lobby.ratings import rating_of, refresh_ratings
+from playsite.bots.games import BotGames
+from playsite.periodic import run_every
+from playsite.ratings.book import RatingBook
 from playsite.rooms.admission import AdmissionRefused, Purpose
 from playsite.wire import Fischer
 
@@ -102,8 +103,10 @@ def free_ladder_slots(account, admission) -> int:
 class Ladder:
     """The scheduler's memory between rounds: waits and colour balances per bot."""
 
-    def __init__(self, services, *, rng: random.Random | None = None):
-        self.services = services
+    def __init__(self, games: BotGames, bots, book: RatingBook, *, rng: random.Random | None = None):
+        self.games = games
+        self.bots = bots
+        self.book = book
         self.rng = rng or random.Random()
         self.waiting_since: dict[str, float] = {}
         self.colour_balance: dict[str, int] = {}
@@ -112,16 +115,16 @@ class Ladder:
 
     def candidates(self) -> list[Candidate]:
         now = trio.current_time()
-        admission = self.services.registry.admission
+        admission = self.games.registry.admission
         result = []
-        for account in self.services.bots.registered():
+        for account in self.bots.registered():
             if not account.on_ladder:
                 continue
             result.append(
                 Candidate(
                     id=account.id,
                     free=free_ladder_slots(account, admission),
-                    rating=rating_of(account.id).rating,
+                    rating=self.book.rating_of(account.id).rating,
                     waiting_since=self.waiting_since.setdefault(account.id, now),
                     colour_balance=self.colour_balance.get(account.id, 0),
                 )
@@ -133,7 +136,7 @@ class Ladder:
 
     async def round(self) -> int:
         """Pair and start games once; returns how many started."""
-        await refresh_ratings(self.services.store)
+        await self.book.refresh()
         started = 0
         for white, black in choose_pairings(self.candidates(), rng=self.rng):
             if await self._start(white, black):
@@ -141,22 +144,13 @@ class Ladder:
         return started
 
     async def _start(self, white: Candidate, black: Candidate) -> bool:
-        bots = self.services.bots
+        bots = self.bots
         accounts = bots.get(white.id), bots.get(black.id)
         if any(a is None or not a.registered or not a.on_ladder for a in accounts):
             return False  # left the ladder (or vanished) while earlier pairs were started
-        settings = self.services.settings
         try:
-            await create_game_with_bots(
-                self.services.registry,
-                self.services.account_events,
-                white=accounts[0],
-                black=accounts[1],
-                time_control=LADDER_CONTROL,
-                rated=True,
-                origin=LADDER_ORIGIN,
-                seed_window_s=settings.dice_seed_window_ms / 1000,
-                durability=settings.game_durability,
+            await self.games.start(
+                white=accounts[0], black=accounts[1], time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
             )
         except AdmissionRefused as refused:
             log.debug("ladder: %s vs %s skipped: %s", white.id, black.id, refused)
@@ -172,25 +166,9 @@ class Ladder:
         return True
 
 
-async def run_ladder(
-    services,
-    *,
-    period_s: float = LADDER_PERIOD_S,
-    rng: random.Random | None = None,
-    task_status=trio.TASK_STATUS_IGNORED,
-) -> None:
-    """The supervised scheduler: a round now and every `period_s`, until cancelled.
-
-    `task_status.started(ladder)` hands over the `Ladder` (its state is for tests and logs).
-    """
-    ladder = Ladder(services, rng=rng)
-    task_status.started(ladder)
-    while True:
-        try:
-            await ladder.round()
-        except Exception:  # a bug in one round must not stop the ladder for good
-            log.exception("ladder: round failed; trying again next period")
-        await trio.sleep(period_s)
+async def run_ladder(ladder: Ladder, *, period_s: float = LADDER_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """The supervised scheduler: a round now and every `period_s`, until cancelled."""
+    await run_every(period_s, ladder.round, name="ladder", task_status=task_status)
 
 
 def pair_ids(pairs: Sequence[tuple[Candidate, Candidate]]) -> list[tuple[str, str]]:

@@ -3,47 +3,37 @@
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
 with persistence: on the memory store they answer 404, as the anchor does (see
 `persistence_required` for the code). A database outage answers 503
-`temporarily_unavailable` with Retry-After 5. The blueprint also keeps the
-in-process rating book (`playsite.lobby.ratings`) fresh while the app serves.
+`temporarily_unavailable` with Retry-After 5. The queries live in `ratings.leaderboard`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
-from quart import Blueprint, current_app
-
-from playsite.games.errors import error_response
-from playsite.games.routes import json_response
-from playsite.lobby.ratings import DEFAULT_RATING, DEFAULT_RD, PROVISIONAL_RD, run_refresh
+from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
+from playsite.http.responses import NO_CACHE, json_response
+from playsite.ratings.leaderboard import read_leaders, read_profile
+from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 
-RECENT_GAMES = 20
-HUMANS = {"kind": "Human", "name": None}
-CACHE = {"Cache-Control": "no-cache"}
-RETRY = {"Retry-After": "5"}
 
-
-def ratings_routes(services) -> Blueprint:
-    routes = Blueprint("ratings_routes", __name__)
-
-    @routes.before_app_serving
-    async def start_refreshing():
-        await current_app.nursery.start(run_refresh, services.store)
+def ratings_routes(services: Services) -> RouteFamily:
+    routes = RouteFamily("ratings_routes", __name__)
 
     def database():
         store = services.store
-        return store.database if getattr(store, "kind", None) == "postgres" else None
+        if getattr(store, "kind", None) != "postgres":
+            # The code stays specific until specs/openapi.yaml lists it (tests/test_specs.py checks every code).
+            raise Refusal(404, "persistence_required", "ratings exist only when the server runs with persistence")
+        return store.database
+
+    async def read(query):
+        try:
+            return await database().run(query)
+        except DatabaseUnavailable:
+            raise temporarily_unavailable("the ratings could not be read; try again") from None
 
     @routes.get("/leaderboard")
     async def leaderboard():
-        db = database()
-        if db is None:
-            return persistence_required()
-        try:
-            rows = await db.run(read_leaders)
-        except DatabaseUnavailable:
-            return unavailable()
+        rows = await read(read_leaders)
         leaders = [
             {
                 "rank": rank,
@@ -59,172 +49,13 @@ def ratings_routes(services) -> Blueprint:
             }
             for rank, (team, name, rating, rd, on_ladder, games, wins, draws, losses) in enumerate(rows, start=1)
         ]
-        return json_response({"leaders": leaders}, headers=CACHE)
+        return json_response({"leaders": leaders}, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>")
     async def profile(team: str, name: str):
-        db = database()
-        if db is None:
-            return persistence_required()
-        try:
-            found = await db.run(lambda conn: read_profile(conn, f"{team}/{name}"))
-        except DatabaseUnavailable:
-            return unavailable()
+        found = await read(lambda conn: read_profile(conn, f"{team}/{name}"))
         if found is None:
-            return error_response(404, "bot_not_found", f"no registered bot {team}/{name}")
-        return json_response(found, headers=CACHE)
+            raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}")
+        return json_response(found, headers=NO_CACHE)
 
     return routes
-
-
-def persistence_required():
-    # The code stays the generic `not_found` until specs/openapi.yaml documents
-    # `persistence_required` for these paths (tests/test_specs.py checks every code).
-    return error_response(404, "persistence_required", "ratings exist only when the server runs with persistence")
-
-
-def unavailable():
-    return error_response(503, "temporarily_unavailable", "the ratings could not be read; try again", RETRY)
-
-
-# ----- queries (run in a worker thread on a pooled connection) ---------------------------
-
-
-def read_leaders(conn) -> list[tuple]:
-    """Converged ratings only (RD <= 110), best first; equal ratings: surer (lower RD) first."""
-    return conn.execute(
-        """
-        SELECT b.team, b.name, r.rating, r.rd, b.on_ladder, r.games, r.wins, r.draws, r.losses
-          FROM bot_ratings r JOIN bots b ON b.id = r.bot_id
-         WHERE r.rd <= %s
-         ORDER BY r.rating DESC, r.rd ASC, b.id ASC
-        """,
-        (PROVISIONAL_RD,),
-    ).fetchall()
-
-
-def read_profile(conn, bot_id: str) -> dict | None:
-    row = conn.execute(
-        """
-        SELECT b.team, b.name, b.on_ladder, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
-          FROM bots b LEFT JOIN bot_ratings r ON r.bot_id = b.id
-         WHERE b.id = %s
-        """,
-        (bot_id,),
-    ).fetchone()
-    if row is None:
-        return None
-    team, name, on_ladder, rating, rd, games, wins, draws, losses = row
-    rating = DEFAULT_RATING if rating is None else float(rating)
-    rd = DEFAULT_RD if rd is None else float(rd)
-    principal = f"bot:{bot_id}"
-    return {
-        "team": team,
-        "name": name,
-        "rating": rating,
-        "rd": rd,
-        "provisional": rd > PROVISIONAL_RD,
-        "onLadder": bool(on_ladder),
-        "games": games or 0,
-        "wins": wins or 0,
-        "draws": draws or 0,
-        "losses": losses or 0,
-        "opponents": read_opponents(conn, principal),
-        "recent": read_recent(conn, principal),
-    }
-
-
-# The bot's games, from its own side: its seat, the other principal, its score (1/0/-1 or
-# NULL when aborted). A game against itself (never created, but not excluded by the
-# schema) is left out of both lists.
-_OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, 'White' AS seat,
-           black_principal AS other, result AS score
-      FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
-    UNION ALL
-    SELECT game_id, finished_at, rated, termination, 'Black' AS seat,
-           white_principal AS other, -result AS score
-      FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
-"""
-
-
-def read_opponents(conn, principal: str) -> list[dict]:
-    """Decided games (rated and casual) per registered opponent bot, plus one row for every
-    human together. Aborted games, and games against anonymous (unregistered) bots, are not
-    counted here; they still show in `recent`."""
-    rows = conn.execute(
-        f"""
-        WITH own AS ({_OWN_GAMES}),
-        sided AS (
-            SELECT CASE WHEN other LIKE 'bot:%%' THEN other END AS bot, score, finished_at
-              FROM own
-             WHERE score IS NOT NULL
-               AND (other IS NULL OR other NOT LIKE 'bot:%%'
-                    OR substr(other, 5) IN (SELECT id FROM bots))
-        )
-        SELECT bot, count(*), count(*) FILTER (WHERE score = 1), count(*) FILTER (WHERE score = 0),
-               count(*) FILTER (WHERE score = -1), max(finished_at)
-          FROM sided
-         GROUP BY bot
-         ORDER BY count(*) DESC, max(finished_at) DESC, bot ASC NULLS LAST
-        """,
-        {"p": principal},
-    ).fetchall()
-    records = []
-    for bot, games, wins, draws, losses, last in rows:
-        if bot is None:
-            face, team, bot_name = HUMANS, None, None
-        else:
-            bot_id = bot.removeprefix("bot:")
-            team, bot_name = bot_id.split("/", 1)
-            face = {"kind": "Bot", "name": bot_id}
-        records.append(
-            {
-                "opponent": face,
-                "team": team,
-                "botName": bot_name,
-                "games": games,
-                "wins": wins,
-                "draws": draws,
-                "losses": losses,
-                "lastPlayedAt": timestamp(last),
-            }
-        )
-    return records
-
-
-def read_recent(conn, principal: str) -> list[dict]:
-    rows = conn.execute(
-        f"""
-        SELECT game_id, seat, other, score, rated, termination, finished_at
-          FROM ({_OWN_GAMES}) own
-         ORDER BY finished_at DESC, game_id DESC
-         LIMIT {RECENT_GAMES}
-        """,
-        {"p": principal},
-    ).fetchall()
-    return [
-        {
-            "gameId": str(game_id),
-            "seat": seat,
-            "opponent": face_of(other),
-            "result": RESULTS.get(score, "unknown"),
-            "rated": bool(rated),
-            "termination": termination,
-            "finishedAt": timestamp(finished_at),
-        }
-        for game_id, seat, other, score, rated, termination, finished_at in rows
-    ]
-
-
-RESULTS = {1: "win", 0: "draw", -1: "loss"}
-
-
-def face_of(principal: str | None) -> dict:
-    if principal is not None and principal.startswith("bot:"):
-        return {"kind": "Bot", "name": principal.removeprefix("bot:")}
-    return dict(HUMANS)
-
-
-def timestamp(at: datetime) -> str:
-    return at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import uuid
 
 import trio
-from quart import Blueprint, websocket
+from quart import websocket
 
-from playsite.games.errors import error_response
+from playsite.games.refusals import game_not_found
+from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.tokens import matches
@@ -24,30 +25,30 @@ SEND_TIMEOUT_S = 10
 """A socket that does not take one frame in this long is closed."""
 
 
-def websocket_routes(services) -> Blueprint:
-    routes = Blueprint("game_socket", __name__)
+def websocket_routes(services) -> RouteFamily:
+    routes = RouteFamily("game_socket", __name__)
     registry = services.registry
 
     @routes.websocket("/games/<game_id>/ws")
     async def game_socket(game_id: str):
         room = registry.get(game_id)
         if room is None:
-            return error_response(404, "game_not_found", "no such game")
+            raise game_not_found()
         seat = None
         if websocket.args.get("mode") != "spectator":
             token = websocket.args.get("token")
             if token is None:
-                return error_response(400, "invalid_request", "give ?token=<seat token> or ?mode=spectator")
+                raise invalid_request("give ?token=<seat token> or ?mode=spectator")
             seat = next((s for s in ("White", "Black") if matches(token, room.setup.seat(s).token_hash)), None)
             if seat is None:
-                return error_response(403, "invalid_token", "this token does not open a seat of this game")
+                raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
             try:
                 guest = uuid.UUID(websocket.args.get("guest", ""))
             except ValueError:
-                return error_response(400, "invalid_request", "taking a seat needs guest=<uuid>")
+                raise invalid_request("taking a seat needs guest=<uuid>") from None
             rebind = Rebind(seat, f"guest:{guest}")
             if await room.send(rebind) and not await rebind.reply.wait():
-                return error_response(403, "seat_taken", "this seat was already taken by someone else")
+                raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
         await websocket.accept()
         await serve_subscriber(room, QueueSubscriber(seat))
 

@@ -20,16 +20,10 @@ import httpx
 import pytest
 import trio
 
-from playsite.app import Services, create_app
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
-from playsite.bots.games import create_game_with_bots
+from playsite.app import create_app
 from playsite.config import Settings
-from playsite.dice import SystemSeedSource
-from playsite.rooms.admission import Admission
-from playsite.rooms.registry import Registry
 from playsite.server import run_http
-from playsite.store import run_store
+from playsite.services import Services, boot
 from playsite.wire import Unlimited
 
 SEED_LEN = 32
@@ -70,16 +64,12 @@ class InProcessSite:
         return Bot(token, account.id)
 
     async def new_game(self, white: Bot, black: Bot) -> Game:
-        game = await create_game_with_bots(
-            self.services.registry,
-            self.services.account_events,
+        game = await self.services.games.start(
             white=self.services.bots.get(white.id),
             black=self.services.bots.get(black.id),
             time_control=Unlimited(),
             rated=False,
             origin="challenge",
-            seed_window_s=self.seed_window_s,
-            durability="best_effort",
         )
         return Game(game.room.game_id, white, black)
 
@@ -140,13 +130,7 @@ def open_site(request, serve):
 async def in_process_site(env: dict[str, str]):
     settings = Settings.from_environ({"PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0", **env})
     async with trio.open_nursery() as nursery:
-        store = await nursery.start(run_store, settings)
-        bots = BotDirectory(store)
-        registry = await nursery.start(Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store).run)
-        services = Services(
-            settings=settings, store=store, registry=registry, bots=bots,
-            account_events=AccountEvents(), version="test", revision=None,
-        )
+        services = await boot(settings, nursery)
         app = create_app(services)
         binds = await nursery.start(run_http, app, settings, trio.Event())
         yield InProcessSite(services, binds[0], settings.dice_seed_window_ms / 1000)

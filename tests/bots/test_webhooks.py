@@ -16,37 +16,30 @@ import psycopg
 import pytest
 import trio
 
-from playsite.app import Services, create_app
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
-from playsite.bots.games import create_game_with_bots
-from playsite.bots.webhook_store import (
+from playsite.webhooks.store import (
     Delivery,
     MemoryWebhookStore,
     PostgresWebhookStore,
     nearest_rank,
 )
-from playsite.bots.webhooks import (
+from playsite.webhooks.registrations import (
     REGISTRATION_ATTEMPTS_PER_WINDOW,
     VERIFICATION_ECHO_TIMEOUT_S,
-    webhooks_for,
 )
+from playsite.bots.accounts import BotDirectory
 from playsite.config import Settings
-from playsite.dice import SystemSeedSource
-from playsite.rooms.admission import Admission
-from playsite.rooms.registry import Registry
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
-from playsite.transports.webhook import (
+from playsite.webhooks.delivery import (
     TURN_ANSWER_CAP_S,
-    attach_webhook_dispatchers,
     deliver_once,
-    dispatch_for,
     sign,
 )
 from playsite.wire import Fischer, PerMove, Unlimited
+from playsite.services import Services
+from tests.support.app import booted, test_client
 from tests.transports.webhook_receiver import Reply, WebhookReceiver, valid_signature
 
 ENDPOINTS = [
@@ -61,11 +54,11 @@ ENDPOINTS = [
 class Harness:
     services: Services
     client: object
-    nursery: trio.Nursery
+    nursery: object
 
     @property
     def webhooks(self):
-        return webhooks_for(self.services)
+        return self.services.webhooks
 
     async def bot(self, name: str | None = None) -> tuple[object, str]:
         return await self.services.bots.register("hooks", name or f"b{uuid.uuid4().hex[:8]}")
@@ -92,19 +85,17 @@ class Harness:
         return body["secret"]
 
     async def game(self, white, black, time_control=Unlimited(), attach: bool = True):
-        created = await create_game_with_bots(
-            self.services.registry,
-            self.services.account_events,
-            white=white,
-            black=black,
-            time_control=time_control,
-            rated=False,
-            origin="challenge",
-            seed_window_s=0,
-            durability="best_effort",
-        )
-        if attach:
-            attach_webhook_dispatchers(self.services, created.room)
+        """A challenge game; `attach=False` creates it as a path that skips the creation hook would."""
+        hooks = self.services.registry.creation_hooks
+        kept = list(hooks)
+        if not attach:
+            hooks.clear()
+        try:
+            created = await self.services.games.start(
+                white=white, black=black, time_control=time_control, rated=False, origin="challenge"
+            )
+        finally:
+            hooks[:] = kept
         return created.room
 
     async def stats(self, token: str) -> dict:
@@ -115,23 +106,9 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def running(*, enabled: bool = True, loopback: bool = True, store=None):
-    store = store or MemoryStore()
     settings = Settings(webhook_push_enabled=enabled, webhook_allow_loopback=loopback, dice_seed_window_ms=0)
-    bots = BotDirectory(store)
-    async with trio.open_nursery() as nursery:
-        registry = await nursery.start(Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store).run)
-        services = Services(
-            settings=settings,
-            store=store,
-            registry=registry,
-            bots=bots,
-            account_events=AccountEvents(),
-            version="test",
-            revision=None,
-        )
-        app = create_app(services)
-        yield Harness(services, app.test_client(), nursery)
-        nursery.cancel_scope.cancel()
+    async with booted(settings, store=store) as services:
+        yield Harness(services, test_client(services), None)
 
 
 @pytest.fixture
@@ -184,7 +161,7 @@ async def test_no_dispatcher_is_attached_when_push_is_disabled():
         white, _ = await h.bot()
         black, _ = await h.bot()
         room = await h.game(white, black, attach=False)
-        assert attach_webhook_dispatchers(h.services, room) == []
+        assert h.services.webhook_dispatch.attach(room) == []
 
 
 # ----- request bodies ----------------------------------------------------------------------------
@@ -299,7 +276,7 @@ async def test_handshake_failures_are_422_and_store_nothing(harness, reply, word
 
 async def test_handshake_timeout_is_5_s_and_422(harness, monkeypatch):
     assert VERIFICATION_ECHO_TIMEOUT_S == 5.0
-    monkeypatch.setattr("playsite.bots.webhooks.VERIFICATION_ECHO_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("playsite.webhooks.registrations.VERIFICATION_ECHO_TIMEOUT_S", 0.5)
     with WebhookReceiver(lambda seen: Reply(200, json.dumps({"nonce": seen.json["nonce"]}).encode(), delay_s=3)) as r:
         _, token = await harness.bot()
         started = trio.current_time()
@@ -628,10 +605,9 @@ async def test_the_sweep_attaches_games_created_without_the_hook(harness):
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black, attach=False)
-        await trio.sleep(0.2)
-        assert receiver.of_kind("yourTurn") == [] and opponent.of_kind("yourTurn") == []
-        dispatch = dispatch_for(harness.services)
-        assert await dispatch.sweep() == 2
+        dispatch = harness.services.webhook_dispatch
+        # The boot's sweep loop (every SWEEP_PERIOD_S) finds both seats.
+        await until(lambda: {(room.game_id, "White"), (room.game_id, "Black")} <= dispatch.attached.keys())
         assert await dispatch.sweep() == 0  # idempotent
         await until(lambda: receiver.of_kind("yourTurn") or opponent.of_kind("yourTurn"))
     assert not room.ended
@@ -641,7 +617,7 @@ async def test_a_failing_dispatcher_never_takes_the_room_down(harness, monkeypat
     async def explode(*args, **kwargs):
         raise RuntimeError("delivery bug")
 
-    monkeypatch.setattr("playsite.transports.webhook.deliver_once", explode)
+    monkeypatch.setattr("playsite.webhooks.delivery.deliver_once", explode)
     with WebhookReceiver() as receiver, WebhookReceiver() as opponent:
         white, token = await harness.bot()
         black, black_token = await harness.bot()
@@ -651,7 +627,7 @@ async def test_a_failing_dispatcher_never_takes_the_room_down(harness, monkeypat
         await until(lambda: "webhook dispatcher failed" in caplog.text)
         await trio.sleep(0.1)
     assert not room.ended and harness.services.registry.get(room.game_id) is room
-    assert len(dispatch_for(harness.services).attached) < 2  # the failed one is gone, quietly
+    assert len(harness.services.webhook_dispatch.attached) < 2  # the failed one is gone, quietly
 
 
 async def test_stats_shape_for_a_bot_without_deliveries(harness):
@@ -755,15 +731,15 @@ async def test_probe_runs_the_verification_echo_against_the_current_webhook(harn
     assert await harness.webhooks.probe(account.id) is False  # the endpoint went away
 
 
-async def test_the_locators_give_one_instance_per_boot(harness):
-    assert webhooks_for(harness.services) is webhooks_for(harness.services)
-    assert dispatch_for(harness.services).webhooks is webhooks_for(harness.services)
+async def test_each_boot_has_its_own_webhooks_and_dispatch(harness):
+    assert harness.services.webhook_dispatch.webhooks is harness.services.webhooks
     async with running() as other:
-        assert webhooks_for(other.services) is not webhooks_for(harness.services)
+        assert other.services.webhooks is not harness.services.webhooks
+        assert other.services.webhook_dispatch is not harness.services.webhook_dispatch
 
 
 async def test_a_delivery_times_out_at_the_server_cap_and_is_not_retried(harness, monkeypatch):
-    monkeypatch.setattr("playsite.transports.webhook.TURN_ANSWER_CAP_S", 0.5)
+    monkeypatch.setattr("playsite.webhooks.delivery.TURN_ANSWER_CAP_S", 0.5)
 
     def silent(seen):
         return Reply(200, b'{"moves": []}', delay_s=5) if seen.kind == "yourTurn" else None

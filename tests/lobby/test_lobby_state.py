@@ -11,11 +11,13 @@ import trio.testing
 
 from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
-from playsite.bots.ratelimit import RateLimiter
+from playsite.config import Settings
+from playsite.http.ratelimit import RateLimiter
 from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
 from playsite.lobby.refusals import LobbyRefusal
 from playsite.lobby.seeks import SEEK_TTL_S, SeekBoard, SeekState
 from playsite.wire import Unlimited
+from tests.support.app import booted
 
 
 @pytest.fixture
@@ -86,20 +88,12 @@ async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
 
 
 async def test_the_lobby_housekeeping_announces_lapsed_challenges_without_a_request(autojump_clock):
-    from playsite.lobby.service import Lobby
-
-    class Services:
-        account_events = AccountEvents()
-
-    lobby = Lobby(Services())
-    a, b = bot("a"), bot("b")
-    a_stream = Services.account_events.open(a.id)
-    challenge = lobby.challenges.create(a, b, Unlimited())
-    async with trio.open_nursery() as nursery:
-        await nursery.start(lobby.run)
+    async with booted(Settings(dice_seed_window_ms=0)) as services:  # the boot runs the lobby's housekeeping
+        a, b = bot("a"), bot("b")
+        a_stream = services.account_events.open(a.id)
+        challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
-        lobby.stop()
-    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+        assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
 
 
 async def test_a_seek_lives_while_polled_and_lapses_without(mock_clock):

@@ -5,30 +5,27 @@ from __future__ import annotations
 
 import contextlib
 import random
+from functools import partial
 from collections import Counter
 
 import attrs
 import trio
 
-from playsite.app import Services
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
 from playsite.config import Settings
-from playsite.dice import SystemSeedSource
-from playsite.lobby.ratings import Rating, clear_book, replace_book
+from playsite.ratings.book import Rating
 from playsite.ratings.ladder import (
     LADDER_CONTROL,
     LADDER_ORIGIN,
+    Ladder,
     Candidate,
     choose_pairings,
     free_ladder_slots,
     pair_ids,
     run_ladder,
 )
-from playsite.rooms.admission import Admission, Purpose
-from playsite.rooms.registry import Registry
-from playsite.store.memory import MemoryStore
+from playsite.rooms.admission import Purpose
 from playsite.wire import Fischer, Unlimited
+from tests.support.app import booted
 
 
 def assert_valid(pairs, candidates):
@@ -143,20 +140,15 @@ def test_no_bot_starves_over_many_rounds():
 
 @contextlib.asynccontextmanager
 async def running_services():
-    store = MemoryStore()
-    bots = BotDirectory(None)
-    async with trio.open_nursery() as nursery:
-        registry = await nursery.start(Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store).run)
-        yield Services(
-            settings=Settings(dice_seed_window_ms=0, ladder_enabled=True),
-            store=store,
-            registry=registry,
-            bots=bots,
-            account_events=AccountEvents(),
-            version="test",
-            revision=None,
-        )
-        nursery.cancel_scope.cancel()
+    # The ladder is off in the boot: each test runs its own scheduler, with its own period.
+    async with booted(Settings(dice_seed_window_ms=0)) as services:
+        yield services
+
+
+async def start_ladder(nursery, services, period_s: float = 5) -> Ladder:
+    ladder = Ladder(services.games, services.bots, services.ratings)
+    await nursery.start(partial(run_ladder, ladder, period_s=period_s))
+    return ladder
 
 
 async def ladder_bot(services, name: str, *, capacity: int = 1, on_ladder: bool = True, open_to_humans=False):
@@ -195,7 +187,7 @@ async def test_the_scheduler_respects_capacity_and_refills_as_games_end(autojump
         rooms = []
         services.registry.creation_hooks.append(rooms.append)
         async with trio.open_nursery() as nursery:
-            ladder = await nursery.start(lambda task_status: run_ladder(services, period_s=5, task_status=task_status))
+            ladder = await start_ladder(nursery, services)
             peak = 0
             for _ in range(2400):  # 2 hours of mock time, checked every 3 s
                 await trio.sleep(3)
@@ -226,7 +218,7 @@ async def test_a_bot_busy_elsewhere_or_off_the_ladder_is_not_scheduled(autojump_
             time_control=Unlimited(), rated=False, origin="lobby", seed_window_s=0, durability="best_effort",
         )
         async with trio.open_nursery() as nursery:
-            ladder = await nursery.start(lambda task_status: run_ladder(services, period_s=5, task_status=task_status))
+            ladder = await start_ladder(nursery, services)
             await trio.sleep(1)
             assert ladder.started == 1  # a vs c; b is busy with a person
             assert general_games(services, b) == 1 and general_games(services, human_facing) == 1
@@ -241,15 +233,14 @@ async def test_ladder_rounds_read_the_rating_book_for_proximity(autojump_clock):
     async with running_services() as services:
         for name in ("w", "x", "y", "z"):
             await ladder_bot(services, name)
-        replace_book({"lad/w": Rating(1000, 60), "lad/x": Rating(1010, 60), "lad/y": Rating(2000, 60), "lad/z": Rating(1990, 60)})
-        try:
-            rooms = []
-            services.registry.creation_hooks.append(rooms.append)
-            async with trio.open_nursery() as nursery:
-                await nursery.start(lambda task_status: run_ladder(services, period_s=5, task_status=task_status))
-                await trio.sleep(1)
-                nursery.cancel_scope.cancel()
-            pairs = {frozenset(room.setup.participants) for room in rooms}
-            assert pairs == {frozenset({"bot:lad/w", "bot:lad/x"}), frozenset({"bot:lad/y", "bot:lad/z"})}
-        finally:
-            clear_book()
+        services.ratings.replace(
+            {"lad/w": Rating(1000, 60), "lad/x": Rating(1010, 60), "lad/y": Rating(2000, 60), "lad/z": Rating(1990, 60)}
+        )
+        rooms = []
+        services.registry.creation_hooks.append(rooms.append)
+        async with trio.open_nursery() as nursery:
+            await start_ladder(nursery, services)
+            await trio.sleep(1)
+            nursery.cancel_scope.cancel()
+        pairs = {frozenset(room.setup.participants) for room in rooms}
+        assert pairs == {frozenset({"bot:lad/w", "bot:lad/x"}), frozenset({"bot:lad/y", "bot:lad/z"})}

@@ -13,19 +13,13 @@ import psycopg
 import pytest
 import trio
 
-from playsite.app import Services, create_app
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
 from playsite.config import Settings
-from playsite.dice import SystemSeedSource
-from playsite.lobby.ratings import DEFAULT, Rating, clear_book, rating_of, refresh_ratings
-from playsite.ratings.routes import ratings_routes
-from playsite.rooms.admission import Admission
-from playsite.rooms.registry import Registry
+from playsite.ratings.book import DEFAULT, Rating
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
+from tests.support.app import booted, test_client
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
 HUMAN = {"kind": "Human", "name": None}
@@ -37,37 +31,10 @@ def bot_face(bot_id: str) -> dict:
     return {"kind": "Bot", "name": bot_id}
 
 
-@pytest.fixture(autouse=True)
-def fresh_book():
-    clear_book()
-    yield
-    clear_book()
-
-
-def build_app(services):
-    app = create_app(services)
-    if "ratings_routes" not in app.blueprints:  # until playsite/app.py registers it
-        app.register_blueprint(ratings_routes(services))
-    return app
-
-
 @contextlib.asynccontextmanager
 async def running(store):
-    bots = BotDirectory(store)
-    await bots.load()
-    async with trio.open_nursery() as nursery:
-        registry = await nursery.start(Registry(Admission(limits_of=bots.limits_of), SystemSeedSource(), store).run)
-        services = Services(
-            settings=Settings(dice_seed_window_ms=0),
-            store=store,
-            registry=registry,
-            bots=bots,
-            account_events=AccountEvents(),
-            version="test",
-            revision=None,
-        )
-        yield services, build_app(services).test_client()
-        nursery.cancel_scope.cancel()
+    async with booted(Settings(dice_seed_window_ms=0), store=store) as services:
+        yield services, test_client(services)
 
 
 @contextlib.asynccontextmanager
@@ -138,8 +105,8 @@ async def test_without_persistence_both_reads_are_404():
     async with running(MemoryStore()) as (_services, client):
         assert_error(await get(client, "/leaderboard"), 404, NO_PERSISTENCE)
         assert_error(await get(client, "/bots/acme/alice"), 404, NO_PERSISTENCE)
-        assert not await refresh_ratings(_services.store)
-        assert rating_of("acme/alice") == DEFAULT
+        assert not await _services.ratings.refresh()
+        assert _services.ratings.rating_of("acme/alice") == DEFAULT
 
 
 # ----- the leaderboard ---------------------------------------------------------------------
@@ -259,10 +226,12 @@ async def test_profile_defaults_caps_recent_at_twenty_and_404s_unknown_bots(rows
 async def test_catalog_and_ladder_state_show_the_stored_ratings(rows, database_url):
     rows.bot("acme/alice", open_to_humans=True, rating=(1650.0, 95.0, 4, 2, 1, 1))
     rows.bot("acme/bob", open_to_humans=True)
-    async with postgres(database_url) as store, running(store) as (_services, client):
-        assert await refresh_ratings(store)
-        assert rating_of("acme/alice") == Rating(1650.0, 95.0)
-        assert rating_of("acme/bob") == DEFAULT
+    async with postgres(database_url) as store, running(store) as (services, client):
+        # The boot read the book before serving; a refresh reads it again.
+        assert services.ratings.rating_of("acme/alice") == Rating(1650.0, 95.0)
+        assert await services.ratings.refresh()
+        assert services.ratings.rating_of("acme/alice") == Rating(1650.0, 95.0)
+        assert services.ratings.rating_of("acme/bob") == DEFAULT
         response = await client.get("/lobby/bots")
         cards = {card["name"]: card for card in (await response.get_json())["bots"]}
     assert (cards["alice"]["rating"], cards["alice"]["rd"], cards["alice"]["provisional"]) == (1650.0, 95.0, False)

@@ -18,14 +18,13 @@ import hmac
 import json
 import logging
 import secrets
-import weakref
 from collections import defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 import trio
 
-from playsite.bots.webhook_store import Delivery, DeliveryStats, Registration, WebhookStore, webhook_store_for
+from playsite.webhooks.store import Delivery, DeliveryStats, Registration, WebhookStore, webhook_store_for
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -97,10 +96,9 @@ class Webhooks:
         self._attempts: dict[str, deque[float]] = defaultdict(deque)
 
     @classmethod
-    def from_services(cls, services) -> Webhooks:
-        settings = services.settings
+    def from_settings(cls, store, settings) -> Webhooks:
         return cls(
-            webhook_store_for(services.store),
+            webhook_store_for(store),
             UrlPolicy.from_settings(settings),
             enabled=settings.webhook_push_enabled,
         )
@@ -231,18 +229,3 @@ class Webhooks:
 
     async def stats(self, bot_id: str) -> DeliveryStats:
         return await self.store.stats(bot_id, self.wall_clock())
-
-
-_BY_REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""One Webhooks per booted service set, keyed by its registry (identity-hashed, one per boot)."""
-
-
-def webhooks_for(services) -> Webhooks:
-    """The process's Webhooks: `services.webhooks` when the boot built one, else one per boot."""
-    given = getattr(services, "webhooks", None)
-    if given is not None:
-        return given
-    found = _BY_REGISTRY.get(services.registry)
-    if found is None:
-        found = _BY_REGISTRY[services.registry] = Webhooks.from_services(services)
-    return found

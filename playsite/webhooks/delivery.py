@@ -27,13 +27,13 @@ import hashlib
 import hmac
 import json
 import logging
-import weakref
 
 import attrs
 import trio
 
-from playsite.bots.webhook_store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
-from playsite.bots.webhooks import Webhooks, webhooks_for
+from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
+from playsite.webhooks.registrations import Webhooks
+from playsite.periodic import run_every
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
@@ -288,7 +288,6 @@ class WebhookDispatch:
         self.bots = bots
         self.enabled = enabled
         self.attached: dict[tuple[str, str], Dispatcher] = {}
-        self._sweeping = False
         webhooks.listeners.append(self.registration_changed)
 
     def attach(self, room, *, only_bot: str | None = None) -> list[str]:
@@ -327,21 +326,12 @@ class WebhookDispatch:
         return started
 
     async def run_sweeps(self, *, period_s: float = SWEEP_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """The supervised safety net behind the creation hook; one per process (a second start returns)."""
-        if self._sweeping or not self.enabled:
-            task_status.started()
-            return
-        self._sweeping = True
-        task_status.started()
-        try:
-            while True:
-                try:
-                    await self.sweep()
-                except Exception:
-                    log.exception("webhook sweep failed")
-                await trio.sleep(period_s)
-        finally:
-            self._sweeping = False
+        """The supervised safety net behind the creation hook, started once by the boot."""
+        await run_every(period_s, self.sweep, name="webhook sweep", task_status=task_status)
+
+    def attach_to_live_games(self) -> int:
+        """After `registry.resume_all()`: dispatchers for every resumed game. Returns how many started."""
+        return sum(len(self.attach(room)) for room in list(self.registry.live.values()))
 
     def registration_changed(self, bot_id: str) -> None:
         principal = f"bot:{bot_id}"
@@ -354,35 +344,3 @@ class WebhookDispatch:
                     dispatcher.nudge()
                 else:
                     self.attach(room, only_bot=bot_id)
-
-
-_BY_REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def dispatch_for(services) -> WebhookDispatch:
-    """The process's WebhookDispatch (one per boot), listening to registration changes."""
-    given = getattr(services, "webhook_dispatch", None)
-    if given is not None:
-        return given
-    found = _BY_REGISTRY.get(services.registry)
-    if found is None:
-        found = _BY_REGISTRY[services.registry] = WebhookDispatch(
-            webhooks_for(services), services.registry, services.bots, enabled=services.settings.webhook_push_enabled
-        )
-    return found
-
-
-def attach_webhook_dispatchers(services, room) -> list[str]:
-    """The creation hook: call once a room is created (or resumed). Returns the seats attached.
-
-    Cheap and synchronous: it starts tasks in the room's nursery and never waits. A seat
-    whose bot has no registration gets a task that ends at once; registering later
-    attaches one to every live game of that bot.
-    """
-    return dispatch_for(services).attach(room)
-
-
-def attach_to_live_games(services) -> int:
-    """After `registry.resume_all()`: dispatchers for every resumed game. Returns how many started."""
-    dispatch = dispatch_for(services)
-    return sum(len(dispatch.attach(room)) for room in list(services.registry.live.values()))

@@ -16,6 +16,9 @@ from collections import OrderedDict
 import attrs
 import trio
 
+from playsite.http.auth import client_address
+from playsite.http.errors import rate_limited
+
 MAX_KEYS = 10_000
 
 
@@ -69,3 +72,14 @@ class RateLimiter:
 
     def __len__(self) -> int:
         return len(self._windows)
+
+
+def limit_by_address(limiter: RateLimiter, what: str, *, count: bool = True) -> None:
+    """Raise 429 `rate_limited` (with Retry-After) when this client's address is over `limiter`.
+
+    With `count=False` the request is only checked; the route counts it (`limiter.count`)
+    once it succeeded."""
+    address = client_address()
+    retry_after = limiter.attempt(address) if count else limiter.retry_after(address)
+    if retry_after is not None:
+        raise rate_limited(f"{what} from this address", retry_after)

@@ -1,4 +1,4 @@
-"""ndjson streams: /bot/stream/event and /bot/game/stream/{id}.
+"""ndjson streams (the lines of /bot/stream/event and /bot/game/stream/{id}; routes in stream_routes).
 
 Each line is one compact JSON object (the same text the room encodes once for every
 subscriber); a blank line is a keep-alive sent after a silence of the configured interval
@@ -18,16 +18,11 @@ do not prove the subscription yet).
 
 from __future__ import annotations
 
-import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator
 
 import trio
-from quart import Blueprint, Response
 
-from playsite.bots.auth import authenticate
-from playsite.bots.games import seat_of_principal
-from playsite.games.errors import error_response
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach
 
@@ -61,50 +56,6 @@ class SeatStreams:
     def tell(self, game_id: str, principal: str, text: str) -> None:
         for subscriber in list(self._open.get((game_id, principal), [])):
             subscriber.offer(text)
-
-
-_seat_streams: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def seat_streams(services) -> SeatStreams:
-    """The SeatStreams of one running server (one per registry), shared by the Bot API routes."""
-    streams = _seat_streams.get(services.registry)
-    if streams is None:
-        streams = _seat_streams[services.registry] = SeatStreams()
-    return streams
-
-
-def ndjson_routes(services) -> Blueprint:
-    routes = Blueprint("ndjson_routes", __name__)
-    keepalive = services.settings.ndjson_keepalive_ms / 1000
-    streams = seat_streams(services)
-
-    @routes.get("/bot/stream/event")
-    async def account_stream():
-        account = authenticate(services.bots)
-        if isinstance(account, tuple):
-            return account
-        return ndjson_response(account_lines(services.account_events, account.id, keepalive))
-
-    @routes.get("/bot/game/stream/<game_id>")
-    async def game_stream(game_id: str):
-        account = authenticate(services.bots)
-        if isinstance(account, tuple):
-            return account
-        room = services.registry.get(game_id)
-        if room is None:
-            return error_response(404, "game_not_found", "no such game")
-        seated = seat_of_principal(room, account.principal) is not None
-        principal = account.principal if seated else None
-        return ndjson_response(game_lines(room, keepalive, streams, principal))
-
-    return routes
-
-
-def ndjson_response(lines: AsyncIterator[bytes]) -> Response:
-    response = Response(lines, status=200, content_type=NDJSON, headers={"Cache-Control": "no-cache"})
-    response.timeout = None  # a stream lasts as long as its game, not RESPONSE_TIMEOUT
-    return response
 
 
 async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:

@@ -1,0 +1,77 @@
+"""Request bodies: read and size-checked once, before any route runs; parsed by the route.
+
+Every body is read in full before the route answers (`read_body_first`, installed by the
+app): under quart-trio on hypercorn a response sent over an unread body is now and then cut
+short, or leaves a kept-alive connection stalled on the leftover bytes. The limit is the
+route's own (`@body_limit(n)`), `BODY_MAX_DEFAULT` otherwise; a body over it is answered
+413 and closes the connection without being read.
+"""
+
+from __future__ import annotations
+
+import json
+
+from quart import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from playsite.http.errors import Refusal, invalid_request, too_large
+
+BODY_MAX_DEFAULT = 4096
+"""Every request body the service takes today is a handful of short fields or one command."""
+BODY_MAX_ANY = 64 * 1024
+"""The app-wide bound (quart's MAX_CONTENT_LENGTH) on a body sent without Content-Length."""
+_LIMIT_ATTRIBUTE = "playsite_body_limit"
+
+
+def body_limit(limit: int):
+    """Route decorator: this route takes bodies of up to `limit` bytes."""
+
+    def mark(route):
+        setattr(route, _LIMIT_ATTRIBUTE, limit)
+        return route
+
+    return mark
+
+
+def limit_of_current_route() -> int:
+    route = current_app.view_functions.get(request.endpoint or "")
+    return getattr(route, _LIMIT_ATTRIBUTE, BODY_MAX_DEFAULT)
+
+
+async def read_body_first() -> None:
+    """The app's `before_request` hook: read the body once, refusing one over the route's limit."""
+    if request.method in ("GET", "HEAD", "OPTIONS") and not request.content_length:
+        return
+    limit = limit_of_current_route()
+    if request.content_length is not None and request.content_length > limit:
+        raise too_large(limit)
+    try:
+        # A body without Content-Length stops being read at the app's BODY_MAX_ANY.
+        data = await request.get_data()
+    except RequestEntityTooLarge:
+        raise too_large(limit) from None
+    if len(data) > limit:
+        raise too_large(limit)
+
+
+async def json_object() -> dict:
+    """The request's (already read) body as a JSON object; {} when empty."""
+    raw = await request.get_data()
+    if not raw.strip():
+        return {}
+    if request.mimetype != "application/json":
+        raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise invalid_request("body is not valid JSON") from None
+    except RecursionError:
+        raise invalid_request("body is nested too deeply") from None
+    if not isinstance(body, dict):
+        raise invalid_request("body must be a JSON object")
+    return body
+
+
+def reject_unknown_fields(body: dict, known: set[str]) -> None:
+    if unknown := set(body) - known:
+        raise invalid_request(f"unknown field(s): {', '.join(sorted(unknown))}")

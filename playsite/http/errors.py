@@ -1,0 +1,77 @@
+"""Refusals and the error shapes they are rendered in.
+
+A route that will not do what it was asked raises `Refusal(status, code, message)`; the
+app's one handler renders it. Each route family declares its error shape once, on its
+blueprint (`RouteFamily(name, __name__, shape=...)`); the default is the Bot API shape
+`{"error": {"code": ..., "message": ...}}`, which the game, lobby, archive and discovery
+endpoints share. Never a traceback, never a 500 for a client's mistake.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import attrs
+from quart import Blueprint, Response, current_app, has_request_context, request, websocket
+
+RETRY_AFTER_S = 5
+"""Retry-After of a 503 `temporarily_unavailable`: the store is expected back soon."""
+CLOSE = {"Connection": "close"}
+
+
+class Refusal(Exception):
+    """A request the service will not carry out, with the HTTP status and machine code to answer."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def temporarily_unavailable(message: str = "the store is unavailable; try again") -> Refusal:
+    """503: a write or read could not reach the store; nothing changed."""
+    return Refusal(503, "temporarily_unavailable", message, {"Retry-After": str(RETRY_AFTER_S)})
+
+
+def too_large(limit: int) -> Refusal:
+    """413, closing the connection: the unread rest of the body must not be taken for the next request."""
+    return Refusal(413, "request_too_large", f"body is over {limit} bytes", CLOSE)
+
+
+def rate_limited(what: str, retry_after_s: int) -> Refusal:
+    return Refusal(429, "rate_limited", f"too many {what}; retry later", {"Retry-After": str(retry_after_s)})
+
+
+def invalid_request(message: str) -> Refusal:
+    return Refusal(400, "invalid_request", message)
+
+
+@attrs.frozen
+class ErrorShape:
+    """How a route family writes an error body."""
+
+    content_type: str
+    body: Callable[[Refusal], dict]
+
+
+BOT_API_SHAPE = ErrorShape("application/json", lambda r: {"error": {"code": r.code, "message": r.message}})
+"""`{"error": {"code", "message"}}`: a stable code for programs, a sentence for people."""
+
+class RouteFamily(Blueprint):
+    """A blueprint that knows the error shape of its family's refusals."""
+
+    def __init__(self, name: str, import_name: str, *, shape: ErrorShape = BOT_API_SHAPE):
+        super().__init__(name, import_name)
+        self.error_shape = shape
+
+
+def render(refusal: Refusal) -> Response:
+    """The refusal in the error shape of the route family that raised it."""
+    context = request if has_request_context() else websocket
+    family = current_app.blueprints.get(context.blueprint or "")
+    shape = getattr(family, "error_shape", BOT_API_SHAPE)
+    text = json.dumps(shape.body(refusal), separators=(",", ":"), ensure_ascii=False)
+    return Response(text, status=refusal.status, content_type=shape.content_type, headers=refusal.headers)

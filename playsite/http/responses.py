@@ -1,0 +1,22 @@
+"""Compact JSON responses: the encoding every route family answers in."""
+
+from __future__ import annotations
+
+import json
+
+from quart import Response
+
+NO_STORE = {"Cache-Control": "no-store"}
+NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def json_text(body) -> str:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_response(body, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(json_text(body), status=status, content_type="application/json", headers=headers or {})
+
+
+def empty_response(status: int, headers: dict[str, str] | None = None) -> Response:
+    return Response(b"", status=status, headers=headers or {})

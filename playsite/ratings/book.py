@@ -1,0 +1,82 @@
+"""The rating a bot shows in the ladder state and the catalog.
+
+Callers read synchronously (`book.rating_of(bot_id)`, no I/O on a request path), so the
+ratings live in the boot's `RatingBook`, refreshed from `bot_ratings` (written only by the
+rating batch): every `REFRESH_S` by a loop the boot starts, and at each ladder round.
+A bot without a row — and every bot on the memory store — shows Glickman's starting values.
+A failed refresh keeps the last good book: a rating may be a little old, never an error.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+import psycopg
+import trio
+
+from playsite.periodic import run_every
+from playsite.store.database import DatabaseUnavailable
+
+log = logging.getLogger("playsite.ratings")
+
+DEFAULT_RATING = 1500.0
+DEFAULT_RD = 350.0
+PROVISIONAL_RD = 110.0
+"""Above this deviation a rating has not converged: shown, flagged provisional; the
+leaderboard lists only ratings at or below it."""
+REFRESH_S = 30.0
+"""How often the served process re-reads bot_ratings (the batch runs far less often)."""
+
+
+@attrs.frozen
+class Rating:
+    rating: float
+    rd: float
+
+    @property
+    def provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+
+DEFAULT = Rating(DEFAULT_RATING, DEFAULT_RD)
+
+
+class RatingBook:
+    """The ratings of every rated bot, as last read from the store."""
+
+    def __init__(self, store=None):
+        self.store = store
+        self._ratings: dict[str, Rating] = {}
+
+    def rating_of(self, bot_id: str) -> Rating:
+        return self._ratings.get(bot_id, DEFAULT)
+
+    def replace(self, ratings: dict[str, Rating]) -> None:
+        """Swap in a whole new book (one assignment: readers never see half of a refresh)."""
+        self._ratings = dict(ratings)
+
+    @property
+    def refreshable(self) -> bool:
+        return getattr(self.store, "kind", None) == "postgres"
+
+    async def refresh(self) -> bool:
+        """Re-read every rating from PostgreSQL; False (book unchanged) on the memory store or
+        when the database is unavailable."""
+        if not self.refreshable:
+            return False
+        try:
+            self.replace(await self.store.database.run(_read_book))
+        except (DatabaseUnavailable, psycopg.Error) as error:
+            log.warning("ratings: refresh failed, keeping the last ratings (%s)", type(error).__name__)
+            return False
+        return True
+
+    async def run_refresh(self, *, period_s: float = REFRESH_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Refresh now (the boot waits for it), then every `period_s`."""
+        await run_every(period_s, self.refresh, name="ratings refresh", ready_after_first_round=True, task_status=task_status)
+
+
+def _read_book(conn) -> dict[str, Rating]:
+    rows = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
+    return {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in rows}

@@ -1,0 +1,150 @@
+"""The typed `Services` of one running server, and `boot`, the one place that builds them.
+
+`boot(settings, nursery)` reads top to bottom in the order docs/architecture.md gives: the store
+(schema checked), the bot directory, the room registry with every durable room resumed
+(before the port opens: nothing is served half-restored), then every loop the
+configuration enables, each started with `await nursery.start(...)` in the caller's
+nursery, so a loop's failure to start stops the boot. `server.main` and every test harness
+call it; nothing else starts a loop and no module keeps state of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+import trio
+
+from playsite.analytics import run_outbox_pump
+from playsite.archive.retention import run_retention
+from playsite.bots.accounts import BotDirectory
+from playsite.bots.events import AccountEvents
+from playsite.bots.games import BotGames
+from playsite.bots.streams import SeatStreams
+from playsite.config import Settings
+from playsite.dice import SeedSource, SystemSeedSource
+from playsite.http.origin import OriginPolicy
+from playsite.lobby.service import Lobby
+from playsite.ratings.batch import run_rating_batch
+from playsite.ratings.book import RatingBook
+from playsite.ratings.ladder import Ladder, run_ladder
+from playsite.rooms.admission import Admission
+from playsite.rooms.registry import Registry
+from playsite.store import Store, run_store
+from playsite.version import git_revision, package_version
+from playsite.webhooks.delivery import WebhookDispatch
+from playsite.webhooks.registrations import Webhooks
+
+log = logging.getLogger("playsite")
+
+
+@attrs.frozen
+class Services:
+    """Everything the routes may reach, built once by `boot`."""
+
+    settings: Settings
+    store: Store
+    registry: Registry
+    bots: BotDirectory
+    account_events: AccountEvents
+    games: BotGames
+    """How lobby and ladder games start."""
+    lobby: Lobby
+    ratings: RatingBook
+    webhooks: Webhooks
+    webhook_dispatch: WebhookDispatch
+    seat_streams: SeatStreams
+    """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
+    origins: OriginPolicy
+    ladder: Ladder | None
+    version: str
+    revision: str | None
+
+
+async def boot(
+    settings: Settings,
+    nursery: trio.Nursery,
+    *,
+    store: Store | None = None,
+    seed_source: SeedSource | None = None,
+) -> Services:
+    """Build the services and start every loop the settings enable in `nursery`.
+
+    `store` and `seed_source` replace the configured ones (tests: a store that fails on
+    purpose, dice from fixed seeds)."""
+    warn_unbuilt_settings(settings)
+    if store is None:
+        store = await nursery.start(run_store, settings)
+    bots = BotDirectory(store)
+    await bots.load()
+    admission = Admission(limits_of=bots.limits_of)
+    registry = await nursery.start(Registry(admission, seed_source or SystemSeedSource(), store).run)
+    await registry.resume_all()
+
+    events = AccountEvents()
+    games = BotGames(
+        registry, events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
+    )
+    ratings = RatingBook(store)
+    webhooks = Webhooks.from_settings(store, settings)
+    dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
+    lobby = Lobby(games, bots)
+    ladder = Ladder(games, bots, ratings) if settings.ladder_enabled else None
+
+    await nursery.start(lobby.run)
+    if ratings.refreshable:
+        await nursery.start(ratings.run_refresh)
+    if settings.webhook_push_enabled:
+        registry.creation_hooks.append(dispatch.attach)
+        dispatch.attach_to_live_games()  # the games resumed above
+        await nursery.start(dispatch.run_sweeps)  # bots that register mid-game
+    if settings.analytics_enabled:
+        await nursery.start(run_outbox_pump, store, settings)
+    if settings.rating_batch_enabled:
+        await nursery.start(run_rating_batch, store)
+    if settings.retention_enabled:
+        await nursery.start(run_retention, store, settings.retention_days)
+    if ladder is not None:
+        await nursery.start(run_ladder, ladder)
+
+    return Services(
+        settings=settings,
+        store=store,
+        registry=registry,
+        bots=bots,
+        account_events=events,
+        games=games,
+        lobby=lobby,
+        ratings=ratings,
+        webhooks=webhooks,
+        webhook_dispatch=dispatch,
+        seat_streams=SeatStreams(),
+        origins=OriginPolicy(frozenset(settings.cors_origins)),
+        ladder=ladder,
+        version=package_version(),
+        revision=git_revision(),
+    )
+
+
+UNBUILT_SETTINGS = {
+    "SHOWCASE_ENABLED": lambda s: s.showcase_enabled,
+    "SHOWCASE_RESERVED_SEATS": lambda s: s.showcase_enabled,
+    "SHOWCASE_BOT": lambda s: s.showcase_bot is not None,
+    "PLAY_SESSION_SECRET": lambda s: s.session_secret is not None,
+    "PLAY_CORS_ORIGINS": lambda s: bool(s.cors_origins),
+    "PLAY_ADMINS": lambda s: bool(s.admins),
+    "WEBHOOK_SESSION_MANAGEMENT_ENABLED": lambda s: s.webhook_session_management_enabled,
+}
+"""Settings that validate but that no feature of this version reads yet (the showcase,
+accounts and webhook management are still being built): setting one changes nothing."""
+
+
+def unbuilt_settings_in_use(settings: Settings) -> list[str]:
+    return [name for name, in_use in UNBUILT_SETTINGS.items() if in_use(settings)]
+
+
+def warn_unbuilt_settings(settings: Settings) -> None:
+    if names := unbuilt_settings_in_use(settings):
+        log.warning(
+            "these settings are accepted but not built yet, so they have no effect: %s", ", ".join(names)
+        )

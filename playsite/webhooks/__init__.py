@@ -1,0 +1,1 @@
+"""Webhook push: registrations and their store, delivery of `yourTurn` through the pinned transport, routes."""

@@ -1,0 +1,172 @@
+"""The one HTTP edge: refusals rendered in their family's shape, bodies read once against the
+route's own limit, the framework's own errors as JSON, the bot caller, the origin policy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from quart import request
+from quart_trio import QuartTrio
+
+from playsite.http.auth import calling_bot
+from playsite.http.bodies import BODY_MAX_DEFAULT, body_limit, json_object, reject_unknown_fields
+from playsite.http.edge import install_edge
+from playsite.http.errors import ErrorShape, Refusal, RouteFamily, temporarily_unavailable
+from playsite.http.origin import OriginPolicy
+from playsite.http.responses import json_response
+
+PROBLEM = ErrorShape("application/problem+json", lambda r: {"type": "about:blank", "status": r.status, "code": r.code})
+
+
+async def assert_refused(response, status: int, code: str) -> None:
+    """A quart test response carrying exactly the Bot API error body with `code`."""
+    assert response.status_code == status
+    assert response.mimetype == "application/json"
+    body = json.loads(await response.get_data())
+    assert body.keys() == {"error"} and body["error"].keys() == {"code", "message"}
+    assert body["error"]["code"] == code and body["error"]["message"]
+
+
+class Tokens:
+    """A token checker: `good` is a registered bot, `anon` an anonymous one."""
+
+    class Account:
+        def __init__(self, principal: str, registered: bool):
+            self.principal, self.registered = principal, registered
+
+    def authenticate(self, token: str):
+        return {"good": self.Account("bot:t/good", True), "anon": self.Account("bot:anon", False)}.get(token)
+
+
+def edge_app():
+    app = QuartTrio("edge-test")
+    install_edge(app)
+    plain = RouteFamily("plain", __name__)
+    problems = RouteFamily("problems", __name__, shape=PROBLEM)
+    tokens = Tokens()
+
+    @plain.post("/echo")
+    async def echo():
+        body = await json_object()
+        reject_unknown_fields(body, {"a"})
+        return json_response(body)
+
+    @plain.post("/small")
+    @body_limit(16)
+    async def small():
+        return json_response(await json_object())
+
+    @plain.get("/unavailable")
+    async def unavailable():
+        raise temporarily_unavailable()
+
+    @plain.get("/me")
+    async def me():
+        return json_response({"principal": calling_bot(tokens, registered=request.args.get("registered") == "1").principal})
+
+    @problems.get("/problem")
+    async def problem():
+        raise Refusal(409, "taken", "already taken")
+
+    policy = OriginPolicy(frozenset({"https://play.example"}))
+
+    @plain.post("/session-write")
+    async def session_write():
+        policy.require_write(Refusal(403, "csrf_origin_rejected", "origin or CSRF header missing"))
+        return json_response({"ok": True})
+
+    app.register_blueprint(plain)
+    app.register_blueprint(problems)
+    return app.test_client()
+
+
+async def test_a_refusal_is_rendered_in_the_default_bot_api_shape_with_its_headers():
+    response = await edge_app().get("/unavailable")
+    await assert_refused(response, 503, "temporarily_unavailable")
+    assert response.headers["Retry-After"] == "5"
+
+
+async def test_a_route_family_renders_refusals_in_its_own_shape():
+    response = await edge_app().get("/problem")
+    assert response.status_code == 409
+    assert response.mimetype == "application/problem+json"
+    assert json.loads(await response.get_data()) == {"type": "about:blank", "status": 409, "code": "taken"}
+
+
+async def test_a_body_over_the_routes_own_limit_is_413_and_closes_the_connection():
+    client = edge_app()
+    response = await client.post("/small", json={"a": "x" * 20})
+    await assert_refused(response, 413, "request_too_large")
+    assert response.headers["Connection"] == "close"
+    fits = await client.post("/small", json={"a": 1})
+    assert fits.status_code == 200 and await fits.get_json() == {"a": 1}
+
+
+async def test_routes_without_a_limit_take_the_default():
+    client = edge_app()
+    over = await client.post("/echo", data=b" " * (BODY_MAX_DEFAULT + 1), headers={"Content-Type": "application/json"})
+    assert over.status_code == 413
+    under = await client.post("/echo", data=b" " * BODY_MAX_DEFAULT, headers={"Content-Type": "application/json"})
+    assert under.status_code == 200 and await under.get_json() == {}
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type", "status", "code"),
+    [
+        (b'{"a": 1', "application/json", 400, "invalid_request"),
+        (b"[1]", "application/json", 400, "invalid_request"),
+        (b"[" * 2000 + b"]" * 2000, "application/json", 400, "invalid_request"),
+        (b'{"b": 1}', "application/json", 400, "invalid_request"),
+        (b'{"a": 1}', "text/plain", 415, "unsupported_media_type"),
+    ],
+)
+async def test_bad_json_bodies_are_client_errors_never_500(data, content_type, status, code):
+    response = await edge_app().post("/echo", data=data, headers={"Content-Type": content_type})
+    await assert_refused(response, status, code)
+
+
+async def test_framework_errors_are_json_and_405_names_the_allowed_methods():
+    client = edge_app()
+    missing = await client.get("/no/such/path")
+    await assert_refused(missing, 404, "not_found")
+    wrong = await client.delete("/echo")
+    await assert_refused(wrong, 405, "method_not_allowed")
+    assert "POST" in wrong.headers["Allow"]
+
+
+async def test_the_bot_caller_needs_a_valid_token_and_registration_where_asked():
+    client = edge_app()
+    nobody = await client.get("/me")
+    await assert_refused(nobody, 401, "unauthorized")
+    assert nobody.headers["WWW-Authenticate"].startswith("Bearer")
+    wrong = await client.get("/me", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+    anon = await client.get("/me?registered=1", headers={"Authorization": "Bearer anon"})
+    await assert_refused(anon, 403, "registered_only")
+    good = await client.get("/me?registered=1", headers={"Authorization": "bearer good"})
+    assert good.status_code == 200 and (await good.get_json())["principal"] == "bot:t/good"
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Origin": "https://play.example", "X-Game-CSRF": "1"}, 200),
+        ({"Origin": "https://play.example"}, 403),
+        ({"X-Game-CSRF": "1"}, 403),
+        ({"Origin": "https://play.example.evil", "X-Game-CSRF": "1"}, 403),
+        ({"Origin": "https://play.example", "X-Game-CSRF": "0"}, 403),
+    ],
+)
+async def test_session_writes_need_an_allowed_origin_and_the_csrf_header(headers, status):
+    response = await edge_app().post("/session-write", headers=headers)
+    assert response.status_code == status
+    if status == 403:
+        assert (await response.get_json())["error"]["code"] == "csrf_origin_rejected"
+
+
+def test_without_an_allow_list_no_session_write_is_admitted():
+    policy = OriginPolicy()
+    assert not policy.configured
+    assert not policy.admits_write("https://play.example", "1")
+    assert not policy.admits_write(None, "1")

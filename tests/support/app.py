@@ -1,0 +1,30 @@
+"""The one in-process test boot: `services.boot` in a nursery of the test's own, as `server.main` does."""
+
+from __future__ import annotations
+
+import contextlib
+
+import trio
+
+from playsite.app import create_app
+from playsite.config import Settings
+from playsite.services import Services, boot
+from playsite.store import MemoryStore
+
+
+@contextlib.asynccontextmanager
+async def booted(settings: Settings | None = None, *, store=None, seed_source=None):
+    """Services booted from `settings` (default: `Settings()` on a fresh memory store),
+    every enabled loop running, all of it cancelled on exit."""
+    async with trio.open_nursery() as nursery:
+        services = await boot(settings or Settings(), nursery, store=store or MemoryStore(), seed_source=seed_source)
+        yield services
+        nursery.cancel_scope.cancel()
+
+
+def test_client(services: Services):
+    """quart's in-process client of the app over `services`."""
+    return create_app(services).test_client()
+
+
+test_client.__test__ = False  # a helper, not a test

@@ -1,0 +1,103 @@
+"""`services.boot`: one boot builds every service and starts every enabled loop; settings
+that are not built yet are named at startup; no module keeps mutable state of its own."""
+
+from __future__ import annotations
+
+import ast
+import logging
+from pathlib import Path
+
+import trio
+
+from playsite.config import Settings
+from playsite.lobby.challenges import CHALLENGE_TTL_S
+from playsite.services import UNBUILT_SETTINGS, unbuilt_settings_in_use
+from playsite.wire import Unlimited
+from tests.support.app import booted
+
+PACKAGE = Path(__file__).resolve().parent.parent / "playsite"
+
+
+async def test_two_boots_share_nothing():
+    async with booted() as one, booted() as two:
+        for field in ("store", "registry", "bots", "account_events", "lobby", "ratings", "webhooks", "seat_streams"):
+            assert getattr(one, field) is not getattr(two, field), field
+
+
+async def test_the_boot_runs_the_lobby_housekeeping(autojump_clock):
+    async with booted(Settings(dice_seed_window_ms=0)) as services:
+        a, _ = services.bots.mint_anonymous("a")
+        b, _ = services.bots.mint_anonymous("b")
+        stream = services.account_events.open(a.id)
+        challenge = services.lobby.challenges.create(a, b, Unlimited())
+        await trio.sleep(CHALLENGE_TTL_S + 2)
+        assert stream.events.receive_nowait() == f'{{"ChallengeDeclined":{{"id":"{challenge.id}"}}}}'
+
+
+async def test_the_boot_wires_webhook_delivery_only_when_push_is_enabled():
+    async with booted(Settings(webhook_push_enabled=True)) as on, booted(Settings()) as off:
+        assert on.webhook_dispatch.attach in on.registry.creation_hooks
+        assert off.registry.creation_hooks == []
+
+
+async def test_the_ladder_exists_only_when_enabled():
+    async with booted(Settings(ladder_enabled=True)) as on, booted() as off:
+        assert on.ladder is not None and off.ladder is None
+
+
+def test_unbuilt_settings_are_named_and_the_defaults_name_none():
+    assert unbuilt_settings_in_use(Settings()) == []
+    settings = Settings(session_secret="x" * 32, cors_origins=("https://a.example",), webhook_session_management_enabled=True)
+    assert unbuilt_settings_in_use(settings) == [
+        "PLAY_SESSION_SECRET",
+        "PLAY_CORS_ORIGINS",
+        "WEBHOOK_SESSION_MANAGEMENT_ENABLED",
+    ]
+    assert set(UNBUILT_SETTINGS) >= {"SHOWCASE_ENABLED", "SHOWCASE_BOT", "PLAY_ADMINS"}
+
+
+async def test_the_boot_warns_about_unbuilt_settings_without_their_values(caplog):
+    secret = "s3cret-" * 6
+    with caplog.at_level(logging.WARNING, logger="playsite"):
+        async with booted(Settings(session_secret=secret)):
+            pass
+    warnings = [r.getMessage() for r in caplog.records if "not built yet" in r.getMessage()]
+    assert len(warnings) == 1 and "PLAY_SESSION_SECRET" in warnings[0]
+    assert secret not in caplog.text
+
+
+MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary", "deque"}
+
+
+def module_level_state(tree: ast.Module) -> list[str]:
+    """Names bound at module level to a mutable container, and `global` statements anywhere."""
+    found = []
+    for node in tree.body:
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        mutable = isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
+            isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", None)) in MUTABLE_CALLS
+        )
+        for target in targets:
+            name = getattr(target, "id", "")
+            # UPPER_CASE containers are constant tables (never written after import).
+            if mutable and not name.isupper() and name != "__all__":
+                found.append(f"{name} (line {node.lineno})")
+    found += [f"global {', '.join(n.names)} (line {n.lineno})" for n in ast.walk(tree) if isinstance(n, ast.Global)]
+    return found
+
+
+def test_no_module_keeps_mutable_state():
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if state := module_level_state(ast.parse(path.read_text(encoding="utf-8"))):
+            offenders[str(path.relative_to(PACKAGE))] = state
+    assert not offenders, f"module-level state (keep it in a service built by boot): {offenders}"
+
+
+def test_the_state_check_finds_state():
+    tree = ast.parse("import weakref\n_cache = {}\nBY = weakref.WeakKeyDictionary()\nT = {1: 2}\n_by = weakref.WeakKeyDictionary()\ndef f():\n    global x\n")
+    assert module_level_state(tree) == ["_cache (line 2)", "_by (line 5)", "global x (line 7)"]
