@@ -40,9 +40,9 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 
 from playsite import wire
 from playsite.app import create_app
+from playsite.bots.refusals import REFUSAL_STATUS
 from playsite.config import Settings
 from playsite.http.edge import install_edge
-from playsite.lobby.refusals import REFUSAL_STATUS
 from playsite.specs_routes import specs_routes
 from tests.support.app import booted
 from tests.wire import examples
@@ -378,7 +378,7 @@ def source_error_codes() -> set[tuple[int, str]]:
         for factory, pair in REFUSAL_FACTORIES.items():
             if re.search(rf"\b{factory}\(", text):
                 pairs.add(pair)
-        for code in re.findall(r'(?:LobbyRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
+        for code in re.findall(r'(?:BotApiRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
             pairs.add((REFUSAL_STATUS[code], code))
         pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
     return pairs

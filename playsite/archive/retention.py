@@ -8,8 +8,8 @@ Never pruned: archive records and the results projection (ratings and history ne
 from __future__ import annotations
 
 import logging
-from functools import partial
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
 import trio
 

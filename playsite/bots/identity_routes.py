@@ -17,12 +17,12 @@ from playsite.bots.accounts import (
     BotAccount,
     IdentityError,
 )
+from playsite.bots.refusals import BotApiRefusal
 from playsite.http.auth import calling_bot, client_address
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
-from playsite.lobby.refusals import LobbyRefusal
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 
@@ -46,7 +46,7 @@ def identity_routes(services: Services) -> RouteFamily:
         try:
             account, token = bots.mint_anonymous(request.args.get("name") or None)
         except IdentityError as error:
-            raise LobbyRefusal(error.code, str(error)) from None
+            raise BotApiRefusal(error.code, str(error)) from None
         return token_response(account, token)
 
     @routes.post("/bot/register")
@@ -56,7 +56,7 @@ def identity_routes(services: Services) -> RouteFamily:
         try:
             account, token = await bots.register(body.get("team"), body.get("name"))
         except IdentityError as error:
-            raise LobbyRefusal(error.code, str(error)) from None
+            raise BotApiRefusal(error.code, str(error)) from None
         except DatabaseUnavailable:
             raise temporarily_unavailable(CHANGE_NOT_STORED) from None
         registrations.count(client_address())

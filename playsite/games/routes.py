@@ -7,8 +7,8 @@ import json
 from quart import Response
 
 from playsite.games.creation import create_human_game
-from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.games.refusals import game_not_found
+from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.responses import json_response
 from playsite.rooms.registry import CreationFailed

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from playsite.bots.refusals import BotApiRefusal
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.responses import NO_STORE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.challenges import encode_challenge
-from playsite.lobby.refusals import LobbyRefusal
 from playsite.services import Services
 from playsite.wire import Unlimited
 
@@ -24,7 +24,7 @@ def mount_challenge_routes(routes: RouteFamily, services: Services) -> None:
         time_control = bodies.time_control(body, default=Unlimited())
         target = bots.get(f"{team}/{name}")
         if target is None:
-            raise LobbyRefusal("bot_not_found", f"no bot {team}/{name}")
+            raise BotApiRefusal("bot_not_found", f"no bot {team}/{name}")
         challenge = lobby.challenges.create(account, target, time_control)
         return json_response({**encode_challenge(challenge), "targetOnline": events.online(target.id)}, 201)
 

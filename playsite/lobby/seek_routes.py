@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from quart import request
 
+from playsite.bots.refusals import BotApiRefusal
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.responses import NO_CACHE, NO_STORE, empty_response, json_response
 from playsite.lobby import bodies
-from playsite.lobby.refusals import LobbyRefusal
-from playsite.services import Services
 from playsite.lobby.seeks import SeekState, encode_public_seek
+from playsite.services import Services
 from playsite.wire import DEFAULT_TIME_CONTROL
 
 
@@ -56,5 +56,5 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
 def creator_secret() -> str:
     secret = request.args.get("secret")
     if not secret:
-        raise LobbyRefusal("secret_required", "give ?secret=<the secret POST /bot/seeks returned>")
+        raise BotApiRefusal("secret_required", "give ?secret=<the secret POST /bot/seeks returned>")
     return secret

@@ -21,7 +21,7 @@ import attrs
 import trio
 
 from playsite.bots.accounts import BotAccount
-from playsite.lobby.refusals import LobbyRefusal
+from playsite.bots.refusals import BotApiRefusal
 from playsite.tokens import matches, new_token
 from playsite.wire import TimeControl, encode_time_control
 
@@ -64,7 +64,7 @@ class SeekBoard:
         self.expire()
         standing = [s for s in self._seeks.values() if s.creator.id == creator.id and s.state is not SeekState.MATCHED]
         if len(standing) >= MAX_OPEN_SEEKS_PER_BOT:
-            raise LobbyRefusal(
+            raise BotApiRefusal(
                 "too_many_seeks", f"at most {MAX_OPEN_SEEKS_PER_BOT} open seeks; cancel one or let it expire"
             )
         secret, secret_hash = new_token()
@@ -91,7 +91,7 @@ class SeekBoard:
     def cancel(self, seek_id: str, secret: str) -> None:
         seek = self._owned(seek_id, secret)
         if seek.state is not SeekState.OPEN:
-            raise LobbyRefusal("seek_taken", "this seek was already accepted")
+            raise BotApiRefusal("seek_taken", "this seek was already accepted")
         del self._seeks[seek.id]
 
     def claim(self, seek_id: str, accepter: str) -> Seek:
@@ -99,11 +99,11 @@ class SeekBoard:
         self.expire()
         seek = self._seeks.get(seek_id)
         if seek is None:
-            raise LobbyRefusal("seek_not_found", "no such open seek")
+            raise BotApiRefusal("seek_not_found", "no such open seek")
         if seek.creator.principal == accepter:
-            raise LobbyRefusal("own_seek", "a bot cannot accept its own seek")
+            raise BotApiRefusal("own_seek", "a bot cannot accept its own seek")
         if seek.state is not SeekState.OPEN:
-            raise LobbyRefusal("seek_taken", "someone else accepted this seek first")
+            raise BotApiRefusal("seek_taken", "someone else accepted this seek first")
         seek.state = SeekState.CLAIMED
         return seek
 
@@ -119,7 +119,7 @@ class SeekBoard:
         self.expire()
         seek = self._seeks.get(seek_id)
         if seek is None or not matches(secret, seek.secret_hash):
-            raise LobbyRefusal("seek_not_found", "no seek with that id and secret")
+            raise BotApiRefusal("seek_not_found", "no seek with that id and secret")
         return seek
 
     def expire(self) -> int:

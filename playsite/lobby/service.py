@@ -13,11 +13,12 @@ import trio
 
 from playsite.bots.accounts import BotAccount, BotDirectory
 from playsite.bots.games import BotGame, BotGames, Human, Participant
+from playsite.bots.refusals import BotApiRefusal
+from playsite.http.errors import temporarily_unavailable
 from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
-from playsite.periodic import run_every
 from playsite.lobby.challenges import Challenge, ChallengeBook
-from playsite.lobby.refusals import LobbyRefusal
 from playsite.lobby.seeks import SeekBoard
+from playsite.periodic import run_every
 from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
 from playsite.wire import SEATS, TimeControl, Unlimited
@@ -51,7 +52,7 @@ class Lobby:
         challenge = self.challenges.claim(target, challenge_id)
         if self.bots.get(challenge.challenger.id) is not challenge.challenger:
             self.challenges.drop(challenge)
-            raise LobbyRefusal("challenge_not_found", "the challenger no longer exists")
+            raise BotApiRefusal("challenge_not_found", "the challenger no longer exists")
         return await self._start_or_release(challenge)
 
     async def _start_or_release(self, challenge: Challenge) -> BotGame:
@@ -75,7 +76,7 @@ class Lobby:
         seek = self.seeks.claim(seek_id, accepter.principal)
         try:
             if self.bots.get(seek.creator.id) is not seek.creator:
-                raise LobbyRefusal("seek_not_found", "the seek's creator no longer exists")
+                raise BotApiRefusal("seek_not_found", "the seek's creator no longer exists")
             accepter_seat = secrets.choice(SEATS)
             white, black = (accepter, seek.creator) if accepter_seat == "White" else (seek.creator, accepter)
             game = await self.start_game(white=white, black=black, time_control=seek.time_control, origin=SEEK_ORIGIN)
@@ -92,13 +93,13 @@ class Lobby:
     ) -> tuple[BotGame, str]:
         """A guest against an open-to-humans bot; returns the game and the guest's seat."""
         if isinstance(time_control, Unlimited):
-            raise LobbyRefusal("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
+            raise BotApiRefusal("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
         registry = self.games.registry
         if guest.principal in self._seating_guests or has_unfinished_lobby_game(registry, guest.principal):
-            raise LobbyRefusal("guest_busy", "finish your current catalog game before starting another")
+            raise BotApiRefusal("guest_busy", "finish your current catalog game before starting another")
         bot = self.bots.get(bot_id)
         if bot is None or not in_catalog(bot):
-            raise LobbyRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
+            raise BotApiRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
         seat = preferred or secrets.choice(SEATS)
         white, black = (guest, bot) if seat == "White" else (bot, guest)
         self._seating_guests.add(guest.principal)
@@ -113,13 +114,13 @@ class Lobby:
     async def start_game(
         self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str
     ) -> BotGame:
-        """Admit and start an unrated game; LobbyRefusal `capacity` or `temporarily_unavailable`."""
+        """Admit and start an unrated game; refused with `capacity` (409) or `temporarily_unavailable` (503)."""
         try:
             return await self.games.start(white=white, black=black, time_control=time_control, rated=False, origin=origin)
         except AdmissionRefused as refused:
             who = refused.participant.removeprefix("bot:")
-            raise LobbyRefusal(
+            raise BotApiRefusal(
                 "capacity", f"{who} is at its concurrent-game limit; the offer stands, retry after a game ends"
             ) from None
         except CreationFailed:
-            raise LobbyRefusal("temporarily_unavailable", "the game could not be stored; try again") from None
+            raise temporarily_unavailable("the game could not be stored; try again") from None

@@ -36,7 +36,6 @@ from datetime import datetime
 import trio
 
 from playsite.periodic import run_every
-
 from playsite.ratings.glicko2 import Rating, age, rate
 
 log = logging.getLogger("playsite.ratings")

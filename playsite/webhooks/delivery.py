@@ -31,12 +31,12 @@ import logging
 import attrs
 import trio
 
-from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
-from playsite.webhooks.registrations import Webhooks
 from playsite.periodic import run_every
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
+from playsite.webhooks.registrations import Webhooks
+from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
 from playsite.wire import MAX_TURN_MOVES, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
 
 log = logging.getLogger("playsite.webhooks")

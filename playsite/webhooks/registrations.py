@@ -24,7 +24,6 @@ from datetime import datetime, timezone
 
 import trio
 
-from playsite.webhooks.store import Delivery, DeliveryStats, Registration, WebhookStore, webhook_store_for
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -35,6 +34,7 @@ from playsite.transports.pinned import (
     post_pinned,
     resolve_and_pin,
 )
+from playsite.webhooks.store import Delivery, DeliveryStats, Registration, WebhookStore, webhook_store_for
 
 log = logging.getLogger("playsite.webhooks")
 

@@ -16,20 +16,10 @@ import psycopg
 import pytest
 import trio
 
-from playsite.webhooks.store import (
-    Delivery,
-    MemoryWebhookStore,
-    PostgresWebhookStore,
-    nearest_rank,
-)
-from playsite.webhooks.registrations import (
-    REGISTRATION_ATTEMPTS_PER_WINDOW,
-    VERIFICATION_ECHO_TIMEOUT_S,
-)
 from playsite.bots.accounts import BotDirectory
 from playsite.config import Settings
+from playsite.services import Services
 from playsite.store.database import Database
-from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
 from playsite.webhooks.delivery import (
@@ -37,8 +27,17 @@ from playsite.webhooks.delivery import (
     deliver_once,
     sign,
 )
+from playsite.webhooks.registrations import (
+    REGISTRATION_ATTEMPTS_PER_WINDOW,
+    VERIFICATION_ECHO_TIMEOUT_S,
+)
+from playsite.webhooks.store import (
+    Delivery,
+    MemoryWebhookStore,
+    PostgresWebhookStore,
+    nearest_rank,
+)
 from playsite.wire import Fischer, PerMove, Unlimited
-from playsite.services import Services
 from tests.support.app import booted, test_client
 from tests.transports.webhook_receiver import Reply, WebhookReceiver, valid_signature
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import random
-from functools import partial
 from collections import Counter
+from functools import partial
 
 import attrs
 import trio
@@ -16,8 +16,8 @@ from playsite.ratings.book import Rating
 from playsite.ratings.ladder import (
     LADDER_CONTROL,
     LADDER_ORIGIN,
-    Ladder,
     Candidate,
+    Ladder,
     choose_pairings,
     free_ladder_slots,
     pair_ids,

@@ -11,7 +11,6 @@ from datetime import datetime, timedelta, timezone
 import httpx
 import psycopg
 import pytest
-import trio
 
 from playsite.config import Settings
 from playsite.ratings.book import DEFAULT, Rating
