@@ -13,13 +13,13 @@ from playsite.bots.gameplay_routes import gameplay_routes
 from playsite.bots.identity_routes import identity_routes
 from playsite.bots.stream_routes import stream_routes
 from playsite.games.routes import game_routes
+from playsite.games.socket_routes import websocket_routes
 from playsite.http.edge import install_edge
 from playsite.http.responses import json_response
 from playsite.lobby.routes import lobby_routes
 from playsite.ratings.routes import ratings_routes
 from playsite.services import Services
 from playsite.specs_routes import specs_routes
-from playsite.transports.websocket import websocket_routes
 from playsite.webhooks.routes import webhook_routes
 
 

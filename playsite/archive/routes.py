@@ -9,11 +9,12 @@ from quart import Response
 
 from playsite.games.refusals import game_not_found
 from playsite.http.errors import Refusal, RouteFamily
+from playsite.services import Services
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-def archive_routes(services) -> RouteFamily:
+def archive_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("archive", __name__)
 
     @routes.get("/games/<game_id>/history")

@@ -13,7 +13,12 @@ from playsite.http.errors import RouteFamily, invalid_request, temporarily_unava
 from playsite.http.responses import json_response
 from playsite.rooms.registry import CreationFailed
 from playsite.services import Services
-from playsite.wire import DEFAULT_TIME_CONTROL, WireError, decode_time_control, encode_time_control
+from playsite.wire import (
+    DEFAULT_TIME_CONTROL,
+    WireError,
+    decode_time_control,
+    encode_time_control,
+)
 
 CREATE_BODY_MAX = 4096
 LIST_LIMIT = 50

@@ -1,1 +1,1 @@
-"""Adapters between real connections and a room's Subscriber/command surface."""
+"""Outbound HTTP to addresses a client gave us: resolved, checked and pinned before any connect."""

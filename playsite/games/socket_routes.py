@@ -17,15 +17,22 @@ from playsite.games.refusals import game_not_found
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
+from playsite.services import Services
 from playsite.tokens import matches
-from playsite.wire import Rejected, WireError, decode_command, encode_error, encode_event
+from playsite.wire import (
+    Rejected,
+    WireError,
+    decode_command,
+    encode_error,
+    encode_event,
+)
 
 DETACH_TIMEOUT_S = 5
 SEND_TIMEOUT_S = 10
 """A socket that does not take one frame in this long is closed."""
 
 
-def websocket_routes(services) -> RouteFamily:
+def websocket_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("game_socket", __name__)
     registry = services.registry
 
