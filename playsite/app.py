@@ -20,13 +20,14 @@ from playsite.lobby.routes import lobby_routes
 from playsite.ratings.routes import ratings_routes
 from playsite.services import Services
 from playsite.specs_routes import specs_routes
+from playsite.store.database import DatabaseUnavailable
 from playsite.webhooks.routes import webhook_routes
 
 
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite", static_folder=None)
     app.json.sort_keys = False
-    install_edge(app)
+    install_edge(app, unavailable=(DatabaseUnavailable,))
 
     @app.get("/health")
     async def health():

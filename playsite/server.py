@@ -18,10 +18,12 @@ from hypercorn.trio import serve as hypercorn_serve
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.services import boot
+from playsite.wire import MAX_COMMAND_BYTES
 
 log = logging.getLogger("playsite")
 
 GRACEFUL_SHUTDOWN_S = 3
+WEBSOCKET_MESSAGE_MAX = 2 * MAX_COMMAND_BYTES
 
 
 async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -40,6 +42,9 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     config.accesslog = None  # URLs may carry seat tokens: never log them
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = GRACEFUL_SHUTDOWN_S
+    # A command is at most MAX_COMMAND_BYTES; a bigger frame is refused with an Error frame,
+    # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
+    config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
     await hypercorn_serve(app, config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import uuid
 
 from quart import Response
 
-from playsite.games.refusals import game_not_found
+from playsite.games.refusals import canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily
 from playsite.services import Services
 
@@ -19,11 +18,7 @@ def archive_routes(services: Services) -> RouteFamily:
 
     @routes.get("/games/<game_id>/history")
     async def read_history(game_id: str):
-        try:
-            uuid.UUID(game_id)
-        except ValueError:
-            raise game_not_found() from None
-        record = await services.store.read_archive(game_id)
+        record = await services.store.read_archive(canonical_game_id(game_id))
         if record is None:
             # Perhaps still being played: the answer may change, so it must not be cached.
             raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})

@@ -62,7 +62,7 @@ async def json_object() -> dict:
     if request.mimetype != "application/json":
         raise Refusal(415, "unsupported_media_type", "send the body as application/json")
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_not_json)
     except (ValueError, UnicodeDecodeError):
         raise invalid_request("body is not valid JSON") from None
     except RecursionError:
@@ -70,6 +70,11 @@ async def json_object() -> dict:
     if not isinstance(body, dict):
         raise invalid_request("body must be a JSON object")
     return body
+
+
+def _not_json(constant: str):
+    """NaN and Infinity are not JSON (RFC 8259), though Python's parser takes them."""
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 def reject_unknown_fields(body: dict, known: set[str]) -> None:

@@ -8,20 +8,34 @@ client nothing about the internals.
 
 from __future__ import annotations
 
-from quart import Quart, request
+from urllib.parse import quote
+
+from quart import Quart, has_request_context, has_websocket_context, request, websocket
 from werkzeug.exceptions import HTTPException
 
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
-from playsite.http.errors import CLOSE, Refusal, invalid_request, render
+from playsite.http.errors import (
+    CLOSE,
+    Refusal,
+    invalid_request,
+    render,
+    temporarily_unavailable,
+)
 
 
-def install_edge(app: Quart) -> None:
+def install_edge(app: Quart, *, unavailable: tuple[type[Exception], ...] = ()) -> None:
+    """`unavailable`: exception types that mean a dependency (the store) is down; one that
+    escapes a route is answered 503 `temporarily_unavailable`, never 500."""
     app.config["MAX_CONTENT_LENGTH"] = BODY_MAX_ANY
     app.before_request(read_body_first)
+    app.log_exception = log_exception_safely(app)
 
     @app.errorhandler(Refusal)
     async def refused(refusal: Refusal):
         return render(refusal)
+
+    for dependency_down in unavailable:
+        app.register_error_handler(dependency_down, lambda _error: render(temporarily_unavailable()))
 
     @app.errorhandler(HTTPException)
     async def framework_refusal(error: HTTPException):
@@ -31,6 +45,21 @@ def install_edge(app: Quart) -> None:
     async def server_error(_error):
         # Logged with its traceback by quart; the client gets JSON and no internals.
         return render(Refusal(500, "internal_error", "the server failed on this request; it has been logged"))
+
+
+def printable_path(path: str) -> str:
+    """The path as it may go into a log line: every control or non-ASCII character escaped,
+    so a client cannot forge a line (`%0a`) or hide one."""
+    return quote(path, safe="/:@!$&'()*+,;=-._~")
+
+
+def log_exception_safely(app: Quart):
+    def log_exception(exception_info) -> None:
+        context = request if has_request_context() else websocket if has_websocket_context() else None
+        where = f" {context.method} {printable_path(context.path)}" if context is not None else ""
+        app.logger.error("Exception on request%s", where, exc_info=exception_info)
+
+    return log_exception
 
 
 def refusal_of(error: HTTPException) -> Refusal:

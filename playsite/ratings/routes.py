@@ -8,6 +8,7 @@ with persistence: on the memory store they answer 404, as the anchor does (see
 
 from __future__ import annotations
 
+from playsite.bots.accounts import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.leaderboard import read_leaders, read_profile
@@ -53,9 +54,11 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/bots/<team>/<name>")
     async def profile(team: str, name: str):
-        found = await read(lambda conn: read_profile(conn, f"{team}/{name}"))
+        database()  # without persistence: 404 persistence_required, whatever the name
+        valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
+        found = await read(lambda conn: read_profile(conn, f"{team}/{name}")) if valid else None
         if found is None:
-            raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}")
+            raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response(found, headers=NO_CACHE)
 
     return routes

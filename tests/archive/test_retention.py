@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import trio
 
 from playsite.archive.retention import run_retention
-from playsite.store.base import GameEnding, GameWrite, ResultRow
+from playsite.store.base import GameWrite, ResultRow
 from playsite.store.memory import MemoryStore
 
 

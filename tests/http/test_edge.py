@@ -10,9 +10,19 @@ from quart import request
 from quart_trio import QuartTrio
 
 from playsite.http.auth import calling_bot
-from playsite.http.bodies import BODY_MAX_DEFAULT, body_limit, json_object, reject_unknown_fields
+from playsite.http.bodies import (
+    BODY_MAX_DEFAULT,
+    body_limit,
+    json_object,
+    reject_unknown_fields,
+)
 from playsite.http.edge import install_edge
-from playsite.http.errors import ErrorShape, Refusal, RouteFamily, temporarily_unavailable
+from playsite.http.errors import (
+    ErrorShape,
+    Refusal,
+    RouteFamily,
+    temporarily_unavailable,
+)
 from playsite.http.origin import OriginPolicy
 from playsite.http.responses import json_response
 
@@ -39,9 +49,13 @@ class Tokens:
         return {"good": self.Account("bot:t/good", True), "anon": self.Account("bot:anon", False)}.get(token)
 
 
+class StoreDown(Exception):
+    pass
+
+
 def edge_app():
     app = QuartTrio("edge-test")
-    install_edge(app)
+    install_edge(app, unavailable=(StoreDown,))
     plain = RouteFamily("plain", __name__)
     problems = RouteFamily("problems", __name__, shape=PROBLEM)
     tokens = Tokens()
@@ -64,6 +78,14 @@ def edge_app():
     @plain.get("/me")
     async def me():
         return json_response({"principal": calling_bot(tokens, registered=request.args.get("registered") == "1").principal})
+
+    @plain.get("/boom/<path:rest>")
+    async def boom(rest: str):
+        raise RuntimeError("a bug")
+
+    @plain.get("/store-down")
+    async def store_down():
+        raise StoreDown("no connection")
 
     @problems.get("/problem")
     async def problem():
@@ -119,6 +141,8 @@ async def test_routes_without_a_limit_take_the_default():
         (b"[" * 2000 + b"]" * 2000, "application/json", 400, "invalid_request"),
         (b'{"b": 1}', "application/json", 400, "invalid_request"),
         (b'{"a": 1}', "text/plain", 415, "unsupported_media_type"),
+        (b'{"a": NaN}', "application/json", 400, "invalid_request"),
+        (b'{"a": -Infinity}', "application/json", 400, "invalid_request"),
     ],
 )
 async def test_bad_json_bodies_are_client_errors_never_500(data, content_type, status, code):
@@ -170,3 +194,17 @@ def test_without_an_allow_list_no_session_write_is_admitted():
     assert not policy.configured
     assert not policy.admits_write("https://play.example", "1")
     assert not policy.admits_write(None, "1")
+
+
+async def test_a_dependency_down_is_503_not_500():
+    response = await edge_app().get("/store-down")
+    await assert_refused(response, 503, "temporarily_unavailable")
+    assert response.headers["Retry-After"] == "5"
+
+
+async def test_a_bug_is_a_json_500_and_its_log_line_cannot_be_forged_by_the_path(caplog):
+    response = await edge_app().get("/boom/x%0dFORGED%1b%5b31m")
+    await assert_refused(response, 500, "internal_error")
+    [record] = [r for r in caplog.records if r.getMessage().startswith("Exception on request")]
+    assert record.getMessage() == "Exception on request GET /boom/x%0DFORGED%1B%5B31m"
+    assert record.exc_info is not None and "a bug" not in (await response.get_data(as_text=True))

@@ -215,6 +215,8 @@ async def test_profile_defaults_caps_recent_at_twenty_and_404s_unknown_bots(rows
         assert {g["result"] for g in profile["recent"]} == {"draw"}
         assert [(o["botName"], o["games"], o["draws"]) for o in profile["opponents"]] == [("alice", 25, 25)]
         assert_error(await get(client, "/bots/acme/ghost"), 404, "bot_not_found")
+        for impossible in ("a%00/b", "Acme/alice", "acme/" + "x" * 40):
+            assert_error(await get(client, f"/bots/{impossible}"), 404, "bot_not_found")
         assert_error(await get(client, "/bots/anon/zz-1234"), 404, "bot_not_found")
 
 
