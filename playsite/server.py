@@ -17,12 +17,15 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import create_app
 from playsite.config import Settings
+from playsite.http.asgi import finish_sends
 from playsite.services import boot
 from playsite.wire import MAX_COMMAND_BYTES
 
 log = logging.getLogger("playsite")
 
 GRACEFUL_SHUTDOWN_S = 3
+KEEP_ALIVE_TIMEOUT_S = 5
+"""An idle kept-alive HTTP connection is closed after this long."""
 WEBSOCKET_MESSAGE_MAX = 2 * MAX_COMMAND_BYTES
 
 
@@ -42,10 +45,11 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     config.accesslog = None  # URLs may carry seat tokens: never log them
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = GRACEFUL_SHUTDOWN_S
+    config.keep_alive_timeout = KEEP_ALIVE_TIMEOUT_S
     # A command is at most MAX_COMMAND_BYTES; a bigger frame is refused with an Error frame,
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
-    await hypercorn_serve(app, config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+    await hypercorn_serve(finish_sends(app), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
 
 
 class _Announce:
