@@ -28,6 +28,9 @@ from playsite.wire import (
 )
 
 DETACH_TIMEOUT_S = 5
+REDEEM_WAIT_S = 5
+"""How long taking a seat, or subscribing, waits for the room's answer before the socket is
+answered with the last published state and closed 1013 (try again)."""
 SEND_TIMEOUT_S = 10
 """A socket that does not take one frame in this long is closed."""
 
@@ -53,8 +56,7 @@ def websocket_routes(services: Services) -> RouteFamily:
                 guest = uuid.UUID(websocket.args.get("guest", ""))
             except ValueError:
                 raise invalid_request("taking a seat needs guest=<uuid>") from None
-            rebind = Rebind(seat, f"guest:{guest}")
-            if await room.send(rebind) and not await rebind.reply.wait():
+            if not await redeem_seat(room, Rebind(seat, f"guest:{guest}")):
                 raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
         await websocket.accept()
         await serve_subscriber(room, QueueSubscriber(seat))
@@ -62,18 +64,48 @@ def websocket_routes(services: Services) -> RouteFamily:
     return routes
 
 
+async def redeem_seat(room, rebind: Rebind) -> bool:
+    """Whether this guest may sit in the seat. A room that is halted on a failing write, or
+    does not answer within REDEEM_WAIT_S, or ended meanwhile, lets the socket open: it then
+    shows the last durable state and closes (1013 to retry, 1000 after the end), so the
+    outcome never depends on a stalled store and a finished game is shown, not refused."""
+    if room.persistence_stalled:
+        return True
+    with trio.move_on_after(REDEEM_WAIT_S):
+        if not await room.send(rebind):
+            return True  # the game's task is gone: its final state is shown
+        return await rebind.reply.wait() or room.completed
+    return True
+
+
+async def close_socket(code: int, reason: str = "") -> None:
+    """Close, tolerating a client that closed at the same moment (its close frame crossing ours)."""
+    try:
+        await websocket.close(code, reason)
+    except (trio.BusyResourceError, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+
+
 async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     """Pump the subscriber's queue to the socket and the socket's commands to the room."""
     if room.persistence_stalled:
         # The room is halted on a failing write: show the last durable state, ask to retry.
         await websocket.send(room.snapshot_text())
-        await websocket.close(1013)  # "try again later"
+        await close_socket(1013)  # "try again later"
         return
     attach = Attach(subscriber)
-    if not (await room.send(attach) and await attach.reply.wait()):
-        # The game is over and its task gone: show the final state, then close.
-        await websocket.send(room.snapshot_text())
-        await websocket.close(1000)
+    attached = False
+    with trio.move_on_after(REDEEM_WAIT_S):
+        attached = await room.send(attach) and await attach.reply.wait()
+    if not attached:
+        # The game is over and its task gone, or the room is stuck: show the state it last
+        # published, then close (1013: reconnect later; a Detach below undoes a late Attach).
+        try:
+            await websocket.send(room.snapshot_text())
+            await close_socket(1000 if room.completed else 1013)
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
+                await room.send(Detach(subscriber))
         return
     try:
         async with trio.open_nursery() as nursery:
@@ -87,9 +119,12 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
                     break  # a client that takes this long to accept one frame is gone
             nursery.cancel_scope.cancel()
         if subscriber.lagging or subscriber.dropped:
-            await websocket.close(1013, "too slow: reconnect for a fresh snapshot")
+            await close_socket(1013, "too slow: reconnect for a fresh snapshot")
+        elif not room.completed:
+            # Closed by the room without an ending (a stalled write): the game goes on.
+            await close_socket(1013, "the game is paused: reconnect for a fresh snapshot")
         else:
-            await websocket.close(1000)
+            await close_socket(1000)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
             await room.send(Detach(subscriber))

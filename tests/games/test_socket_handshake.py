@@ -1,0 +1,89 @@
+"""Taking a seat over the game socket never hangs on, and is never decided by, a stalled store:
+the socket opens with the last published state and closes 1013 (retry) while the room is
+halted, and a seat redemption queued as the game ends gets the final state and 1000."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+import trio
+import trio.testing
+from quart.testing.connections import WebsocketDisconnectError
+
+from playsite.config import Settings
+from playsite.games.creation import create_human_game
+from playsite.rooms.intents import PlayerCommand
+from playsite.wire import DEFAULT_TIME_CONTROL, Resign
+from tests.rooms.faulty_store import FaultyStore
+from tests.support.app import booted, test_client
+
+
+def seat_path(game, seat: str, guest: uuid.UUID) -> str:
+    return f"/games/{game.room.game_id}/ws?token={game.tokens[seat]}&guest={guest}"
+
+
+async def frames_until_close(ws) -> tuple[list[dict], int]:
+    frames = []
+    while True:
+        try:
+            frames.append(json.loads(await ws.receive()))
+        except WebsocketDisconnectError as closed:
+            return frames, closed.args[0]
+
+
+@pytest.fixture
+async def required_game():
+    store = FaultyStore()
+    async with booted(Settings(dice_seed_window_ms=0), store=store) as services:
+        game = await create_human_game(
+            services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="required"
+        )
+        yield store, test_client(services), game
+
+
+async def seated_game(client, game):
+    """Both seats taken by their guests; the game has begun. Returns the guests."""
+    guests = {seat: uuid.uuid4() for seat in ("White", "Black")}
+    for seat, guest in guests.items():
+        async with client.websocket(seat_path(game, seat, guest)) as ws:
+            assert "Snapshot" in json.loads(await ws.receive())
+    return guests
+
+
+async def test_a_seat_reconnecting_while_the_room_is_halted_sees_the_last_state_and_1013(autojump_clock, required_game):
+    store, client, game = required_game
+    guests = await seated_game(client, game)
+    async with client.websocket(seat_path(game, "White", guests["White"])) as white:
+        await white.receive()
+        store.hanging = True  # the resignation's terminal write never returns
+        await white.send(json.dumps({"Resign": {}}))
+        frames, code = await frames_until_close(white)
+    assert game.room.persistence_stalled and not game.room.completed
+    assert code == 1013, "a halted room's sockets close as 'try again', not as a finished game"
+    assert frames == []
+    # The same guest reconnects during the stall: no hang, the last committed state, 1013.
+    async with client.websocket(seat_path(game, "White", guests["White"])) as again:
+        frames, code = await frames_until_close(again)
+    assert code == 1013
+    [snapshot] = frames
+    assert "Active" in snapshot["Snapshot"]["state"]["status"], "the unsaved resignation is not shown"
+
+
+async def test_a_redemption_queued_as_the_ending_commits_gets_the_final_state_and_1000(autojump_clock, required_game):
+    store, client, game = required_game
+    await seated_game(client, game)
+    store.hanging = True  # the resignation's terminal write hangs once...
+    await game.room.send(PlayerCommand("White", Resign()))
+    await trio.testing.wait_all_tasks_blocked()
+    assert game.room.ended and not game.room.completed
+    store.hanging = False  # ...and its retry commits
+    # Someone else holding Black's token asks for the seat while the ending is being written:
+    # not refused as "seat taken", shown the final state.
+    async with client.websocket(seat_path(game, "Black", uuid.uuid4())) as late:
+        frames, code = await frames_until_close(late)
+    assert game.room.completed
+    assert code == 1000
+    assert [next(iter(frame)) for frame in frames] == ["Snapshot"]
+    assert "Active" not in frames[0]["Snapshot"]["state"]["status"]
