@@ -66,6 +66,10 @@ class Settings:
     """Account UUIDs allowed on `/admin/...`."""
 
     dice_seed_window_ms: int = 2000
+    spectators_per_game: int = 500
+    """Spectator sockets one game accepts at once (seats are never limited)."""
+    spectators_per_address: int = 20
+    """Spectator sockets one client address may hold at once, over all games."""
     ndjson_keepalive_ms: int = 25_000
     """Blank keep-alive line after this much silence on an ndjson stream."""
     move_verdict_wait_ms: int = 3000
@@ -134,6 +138,8 @@ _FIELDS = {
     "PLAY_CORS_ORIGINS": "cors_origins",
     "PLAY_ADMINS": "admins",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
+    "PLAY_SPECTATORS_PER_GAME": "spectators_per_game",
+    "PLAY_SPECTATORS_PER_ADDRESS": "spectators_per_address",
     "PLAY_NDJSON_KEEPALIVE_MS": "ndjson_keepalive_ms",
     "PLAY_MOVE_VERDICT_WAIT_MS": "move_verdict_wait_ms",
     "PLAY_LOG_LEVEL": "log_level",
@@ -281,6 +287,8 @@ class _Reader:
             cors_origins=self.origins("PLAY_CORS_ORIGINS"),
             admins=self.uuids("PLAY_ADMINS"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
+            spectators_per_game=self.integer("PLAY_SPECTATORS_PER_GAME", 500, 0, 100_000),
+            spectators_per_address=self.integer("PLAY_SPECTATORS_PER_ADDRESS", 20, 0, 100_000),
             ndjson_keepalive_ms=self.integer("PLAY_NDJSON_KEEPALIVE_MS", 25_000, 10, 600_000),
             move_verdict_wait_ms=self.integer("PLAY_MOVE_VERDICT_WAIT_MS", 3000, 0, 60_000),
             log_level=log_level,

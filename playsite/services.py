@@ -23,6 +23,7 @@ from playsite.bots.games import BotGames
 from playsite.bots.streams import SeatStreams
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
+from playsite.games.spectators import SpectatorLimits
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
 from playsite.ratings.batch import run_rating_batch
@@ -55,6 +56,7 @@ class Services:
     webhook_dispatch: WebhookDispatch
     seat_streams: SeatStreams
     """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
+    spectators: SpectatorLimits
     origins: OriginPolicy
     ladder: Ladder | None
     version: str
@@ -119,6 +121,7 @@ async def boot(
         webhooks=webhooks,
         webhook_dispatch=dispatch,
         seat_streams=SeatStreams(),
+        spectators=SpectatorLimits(settings.spectators_per_game, settings.spectators_per_address),
         origins=OriginPolicy(frozenset(settings.cors_origins)),
         ladder=ladder,
         version=package_version(),

@@ -14,6 +14,7 @@ import trio
 from quart import websocket
 
 from playsite.games.refusals import game_not_found
+from playsite.http.auth import client_address
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
@@ -44,7 +45,6 @@ def websocket_routes(services: Services) -> RouteFamily:
         room = registry.get(game_id)
         if room is None:
             raise game_not_found()
-        seat = None
         if websocket.args.get("mode") != "spectator":
             token = websocket.args.get("token")
             if token is None:
@@ -58,8 +58,12 @@ def websocket_routes(services: Services) -> RouteFamily:
                 raise invalid_request("taking a seat needs guest=<uuid>") from None
             if not await redeem_seat(room, Rebind(seat, f"guest:{guest}")):
                 raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
-        await websocket.accept()
-        await serve_subscriber(room, QueueSubscriber(seat))
+            await websocket.accept()
+            await serve_subscriber(room, QueueSubscriber(seat))
+            return
+        with services.spectators.watching(room.game_id, client_address()):
+            await websocket.accept()
+            await serve_subscriber(room, QueueSubscriber(None))
 
     return routes
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from quart import request
+from quart import has_request_context, request, websocket
 
 from playsite.http.errors import Refusal
 
@@ -50,4 +50,5 @@ def calling_bot(tokens: BotTokens, *, registered: bool = False):
 def client_address() -> str:
     """The peer address of the connection. Forwarding headers are not trusted: the service
     is reached directly (one serving process), and a header is whatever the client says."""
-    return request.remote_addr or "unknown"
+    context = request if has_request_context() else websocket
+    return context.remote_addr or "unknown"

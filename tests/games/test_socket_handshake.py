@@ -10,7 +10,7 @@ import uuid
 import pytest
 import trio
 import trio.testing
-from quart.testing.connections import WebsocketDisconnectError
+from quart.testing.connections import WebsocketDisconnectError, WebsocketResponseError
 
 from playsite.config import Settings
 from playsite.games.creation import create_human_game
@@ -87,3 +87,36 @@ async def test_a_redemption_queued_as_the_ending_commits_gets_the_final_state_an
     assert code == 1000
     assert [next(iter(frame)) for frame in frames] == ["Snapshot"]
     assert "Active" not in frames[0]["Snapshot"]["state"]["status"]
+
+
+async def test_spectators_are_capped_per_game_and_per_address_and_seats_never_are():
+    settings = Settings(dice_seed_window_ms=0, spectators_per_game=3, spectators_per_address=2)
+    async with booted(settings) as services:
+        client = test_client(services)
+        one, two = [
+            await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+            for _ in range(2)
+        ]
+        watch = lambda game: client.websocket(f"/games/{game.room.game_id}/ws?mode=spectator")  # noqa: E731
+        async with watch(one) as a, watch(one) as b:
+            await a.receive()
+            await b.receive()
+            for game in (one, two):  # this address holds its 2 places, on any game
+                async with watch(game) as refused:
+                    with pytest.raises(WebsocketResponseError) as error:
+                        await refused.receive()
+                response = error.value.response
+                assert response.status_code == 429 and response.headers["Retry-After"] == "30"
+                assert json.loads(await response.get_data())["error"]["code"] == "too_many_spectators"
+            async with client.websocket(seat_path(one, "White", uuid.uuid4())) as seat:
+                assert "Snapshot" in json.loads(await seat.receive())
+        # Places are given back when sockets close.
+        assert services.spectators.by_game == {} and services.spectators.by_address == {}
+        services.spectators.per_address = 10
+        async with watch(one) as a, watch(one) as b, watch(one) as c:
+            for ws in (a, b, c):
+                await ws.receive()
+            async with watch(one) as fourth:
+                with pytest.raises(WebsocketResponseError) as error:
+                    await fourth.receive()
+            assert "this game has its 3 spectators" in (await error.value.response.get_data(as_text=True))
