@@ -77,6 +77,11 @@ async def boot(
     warn_unbuilt_settings(settings)
     if store is None:
         store = await nursery.start(run_store, settings)
+    if repaired := await store.end_archived_games():
+        log.error(
+            "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",
+            len(repaired), ", ".join(repaired),
+        )
     bots = BotDirectory(store)
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)

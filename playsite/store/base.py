@@ -8,6 +8,10 @@ from typing import Any, Protocol
 import attrs
 
 
+class WriteRefused(Exception):
+    """The store refused a write whose fence did not hold; nothing of it was stored."""
+
+
 @attrs.frozen
 class StoreHealth:
     kind: str
@@ -88,10 +92,17 @@ class Store(Protocol):
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         """One transaction: final snapshot, results row, archive record, outbox payload.
-        Idempotent: a repeated terminal write of the same game adds nothing."""
+        A repeat of the same ending adds nothing; a terminal write the version fence refuses
+        (the game is ended at another version, or stored at a newer one) raises WriteRefused
+        and stores nothing."""
 
     async def active_games(self) -> list[dict[str, Any]]:
         """Durable snapshots of every game still active, for resumption at boot."""
+
+    async def end_archived_games(self) -> list[str]:
+        """Repair at boot: a game stored as active that also has an archive record (which no
+        write of this version can produce) is marked ended, so it is not resumed. Returns
+        the ids repaired, for the operator."""
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None: ...
 

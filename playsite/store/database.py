@@ -4,12 +4,20 @@ Why threads: there is no maintained trio-native PostgreSQL driver (see ARCHITECT
 Why `abandon_on_cancel`: a cancelled caller must never wait for a hung query; the
 server-side `statement_timeout` then bounds how long the abandoned thread holds its
 connection.
+
+An abandoned attempt never commits: `run` owns each attempt's transaction, and the worker
+thread commits only if, under the attempt's lock, the caller has not given up; a caller that
+gives up first marks the attempt, and the thread rolls back (at once, if it was still waiting
+for a pooled connection). Only a COMMIT already sent when the caller gave up can still land;
+the stores' version fences make such a late write harmless.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
+
+import threading
 
 import psycopg
 import psycopg_pool
@@ -22,6 +30,33 @@ CONNECT_TIMEOUT_S = 10
 
 class DatabaseUnavailable(Exception):
     """PostgreSQL could not be reached or refused the work; the message is safe to log."""
+
+
+class _Abandoned(Exception):
+    """Raised in a worker thread whose caller gave up: rolls its transaction back."""
+
+
+class Attempt:
+    """One call of `Database.run`, shared by the caller (trio) and its worker thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.abandoned = False
+        self.committing = False
+
+    def may_commit(self) -> bool:
+        """In the thread, right before COMMIT: True (and the caller can no longer give up) unless abandoned."""
+        with self._lock:
+            if not self.abandoned:
+                self.committing = True
+            return self.committing
+
+    def abandon(self) -> bool:
+        """The caller gives up; True when the attempt is now sure never to commit."""
+        with self._lock:
+            if not self.committing:
+                self.abandoned = True
+            return self.abandoned
 
 
 class Database:
@@ -53,16 +88,29 @@ class Database:
             conn.execute("SELECT 1")
 
     async def run(self, work: Callable[[psycopg.Connection], T]) -> T:
-        """Run `work(conn)` on a pooled connection in a worker thread, committing on return."""
+        """Run `work(conn)` in one transaction on a pooled connection in a worker thread.
+
+        It commits when `work` returns, unless the caller was cancelled first (a timeout, a
+        shutdown): then nothing `work` did is ever committed."""
+        attempt = Attempt()
 
         def in_thread() -> T:
             with self._pool.connection() as conn:
-                return work(conn)
+                if attempt.abandoned:
+                    raise _Abandoned()
+                with conn.transaction():
+                    result = work(conn)  # its own conn.transaction() blocks are savepoints here
+                    if not attempt.may_commit():
+                        raise _Abandoned()  # leaves the block: rolled back
+                return result
 
         try:
             return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             raise DatabaseUnavailable(_describe(exc)) from None
+        except trio.Cancelled:
+            attempt.abandon()
+            raise
 
     async def close(self) -> None:
         await trio.to_thread.run_sync(self._pool.close, abandon_on_cancel=True)

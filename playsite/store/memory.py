@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, ResultRow, StoreHealth
+from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, ResultRow, StoreHealth, WriteRefused
 
 
 @attrs.define
@@ -54,15 +54,20 @@ class MemoryStore:
     async def save_game(self, write: GameWrite) -> None:
         self._upsert(write)
 
-    def _upsert(self, write: GameWrite) -> None:
+    def _upsert(self, write: GameWrite) -> bool:
         current = self.games.get(write.game_id)
         if current is not None and (current.version > write.version or current.status == "ended"):
-            return
+            return False
         # A deep copy: later changes to the room's dicts must not reach the "stored" state.
         self.games[write.game_id] = attrs.evolve(write, snapshot=copy.deepcopy(write.snapshot))
+        return True
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
-        self._upsert(write)
+        if not self._upsert(write):
+            current = self.games.get(write.game_id)
+            if current is not None and (current.status, current.version) == ("ended", write.version):
+                return  # a repeat of this very ending adds nothing
+            raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
         self.ended_at.setdefault(write.game_id, ending.result.finished_at)
         self.results.setdefault(write.game_id, ending.result)
         # Stored as text like a jsonb column: a reader can never mutate the archive.
@@ -76,6 +81,12 @@ class MemoryStore:
 
     async def active_games(self) -> list[dict[str, Any]]:
         return [copy.deepcopy(w.snapshot) for w in self.games.values() if w.status == "active"]
+
+    async def end_archived_games(self) -> list[str]:
+        repaired = sorted(g for g, w in self.games.items() if w.status == "active" and g in self.archive)
+        for game_id in repaired:
+            self.games[game_id] = attrs.evolve(self.games[game_id], status="ended")
+        return repaired
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None:
         text = self.archive.get(game_id)

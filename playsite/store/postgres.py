@@ -1,8 +1,10 @@
 """The PostgreSQL store: every query goes through the one `Database` adapter.
 
 Each method is one short transaction run in a worker thread. Writes are fenced on the
-version (an older write never overwrites a newer one) and terminal writes are idempotent
-(ON CONFLICT DO NOTHING), so a retried or duplicated write is harmless.
+version (an older write never overwrites a newer one, nothing reopens an ended game). A
+terminal write stores its results, archive and outbox rows only together with the final
+games row; a repeat of the same ending adds nothing, and any other terminal write the fence
+refuses fails with `WriteRefused`, so a game is never both active and archived.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import psycopg
 import trio
 from psycopg.types.json import Jsonb
 
-from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth
+from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth, WriteRefused
 from playsite.store.database import Database, DatabaseUnavailable
 
 HEALTH_PROBE_TIMEOUT_S = 2
@@ -25,6 +27,7 @@ VALUES (%(id)s, %(origin)s, %(durability)s, %(rated)s, %(status)s, %(version)s, 
 ON CONFLICT (id) DO UPDATE
    SET status = EXCLUDED.status, version = EXCLUDED.version, snapshot = EXCLUDED.snapshot, updated_at = now()
  WHERE games.version <= EXCLUDED.version AND games.status = 'active'
+RETURNING version
 """
 _UPSERT_SEAT = """
 INSERT INTO game_seats (game_id, seat, token_hash, principal) VALUES (%s, %s, %s, %s)
@@ -32,8 +35,9 @@ ON CONFLICT (game_id, seat) DO UPDATE SET principal = COALESCE(game_seats.princi
 """
 
 
-def _write_game(conn: psycopg.Connection, write: GameWrite) -> None:
-    conn.execute(
+def _write_game(conn: psycopg.Connection, write: GameWrite) -> bool:
+    """Upsert the game and its seats; False (nothing written) when the fence refused it."""
+    written = conn.execute(
         _UPSERT_GAME,
         {
             "id": write.game_id,
@@ -44,9 +48,19 @@ def _write_game(conn: psycopg.Connection, write: GameWrite) -> None:
             "version": write.version,
             "snapshot": Jsonb(write.snapshot),
         },
-    )
+    ).fetchone()
+    if written is None:
+        return False
     for seat, (token_hash, principal) in write.seats.items():
         conn.execute(_UPSERT_SEAT, (write.game_id, seat, token_hash, principal))
+    return True
+
+
+def _finish_fence_holds(conn: psycopg.Connection, write: GameWrite) -> bool:
+    """After a refused terminal upsert: True only for a repeat of this very ending (the row is
+    already ended at this version), which then adds nothing."""
+    row = conn.execute("SELECT status, version FROM games WHERE id = %s", (write.game_id,)).fetchone()
+    return row is not None and row == ("ended", write.version)
 
 
 class PostgresStore:
@@ -80,7 +94,10 @@ class PostgresStore:
 
         def work(conn: psycopg.Connection) -> None:
             with conn.transaction():
-                _write_game(conn, write)
+                if not _write_game(conn, write):
+                    if _finish_fence_holds(conn, write):
+                        return
+                    raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
                 conn.execute(
                     "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal,"
                     " black_principal, result, termination, time_control)"
@@ -115,6 +132,15 @@ class PostgresStore:
             lambda conn: conn.execute("SELECT snapshot FROM games WHERE status = 'active' ORDER BY created_at").fetchall()
         )
         return [row[0] for row in rows]
+
+    async def end_archived_games(self) -> list[str]:
+        rows = await self.database.run(
+            lambda conn: conn.execute(
+                "UPDATE games SET status = 'ended', updated_at = now() WHERE status = 'active'"
+                " AND EXISTS (SELECT 1 FROM game_archive a WHERE a.game_id = games.id) RETURNING id"
+            ).fetchall()
+        )
+        return sorted(str(game_id) for (game_id,) in rows)
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None:
         row = await self.database.run(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import attrs
 import psycopg
 import pytest
 import trio
 
-from playsite.store.base import GameEnding, GameWrite, ResultRow
+from playsite.store.base import GameEnding, GameWrite, ResultRow, WriteRefused
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
@@ -152,3 +153,39 @@ async def test_postgres_concurrent_terminal_writes_leave_one_result(database_url
         assert counts == (1, 1, 1)
     finally:
         await database.close()
+
+
+async def test_a_terminal_write_the_fence_refuses_stores_nothing(store):
+    game = str(uuid.uuid4())
+    await store.save_game(write(game, 8))
+    with pytest.raises(WriteRefused):
+        await store.finish_game(write(game, 7, "ended"), ending(game))  # older than what is stored
+    assert await store.read_archive(game) is None
+    assert [s["marker"] for s in await store.active_games()] == ["v8"]
+    assert await store.due_outbox(10) == []
+    await store.finish_game(write(game, 9, "ended"), ending(game))
+    with pytest.raises(WriteRefused):
+        await store.finish_game(write(game, 10, "ended"), ending(game))  # another ending of an ended game
+    await store.finish_game(write(game, 9, "ended"), ending(game))  # the same ending again: nothing added
+    assert len(await store.due_outbox(10)) == 1
+
+
+async def test_the_boot_repair_ends_games_that_are_both_active_and_archived(store):
+    both, active = str(uuid.uuid4()), str(uuid.uuid4())
+    await store.save_game(write(both, 4))
+    await store.finish_game(write(both, 5, "ended"), ending(both))
+    await store.save_game(write(active, 2))
+    assert await store.end_archived_games() == []
+    await force_active(store, both)  # what a late abandoned write used to leave behind
+    assert sorted(s["marker"] for s in await store.active_games()) == ["v2", "v5"]
+    assert await store.end_archived_games() == [both]
+    assert [s["marker"] for s in await store.active_games()] == ["v2"]
+    assert (await store.read_archive(both))["gameId"] == both
+    assert await store.end_archived_games() == []
+
+
+async def force_active(store, game_id: str) -> None:
+    if isinstance(store, MemoryStore):
+        store.games[game_id] = attrs.evolve(store.games[game_id], status="active")
+        return
+    await store.database.run(lambda conn: conn.execute("UPDATE games SET status = 'active' WHERE id = %s", (game_id,)))
