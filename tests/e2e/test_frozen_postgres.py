@@ -1,0 +1,215 @@
+"""PostgreSQL frozen (SIGSTOP, then SIGCONT) at each write point of a required-durability game,
+under a real `playsite serve`: a write the server gave up on never commits, and after the
+recovery and after a restart every game is either active or ended with its archive, never
+both, and a failed creation leaves no game behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+import trio
+
+from playsite.store.migrations import apply_pending, load_migrations
+from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
+from tests.support.client import Player, Table, create_game
+
+pytestmark = pytest.mark.postgres
+
+FROZEN_S = 3
+"""Longer than the server's write timeout (1 s below), so every write in flight is given up."""
+
+
+@pytest.fixture
+def migrated_url(database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    return database_url
+
+
+def server_env(url: str) -> dict[str, str]:
+    return {
+        "DATABASE_URL": url,
+        "GAME_DURABILITY": "required",
+        "DICE_SEED_WINDOW_MS": "0",
+        "PLAY_DB_STATEMENT_TIMEOUT_MS": "1000",
+        "PLAY_DB_POOL_SIZE": "4",
+    }
+
+
+def cluster_pids(data: Path) -> list[int]:
+    """The postmaster and every process it started (backends, writers)."""
+    postmaster = int((data / "postmaster.pid").read_text().split()[0])
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    children.append(int(entry.name))
+    return [postmaster, *children]
+
+
+@contextlib.contextmanager
+def frozen(cluster):
+    """Every PostgreSQL process stopped (a server that hangs, not one that refuses) for the block."""
+    pids = cluster_pids(cluster.data)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+def settled(url: str, timeout_s: float = 30) -> None:
+    """Until no other session of this database is inside a transaction: every attempt the
+    server abandoned has finished (committed or rolled back) by then."""
+    deadline = time.monotonic() + timeout_s
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            busy = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            ).fetchone()[0]
+            if busy == 0:
+                return
+            assert time.monotonic() < deadline, f"{busy} session(s) still in a transaction"
+            time.sleep(0.05)
+
+
+def stored(url: str, game_id: str) -> tuple[str | None, int, int, int]:
+    """(games.status, archive rows, results rows, outbox rows) of one game."""
+    with psycopg.connect(url) as conn:
+        status = conn.execute("SELECT status FROM games WHERE id = %s", (game_id,)).fetchone()
+        counts = [
+            conn.execute(f"SELECT count(*) FROM {table} WHERE {key} = %s", (value,)).fetchone()[0]
+            for table, key, value in (
+                ("game_archive", "game_id", game_id),
+                ("game_results", "game_id", game_id),
+                ("analytics_outbox", "idempotency_key", f"game:{game_id}"),
+            )
+        ]
+    return (status[0] if status else None, *counts)
+
+
+def assert_active_xor_archived(url: str) -> None:
+    """The invariant over every game in the database."""
+    with psycopg.connect(url) as conn:
+        both = conn.execute(
+            "SELECT id FROM games g WHERE status = 'active' AND EXISTS (SELECT 1 FROM game_archive a WHERE a.game_id = g.id)"
+        ).fetchall()
+        unarchived = conn.execute(
+            "SELECT id FROM games g WHERE status = 'ended' AND NOT EXISTS (SELECT 1 FROM game_archive a WHERE a.game_id = g.id)"
+        ).fetchall()
+    assert both == [] and unarchived == []
+
+
+def table(server, game: dict) -> Table:
+    return Table(Player(server.ws_url, game, "White"), Player(server.ws_url, game, "Black"))
+
+
+async def read_game(base_url: str, game_id: str) -> httpx.Response:
+    async with httpx.AsyncClient() as http:
+        return await http.get(f"{base_url}/games/{game_id}", timeout=10)
+
+
+def restarted(serve, server, url: str):
+    server.kill()
+    return serve(server_env(url))
+
+
+async def test_a_creation_answered_503_while_postgres_is_frozen_never_appears(serve, migrated_url, pg_cluster):
+    server = serve(server_env(migrated_url))
+    with frozen(pg_cluster):
+        async with httpx.AsyncClient() as http:
+            refused = await http.post(f"{server.base_url}/games", json={}, timeout=30)
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "temporarily_unavailable"
+        await trio.sleep(FROZEN_S)
+    settled(migrated_url)
+    with psycopg.connect(migrated_url) as conn:
+        assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 0, "the refused creation was stored"
+    again = restarted(serve, server, migrated_url)
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(f"{again.base_url}/games", timeout=10)).json()["total"] == 0
+
+
+async def test_a_move_given_up_while_postgres_is_frozen_is_discarded_and_the_abort_archived(
+    serve, migrated_url, pg_cluster
+):
+    server = serve(server_env(migrated_url))
+    game = await create_game(server.base_url, timeControl={"Unlimited": {}})
+    rng = random.Random(11)
+    async with table(server, game).open() as players:
+        await players.play_turn(rng)
+        mover = await players.wait_for_roll()
+        before = (await read_game(server.base_url, game["gameId"])).json()
+        played = [list(e.moves) for e in mover.events if isinstance(e, TurnPlayed)]
+        with frozen(pg_cluster):
+            given_up = await players.submit(mover, rng)
+            with trio.fail_after(60):
+                while "event=given_up" not in server.output():
+                    await trio.sleep(0.1)
+        ended = await players.wait_for(mover, lambda e: isinstance(e, GameEnded), timeout=60)
+    assert ended.over.termination == "Aborted" and ended.v == before["version"] + 1
+    settled(migrated_url)
+    assert stored(migrated_url, game["gameId"]) == ("ended", 1, 1, 1)
+    assert_active_xor_archived(migrated_url)
+    again = restarted(serve, server, migrated_url)
+    assert (await read_game(again.base_url, game["gameId"])).status_code == 404, "an ended game was resumed"
+    async with httpx.AsyncClient() as http:
+        history = (await http.get(f"{again.base_url}/games/{game['gameId']}/history", timeout=10)).json()
+    assert history["termination"] == "aborted"
+    assert [turn["moves"] for turn in history["turns"]] == played, "the given-up move was discarded"
+    assert given_up not in played
+    assert_active_xor_archived(migrated_url)
+
+
+async def test_an_ending_written_while_postgres_is_frozen_commits_once_after_it_thaws(serve, migrated_url, pg_cluster):
+    server = serve(server_env(migrated_url))
+    game = await create_game(server.base_url, timeControl={"Unlimited": {}})
+    rng = random.Random(13)
+    async with table(server, game).open() as players:
+        while {e.seat for e in players.players["White"].events if isinstance(e, TurnPlayed) and e.moves} != {"White", "Black"}:
+            await players.play_turn(rng)  # a resignation before both seats played is an abort
+        white = players.players["White"]
+        with frozen(pg_cluster):
+            await white.ws.send_message(encode_command(Resign()))
+            await trio.sleep(FROZEN_S)
+            assert not [e for e in white.events if isinstance(e, GameEnded)], "published before it was stored"
+        ended = await players.wait_for(white, lambda e: isinstance(e, GameEnded), timeout=60)
+    assert ended.over.termination == "Resign"
+    settled(migrated_url)
+    assert stored(migrated_url, game["gameId"]) == ("ended", 1, 1, 1)
+    again = restarted(serve, server, migrated_url)
+    assert (await read_game(again.base_url, game["gameId"])).status_code == 404
+    assert_active_xor_archived(migrated_url)
+
+
+async def test_a_game_in_play_while_postgres_was_frozen_is_active_and_unarchived_after_a_restart(
+    serve, migrated_url, pg_cluster
+):
+    server = serve(server_env(migrated_url))
+    game = await create_game(server.base_url, timeControl={"Unlimited": {}})
+    rng = random.Random(17)
+    async with table(server, game).open() as players:
+        await players.play_turn(rng)
+        mover = await players.wait_for_roll()
+        with frozen(pg_cluster):
+            moves = await players.submit(mover, rng)
+            await trio.sleep(FROZEN_S / 2)  # thawed before the room gives the move up
+        await players.wait_for(mover, lambda e: isinstance(e, TurnPlayed) and list(e.moves) == moves, 60)
+    settled(migrated_url)
+    assert stored(migrated_url, game["gameId"]) == ("active", 0, 0, 0)
+    again = restarted(serve, server, migrated_url)
+    resumed = await read_game(again.base_url, game["gameId"])
+    assert resumed.status_code == 200 and resumed.json()["status"] == {"Active": {}}
+    assert_active_xor_archived(migrated_url)
