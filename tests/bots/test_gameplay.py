@@ -3,8 +3,7 @@
 Every test talks to a real server over real sockets with httpx. The `site` fixture runs
 each test twice: against the app served in-process by hypercorn (bots minted and games
 created directly, so internals such as the room's fan-out can be inspected), and against
-a real `playsite serve` process whose games come from the Bot API's challenges. The latter
-is xfailed while the challenge routes are not there yet.
+a real `playsite serve` process whose games come from the Bot API's challenges.
 """
 
 from __future__ import annotations
@@ -88,8 +87,7 @@ class ServedSite:
     async def new_bot(self, name: str = "bot") -> Bot:
         async with httpx.AsyncClient(base_url=self.base_url, timeout=10) as http:
             response = await http.post("/bot/anon", params={"name": name})
-        if response.status_code != 201:
-            pytest.xfail(f"POST /bot/anon is not available yet ({response.status_code})")
+        assert response.status_code == 201, response.text
         body = response.json()
         return Bot(body["token"], f"{body['team']}/{body['name']}")
 
@@ -98,8 +96,7 @@ class ServedSite:
         async with httpx.AsyncClient(base_url=self.base_url, timeout=10) as http:
             team, name = b.id.split("/")
             created = await http.post("/bot/challenge", json={"team": team, "name": name}, headers=a.auth)
-            if created.status_code != 201:
-                pytest.xfail(f"POST /bot/challenge is not available yet ({created.status_code})")
+            assert created.status_code == 201, created.text
             accepted = await http.post(f"/bot/challenge/{created.json()['id']}/accept", headers=b.auth)
             assert accepted.status_code == 201, accepted.text
             game_id = accepted.json()["gameId"]
