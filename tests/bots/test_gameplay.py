@@ -24,6 +24,7 @@ from playsite.config import Settings
 from playsite.server import run_http
 from playsite.services import Services, boot
 from playsite.wire import Unlimited
+from tests.support.turns import random_turn
 
 SEED_LEN = 32
 
@@ -161,15 +162,6 @@ def leaves(tree: dict, prefix: tuple[str, ...] = ()):
         yield list(prefix)
     for move, rest in tree.items():
         yield from leaves(rest, prefix + (move,))
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
 
 
 def king_sparing_turn(tree: dict, dfen: str, seat: str, rng: random.Random) -> list[str]:

@@ -28,8 +28,6 @@ from trio_websocket import (
 
 from playsite.dice import roll
 from playsite.rooms.fanout import DROP_LIMIT
-from tests.support.server import ServerProcess
-
 from playsite.wire import (
     DiceRolled,
     ErrorFrame,
@@ -43,6 +41,8 @@ from playsite.wire import (
     decode_frame,
     encode_command,
 )
+from tests.support.server import ServerProcess
+from tests.support.turns import random_turn_avoiding
 
 NO_SEED_WINDOW = {"DICE_SEED_WINDOW_MS": "0"}
 UNLIMITED = {"timeControl": {"Unlimited": {}}}
@@ -145,22 +145,6 @@ def king_square(dfen: str, seat: str) -> str:
     raise AssertionError(f"no {king} in {dfen}")
 
 
-def random_turn(tree: dict, rng: random.Random, avoid: frozenset[str] = frozenset()) -> list[str] | None:
-    """A random complete path through the tree whose micro-moves land on no square in `avoid`."""
-    moves = sorted(tree)
-    rng.shuffle(moves)
-    for move in moves:
-        if move[2:4] in avoid:
-            continue
-        rest = tree[move]
-        if not rest:
-            return [move]
-        tail = random_turn(rest, rng, avoid)
-        if tail is not None:
-            return [move, *tail]
-    return None
-
-
 @attrs.define
 class SeatLog:
     seat: str
@@ -210,7 +194,7 @@ async def play_seat(
         tree = frame.legal_moves if frame.legal_moves is not None else await full_tree(http, game_id, frame.v)
         peaceful = resign_from_version is not None
         avoid = frozenset({king_square(frame.dfen, "Black" if seat == "White" else "White")}) if peaceful else frozenset()
-        moves = random_turn(tree, rng, avoid) or random_turn(tree, rng)
+        moves = random_turn_avoiding(tree, rng, avoid) or random_turn_avoiding(tree, rng)
         log.turns.append(tuple(moves))
         sent_at = trio.current_time()
         await ws.send_message(encode_command(SubmitTurn(tuple(moves))))
@@ -518,7 +502,7 @@ async def test_malformed_frames_get_an_error_frame_and_the_socket_stays_open(ser
                 out_of_turn = await next_frame(sockets[waiting])
                 assert isinstance(out_of_turn, Rejected) and out_of_turn.seat == waiting
                 assert "not your turn" in out_of_turn.reason
-                moves = tuple(random_turn(await full_tree(http, game.game_id, rolled[mover].v), random.Random(5)))
+                moves = tuple(random_turn_avoiding(await full_tree(http, game.game_id, rolled[mover].v), random.Random(5)))
                 await ws.send_message(encode_command(SubmitTurn(moves)))
                 played = lambda f: isinstance(f, TurnPlayed) and f.seat == mover  # noqa: E731
                 assert (await frames_until(ws, played))[-1].moves == moves

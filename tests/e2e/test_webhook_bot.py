@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from playsite.store.migrations import apply_pending, load_migrations
-
-from tests.transports.webhook_receiver import Reply, WebhookReceiver, random_turn
+from tests.support.turns import random_turn
+from tests.transports.webhook_receiver import Reply, WebhookReceiver
 
 PUSH = {"DICE_SEED_WINDOW_MS": "0", "WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"}
 CLOCKED = {"Fischer": {"initialSeconds": 300, "incrementSeconds": 5}}

@@ -19,6 +19,7 @@ from trio_websocket import ConnectionClosed, open_websocket_url
 from playsite.rules import count_turns, legal_tree, parse_dfen
 from playsite.wire import DiceRolled, GameEnded, Resign, Snapshot, SubmitTurn, decode_frame, encode_command
 from tests.support.server import ServerProcess
+from tests.support.turns import random_turn
 
 CREATE_BODY_MAX = 4096
 """The documented limit of a POST /games body, in bytes."""
@@ -301,15 +302,6 @@ def playable_roll(frame) -> bool:
     return isinstance(frame, DiceRolled) and frame.legal_moves != {}
 
 
-def random_turn(tree: dict, rng: random.Random) -> tuple[str, ...]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return tuple(moves)
-
-
 def seat_url(server, game: dict, seat: str) -> str:
     return f"{server.ws_url}{game['seats'][seat]['wsUrl']}&guest={uuid.uuid4()}"
 
@@ -348,7 +340,7 @@ async def test_moves_returns_version_dfen_and_the_full_tree_once_dice_are_rolled
                     else:  # too big to inline: only GET /moves has it
                         assert state["legalMoves"] is None and count_turns(full) > 0
                     checked += 1
-                    turn = random_turn(moves["legalMoves"], rng)
+                    turn = tuple_turn(moves["legalMoves"], rng)
                     await seats[rolled.seat].send_message(encode_command(SubmitTurn(turn)))
     assert checked > 0
     assert "Traceback" not in server.output()
@@ -390,7 +382,7 @@ async def test_seat_tokens_never_appear_in_public_payloads(serve):
                         rolled = (await frames_until(white, playable_roll))[-1]
                         await read_public(game_id)
                         tree = (await client.get(f"/games/{game_id}/moves")).json()["legalMoves"]
-                        turn = random_turn(tree, random.Random(1))
+                        turn = tuple_turn(tree, random.Random(1))
                         await seats[rolled.seat].send_message(encode_command(SubmitTurn(turn)))
                     await white.send_message(encode_command(Resign()))
                     await frames_until(white, lambda f: isinstance(f, GameEnded))
@@ -436,3 +428,7 @@ async def test_an_ended_game_leaves_the_list_and_stays_readable(serve):
     assert state["seed"] == ended.seed and state["clientSeeds"] == {"white": "", "black": ""}
     assert state["clocks"]["white"] <= 600_000
     assert moves == {"version": ended.v, "dfen": state["dfen"], "dicePending": False, "legalMoves": {}}
+
+
+def tuple_turn(tree: dict, rng: random.Random) -> tuple[str, ...]:
+    return tuple(random_turn(tree, rng))

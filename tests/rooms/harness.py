@@ -9,13 +9,14 @@ import uuid
 import trio
 
 from playsite.dice import FixedSeedSource, SystemSeedSource
-from playsite.rooms.admission import Admission, Purpose
+from playsite.rooms.admission import Admission
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import RoomSetup, SeatSetup
 from playsite.tokens import new_token
 from playsite.wire import DiceRolled, Fischer, GameEnded, PublicFace, Snapshot, SubmitTurn, decode_event
+from tests.support.turns import random_turn
 
 
 def seat_setup(always_present: bool = True) -> SeatSetup:
@@ -56,15 +57,6 @@ async def command(room, seat, cmd):
     intent = PlayerCommand(seat, cmd)
     assert await room.send(intent)
     return await intent.reply.wait()
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
 
 
 async def play_randomly(room, subscriber: QueueSubscriber, rng: random.Random, *, turns: int | None = None):

@@ -14,9 +14,10 @@ from playsite.rooms.registry import CreationFailed
 from playsite.rooms.room import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
 from playsite.store.memory import MemoryStore
 from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited, decode_event
+from tests.support.turns import random_turn
 
 from .faulty_store import FaultyStore
-from .harness import attach, command, random_turn, room_setup, running_registry
+from .harness import attach, command, room_setup, running_registry
 
 
 def required_setup(**overrides):

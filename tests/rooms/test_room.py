@@ -13,7 +13,6 @@ from playsite.dice.procedure import commitment
 from playsite.rooms.room import DISCONNECT_GRACE_S, Phase
 from playsite.wire import (
     AnswerDraw,
-    DiceRolled,
     DrawDeclined,
     Fischer,
     GameEnded,
@@ -28,8 +27,9 @@ from playsite.wire import (
     Win,
     decode_event,
 )
+from tests.support.turns import random_turn
 
-from .harness import attach, command, detach, play_randomly, random_turn, room_setup, running_registry, seat_setup
+from .harness import attach, command, detach, play_randomly, room_setup, running_registry, seat_setup
 
 
 def seed_where(*predicates) -> bytes:

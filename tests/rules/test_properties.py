@@ -24,21 +24,12 @@ from playsite.rules import (
     parse_dfen,
     play_turn,
 )
+from tests.support.turns import random_turn
 
 from .naive_tree import board_from_dfen, naive_sequences
 
 REPLAYED_PATHS_PER_POSITION = 300
 SELF_PLAY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    path = []
-    node = tree
-    while node:
-        uci = rng.choice(sorted(node))
-        path.append(uci)
-        node = node[uci]
-    return path
 
 
 def self_play(seed: int, turns: int):

@@ -11,6 +11,7 @@ import trio
 from trio_websocket import open_websocket_url
 
 from playsite.wire import DiceRolled, GameEnded, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
+from tests.support.turns import random_turn
 
 
 async def create_game(base_url: str, **body) -> dict:
@@ -18,15 +19,6 @@ async def create_game(base_url: str, **body) -> dict:
         response = await http.post(f"{base_url}/games", json=body, timeout=10)
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
 
 
 class Player:

@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from playsite.rules import legal_tree, parse_dfen
+from tests.support.turns import random_turn
 
 
 @attrs.frozen
@@ -55,15 +56,6 @@ class Seen:
 
 
 Script = Callable[[Seen], "Reply | None"]
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
 
 
 def valid_signature(secret: str, seen: Seen) -> bool:
