@@ -8,7 +8,8 @@ import pytest
 
 from playsite.bots.identity_routes import ANON_MINTS_PER_MINUTE, REGISTRATIONS_PER_HOUR
 from playsite.store.migrations import apply_pending, load_migrations
-from tests.lobby.api import FAST_GAMES, Api, api, assert_error, assert_no_server_errors, shared_api  # noqa: F401
+from tests.lobby.api import FAST_GAMES, Api, api, assert_no_server_errors, shared_api  # noqa: F401
+from tests.support.errors import assert_error
 
 AUTHENTICATED = [
     ("POST", "/bot/token"),
@@ -185,7 +186,7 @@ def test_open_to_humans_refuses_bad_bodies_and_changes_nothing(api):
         ({"json": {"description": "x" * 201}}, 400, "invalid_request"),
         ({"json": {"description": 5}}, 400, "invalid_request"),
         ({"content": b"{", "headers": json_type}, 400, "invalid_request"),
-        ({"content": b"description=x", "headers": {"Content-Type": "application/x-www-form-urlencoded"}}, 415, None),
+        ({"content": b"description=x", "headers": {"Content-Type": "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type"),
         ({"content": b" " * 5000 + b"{}", "headers": json_type}, 413, "request_too_large"),
     ]:
         assert_error(api.call("POST", "/bot/open-to-humans", bot["token"], **kwargs), status, code)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from playsite.store.migrations import apply_pending, load_migrations
+from tests.support.errors import assert_error
 from tests.support.turns import random_turn
 from tests.transports.webhook_receiver import Reply, WebhookReceiver
 
@@ -103,13 +104,6 @@ def client(serve):
     yield client
     client.close()
     assert_no_server_errors(server)
-
-
-def assert_error(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    return error["message"]
 
 
 def test_a_webhook_bot_plays_a_whole_game_against_a_polling_bot(client):

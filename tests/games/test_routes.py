@@ -18,6 +18,7 @@ from trio_websocket import ConnectionClosed, open_websocket_url
 
 from playsite.rules import count_turns, legal_tree, parse_dfen
 from playsite.wire import DiceRolled, GameEnded, Resign, Snapshot, SubmitTurn, decode_frame, encode_command
+from tests.support.errors import assert_error
 from tests.support.server import ServerProcess
 from tests.support.turns import random_turn
 
@@ -45,17 +46,6 @@ def create(http: httpx.Client, body=None) -> dict:
     response = http.post("/games", json=body) if body is not None else http.post("/games")
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def assert_error(response: httpx.Response, status: int, code: str) -> str:
-    """The documented error shape, exactly; returns the message."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
-    assert body["error"]["code"] == code, body
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]["message"]
 
 
 # ----- POST /games --------------------------------------------------------------------------

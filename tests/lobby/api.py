@@ -72,17 +72,6 @@ def guest_id() -> str:
     return str(uuid.uuid4())
 
 
-def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict:
-    """The response is the Bot API error body with this status (and code)."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    error = response.json()["error"]
-    assert isinstance(error["message"], str) and error["message"]
-    if code is not None:
-        assert error["code"] == code, error
-    return error
-
-
 def assert_no_server_errors(server) -> None:
     output = server.output()
     assert "Traceback" not in output, output

@@ -19,6 +19,7 @@ from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
 from tests.support.app import booted, test_client
+from tests.support.errors import assert_error
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
 HUMAN = {"kind": "Human", "name": None}
@@ -50,12 +51,6 @@ async def get(client, path: str) -> tuple[int, dict]:
     response = await client.get(path)
     assert response.content_type.startswith("application/json")
     return response.status_code, await response.get_json()
-
-
-def assert_error(status_body, status: int, code: str) -> None:
-    got_status, body = status_body
-    assert got_status == status, body
-    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
 
 
 class Rows:
