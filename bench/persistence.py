@@ -42,8 +42,8 @@ from playsite.dice import SystemSeedSource  # noqa: E402
 from playsite.rooms.admission import Admission, Purpose  # noqa: E402
 from playsite.rooms.fanout import QueueSubscriber  # noqa: E402
 from playsite.rooms.intents import Attach, PlayerCommand  # noqa: E402
+from playsite.rooms.model import BEST_EFFORT, REQUIRED, RoomSetup, SeatSetup  # noqa: E402
 from playsite.rooms.registry import Registry  # noqa: E402
-from playsite.rooms.room import BEST_EFFORT, REQUIRED, RoomSetup, SeatSetup  # noqa: E402
 from playsite.store.database import Database  # noqa: E402
 from playsite.store.memory import MemoryStore  # noqa: E402
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402

@@ -52,8 +52,8 @@ from playsite.dice import SystemSeedSource  # noqa: E402
 from playsite.rooms.admission import Admission, Purpose  # noqa: E402
 from playsite.rooms.fanout import QueueSubscriber  # noqa: E402
 from playsite.rooms.intents import Attach, PlayerCommand  # noqa: E402
+from playsite.rooms.model import RoomSetup, SeatSetup  # noqa: E402
 from playsite.rooms.registry import Registry  # noqa: E402
-from playsite.rooms.room import RoomSetup, SeatSetup  # noqa: E402
 from playsite.tokens import new_token  # noqa: E402
 from playsite.wire import PublicFace, Resign, SubmitTurn, Unlimited  # noqa: E402
 

@@ -15,8 +15,9 @@ from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
+from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
-from playsite.rooms.room import Room, RoomSetup, SeatSetup
+from playsite.rooms.room import Room
 from playsite.tokens import new_token
 from playsite.wire import TimeControl
 

@@ -11,8 +11,9 @@ import uuid
 import attrs
 
 from playsite.rooms.admission import Purpose
+from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
-from playsite.rooms.room import Room, RoomSetup, SeatSetup
+from playsite.rooms.room import Room
 from playsite.tokens import new_token
 from playsite.wire import PublicFace, TimeControl
 

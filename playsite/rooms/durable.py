@@ -7,14 +7,12 @@ is never served as is: public reads go through the wire codecs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from playsite.dice import ClientSeeds, Fairness
+from playsite.rooms.model import ClockState, Ending, Phase, RoomSetup, RoomState, SeatSetup, Termination
 from playsite.rules import format_dfen, parse_dfen
-from playsite.wire import HistoryTurn, PublicFace, decode_time_control, encode_time_control
-
-if TYPE_CHECKING:
-    from playsite.rooms.room import Room, RoomSetup
+from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, decode_time_control, encode_time_control
 
 FORMAT = 1
 
@@ -23,7 +21,7 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
     return {
         "gameId": setup.game_id,
         "timeControl": encode_time_control(setup.time_control),
-        "seats": {seat: _dump_seat(setup.seat(seat)) for seat in ("White", "Black")},
+        "seats": {seat: _dump_seat(setup.seat(seat)) for seat in SEATS},
         "rated": setup.rated,
         "origin": setup.origin,
         "durability": setup.durability,
@@ -38,14 +36,12 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
 
 
 def load_setup(data: dict[str, Any]) -> RoomSetup:
-    from playsite.rooms.room import RoomSetup
-
-    seats = {seat: _load_seat(data["seats"][seat]) for seat in ("White", "Black")}
+    seats = {seat: _load_seat(data["seats"][seat]) for seat in SEATS}
     return RoomSetup(
         game_id=data["gameId"],
         time_control=decode_time_control(data["timeControl"]),
-        white=seats["White"],
-        black=seats["Black"],
+        white=seats[WHITE],
+        black=seats[BLACK],
         rated=data["rated"],
         origin=data["origin"],
         durability=data["durability"],
@@ -59,7 +55,7 @@ def load_setup(data: dict[str, Any]) -> RoomSetup:
     )
 
 
-def _dump_seat(seat) -> dict[str, Any]:
+def _dump_seat(seat: SeatSetup) -> dict[str, Any]:
     return {
         "tokenHash": seat.token_hash.hex(),
         "face": {"kind": seat.face.kind, "name": seat.face.name},
@@ -68,9 +64,7 @@ def _dump_seat(seat) -> dict[str, Any]:
     }
 
 
-def _load_seat(data: dict[str, Any]):
-    from playsite.rooms.room import SeatSetup
-
+def _load_seat(data: dict[str, Any]) -> SeatSetup:
     return SeatSetup(
         token_hash=bytes.fromhex(data["tokenHash"]),
         face=PublicFace(kind=data["face"]["kind"], name=data["face"]["name"]),
@@ -79,65 +73,60 @@ def _load_seat(data: dict[str, Any]):
     )
 
 
-def dump_room(room: Room) -> dict[str, Any]:
-    """Everything needed to rebuild `room` at its current version."""
-    seeds = room.fairness.client_seeds
+def dump_state(state: RoomState) -> dict[str, Any]:
+    """Everything needed to rebuild a room at `state.version`."""
+    seeds = state.fairness.client_seeds
     return {
         "format": FORMAT,
-        "setup": dump_setup(room.setup),
-        "version": room.version,
-        "phase": room.phase.value,
-        "position": format_dfen(room.position),
-        "rolled": list(room.rolled),
-        "ply": room.ply,
-        "seed": room.fairness.seed.hex(),
+        "setup": dump_setup(state.setup),
+        "version": state.version,
+        "phase": state.phase.value,
+        "position": format_dfen(state.position),
+        "rolled": list(state.rolled),
+        "ply": state.ply,
+        "seed": state.fairness.seed.hex(),
         "clientSeeds": {"white": seeds.white, "black": seeds.black, "frozen": seeds.frozen},
-        "principals": {seat: state.principal for seat, state in room.seats.items()},
+        "principals": dict(state.principals),
         "history": [
             {"seat": t.seat, "dice": list(t.dice), "moves": list(t.moves), "fenAfter": t.fen_after}
-            for t in room.history
+            for t in state.history
         ],
-        "played": sorted(room.played),
+        "played": sorted(state.played),
         "clock": None
-        if room.clock is None
-        else {"remainingMs": dict(room.clock.remaining_ms), "running": room.clock.running},
-        "drawOfferFrom": room.draw_offer_from,
-        "drawBlocked": sorted(room.draw_blocked),
+        if state.clock is None
+        else {"remainingMs": dict(state.clock.remaining_ms), "running": state.clock.running},
+        "drawOfferFrom": state.draw_offer_from,
+        "drawBlocked": sorted(state.draw_blocked),
         "ending": None
-        if room.ending is None
-        else {"termination": room.ending.termination.value, "winner": room.ending.winner, "at": room.ending.at},
+        if state.ending is None
+        else {"termination": state.ending.termination.value, "winner": state.ending.winner, "at": state.ending.at},
     }
 
 
-def restore_room(room: Room, data: dict[str, Any], now: float) -> None:
-    """Put `room` back into the state `data` describes; running clocks restart at `now`."""
-    from playsite.rooms.room import Ending, Phase, Termination
-
+def load_state(data: dict[str, Any]) -> RoomState:
+    """The state a `dump_state` dict describes."""
     seeds = data["clientSeeds"]
-    room.fairness = Fairness(
-        seed=bytes.fromhex(data["seed"]),
-        client_seeds=ClientSeeds(white=seeds["white"], black=seeds["black"], frozen=seeds["frozen"]),
-    )
-    room.version = data["version"]
-    room.phase = Phase(data["phase"])
-    room.position = parse_dfen(data["position"])
-    room.rolled = tuple(data["rolled"])
-    room.ply = data["ply"]
-    for seat, principal in data["principals"].items():
-        room.seats[seat].principal = principal
-    room.history = [
-        HistoryTurn(seat=t["seat"], dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"])
-        for t in data["history"]
-    ]
-    room.played = set(data["played"])
-    if room.clock is not None and data["clock"] is not None:
-        room.clock.remaining_ms = dict(data["clock"]["remainingMs"])
-        room.clock.running = room.clock.started_at = None
-        if data["clock"]["running"] is not None:
-            room.clock.start(data["clock"]["running"], now)
-            room.clock.remaining_ms = dict(data["clock"]["remainingMs"])  # PerMove: keep what was left
-    room.draw_offer_from = data["drawOfferFrom"]
-    room.draw_blocked = set(data["drawBlocked"])
     ending = data["ending"]
-    room.ending = None if ending is None else Ending(Termination(ending["termination"]), ending["winner"], ending["at"])
-    room.reset_derived_state()
+    clock = data["clock"]
+    return RoomState(
+        setup=load_setup(data["setup"]),
+        version=data["version"],
+        phase=Phase(data["phase"]),
+        position=parse_dfen(data["position"]),
+        rolled=tuple(data["rolled"]),
+        ply=data["ply"],
+        fairness=Fairness(
+            seed=bytes.fromhex(data["seed"]),
+            client_seeds=ClientSeeds(white=seeds["white"], black=seeds["black"], frozen=seeds["frozen"]),
+        ),
+        principals=dict(data["principals"]),
+        history=tuple(
+            HistoryTurn(seat=t["seat"], dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"])
+            for t in data["history"]
+        ),
+        played=frozenset(data["played"]),
+        clock=None if clock is None else ClockState(remaining_ms=dict(clock["remainingMs"]), running=clock["running"]),
+        draw_offer_from=data["drawOfferFrom"],
+        draw_blocked=frozenset(data["drawBlocked"]),
+        ending=None if ending is None else Ending(Termination(ending["termination"]), ending["winner"], ending["at"]),
+    )

@@ -8,11 +8,15 @@ analytics outbox payload, all written in the terminal transaction.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from playsite.rooms.model import RoomState, Termination
 from playsite.rules import format_dfen
 from playsite.store.base import GameEnding, GameWrite, ResultRow
 from playsite.wire import (
+    BLACK,
+    SEATS,
+    WHITE,
     ArchiveTurn,
     ClientSeedsView,
     Fairness,
@@ -23,74 +27,69 @@ from playsite.wire import (
     encode_time_control,
 )
 
-if TYPE_CHECKING:
-    from playsite.rooms.room import Room
-
 ANALYTICS_SOURCE = "playsite"
 
-_ARCHIVE_TERMINATION = {"disconnect": "resign"}  # a forfeit travels, and is archived, as resign
 
-
-def game_write(room: Room, snapshot: dict[str, Any]) -> GameWrite:
+def game_write(state: RoomState, snapshot: dict[str, Any]) -> GameWrite:
+    """The store write of `state`, whose durable form is `snapshot` (`durable.dump_state`)."""
     return GameWrite(
-        game_id=room.game_id,
-        version=room.version,
-        status="ended" if room.ended else "active",
-        origin=room.setup.origin,
-        durability=room.setup.durability,
-        rated=room.setup.rated,
+        game_id=state.game_id,
+        version=state.version,
+        status="ended" if state.ended else "active",
+        origin=state.setup.origin,
+        durability=state.setup.durability,
+        rated=state.setup.rated,
         snapshot=snapshot,
-        seats={seat: (state.setup.token_hash, state.principal) for seat, state in room.seats.items()},
+        seats={seat: (state.setup.seat(seat).token_hash, state.principals[seat]) for seat in SEATS},
     )
 
 
-def history_record(room: Room) -> HistoryRecord:
-    assert room.ending is not None
-    seeds = room.fairness.client_seeds
-    termination = room.ending.termination.value
+def history_record(state: RoomState) -> HistoryRecord:
+    assert state.ending is not None
+    seeds = state.fairness.client_seeds
     return HistoryRecord(
-        game_id=room.game_id,
-        players=room.players,
-        rated=room.setup.rated,
-        time_control=room.setup.time_control,
-        result=archive_result(room.ending.over),
-        termination=_ARCHIVE_TERMINATION.get(termination, termination),
-        finished_at=room.ending.at,
-        initial_dfen=format_dfen(room.setup.start),
+        game_id=state.game_id,
+        players=state.setup.players,
+        rated=state.setup.rated,
+        time_control=state.setup.time_control,
+        result=archive_result(state.ending.over),
+        termination=state.ending.termination.archive,
+        finished_at=state.ending.at,
+        initial_dfen=format_dfen(state.setup.start),
         turns=tuple(
             ArchiveTurn(turn_number=n, active_color=t.seat, dice=t.dice, moves=t.moves, fen_after=t.fen_after)
-            for n, t in enumerate(room.history, start=1)
+            for n, t in enumerate(state.history, start=1)
         ),
         fairness=Fairness(
-            commit=room.fairness.commit,
-            seed=room.fairness.seed.hex(),
+            commit=state.fairness.commit,
+            seed=state.fairness.seed.hex(),
             client_seeds=ClientSeedsView(white=seeds.white, black=seeds.black),
         ),
     )
 
 
-def terminal_records(room: Room) -> GameEnding:
-    record = history_record(room)
-    aborted = room.ending.termination.value == "aborted"
+def terminal_records(state: RoomState) -> GameEnding:
+    record = history_record(state)
+    aborted = state.ending.termination is Termination.ABORTED
     result = ResultRow(
-        game_id=room.game_id,
+        game_id=state.game_id,
         finished_at=datetime.fromisoformat(record.finished_at.replace("Z", "+00:00")),
-        rated=room.setup.rated,
-        origin=room.setup.origin,
-        white_principal=room.seats["White"].principal,
-        black_principal=room.seats["Black"].principal,
+        rated=state.setup.rated,
+        origin=state.setup.origin,
+        white_principal=state.principals[WHITE],
+        black_principal=state.principals[BLACK],
         result=None if aborted else record.result,
         termination=record.termination,
-        time_control=encode_time_control(room.setup.time_control),
+        time_control=encode_time_control(state.setup.time_control),
     )
     payload = {
         "source": ANALYTICS_SOURCE,
-        "gameId": room.game_id,
+        "gameId": state.game_id,
         "finishedAt": record.finished_at,
-        "rated": room.setup.rated,
-        "origin": room.setup.origin,
-        "timeControl": encode_time_control(room.setup.time_control),
-        "players": encode_players(room.players),
+        "rated": state.setup.rated,
+        "origin": state.setup.origin,
+        "timeControl": encode_time_control(state.setup.time_control),
+        "players": encode_players(state.setup.players),
         "result": result.result,
         "termination": record.termination,
         "turns": len(record.turns),
@@ -98,6 +97,6 @@ def terminal_records(room: Room) -> GameEnding:
     return GameEnding(
         result=result,
         archive=encode_history(record),
-        outbox_key=f"game:{room.game_id}",
+        outbox_key=f"game:{state.game_id}",
         outbox_payload=payload,
     )

@@ -17,10 +17,9 @@ import trio
 
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
-from playsite.rooms.durable import dump_room
-from playsite.rooms.persistence import attempt_write, telemetry
-from playsite.rooms.records import game_write
-from playsite.rooms.room import REQUIRED, Room, RoomSetup
+from playsite.rooms.model import REQUIRED, RoomSetup, WallClock, utc_now
+from playsite.rooms.persistence import telemetry
+from playsite.rooms.room import Room
 
 log = logging.getLogger("playsite.rooms")
 
@@ -35,8 +34,10 @@ class CreationFailed(Exception):
 
 
 class Registry:
-    def __init__(self, admission: Admission, seed_source: SeedSource, store=None):
+    def __init__(self, admission: Admission, seed_source: SeedSource, store=None, *, wall_clock: WallClock = utc_now):
         self.admission = admission
+        self.wall_clock = wall_clock
+        """The wall clock every room of this registry stamps its ending with."""
         self.seed_source = seed_source
         self.store = store
         self.live: dict[str, Room] = {}
@@ -66,7 +67,7 @@ class Registry:
             raise CreationFailed("required durability needs a durable store")
         reservation = self.admission.reserve(purpose, participants)
         try:
-            room = Room(setup, Fairness.draw(self.seed_source), self.store)
+            room = Room(setup, Fairness.draw(self.seed_source), self.store, wall_clock=self.wall_clock)
             await self._write_creation(room)
             reservation.commit()
             await self._nursery.start(self._host, room, reservation)
@@ -86,13 +87,11 @@ class Registry:
     async def _write_creation(self, room: Room) -> None:
         if self.store is None:
             return
-        data = dump_room(room)
-        error = await attempt_write(lambda: self.store.save_game(game_write(room, data)), self.store.save_timeout_s)
+        error = await room.write_creation()
         if error is not None:
             telemetry(room.game_id, room.version, "creation_failed", f"error={error!r}")
             if room.required:
                 raise CreationFailed(f"creation snapshot not committed: {error}")
-        room._durable = data
 
     async def resume_all(self) -> int:
         """Resume every active game from its last committed version; rebuild admission."""
@@ -100,7 +99,7 @@ class Registry:
             return 0
         snapshots = await self.store.active_games()
         for data in snapshots:
-            room = Room.resume(data, self.store)
+            room = Room.resume(data, self.store, wall_clock=self.wall_clock)
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
             await self._nursery.start(self._host, room, reservation)
             self._started(room)

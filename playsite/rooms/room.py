@@ -10,23 +10,37 @@ The room knows seats, principals and the Subscriber protocol; never a socket or 
 
 from __future__ import annotations
 
-import enum
 import math
-from datetime import datetime, timezone
 
 import attrs
 import trio
 
 from playsite.dice import Fairness, SeedVerdict
 from playsite.rooms.clock import GameClock
-from playsite.rooms.durable import dump_room, load_setup, restore_room
+from playsite.rooms.durable import dump_state, load_state
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
-from playsite.rooms.persistence import write_best_effort, write_durably
+from playsite.rooms.model import (
+    DISCONNECT_GRACE_S,
+    REQUIRED,
+    TECHNICAL_ABORT_REASON,
+    ClockState,
+    Ending,
+    Phase,
+    RoomSetup,
+    RoomState,
+    SeatSetup,
+    Termination,
+    WallClock,
+    other,
+    seat_of,
+    utc_now,
+)
+from playsite.rooms.persistence import attempt_write, write_best_effort, write_durably
+from playsite.rooms.records import game_write, terminal_records
 from playsite.rooms.view import PublicView
 from playsite.rules import (
     KING_CAPTURED,
-    START_POSITION,
     IllegalTurn,
     Position,
     count_turns,
@@ -35,117 +49,29 @@ from playsite.rules import (
     play_turn,
 )
 from playsite.wire import (
+    BLACK,
+    SEATS,
+    WHITE,
     AnswerDraw,
     ClientSeedsView,
     DiceRolled,
-    Draw,
     DrawDeclined,
     GameEnded,
     HistoryTurn,
-    Over,
     Players,
-    PublicFace,
     PublicGameState,
     Resign,
     SubmitSeed,
     SubmitTurn,
-    TimeControl,
     TurnPlayed,
-    Win,
     encode_event,
 )
 from playsite.wire import Active as ActiveStatus
 from playsite.wire import Ended as EndedStatus
 
-DISCONNECT_GRACE_S = 30
-"""rules.md / service.md: a seat of an active game may stay away this long."""
-FRIEND_JOIN_WINDOW_S = 600
-"""How long a friend game waits for both seats to connect before it is aborted."""
 INLINE_TREE_MAX_TURNS = 2000
 """Above this many complete turns, inline copies of the tree are null (GET .../moves has it)."""
 INTENT_QUEUE = 64
-
-SEATS = ("White", "Black")
-REQUIRED = "required"
-BEST_EFFORT = "best_effort"
-TECHNICAL_ABORT_REASON = "technical abort: the game could not be saved"
-
-
-def utc_now() -> str:
-    """Wall-clock time as the archive writes it (ISO-8601 UTC, milliseconds)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def other(seat: str) -> str:
-    return "Black" if seat == "White" else "White"
-
-
-def seat_of(position: Position) -> str:
-    return "White" if position.turn else "Black"
-
-
-class Phase(enum.Enum):
-    AWAITING_JOINS = "awaiting_joins"  # friend game: both seats must connect first
-    SEEDING = "seeding"  # commit published, waiting (briefly) for client seeds
-    PLAYING = "playing"  # dice rolled for the active seat, waiting for its turn
-    DRAW_ANSWER = "draw_answer"  # a draw offer waits for the active seat's answer
-    ENDED = "ended"
-
-
-class Termination(enum.Enum):
-    """Why a game ended (the wire and history names derive from these)."""
-
-    KING_CAPTURED = "king_captured"
-    RESIGN = "resign"
-    TIMEOUT = "timeout"
-    DISCONNECT = "disconnect"
-    DRAW_AGREEMENT = "draw_agreement"
-    NO_PROGRESS = "no_progress"
-    ABORTED = "aborted"
-
-
-_WIRE_TERMINATION = {
-    Termination.KING_CAPTURED: "KingCaptured",
-    Termination.RESIGN: "Resign",
-    Termination.DISCONNECT: "Resign",  # a forfeit is the resignation a dropped connection makes
-    Termination.TIMEOUT: "Timeout",
-    Termination.DRAW_AGREEMENT: "Draw",
-    Termination.NO_PROGRESS: "Draw",
-    Termination.ABORTED: "Aborted",
-}
-
-
-@attrs.frozen
-class SeatSetup:
-    token_hash: bytes
-    face: PublicFace
-    principal: str | None = None
-    """Who sits here, once known ('guest:<uuid>', 'user:<uuid>', 'bot:<id>')."""
-    always_present: bool = False
-    """API seats (bots) play without a connection: no join wait, no disconnect grace."""
-
-
-@attrs.frozen
-class RoomSetup:
-    game_id: str
-    time_control: TimeControl
-    white: SeatSetup
-    black: SeatSetup
-    rated: bool = False
-    origin: str = "friend"
-    await_joins: bool = True
-    join_window_s: float = FRIEND_JOIN_WINDOW_S
-    seed_window_s: float = 2.0
-    start: Position = START_POSITION
-    durability: str = BEST_EFFORT
-    """REQUIRED fails closed on a failed write; BEST_EFFORT logs it and plays on."""
-    purpose: str = "general"
-    participants: tuple[str, ...] = ()
-    """Who counts against admission capacity (bots); kept so a restart can rebuild occupancy."""
-    created_at: str = attrs.field(factory=lambda: utc_now())
-
-    def seat(self, seat: str) -> SeatSetup:
-        return self.white if seat == "White" else self.black
 
 
 @attrs.define
@@ -157,25 +83,12 @@ class SeatState:
     grace_until: float | None = None
 
 
-@attrs.frozen
-class Ending:
-    termination: Termination
-    winner: str | None
-    at: str = attrs.field(factory=utc_now)
-    """When the game ended, wall clock."""
-
-    @property
-    def over(self) -> Over:
-        if self.termination is Termination.ABORTED:
-            return Over(result=None, termination="Aborted")
-        result = Win(self.winner) if self.winner else Draw()
-        return Over(result=result, termination=_WIRE_TERMINATION[self.termination])
-
-
 class Room:
-    def __init__(self, setup: RoomSetup, fairness: Fairness, store=None) -> None:
+    def __init__(self, setup: RoomSetup, fairness: Fairness, store=None, *, wall_clock: WallClock = utc_now) -> None:
         self.setup = setup
         self.store = store
+        self.wall_clock = wall_clock
+        """Stamps endings (`Ending.at`); injected so tests can control it."""
         """Where versions are written (None: nowhere, e.g. unit tests of the turn flow)."""
         self.game_id = setup.game_id
         self.fairness = fairness
@@ -214,13 +127,70 @@ class Room:
         self._publish_view()
 
     @classmethod
-    def resume(cls, data: dict, store) -> Room:
+    def resume(cls, data: dict, store, *, wall_clock: WallClock = utc_now) -> Room:
         """Rebuild a room from its last committed version, clocks restarted from now."""
-        room = cls(load_setup(data["setup"]), Fairness(seed=bytes.fromhex(data["seed"])), store)
-        restore_room(room, data, trio.current_time())
+        state = load_state(data)
+        room = cls(state.setup, state.fairness, store, wall_clock=wall_clock)
+        room._restore(state, trio.current_time())
         room._durable = data
         room.resumed = True
         return room
+
+    async def write_creation(self) -> str | None:
+        """Write the creation snapshot once; None when it committed, else why it did not.
+
+        A best-effort room starts anyway, from this snapshot as its last durable state."""
+        state = self.state()
+        data = dump_state(state)
+        error = await attempt_write(lambda: self.store.save_game(game_write(state, data)), self.store.save_timeout_s)
+        if error is None or not self.required:
+            self._durable = data
+        return error
+
+    def state(self) -> RoomState:
+        """Everything durable about the room now (what `durable` and `records` work from)."""
+        clock = None
+        if self.clock is not None:
+            clock = ClockState(remaining_ms=dict(self.clock.remaining_ms), running=self.clock.running)
+        return RoomState(
+            setup=self.setup,
+            version=self.version,
+            phase=self.phase,
+            position=self.position,
+            rolled=self.rolled,
+            ply=self.ply,
+            fairness=self.fairness,
+            principals={seat: state.principal for seat, state in self.seats.items()},
+            history=tuple(self.history),
+            played=frozenset(self.played),
+            clock=clock,
+            draw_offer_from=self.draw_offer_from,
+            draw_blocked=frozenset(self.draw_blocked),
+            ending=self.ending,
+        )
+
+    def _restore(self, state: RoomState, now: float) -> None:
+        """Put the room back into `state`; a clock that was running restarts at `now`."""
+        self.fairness = state.fairness
+        self.version = state.version
+        self.phase = state.phase
+        self.position = state.position
+        self.rolled = state.rolled
+        self.ply = state.ply
+        for seat, principal in state.principals.items():
+            self.seats[seat].principal = principal
+        self.history = list(state.history)
+        self.played = set(state.played)
+        if self.clock is not None and state.clock is not None:
+            self.clock.remaining_ms = dict(state.clock.remaining_ms)
+            self.clock.running = self.clock.started_at = None
+            if state.clock.running is not None:
+                self.clock.start(state.clock.running, now)
+                self.clock.remaining_ms = dict(state.clock.remaining_ms)  # PerMove: keep what was left
+        self.draw_offer_from = state.draw_offer_from
+        self.draw_blocked = set(state.draw_blocked)
+        self.ending = state.ending
+        self.reset_derived_state()
 
     @property
     def required(self) -> bool:
@@ -254,7 +224,7 @@ class Room:
 
     @property
     def players(self) -> Players:
-        return Players(white=self.setup.white.face, black=self.setup.black.face)
+        return self.setup.players
 
     def public_state(self) -> PublicGameState:
         """The public state of the last committed version."""
@@ -356,12 +326,11 @@ class Room:
     async def _persist(self) -> bool:
         if self.store is None:
             return True
-        from playsite.rooms.records import game_write, terminal_records
-
-        data = dump_room(self)
-        write = game_write(self, data)
+        state = self.state()
+        data = dump_state(state)
+        write = game_write(state, data)
         if self.ended:
-            ending = terminal_records(self)
+            ending = terminal_records(state)
             attempt = lambda: self.store.finish_game(write, ending)  # noqa: E731
         else:
             attempt = lambda: self.store.save_game(write)  # noqa: E731
@@ -402,7 +371,7 @@ class Room:
         for reply, value in self._pending_replies:
             reply.set(Verdict(False, durable_version, TECHNICAL_ABORT_REASON) if isinstance(value, Verdict) else value)
         self._pending_replies, self._pending_events = [], []
-        restore_room(self, self._durable, trio.current_time())
+        self._restore(load_state(self._durable), trio.current_time())
         self._end(Ending(Termination.ABORTED, None), trio.current_time())
 
     def _refuse_queued(self) -> None:
@@ -525,7 +494,7 @@ class Room:
         self._record_turn(seat, outcome.moves, outcome.after, draw_offer=offer_draw)
         if outcome.end is not None:
             termination = Termination.KING_CAPTURED if outcome.end.termination == KING_CAPTURED else Termination.NO_PROGRESS
-            winner = None if outcome.end.winner is None else ("White" if outcome.end.winner else "Black")
+            winner = None if outcome.end.winner is None else (WHITE if outcome.end.winner else BLACK)
             self._end(self._decided(termination, winner=winner), now)
             return Verdict(True, self.version - 1)
         verdict = Verdict(True, self.version)
@@ -612,7 +581,7 @@ class Room:
     def _end(self, ending: Ending, now: float) -> None:
         if self.clock is not None and self.clock.running is not None:
             self.clock.stop(now, completed_turn=False)
-        self.ending = ending
+        self.ending = attrs.evolve(ending, at=self.wall_clock())
         self.phase = Phase.ENDED
         self.tree, self.tree_turns = None, 0
         self.position = self.position.without_dice()

@@ -112,8 +112,3 @@ class Position:
 
     def _piece_masks(self) -> tuple[int, int, int, int, int, int]:
         return (self.pawns, self.knights, self.bishops, self.rooks, self.queens, self.kings)
-
-    def __str__(self) -> str:
-        from .dfen import format_dfen
-
-        return format_dfen(self)

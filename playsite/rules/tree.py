@@ -21,6 +21,7 @@ from collections.abc import Mapping
 
 from . import movegen
 from .movegen import CASTLING, KING, ROOK, THEM, moves, move_names, play
+from .dfen import format_dfen
 from .position import Position
 
 MoveTree = dict[str, "MoveTree"]
@@ -170,7 +171,7 @@ def _castles(state: tuple, white: bool):
 def max_dice(position: Position) -> int:
     """L: the most dice any sequence can spend with the pending roll (castling counts 2)."""
     if not position.dice:
-        raise NoDicePending(str(position))
+        raise NoDicePending(format_dfen(position))
     return _TurnSearch(position.turn).max_spend(state_of(position), position.dice)
 
 
@@ -180,7 +181,7 @@ def legal_tree(position: Position) -> MoveTree:
     Raises NoDicePending when the position has no roll pending.
     """
     if not position.dice:
-        raise NoDicePending(str(position))
+        raise NoDicePending(format_dfen(position))
     search = _TurnSearch(position.turn)
     state = state_of(position)
     longest = search.max_spend(state, position.dice)

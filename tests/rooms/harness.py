@@ -12,8 +12,8 @@ from playsite.dice import FixedSeedSource, SystemSeedSource
 from playsite.rooms.admission import Admission
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
+from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
-from playsite.rooms.room import RoomSetup, SeatSetup
 from playsite.tokens import new_token
 from playsite.wire import DiceRolled, Fischer, GameEnded, PublicFace, Snapshot, SubmitTurn, decode_event
 from tests.support.turns import random_turn

@@ -9,9 +9,9 @@ import trio
 import trio.testing
 
 from playsite.rooms.admission import Purpose
+from playsite.rooms.model import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
 from playsite.rooms.persistence import STALL_GRACE_S, TERMINAL_BACKOFF_MAX_S
 from playsite.rooms.registry import CreationFailed
-from playsite.rooms.room import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
 from playsite.store.memory import MemoryStore
 from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited, decode_event
 from tests.support.turns import random_turn

@@ -10,7 +10,7 @@ import trio
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
-from playsite.rooms.room import DISCONNECT_GRACE_S, Phase
+from playsite.rooms.model import DISCONNECT_GRACE_S, Phase
 from playsite.wire import (
     AnswerDraw,
     DrawDeclined,

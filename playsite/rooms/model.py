@@ -1,0 +1,198 @@
+"""The rooms' values: what a game is set up with, how it ends, and its durable state.
+
+Everything here is a plain value (no task, no I/O), so the room, its durable codec
+(`durable`) and its store records (`records`) all import it and none imports another.
+Seats are the wire's `Seat` ("White"/"Black", `WHITE`, `BLACK`, `SEATS`): one word for a
+seat from the room to the client.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import attrs
+
+from playsite.dice import Fairness
+from playsite.rules import START_POSITION, Position
+from playsite.wire import (
+    BLACK,
+    WHITE,
+    Draw,
+    HistoryTurn,
+    Over,
+    Players,
+    PublicFace,
+    Seat,
+    TimeControl,
+    Win,
+)
+
+DISCONNECT_GRACE_S = 30
+"""rules.md / service.md: a seat of an active game may stay away this long."""
+FRIEND_JOIN_WINDOW_S = 600
+"""How long a friend game waits for both seats to connect before it is aborted."""
+REQUIRED = "required"
+BEST_EFFORT = "best_effort"
+TECHNICAL_ABORT_REASON = "technical abort: the game could not be saved"
+
+
+def utc_now() -> str:
+    """Wall-clock time as the archive writes it (ISO-8601 UTC, milliseconds)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+WallClock = Callable[[], str]
+"""The wall clock a room stamps endings with (`utc_now`; tests give their own)."""
+
+
+def other(seat: Seat) -> Seat:
+    return BLACK if seat == WHITE else WHITE
+
+
+def seat_of(position: Position) -> Seat:
+    """The seat whose turn it is in `position`."""
+    return WHITE if position.turn else BLACK
+
+
+class Phase(enum.Enum):
+    AWAITING_JOINS = "awaiting_joins"  # friend game: both seats must connect first
+    SEEDING = "seeding"  # commit published, waiting (briefly) for client seeds
+    PLAYING = "playing"  # dice rolled for the active seat, waiting for its turn
+    DRAW_ANSWER = "draw_answer"  # a draw offer waits for the active seat's answer
+    ENDED = "ended"
+
+
+class Termination(enum.Enum):
+    """Why a game ended: the one vocabulary. Its value is the durable name (snapshots);
+    `wire` and `archive` are its explicit encodings for clients and for history."""
+
+    KING_CAPTURED = "king_captured"
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+    DISCONNECT = "disconnect"
+    DRAW_AGREEMENT = "draw_agreement"
+    NO_PROGRESS = "no_progress"
+    ABORTED = "aborted"
+
+    @property
+    def wire(self) -> str:
+        """The ecosystem's termination name (`Over.termination`)."""
+        return _WIRE[self]
+
+    @property
+    def archive(self) -> str:
+        """The history record's and results row's termination name."""
+        return _ARCHIVE[self]
+
+
+_WIRE = {
+    Termination.KING_CAPTURED: "KingCaptured",
+    Termination.RESIGN: "Resign",
+    Termination.DISCONNECT: "Resign",  # a forfeit is the resignation a dropped connection makes
+    Termination.TIMEOUT: "Timeout",
+    Termination.DRAW_AGREEMENT: "Draw",
+    Termination.NO_PROGRESS: "Draw",
+    Termination.ABORTED: "Aborted",
+}
+_ARCHIVE = {
+    Termination.KING_CAPTURED: "king_captured",
+    Termination.RESIGN: "resign",
+    Termination.DISCONNECT: "resign",  # a forfeit travels, and is archived, as resign
+    Termination.TIMEOUT: "timeout",
+    Termination.DRAW_AGREEMENT: "draw_agreement",
+    Termination.NO_PROGRESS: "no_progress",
+    Termination.ABORTED: "aborted",
+}
+
+
+@attrs.frozen
+class Ending:
+    termination: Termination
+    winner: Seat | None
+    at: str = attrs.field(factory=utc_now)
+    """When the game ended, wall clock."""
+
+    @property
+    def over(self) -> Over:
+        if self.termination is Termination.ABORTED:
+            return Over(result=None, termination=self.termination.wire)
+        result = Win(self.winner) if self.winner else Draw()
+        return Over(result=result, termination=self.termination.wire)
+
+
+@attrs.frozen
+class SeatSetup:
+    token_hash: bytes
+    face: PublicFace
+    principal: str | None = None
+    """Who sits here, once known ('guest:<uuid>', 'user:<uuid>', 'bot:<id>')."""
+    always_present: bool = False
+    """API seats (bots) play without a connection: no join wait, no disconnect grace."""
+
+
+@attrs.frozen
+class RoomSetup:
+    game_id: str
+    time_control: TimeControl
+    white: SeatSetup
+    black: SeatSetup
+    rated: bool = False
+    origin: str = "friend"
+    await_joins: bool = True
+    join_window_s: float = FRIEND_JOIN_WINDOW_S
+    seed_window_s: float = 2.0
+    start: Position = START_POSITION
+    durability: str = BEST_EFFORT
+    """REQUIRED fails closed on a failed write; BEST_EFFORT logs it and plays on."""
+    purpose: str = "general"
+    participants: tuple[str, ...] = ()
+    """Who counts against admission capacity (bots); kept so a restart can rebuild occupancy."""
+    created_at: str = attrs.field(factory=lambda: utc_now())
+
+    def seat(self, seat: Seat) -> SeatSetup:
+        return self.white if seat == WHITE else self.black
+
+    @property
+    def players(self) -> Players:
+        return Players(white=self.white.face, black=self.black.face)
+
+
+@attrs.frozen
+class ClockState:
+    remaining_ms: dict[str, int]
+    running: Seat | None
+    """The seat whose clock ran at this version (it restarts from `remaining_ms` on resume)."""
+
+
+@attrs.frozen
+class RoomState:
+    """Everything durable about a room at one version: what the store keeps, what a room
+    resumes from after a restart and rolls back to when a write is given up."""
+
+    setup: RoomSetup
+    version: int
+    phase: Phase
+    position: Position
+    rolled: tuple[int, ...]
+    ply: int
+    fairness: Fairness
+    """The server seed (secret until the end) and the client seeds."""
+    principals: dict[str, str | None]
+    """Seat -> who sits there, once known."""
+    history: tuple[HistoryTurn, ...]
+    played: frozenset[str]
+    """Seats that have played a turn."""
+    clock: ClockState | None
+    draw_offer_from: Seat | None
+    draw_blocked: frozenset[str]
+    ending: Ending | None
+
+    @property
+    def game_id(self) -> str:
+        return self.setup.game_id
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
