@@ -20,6 +20,7 @@ from playsite.archive.retention import run_retention
 from playsite.bots.accounts import BotDirectory
 from playsite.bots.events import AccountEvents
 from playsite.bots.games import BotGames
+from playsite.bots.store import bot_store_for
 from playsite.bots.streams import SeatStreams
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
@@ -82,7 +83,7 @@ async def boot(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",
             len(repaired), ", ".join(repaired),
         )
-    bots = BotDirectory(store)
+    bots = BotDirectory(bot_store_for(store))
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)
     registry = await nursery.start(Registry(admission, seed_source or SystemSeedSource(), store).run)

@@ -15,6 +15,9 @@ RULES = [
     # (modules under this prefix, may import nothing of playsite outside these prefixes)
     ("playsite.rules", ("playsite.rules",)),
     ("playsite.dice", ("playsite.dice",)),
+    ("playsite.wire", ("playsite.wire", "playsite.rules", "playsite.dice")),
+    ("playsite.store", ("playsite.store", "playsite.config")),
+    ("playsite.rooms", ("playsite.rooms", "playsite.rules", "playsite.dice", "playsite.wire", "playsite.store", "playsite.tokens")),
     ("playsite.http", ("playsite.http",)),
     ("playsite.periodic", ()),
 ]

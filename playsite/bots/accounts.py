@@ -79,6 +79,7 @@ class BotDirectory:
 
     def __init__(self, store=None):
         self.store = store
+        """A `bots.store.BotStore` (None: nothing is stored, e.g. unit tests)."""
         self._by_id: dict[str, BotAccount] = {}
         self._by_token: dict[bytes, BotAccount] = {}
         self._anon_expiry: dict[str, datetime] = {}
@@ -87,7 +88,7 @@ class BotDirectory:
         """At boot: every registered bot from the store."""
         if self.store is None:
             return 0
-        for account in await self.store.load_bots():
+        for account in await self.store.load():
             self._index(account)
         return len(self._by_id)
 
@@ -173,7 +174,7 @@ class BotDirectory:
 
     async def _save(self, account: BotAccount, created: bool = False) -> None:
         if self.store is not None and account.registered:
-            await self.store.save_bot(account, created=created)
+            await self.store.save(account, created=created)
 
     def limits_of(self, principal: str) -> Limits | None:
         """Admission bounds: a registered bot's declaration; anonymous bots and humans unbounded."""

@@ -112,12 +112,6 @@ class Store(Protocol):
 
     async def outbox_failed(self, item_id: int, error: str, retry_in_s: float) -> None: ...
 
-    async def load_bots(self) -> list[Any]:
-        """Every registered bot (BotAccount values)."""
-
-    async def save_bot(self, account: Any, *, created: bool = False) -> None:
-        """Insert (created) or update a registered bot; a taken team/name raises IdentityError."""
-
     async def prune(self, older_than: datetime) -> Pruned:
         """Drop what retention may drop: live-state rows and seat digests of games ended
         before `older_than`, and delivered outbox rows; never archive or results rows."""

@@ -14,10 +14,9 @@ the stores' version fences make such a late write harmless.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TypeVar
-
-import threading
 
 import psycopg
 import psycopg_pool

@@ -46,7 +46,6 @@ class MemoryStore:
         self.archive: dict[str, str] = {}
         self.outbox: dict[str, _Outbox] = {}
         self._outbox_ids = itertools.count(1)
-        self.bots: dict[str, Any] = {}
 
     async def health(self) -> StoreHealth:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=True)
@@ -110,16 +109,6 @@ class MemoryStore:
         item.attempts += 1
         item.last_error = error[:500]
         item.next_attempt_at = datetime.now(timezone.utc) + timedelta(seconds=retry_in_s)
-
-    async def load_bots(self) -> list[Any]:
-        return [copy.copy(account) for account in self.bots.values()]
-
-    async def save_bot(self, account: Any, *, created: bool = False) -> None:
-        if created and account.id in self.bots:
-            from playsite.bots.accounts import IdentityError
-
-            raise IdentityError("identity_taken", f"{account.id} is already registered")
-        self.bots[account.id] = copy.copy(account)
 
     async def prune(self, older_than: datetime) -> Pruned:
         old_games = [gid for gid, at in self.ended_at.items() if at < older_than and gid in self.games]

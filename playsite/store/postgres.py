@@ -176,60 +176,6 @@ class PostgresStore:
             )
         )
 
-    async def load_bots(self) -> list[Any]:
-        from playsite.bots.accounts import BotAccount
-
-        rows = await self.database.run(
-            lambda conn: conn.execute(
-                "SELECT team, name, token_hash, max_concurrent_games, on_ladder, open_to_humans,"
-                " description, created_at FROM bots ORDER BY created_at"
-            ).fetchall()
-        )
-        return [
-            BotAccount(
-                team=team,
-                name=name,
-                token_hash=bytes(token_hash),
-                registered=True,
-                max_concurrent_games=capacity,
-                on_ladder=on_ladder,
-                open_to_humans=open_to_humans,
-                description=description,
-                created_at=created_at,
-            )
-            for team, name, token_hash, capacity, on_ladder, open_to_humans, description, created_at in rows
-        ]
-
-    async def save_bot(self, account: Any, *, created: bool = False) -> None:
-        from playsite.bots.accounts import IdentityError
-
-        values = {
-            "id": account.id,
-            "team": account.team,
-            "name": account.name,
-            "token_hash": account.token_hash,
-            "capacity": account.max_concurrent_games,
-            "on_ladder": account.on_ladder,
-            "open": account.open_to_humans,
-            "description": account.description,
-        }
-        if created:
-            statement = (
-                "INSERT INTO bots (id, team, name, token_hash, max_concurrent_games, on_ladder,"
-                " open_to_humans, description) VALUES (%(id)s, %(team)s, %(name)s, %(token_hash)s,"
-                " %(capacity)s, %(on_ladder)s, %(open)s, %(description)s)"
-            )
-        else:
-            statement = (
-                "UPDATE bots SET token_hash = %(token_hash)s, max_concurrent_games = %(capacity)s,"
-                " on_ladder = %(on_ladder)s, open_to_humans = %(open)s, description = %(description)s"
-                " WHERE id = %(id)s"
-            )
-        try:
-            await self.database.run(lambda conn: conn.execute(statement, values))
-        except psycopg.errors.UniqueViolation:
-            raise IdentityError("identity_taken", f"{account.id} is already registered") from None
-
     async def prune(self, older_than: datetime) -> Pruned:
         def work(conn: psycopg.Connection) -> Pruned:
             with conn.transaction():

@@ -17,11 +17,11 @@ import pytest
 import trio
 
 from playsite.bots.accounts import BotDirectory
+from playsite.bots.store import PostgresBotStore
 from playsite.config import Settings
 from playsite.services import Services
 from playsite.store.database import Database
 from playsite.store.migrations import apply_pending, load_migrations
-from playsite.store.postgres import PostgresStore
 from playsite.webhooks.delivery import (
     TURN_ANSWER_CAP_S,
     deliver_once,
@@ -650,7 +650,7 @@ async def webhook_store(request):
     database = Database(url, pool_size=2, statement_timeout_ms=5000)
     await database.open()
     try:
-        bots = BotDirectory(PostgresStore(database))
+        bots = BotDirectory(PostgresBotStore(database))
         for name in ("alice", "bob"):
             await bots.register("hooks", name)
         yield PostgresWebhookStore(database)

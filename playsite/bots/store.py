@@ -1,0 +1,96 @@
+"""Where registered bots are kept: twins for the memory and the PostgreSQL deployments.
+
+Anonymous bots are never stored. `save` inserts a new registration (`created=True`,
+refused with `identity_taken` when the team/name exists) or updates one's settings.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Protocol
+
+import psycopg
+
+from playsite.bots.accounts import BotAccount, IdentityError
+
+
+class BotStore(Protocol):
+    async def load(self) -> list[BotAccount]:
+        """Every registered bot."""
+
+    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
+
+
+class MemoryBotStore:
+    def __init__(self) -> None:
+        self.accounts: dict[str, BotAccount] = {}
+
+    async def load(self) -> list[BotAccount]:
+        return [copy.copy(account) for account in self.accounts.values()]
+
+    async def save(self, account: BotAccount, *, created: bool = False) -> None:
+        if created and account.id in self.accounts:
+            raise IdentityError("identity_taken", f"{account.id} is already registered")
+        self.accounts[account.id] = copy.copy(account)
+
+
+class PostgresBotStore:
+    def __init__(self, database) -> None:
+        self.database = database
+
+    async def load(self) -> list[BotAccount]:
+        rows = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT team, name, token_hash, max_concurrent_games, on_ladder, open_to_humans,"
+                " description, created_at FROM bots ORDER BY created_at"
+            ).fetchall()
+        )
+        return [
+            BotAccount(
+                team=team,
+                name=name,
+                token_hash=bytes(token_hash),
+                registered=True,
+                max_concurrent_games=capacity,
+                on_ladder=on_ladder,
+                open_to_humans=open_to_humans,
+                description=description,
+                created_at=created_at,
+            )
+            for team, name, token_hash, capacity, on_ladder, open_to_humans, description, created_at in rows
+        ]
+
+    async def save(self, account: BotAccount, *, created: bool = False) -> None:
+        values = {
+            "id": account.id,
+            "team": account.team,
+            "name": account.name,
+            "token_hash": account.token_hash,
+            "capacity": account.max_concurrent_games,
+            "on_ladder": account.on_ladder,
+            "open": account.open_to_humans,
+            "description": account.description,
+        }
+        if created:
+            statement = (
+                "INSERT INTO bots (id, team, name, token_hash, max_concurrent_games, on_ladder,"
+                " open_to_humans, description) VALUES (%(id)s, %(team)s, %(name)s, %(token_hash)s,"
+                " %(capacity)s, %(on_ladder)s, %(open)s, %(description)s)"
+            )
+        else:
+            statement = (
+                "UPDATE bots SET token_hash = %(token_hash)s, max_concurrent_games = %(capacity)s,"
+                " on_ladder = %(on_ladder)s, open_to_humans = %(open)s, description = %(description)s"
+                " WHERE id = %(id)s"
+            )
+        try:
+            await self.database.run(lambda conn: conn.execute(statement, values))
+        except psycopg.errors.UniqueViolation:
+            raise IdentityError("identity_taken", f"{account.id} is already registered") from None
+
+
+def bot_store_for(store) -> BotStore:
+    """PostgreSQL beside a PostgreSQL game store; memory otherwise."""
+    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
+        return PostgresBotStore(store.database)
+    return MemoryBotStore()
