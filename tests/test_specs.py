@@ -45,6 +45,7 @@ from playsite.config import Settings
 from playsite.http.edge import install_edge
 from playsite.specs_routes import specs_routes
 from tests.support.app import booted
+from tests.support.turns import random_turn
 from tests.wire import examples
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -655,11 +656,7 @@ async def test_real_stream_lines_match_asyncapi(serve, documented):
                         seat, tree = turn
                         if tree is None:
                             tree = (await call("get", "/games/{id}/moves", f"/games/{game_id}/moves")).json()["legalMoves"]
-                        moves = []
-                        while tree:
-                            move = rng.choice(sorted(tree))
-                            moves.append(move)
-                            tree = tree[move]
+                        moves = random_turn(tree, rng)
                         verdict = await call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move",
                                              headers=seats[seat], json={"moves": moves})
                         assert verdict.status_code in (200, 202), verdict.text
@@ -768,12 +765,7 @@ class HookEndpoint:
         tree = message["state"]["legalMoves"]
         if tree is None:
             tree = httpx.get(f"{self.base_url}/games/{message['gameId']}/moves", timeout=10).json()["legalMoves"]
-        moves = []
-        while tree:
-            move = self.rng.choice(sorted(tree))
-            moves.append(move)
-            tree = tree[move]
-        return {"moves": moves}
+        return {"moves": random_turn(tree, self.rng)}
 
     def __enter__(self):
         self.thread.start()
@@ -816,10 +808,7 @@ def test_real_webhook_posts_match_asyncapi(serve, documented):
             for game in call("get", "/bot/games", headers=theirs).json()["games"]:
                 if game["dicePending"] and game["activeSeat"] == game["seat"]:  # the other bot plays by polling
                     tree = call("get", "/games/{id}/moves", f"/games/{game_id}/moves").json()["legalMoves"]
-                    moves = []
-                    while tree:
-                        moves.append(move := rng.choice(sorted(tree)))
-                        tree = tree[move]
+                    moves = random_turn(tree, rng)
                     call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move", headers=theirs, json={"moves": moves})
             time.sleep(0.05)
         while not call("get", "/bot/webhook/stats", headers=mine).json()["last24h"]["totalDeliveries"]:

@@ -24,7 +24,7 @@ from playsite.config import Settings
 from playsite.server import run_http
 from playsite.services import Services, boot
 from playsite.wire import Unlimited
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn, random_turn
 
 SEED_LEN = 32
 
@@ -155,31 +155,6 @@ async def client(site):
 
 
 # ----- playing helpers -----------------------------------------------------------------------
-
-
-def leaves(tree: dict, prefix: tuple[str, ...] = ()):
-    if not tree:
-        yield list(prefix)
-    for move, rest in tree.items():
-        yield from leaves(rest, prefix + (move,))
-
-
-def king_sparing_turn(tree: dict, dfen: str, seat: str, rng: random.Random) -> list[str]:
-    """A random turn that does not capture the enemy king when another turn exists (long games)."""
-    king = "k" if seat == "White" else "K"
-    square = None
-    for rank_index, row in enumerate(dfen.split()[0].split("/")):
-        file_index = 0
-        for char in row:
-            if char.isdigit():
-                file_index += int(char)
-                continue
-            if char == king:
-                square = "abcdefgh"[file_index] + str(8 - rank_index)
-            file_index += 1
-    turns = sorted(leaves(tree))
-    sparing = [t for t in turns if not any(move[2:4] == square for move in t)]
-    return rng.choice(sparing or turns)
 
 
 async def my_turn(http, game: Game, timeout: float = 10) -> tuple[str, dict]:

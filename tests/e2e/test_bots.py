@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.turns import random_turn
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_BOT = ROOT / "tools" / "example_bot.py"
 GAME_TIMEOUT_S = 120
@@ -155,11 +157,7 @@ def test_the_anchor_example_polling_flow_plays_a_game_to_its_end(serve):
         for listed in games:
             if listed["dicePending"] and listed["activeSeat"] == listed["seat"]:
                 tree = api("GET", f"/games/{listed['gameId']}/moves")["legalMoves"]
-                turn = []
-                while tree:
-                    move = rng.choice(list(tree))
-                    turn.append(move)
-                    tree = tree[move]
+                turn = random_turn(tree, rng)
                 if not turn:
                     continue
                 verdicts.append(api("POST", f"/bot/game/{listed['gameId']}/move", bot["token"], {"moves": turn}))

@@ -42,7 +42,7 @@ from playsite.wire import (
     encode_command,
 )
 from tests.support.server import ServerProcess
-from tests.support.turns import random_turn_avoiding
+from tests.support.turns import king_sparing_turn, random_turn
 
 NO_SEED_WINDOW = {"DICE_SEED_WINDOW_MS": "0"}
 UNLIMITED = {"timeControl": {"Unlimited": {}}}
@@ -130,21 +130,6 @@ async def full_tree(http: httpx.AsyncClient, game_id: str, version: int) -> dict
     return body["legalMoves"]
 
 
-def king_square(dfen: str, seat: str) -> str:
-    """Where `seat`'s king stands, read from the board field of a DFEN."""
-    king = "K" if seat == "White" else "k"
-    for rank_index, rank in enumerate(dfen.split()[0].split("/")):
-        file = 0
-        for char in rank:
-            if char.isdigit():
-                file += int(char)
-                continue
-            if char == king:
-                return "abcdefgh"[file] + str(8 - rank_index)
-            file += 1
-    raise AssertionError(f"no {king} in {dfen}")
-
-
 @attrs.define
 class SeatLog:
     seat: str
@@ -193,8 +178,7 @@ async def play_seat(
             continue
         tree = frame.legal_moves if frame.legal_moves is not None else await full_tree(http, game_id, frame.v)
         peaceful = resign_from_version is not None
-        avoid = frozenset({king_square(frame.dfen, "Black" if seat == "White" else "White")}) if peaceful else frozenset()
-        moves = random_turn_avoiding(tree, rng, avoid) or random_turn_avoiding(tree, rng)
+        moves = king_sparing_turn(tree, frame.dfen, seat, rng) if peaceful else random_turn(tree, rng)
         log.turns.append(tuple(moves))
         sent_at = trio.current_time()
         await ws.send_message(encode_command(SubmitTurn(tuple(moves))))
@@ -502,7 +486,7 @@ async def test_malformed_frames_get_an_error_frame_and_the_socket_stays_open(ser
                 out_of_turn = await next_frame(sockets[waiting])
                 assert isinstance(out_of_turn, Rejected) and out_of_turn.seat == waiting
                 assert "not your turn" in out_of_turn.reason
-                moves = tuple(random_turn_avoiding(await full_tree(http, game.game_id, rolled[mover].v), random.Random(5)))
+                moves = tuple(random_turn(await full_tree(http, game.game_id, rolled[mover].v), random.Random(5)))
                 await ws.send_message(encode_command(SubmitTurn(moves)))
                 played = lambda f: isinstance(f, TurnPlayed) and f.seat == mover  # noqa: E731
                 assert (await frames_until(ws, played))[-1].moves == moves

@@ -330,7 +330,7 @@ async def test_moves_returns_version_dfen_and_the_full_tree_once_dice_are_rolled
                     else:  # too big to inline: only GET /moves has it
                         assert state["legalMoves"] is None and count_turns(full) > 0
                     checked += 1
-                    turn = tuple_turn(moves["legalMoves"], rng)
+                    turn = tuple(random_turn(moves["legalMoves"], rng))
                     await seats[rolled.seat].send_message(encode_command(SubmitTurn(turn)))
     assert checked > 0
     assert "Traceback" not in server.output()
@@ -372,7 +372,7 @@ async def test_seat_tokens_never_appear_in_public_payloads(serve):
                         rolled = (await frames_until(white, playable_roll))[-1]
                         await read_public(game_id)
                         tree = (await client.get(f"/games/{game_id}/moves")).json()["legalMoves"]
-                        turn = tuple_turn(tree, random.Random(1))
+                        turn = tuple(random_turn(tree, random.Random(1)))
                         await seats[rolled.seat].send_message(encode_command(SubmitTurn(turn)))
                     await white.send_message(encode_command(Resign()))
                     await frames_until(white, lambda f: isinstance(f, GameEnded))
@@ -418,7 +418,3 @@ async def test_an_ended_game_leaves_the_list_and_stays_readable(serve):
     assert state["seed"] == ended.seed and state["clientSeeds"] == {"white": "", "black": ""}
     assert state["clocks"]["white"] <= 600_000
     assert moves == {"version": ended.v, "dfen": state["dfen"], "dicePending": False, "legalMoves": {}}
-
-
-def tuple_turn(tree: dict, rng: random.Random) -> tuple[str, ...]:
-    return tuple(random_turn(tree, rng))

@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 
 from tests.lobby.api import FAST_GAMES, assert_no_server_errors
+from tests.support.turns import random_turn
 
 GAME_DEADLINE_S = 180
 
@@ -38,22 +39,13 @@ class PollingClient:
             return json.loads(error.read() or b"{}")
 
 
-def walk_to_a_leaf(tree: dict, rng: random.Random) -> list[str]:
-    turn = []
-    while tree:
-        move = rng.choice(list(tree))
-        turn.append(move)
-        tree = tree[move]
-    return turn
-
-
 def one_poll(client: PollingClient, me: dict, rng: random.Random) -> bool:
     """Play wherever it is my roll; True while I still sit in a live game."""
     games = client.call("GET", "/bot/games", me["token"])["games"]
     for game in games:
         if game["dicePending"] and game["activeSeat"] == game["seat"]:
             tree = client.call("GET", f"/games/{game['gameId']}/moves")["legalMoves"]
-            turn = walk_to_a_leaf(tree, rng)
+            turn = random_turn(tree, rng)
             if turn:
                 client.call("POST", f"/bot/game/{game['gameId']}/move", me["token"], {"moves": turn})
     return bool(games)
