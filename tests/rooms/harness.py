@@ -59,6 +59,16 @@ async def command(room, seat, cmd):
     return await intent.reply.wait()
 
 
+def received(subscriber: QueueSubscriber) -> list:
+    """The events queued for this subscriber so far, decoded (without waiting for more)."""
+    events = []
+    while True:
+        try:
+            events.append(decode_event(subscriber.events.receive_nowait()))
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return events
+
+
 async def play_randomly(room, subscriber: QueueSubscriber, rng: random.Random, *, turns: int | None = None):
     """Play every roll of this seat with a random legal turn; returns the events seen."""
     seen = []

@@ -13,24 +13,15 @@ from playsite.rooms.model import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
 from playsite.rooms.persistence import STALL_GRACE_S, TERMINAL_BACKOFF_MAX_S
 from playsite.rooms.registry import CreationFailed
 from playsite.store.memory import MemoryStore
-from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited, decode_event
+from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
 from tests.support.turns import random_turn
 
 from .faulty_store import FaultyStore
-from .harness import attach, command, room_setup, running_registry
+from .harness import attach, command, received, room_setup, running_registry
 
 
 def required_setup(**overrides):
     return room_setup(**{"durability": REQUIRED, "time_control": Unlimited(), **overrides})
-
-
-def received(subscriber) -> list:
-    events = []
-    while True:
-        try:
-            events.append(decode_event(subscriber.events.receive_nowait()))
-        except (trio.WouldBlock, trio.EndOfChannel):
-            return events
 
 
 async def play_one_turn(room, rng=None):

@@ -29,7 +29,7 @@ from playsite.wire import (
 )
 from tests.support.turns import random_turn
 
-from .harness import attach, command, detach, play_randomly, room_setup, running_registry, seat_setup
+from .harness import attach, command, detach, play_randomly, received, room_setup, running_registry, seat_setup
 
 
 def seed_where(*predicates) -> bytes:
@@ -44,15 +44,6 @@ def seed_where(*predicates) -> bytes:
 def playable(dice) -> bool:
     """From the start position only pawns (1) and knights (2) can move."""
     return 1 in dice or 2 in dice
-
-
-def drain(subscriber) -> list:
-    events = []
-    while True:
-        try:
-            events.append(decode_event(subscriber.events.receive_nowait()))
-        except (trio.WouldBlock, trio.EndOfChannel):
-            return events
 
 
 async def test_two_random_players_finish_a_game_with_increasing_versions(autojump_clock):
@@ -187,7 +178,7 @@ async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_cloc
         await offer_draw_with_a_turn(room, offerer)
         answerer = room.active_seat
         assert (await command(room, answerer, AnswerDraw(False))).applied
-        assert any(isinstance(e, DrawDeclined) and e.seat == answerer for e in drain(spectator))
+        assert any(isinstance(e, DrawDeclined) and e.seat == answerer for e in received(spectator))
         await play_until(room, offerer)
         again = await command(room, offerer, SubmitTurn(tuple(random_turn(room.tree, random.Random(5))), offer_draw=True))
         assert not again.applied and "may not offer a draw again" in again.reason
