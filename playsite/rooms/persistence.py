@@ -13,6 +13,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
+import attrs
 import trio
 
 INTERMEDIATE_BACKOFF_S = (0.25, 0.5, 1.0, 1.25)
@@ -90,3 +91,34 @@ async def write_best_effort(write: Callable[[], Awaitable[None]], *, game_id: st
     if error is not None:
         telemetry(game_id, version, "write_failed_best_effort", f"error={error!r}")
     return error is None
+
+
+@attrs.frozen
+class DurabilityPolicy:
+    """How hard a room tries to make a version durable, by the room's durability and the
+    kind of write. One value per deployment (the registry hands it to every room)."""
+
+    timeout_s: float
+    """One attempt's limit: the store's save timeout."""
+
+    async def write(
+        self,
+        attempt: Callable[[], Awaitable[None]],
+        *,
+        required: bool,
+        terminal: bool,
+        game_id: str,
+        version: int,
+        on_stall: Callable[[], None],
+    ) -> bool:
+        """True once the version committed; False when it was given up, or (best effort)
+        failed: the caller then plays on (best effort) or aborts (required).
+
+        A terminal write reveals the seed, so in every mode it commits before anyone sees
+        it, retried without bound; a best-effort room is best effort mid-game only."""
+        if required or terminal:
+            return await write_durably(
+                attempt, game_id=game_id, version=version, terminal=terminal, timeout_s=self.timeout_s, on_stall=on_stall
+            )
+        await write_best_effort(attempt, game_id=game_id, version=version, timeout_s=self.timeout_s)
+        return True

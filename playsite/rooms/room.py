@@ -36,7 +36,7 @@ from playsite.rooms.model import (
     seat_of,
     utc_now,
 )
-from playsite.rooms.persistence import attempt_write, write_best_effort, write_durably
+from playsite.rooms.persistence import DurabilityPolicy, attempt_write
 from playsite.rooms.records import game_write, terminal_records
 from playsite.rooms.view import PublicView
 from playsite.rules import (
@@ -334,22 +334,15 @@ class Room:
             attempt = lambda: self.store.finish_game(write, ending)  # noqa: E731
         else:
             attempt = lambda: self.store.save_game(write)  # noqa: E731
-        timeout = self.store.save_timeout_s
         started = trio.current_time()
-        if self.required or self.ended:
-            # The terminal write reveals the seed: in every mode it commits before anyone
-            # sees it, retried without bound (a best-effort room is best effort mid-game only).
-            committed = await write_durably(
-                attempt,
-                game_id=self.game_id,
-                version=self.version,
-                terminal=self.ended,
-                timeout_s=timeout,
-                on_stall=self._stalled,
-            )
-        else:
-            committed = True
-            await write_best_effort(attempt, game_id=self.game_id, version=self.version, timeout_s=timeout)
+        committed = await DurabilityPolicy(self.store.save_timeout_s).write(
+            attempt,
+            required=self.required,
+            terminal=self.ended,
+            game_id=self.game_id,
+            version=self.version,
+            on_stall=self._stalled,
+        )
         stall = trio.current_time() - started
         if self.clock is not None and stall > 0:
             self.clock.credit(stall)  # the mover does not pay for the server's writes
