@@ -19,7 +19,7 @@ from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import new_token
-from playsite.wire import TimeControl
+from playsite.wire import BLACK, WHITE, TimeControl
 
 
 @attrs.frozen
@@ -53,7 +53,7 @@ async def create_game_with_bots(
 ) -> BotGame:
     """Admit and start a game; raises AdmissionRefused when a bot is at capacity."""
     seats, human_tokens = {}, {}
-    for seat, who in (("White", white), ("Black", black)):
+    for seat, who in ((WHITE, white), (BLACK, black)):
         if isinstance(who, BotAccount):
             # A bot plays through its bearer token, never a seat token: this one is never shown.
             seats[seat] = SeatSetup(token_hash=new_token()[1], face=who.face, principal=who.principal, always_present=True)
@@ -63,8 +63,8 @@ async def create_game_with_bots(
     setup = RoomSetup(
         game_id=str(uuid.uuid4()),
         time_control=time_control,
-        white=seats["White"],
-        black=seats["Black"],
+        white=seats[WHITE],
+        black=seats[BLACK],
         rated=rated,
         origin=origin,
         await_joins=False,

@@ -15,7 +15,7 @@ from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import new_token
-from playsite.wire import PublicFace, TimeControl
+from playsite.wire import BLACK, SEATS, WHITE, PublicFace, TimeControl
 
 
 @attrs.frozen
@@ -35,13 +35,13 @@ async def create_human_game(
     registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float, durability: str
 ) -> CreatedGame:
     tokens, seats = {}, {}
-    for seat in ("White", "Black"):
+    for seat in SEATS:
         tokens[seat], seats[seat] = human_seat()
     setup = RoomSetup(
         game_id=str(uuid.uuid4()),
         time_control=time_control,
-        white=seats["White"],
-        black=seats["Black"],
+        white=seats[WHITE],
+        black=seats[BLACK],
         rated=rated,
         origin="friend",
         await_joins=True,

@@ -21,6 +21,7 @@ from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.services import Services
 from playsite.tokens import matches
 from playsite.wire import (
+    SEATS,
     Rejected,
     WireError,
     decode_command,
@@ -49,7 +50,7 @@ def websocket_routes(services: Services) -> RouteFamily:
             token = websocket.args.get("token")
             if token is None:
                 raise invalid_request("give ?token=<seat token> or ?mode=spectator")
-            seat = next((s for s in ("White", "Black") if matches(token, room.setup.seat(s).token_hash)), None)
+            seat = next((s for s in SEATS if matches(token, room.setup.seat(s).token_hash)), None)
             if seat is None:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
             try:

@@ -21,7 +21,7 @@ from playsite.lobby.seeks import SeekBoard
 from playsite.periodic import run_every
 from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
-from playsite.wire import SEATS, TimeControl, Unlimited
+from playsite.wire import SEATS, WHITE, TimeControl, Unlimited
 
 SWEEP_INTERVAL_S = 1.0
 """How promptly a lapsed challenge is announced to its challenger."""
@@ -78,7 +78,7 @@ class Lobby:
             if self.bots.get(seek.creator.id) is not seek.creator:
                 raise BotApiRefusal("seek_not_found", "the seek's creator no longer exists")
             accepter_seat = secrets.choice(SEATS)
-            white, black = (accepter, seek.creator) if accepter_seat == "White" else (seek.creator, accepter)
+            white, black = (accepter, seek.creator) if accepter_seat == WHITE else (seek.creator, accepter)
             game = await self.start_game(white=white, black=black, time_control=seek.time_control, origin=SEEK_ORIGIN)
         except BaseException:
             self.seeks.release(seek)
@@ -101,7 +101,7 @@ class Lobby:
         if bot is None or not in_catalog(bot):
             raise BotApiRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
         seat = preferred or secrets.choice(SEATS)
-        white, black = (guest, bot) if seat == "White" else (bot, guest)
+        white, black = (guest, bot) if seat == WHITE else (bot, guest)
         self._seating_guests.add(guest.principal)
         try:
             game = await self.start_game(white=white, black=black, time_control=time_control, origin=CATALOG_ORIGIN)

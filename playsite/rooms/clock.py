@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from playsite.wire import Clocks, Fischer, PerMove, SuddenDeath, TimeControl, Unlimited
+from playsite.wire import BLACK, WHITE, Clocks, Fischer, PerMove, SuddenDeath, TimeControl, Unlimited
 
 
 @attrs.define
@@ -31,7 +31,7 @@ class GameClock:
                 budget = per_move * 1000
             case _:
                 raise TypeError(f"unknown time control {time_control!r}")
-        return cls(time_control, {"White": budget, "Black": budget})
+        return cls(time_control, {WHITE: budget, BLACK: budget})
 
     def start(self, seat: str, now: float) -> None:
         if isinstance(self.time_control, PerMove):
@@ -64,7 +64,7 @@ class GameClock:
         shown = dict(self.remaining_ms)
         if self.running is not None and self.started_at is not None:
             shown[self.running] = max(0, shown[self.running] - _elapsed_ms(self.started_at, now))
-        return Clocks(white_ms=shown["White"], black_ms=shown["Black"])
+        return Clocks(white_ms=shown[WHITE], black_ms=shown[BLACK])
 
 
 def _elapsed_ms(since: float, now: float) -> int:

@@ -37,7 +37,7 @@ from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
 from playsite.webhooks.registrations import Webhooks
 from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
-from playsite.wire import MAX_TURN_MOVES, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
+from playsite.wire import MAX_TURN_MOVES, WHITE, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
 
 log = logging.getLogger("playsite.webhooks")
 
@@ -199,7 +199,7 @@ class Dispatcher:
             if clocks is None:
                 self.turn_clock_ms = None
             else:
-                self.turn_clock_ms = clocks.white_ms if self.seat == "White" else clocks.black_ms
+                self.turn_clock_ms = clocks.white_ms if self.seat == WHITE else clocks.black_ms
         elif self.turn_version is not None and event.v > self.turn_version:
             self.turn_version = None
 

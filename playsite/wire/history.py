@@ -14,6 +14,8 @@ import attrs
 
 from . import _read
 from .common import (
+    BLACK,
+    WHITE,
     ClientSeedsView,
     Players,
     Seat,
@@ -54,7 +56,7 @@ _LIVE_TERMINATION: dict[str, Termination] = {
     "aborted": ABORTED,
 }
 _DRAWN = ("draw_agreement", "no_progress", "aborted")  # result 0
-_WHITE_POV = {1: "White", -1: "Black"}
+_WHITE_POV = {1: WHITE, -1: BLACK}
 
 
 def live_termination(termination: ArchiveTermination) -> Termination:
@@ -65,7 +67,7 @@ def live_termination(termination: ArchiveTermination) -> Termination:
 def archive_result(over: Over) -> int:
     """The White-POV integer result of a live `Over` (0 for a draw or an abort)."""
     if isinstance(over.result, Win):
-        return 1 if over.result.side == "White" else -1
+        return 1 if over.result.side == WHITE else -1
     return 0
 
 
