@@ -46,6 +46,7 @@ from playsite.http.edge import install_edge
 from playsite.specs_routes import specs_routes
 from tests.support.app import booted
 from tests.support.turns import random_turn
+from tests.support.waiting import deadline
 from tests.wire import examples
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -672,7 +673,7 @@ async def test_real_stream_lines_match_asyncapi(serve, documented):
                         assert resign.status_code == 202
         assert names[0] == "Snapshot" and {"DiceRolled", "TurnPlayed", "Rejected", "GameEnded"} <= set(names)
         await call("get", "/games/{id}", f"/games/{game_id}")
-        with trio.fail_after(10):
+        with deadline(10, "the ended game's history to be archived"):
             while (await http.get(f"/games/{game_id}/history")).status_code != 200:
                 await trio.sleep(0.05)
         await call("get", "/games/{id}/history", f"/games/{game_id}/history")

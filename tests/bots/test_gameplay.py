@@ -25,6 +25,7 @@ from playsite.server import run_http
 from playsite.services import Services, boot
 from playsite.wire import Unlimited
 from tests.support.turns import king_sparing_turn, random_turn
+from tests.support.waiting import deadline, wait_until
 
 SEED_LEN = 32
 
@@ -159,7 +160,7 @@ async def client(site):
 
 async def my_turn(http, game: Game, timeout: float = 10) -> tuple[str, dict]:
     """(seat to move, the full moves response) once dice are rolled for a seat."""
-    with trio.fail_after(timeout):
+    with deadline(timeout, f"dice rolled for a seat in game {game.id}"):
         while True:
             state = (await http.get(f"/games/{game.id}")).json()
             moves = (await http.get(f"/games/{game.id}/moves")).json()
@@ -273,7 +274,7 @@ async def test_refused_turns_are_409_verdicts_with_the_reason(open_site):
         assert body["reason"].startswith("illegal turn")
 
         assert (await http.post(f"/bot/game/{game.id}/resign", headers=waiting.auth)).status_code == 202
-        with trio.fail_after(10):
+        with deadline(10, "the resignation to end the game"):
             while (over := await http.post(f"/bot/game/{game.id}/move", json={"moves": turn},
                                            headers=game.bot(seat).auth)).json()["reason"] != "game is over":
                 await trio.sleep(0.05)
@@ -423,7 +424,7 @@ async def test_my_games_lists_every_live_game_of_the_caller_in_the_mygame_shape(
             assert mine["timeControl"] == {"Unlimited": {}} and mine["clocks"] is None
             assert mine["version"] == state["version"]
         assert (await http.post(f"/bot/game/{first.id}/resign", headers=b.auth)).status_code == 202
-        with trio.fail_after(10):
+        with deadline(10, "the resigned game to leave GET /bot/games"):
             while first.id in {g["gameId"] for g in (await http.get("/bot/games", headers=a.auth)).json()["games"]}:
                 await trio.sleep(0.05)
         assert [g["gameId"] for g in (await http.get("/bot/games", headers=b.auth)).json()["games"]] == []
@@ -506,9 +507,7 @@ async def test_a_client_that_never_reads_its_stream_does_not_stall_the_game(in_p
         await stuck.connect(("127.0.0.1", port))
         request = f"GET /bot/game/stream/{game.id} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {game.white.token}"
         await stuck.send(request.encode() + b"\r\n\r\n")
-        with trio.fail_after(5):
-            while not room.fanout.subscribers:
-                await trio.sleep(0.01)
+        await wait_until(lambda: room.fanout.subscribers, "the stuck stream to subscribe", 5)
         rng = random.Random(5)
         started = time.monotonic()
         with trio.fail_after(60):
@@ -533,10 +532,9 @@ async def test_a_client_that_goes_away_is_detached_and_its_account_stream_closed
             await read_until(stream.aiter_lines(), lambda e: kind(e) == "Snapshot")
             assert len(room.fanout.subscribers) == 1
         async with http.stream("GET", "/bot/stream/event", headers=game.white.auth) as stream:
-            with trio.fail_after(5):
-                while not site.services.account_events.online(game.white.id):
-                    await trio.sleep(0.01)
-        with trio.fail_after(5):
-            while room.fanout.subscribers or site.services.account_events.online(game.white.id):
-                await trio.sleep(0.01)
+            await wait_until(lambda: site.services.account_events.online(game.white.id), "the account stream", 5)
+        await wait_until(
+            lambda: not room.fanout.subscribers and not site.services.account_events.online(game.white.id),
+            "the closed streams to be detached", 5,
+        )
         assert room.seats["White"].connections == 0  # a stream is not a seat connection

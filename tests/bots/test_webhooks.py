@@ -39,6 +39,7 @@ from playsite.webhooks.store import (
 )
 from playsite.wire import Fischer, PerMove, Unlimited
 from tests.support.app import booted, test_client
+from tests.support.waiting import deadline, wait_until
 from tests.transports.webhook_receiver import Reply, WebhookReceiver, valid_signature
 
 ENDPOINTS = [
@@ -118,12 +119,6 @@ async def harness():
 
 def outcomes(window: dict) -> dict[str, int]:
     return {item["outcome"]: item["count"] for item in window["outcomes"]}
-
-
-async def until(predicate, timeout: float = 10, what: str = "condition"):
-    with trio.fail_after(timeout):
-        while not predicate():
-            await trio.sleep(0.01)
 
 
 # ----- authentication, authorisation, feature switch -----------------------------------------
@@ -346,7 +341,7 @@ async def test_the_secret_is_never_logged(harness, caplog):
         secret = await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         await harness.game(white, black)
-        await until(lambda: receiver.of_kind("yourTurn"))
+        await wait_until(lambda: receiver.of_kind("yourTurn"), "a yourTurn delivery")
     assert secret not in caplog.text
     assert all(secret not in str(record.args) for record in caplog.records)
 
@@ -361,7 +356,7 @@ async def test_a_webhook_bot_plays_a_whole_game_against_another_webhook_bot(harn
         await harness.registered(alice_token, alice_hook)
         await harness.registered(bob_token, bob_hook)
         room = await harness.game(alice, bob, Fischer(120, 2))
-        with trio.fail_after(60):
+        with deadline(60, "the webhook game to finish"):
             await room.finished.wait()
     assert room.ending is not None and room.ending.termination.value in ("king_captured", "no_progress")
     assert alice_hook.bad_signatures == 0 and bob_hook.bad_signatures == 0
@@ -374,7 +369,7 @@ async def test_a_webhook_bot_plays_a_whole_game_against_another_webhook_bot(harn
             assert message["gameId"] == room.game_id and message["seat"] == seat
             assert message["state"]["activeSeat"] == seat and message["state"]["dicePending"] is True
             assert seen.headers["host"] == f"127.0.0.1:{hook.port}"
-    with trio.fail_after(5):  # the last delivery is recorded just after the room finished
+    with deadline(5, "every answered turn to be recorded applied"):  # the last is recorded after the room ended
         while outcomes((alice_stats := await harness.stats(alice_token))["last24h"]) != {
             "applied": alice_hook.turns_answered
         }:
@@ -390,7 +385,7 @@ async def test_yourturn_is_signed_with_the_registration_secret(harness):
         secret = await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)  # White's first roll may pass to Black
         await harness.game(white, black)
-        await until(lambda: receiver.of_kind("yourTurn"))
+        await wait_until(lambda: receiver.of_kind("yourTurn"), "a yourTurn delivery")
     seen = receiver.of_kind("yourTurn")[0]
     timestamp = seen.headers["x-dicechess-timestamp"]
     assert timestamp.isdigit() and len(timestamp) == 10  # Unix seconds
@@ -415,13 +410,13 @@ async def test_a_registration_replaced_mid_turn_makes_the_late_answer_stale(harn
         await harness.registered(black_token, opponent)  # White's first roll may pass to Black
         await harness.registered(token, old)
         room = await harness.game(white, black)
-        await until(lambda: old.of_kind("yourTurn"))
+        await wait_until(lambda: old.of_kind("yourTurn"), "a yourTurn delivery to the old endpoint")
         version = old.of_kind("yourTurn")[0].json["state"]["version"]
         await harness.registered(token, new)  # while the old answer is still on its way
-        with trio.fail_after(10):
+        with deadline(10, "a stale_registration outcome and White's turn"):
             while "stale_registration" not in outcomes((stats := await harness.stats(token))["last24h"]):
                 await trio.sleep(0.05)
-            await until(lambda: any(t.seat == "White" and t.moves for t in room.history))
+            await wait_until(lambda: any(t.seat == "White" and t.moves for t in room.history), "a turn played by White")
     (old_version, old_moves), *_ = old.answers
     new_version, new_moves = new.answers[0]
     assert old_version == new_version == version  # the same turn, delivered again to the new registration
@@ -496,7 +491,7 @@ async def test_refused_moves_leave_the_clock_running(harness):
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black, PerMove(1))
-        with trio.fail_after(20):
+        with deadline(20, "the game to end and the refusal to be recorded"):
             await room.finished.wait()
             while not outcomes((stats := await harness.stats(token))["last24h"]):
                 await trio.sleep(0.01)
@@ -516,7 +511,7 @@ async def test_a_silent_bot_times_out_within_its_clock_and_loses_on_time(harness
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black, PerMove(1))
-        with trio.fail_after(20):
+        with deadline(20, "the silent bot's game to end"):
             await room.finished.wait()
         await trio.sleep(0.1)
         stats = await harness.stats(token)
@@ -541,7 +536,7 @@ async def test_gateway_errors_are_retried_at_most_twice_within_the_turn(harness)
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black)
-        with trio.fail_after(15):
+        with deadline(15, "an applied delivery after the gateway errors"):
             while "applied" not in outcomes((stats := await harness.stats(token))["last24h"]):
                 await trio.sleep(0.02)
     counts = outcomes(stats["last24h"])
@@ -562,7 +557,7 @@ async def test_other_errors_are_not_retried(harness):
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         await harness.game(white, black)
-        await until(lambda: receiver.of_kind("yourTurn"))
+        await wait_until(lambda: receiver.of_kind("yourTurn"), "a yourTurn delivery")
         await trio.sleep(2.5)  # longer than every retry pause together
         stats = await harness.stats(token)
     assert len(receiver.of_kind("yourTurn")) == 1
@@ -576,7 +571,7 @@ async def test_deleting_the_webhook_stops_deliveries_and_the_game_runs_on(harnes
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black)
-        await until(lambda: receiver.turns_answered >= 2)
+        await wait_until(lambda: receiver.turns_answered >= 2, "two answered turns")
         assert (await harness.call("DELETE", "/bot/webhook", token))[0] == 204
         delivered = len(receiver.of_kind("yourTurn"))
         await trio.sleep(1)
@@ -593,7 +588,7 @@ async def test_registering_during_a_game_attaches_a_dispatcher(harness):
         await trio.sleep(0.2)
         assert receiver.seen == []
         await harness.registered(token, receiver)
-        await until(lambda: receiver.of_kind("yourTurn"))
+        await wait_until(lambda: receiver.of_kind("yourTurn"), "a yourTurn delivery")
     assert receiver.of_kind("yourTurn")[0].json["gameId"] == room.game_id
 
 
@@ -606,9 +601,10 @@ async def test_the_sweep_attaches_games_created_without_the_hook(harness):
         room = await harness.game(white, black, attach=False)
         dispatch = harness.services.webhook_dispatch
         # The boot's sweep loop (every SWEEP_PERIOD_S) finds both seats.
-        await until(lambda: {(room.game_id, "White"), (room.game_id, "Black")} <= dispatch.attached.keys())
+        await wait_until(lambda: {(room.game_id, "White"), (room.game_id, "Black")} <= dispatch.attached.keys(),
+                         "the sweep to attach both seats")
         assert await dispatch.sweep() == 0  # idempotent
-        await until(lambda: receiver.of_kind("yourTurn") or opponent.of_kind("yourTurn"))
+        await wait_until(lambda: receiver.of_kind("yourTurn") or opponent.of_kind("yourTurn"), "a yourTurn delivery")
     assert not room.ended
 
 
@@ -623,8 +619,8 @@ async def test_a_failing_dispatcher_never_takes_the_room_down(harness, monkeypat
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black)
-        await until(lambda: "webhook dispatcher failed" in caplog.text)
-        await trio.sleep(0.1)
+        await wait_until(lambda: "webhook dispatcher failed" in caplog.text, "the dispatcher failure to be logged")
+        await wait_until(lambda: len(harness.services.webhook_dispatch.attached) < 2, "the failed dispatcher to go")
     assert not room.ended and harness.services.registry.get(room.game_id) is room
     assert len(harness.services.webhook_dispatch.attached) < 2  # the failed one is gone, quietly
 
@@ -749,7 +745,7 @@ async def test_a_delivery_times_out_at_the_server_cap_and_is_not_retried(harness
         await harness.registered(token, receiver)
         await harness.registered(black_token, opponent)
         room = await harness.game(white, black)  # Unlimited: only the cap bounds the wait
-        with trio.fail_after(10):
+        with deadline(10, "the timed-out delivery to be recorded"):
             while not outcomes((stats := await harness.stats(token))["last24h"]):
                 await trio.sleep(0.02)
         await trio.sleep(2.5)  # longer than every retry pause together

@@ -10,21 +10,13 @@ from __future__ import annotations
 import random
 
 import httpx
-import psycopg
-import pytest
 import trio
 
-from playsite.store.migrations import apply_pending, load_migrations
 from playsite.wire import GameEnded, Snapshot, TurnPlayed
 
 from tests.support.client import Player, Table, create_game
-
-
-@pytest.fixture
-def migrated_url(database_url):
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        apply_pending(conn, load_migrations())
-    return database_url
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until
 
 
 def server_env(url: str, durability: str) -> dict[str, str]:
@@ -126,9 +118,7 @@ async def test_required_room_aborts_when_the_outage_outlasts_its_retries(serve, 
         pg_cluster.stop()
         try:
             await players.submit(mover, rng)
-            with trio.fail_after(30):
-                while "event=given_up" not in server.output():
-                    await trio.sleep(0.2)
+            await wait_until(lambda: "event=given_up" in server.output(), "the server to give the move up", 30, 0.2)
         finally:
             pg_cluster.start()
         ended = await players.wait_for(mover, lambda e: isinstance(e, GameEnded), timeout=60)

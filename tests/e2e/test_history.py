@@ -16,16 +16,16 @@ import sys
 import uuid
 
 import httpx
-import psycopg
 import pytest
 import trio
 
 from playsite.rules import START_POSITION, format_dfen
-from playsite.store.migrations import apply_pending, load_migrations
 from playsite.wire import DiceRolled, GameEnded, Rejected, Resign, SubmitSeed, TurnPlayed, Win, encode_command
 from playsite.wire.schemas import validator
 
 from tests.support.client import Player, Table, create_game
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.waiting import deadline
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 CLIENT_SEEDS = {
@@ -37,13 +37,6 @@ GAMES_TRIED = 8
 TURNS_MAX = 200
 
 
-@pytest.fixture
-def migrated_url(database_url):
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        apply_pending(conn, load_migrations())
-    return database_url
-
-
 def events_of(player: Player, kind) -> list:
     return [event for event in player.events if isinstance(event, kind)]
 
@@ -51,7 +44,7 @@ def events_of(player: Player, kind) -> list:
 async def next_roll_or_end(table: Table, timeout: float = 20) -> Player | None:
     """The seat with dice and legal moves, or None once the game has ended."""
     white = table.players["White"]
-    with trio.fail_after(timeout):
+    with deadline(timeout, "a roll with legal moves or the end of the game"):
         while True:
             if events_of(white, GameEnded):
                 return None

@@ -11,8 +11,9 @@ import psycopg
 import pytest
 
 from playsite.store.migrations import apply_pending, load_migrations
-from tests.support.errors import assert_error
+from tests.support.errors import assert_error, assert_no_server_errors
 from tests.support.turns import random_turn
+from tests.support.waiting import wait_until_sync
 from tests.transports.webhook_receiver import Reply, WebhookReceiver
 
 PUSH = {"DICE_SEED_WINDOW_MS": "0", "WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"}
@@ -91,12 +92,6 @@ def outcomes(window: dict) -> dict[str, int]:
     return {item["outcome"]: item["count"] for item in window["outcomes"]}
 
 
-def assert_no_server_errors(server) -> None:
-    output = server.output()
-    assert "Traceback" not in output, output
-    assert "Exception on request" not in output, output
-
-
 @pytest.fixture
 def client(serve):
     server = serve(PUSH)
@@ -118,10 +113,8 @@ def test_a_webhook_bot_plays_a_whole_game_against_a_polling_bot(client):
         while client.play_polling_turn(game_id, bob, bob_seat, rng):
             assert time.monotonic() < deadline, "the game did not end in time"
         final = client.state(game_id)
-        deadline = time.monotonic() + 10
-        while outcomes(client.stats(alice)["last24h"]).get("applied", 0) < hook.turns_answered:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until_sync(lambda: outcomes(client.stats(alice)["last24h"]).get("applied", 0) >= hook.turns_answered,
+                        "every answered turn to be recorded applied")
     over = final["status"]["Ended"]["over"]
     assert over["termination"] in ("KingCaptured", "Draw"), over
     assert hook.turns_answered >= 1 and hook.bad_signatures == 0
@@ -161,10 +154,7 @@ def test_a_registration_replaced_mid_turn_records_the_late_answer_as_stale(clien
             assert client.play_polling_turn(game_id, bob, bob_seat, rng)
         stale_version = old.answers[0][0]
         assert new.answers[0][0] == stale_version  # the standing turn went to the new registration
-        deadline = time.monotonic() + 10
-        while client.state(game_id)["version"] <= stale_version:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until_sync(lambda: client.state(game_id)["version"] > stale_version, "the standing turn to be played")
         stats = client.stats(alice)
     counts = outcomes(stats["last24h"])
     assert counts["stale_registration"] == 1
@@ -254,10 +244,8 @@ def test_registrations_stats_and_delivery_survive_a_restart_on_postgresql(serve,
         while hook.turns_answered == answered:  # the resumed game delivers again, signed with the same secret
             assert time.monotonic() < deadline, "the resumed game delivered nothing"
             assert second.play_polling_turn(game_id, bob, bob_seat, rng)
-        deadline = time.monotonic() + 10
-        while outcomes(second.stats(alice)["last24h"])["applied"] <= before:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until_sync(lambda: outcomes(second.stats(alice)["last24h"])["applied"] > before,
+                        "the resumed game's delivery to be recorded applied")
         second.close()
         assert_no_server_errors(second.server)
     assert hook.bad_signatures == 0

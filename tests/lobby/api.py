@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import httpx
 import pytest
+
+from tests.support.errors import assert_no_server_errors
+from tests.support.waiting import wait_until_sync
 
 FAST_GAMES = {"DICE_SEED_WINDOW_MS": "0"}
 ONE_SECOND_MOVES = {"PerMove": {"secondsPerMove": 1}}
@@ -59,10 +61,8 @@ class Api:
         self.wait_for_active_games(bot, 0, timeout)
 
     def wait_for_active_games(self, bot: dict, count: int, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while self.active_games(bot) != count:
-            assert time.monotonic() < deadline, f"the bot did not reach {count} active game(s) in time"
-            time.sleep(0.1)
+        wait_until_sync(lambda: self.active_games(bot) == count, f"the bot to reach {count} active game(s)",
+                        timeout, interval=0.1)
 
     def close(self) -> None:
         self.http.close()
@@ -70,12 +70,6 @@ class Api:
 
 def guest_id() -> str:
     return str(uuid.uuid4())
-
-
-def assert_no_server_errors(server) -> None:
-    output = server.output()
-    assert "Traceback" not in output, output
-    assert "Exception on request" not in output, output
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending as migrate
 from playsite.store.migrations import load_migrations
 from playsite.store.postgres import PostgresStore
+from tests.support.waiting import deadline
 
 pytestmark = pytest.mark.postgres
 
@@ -304,7 +305,7 @@ async def test_the_service_catches_up_at_start_survives_a_failing_period_and_kee
     history.add("red/ant", "red/bee", 1)
 
     async def wait_for(applied: int):
-        with trio.fail_after(10):
+        with deadline(10, f"{applied} game(s) rated"):
             while count_applied(database_url) < applied:
                 await trio.sleep(0.02)
 
@@ -314,7 +315,7 @@ async def test_the_service_catches_up_at_start_survives_a_failing_period_and_kee
         with psycopg.connect(database_url, autocommit=True) as conn:
             conn.execute("ALTER TABLE bot_ratings RENAME TO bot_ratings_away")
         history.add("blue/cat", "red/ant", 0)
-        with trio.fail_after(10):
+        with deadline(10, "a failed rating period to be logged"):
             while not any("rating batch failed" in r.getMessage() for r in caplog.records):
                 await trio.sleep(0.02)
         with psycopg.connect(database_url, autocommit=True) as conn:

@@ -12,6 +12,7 @@ from trio_websocket import open_websocket_url
 
 from playsite.wire import DiceRolled, GameEnded, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
 from tests.support.turns import random_turn
+from tests.support.waiting import deadline, wait_until
 
 
 async def create_game(base_url: str, **body) -> dict:
@@ -53,7 +54,7 @@ class Player:
                 self.tree = (await http.get(self.moves_url, timeout=10)).json()["legalMoves"]
 
     async def until(self, predicate, timeout: float = 20):
-        with trio.fail_after(timeout):
+        with deadline(timeout, f"an event {self.seat} awaits"):
             while True:
                 event = await self.receive()
                 if predicate(event):
@@ -61,7 +62,7 @@ class Player:
 
     async def my_roll(self, timeout: float = 20) -> dict:
         """Wait until this seat has dice with legal moves (reading everything before)."""
-        with trio.fail_after(timeout):
+        with deadline(timeout, f"a roll with legal moves for {self.seat}"):
             while self.tree is None:
                 event = await self.receive()
                 if isinstance(event, GameEnded):
@@ -113,10 +114,7 @@ class Table:
         return next((p for p in self.players.values() if p.tree), None)
 
     async def wait_for_roll(self, timeout: float = 20) -> Player:
-        with trio.fail_after(timeout):
-            while (player := self.seat_to_move()) is None:
-                await trio.sleep(0.01)
-        return player
+        return await wait_until(self.seat_to_move, "a seat with dice and legal moves", timeout)
 
     async def play_turn(self, rng: random.Random, timeout: float = 20):
         player = await self.wait_for_roll(timeout)
@@ -131,7 +129,7 @@ class Table:
 
     async def wait_for(self, player: Player, predicate, timeout: float = 20):
         seen = 0
-        with trio.fail_after(timeout):
+        with deadline(timeout, f"an event {player.seat} awaits"):
             while True:
                 for event in player.events[seen:]:
                     if predicate(event):

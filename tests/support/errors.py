@@ -18,3 +18,10 @@ def assert_error(answer, status: int, code: str) -> str:
     message = body["error"]["message"]
     assert isinstance(message, str) and message, body
     return message
+
+
+def assert_no_server_errors(server) -> None:
+    """A `playsite serve` process (tests/support/server.py) logged no crash and no failed request."""
+    output = server.output()
+    assert "Traceback" not in output, output
+    assert "Exception on request" not in output, output
