@@ -9,12 +9,11 @@ import re
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import httpx
 
+from tests.support.anchor_client import AnchorFlowClient
 from tests.support.turns import random_turn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,31 +100,6 @@ def test_example_bot_plays_with_a_token_and_accepts_a_challenge(serve):
 
 
 # ----- the ecosystem's polling flow, as the anchor's CC0 random_bot example performs it --------
-
-
-class AnchorFlowClient:
-    """Plain urllib, exactly the requests that example sends: JSON bodies with an explicit
-    Content-Type, bodiless POSTs, and a 409's JSON body read as the move verdict."""
-
-    def __init__(self, base_url: str):
-        self.base_url = base_url
-        self.statuses: list[tuple[str, str, int]] = []
-
-    def __call__(self, method: str, path: str, token: str | None = None, body: dict | None = None) -> dict:
-        request = urllib.request.Request(self.base_url + path, method=method)
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        data = None
-        if body is not None:
-            request.add_header("Content-Type", "application/json")
-            data = json.dumps(body).encode()
-        try:
-            with urllib.request.urlopen(request, data=data, timeout=30) as response:
-                self.statuses.append((method, path, response.status))
-                return json.loads(response.read() or "{}")
-        except urllib.error.HTTPError as refused:
-            self.statuses.append((method, path, refused.code))
-            return json.loads(refused.read() or "{}")
 
 
 def test_the_anchor_example_polling_flow_plays_a_game_to_its_end(serve):

@@ -7,39 +7,18 @@ example sends them, bodiless POSTs for accept, error bodies read as JSON like an
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 import time
-import urllib.error
-import urllib.request
 
 from tests.lobby.api import FAST_GAMES, assert_no_server_errors
+from tests.support.anchor_client import AnchorFlowClient
 from tests.support.turns import random_turn
 
 GAME_DEADLINE_S = 180
 
 
-class PollingClient:
-    def __init__(self, base_url: str):
-        self.base_url = base_url
-
-    def call(self, method: str, path: str, token: str | None = None, body: dict | None = None, query: str = ""):
-        request = urllib.request.Request(f"{self.base_url}{path}{query}", method=method)
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        data = None
-        if body is not None:
-            request.add_header("Content-Type", "application/json")
-            data = json.dumps(body).encode()
-        try:
-            with urllib.request.urlopen(request, data=data, timeout=10) as response:
-                return json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as error:  # a refused move still has a JSON verdict
-            return json.loads(error.read() or b"{}")
-
-
-def one_poll(client: PollingClient, me: dict, rng: random.Random) -> bool:
+def one_poll(client: AnchorFlowClient, me: dict, rng: random.Random) -> bool:
     """Play wherever it is my roll; True while I still sit in a live game."""
     games = client.call("GET", "/bot/games", me["token"])["games"]
     for game in games:
@@ -53,7 +32,7 @@ def one_poll(client: PollingClient, me: dict, rng: random.Random) -> bool:
 
 def test_the_anchor_polling_flow_plays_a_game_to_its_end(serve):
     server = serve(FAST_GAMES)
-    client = PollingClient(server.base_url)
+    client = AnchorFlowClient(server.base_url)
     rng = random.Random(7)
 
     a = client.call("POST", "/bot/anon", query="?name=rustam")
