@@ -33,6 +33,7 @@ from playsite.ratings.ladder import Ladder, run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.store import Store, run_store
+from playsite.store.lease import run_serving_lease
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
 from playsite.webhooks.registrations import Webhooks
@@ -78,6 +79,9 @@ async def boot(
     warn_unbuilt_settings(settings)
     if store is None:
         store = await nursery.start(run_store, settings)
+    if settings.persistence_enabled and settings.database_url:
+        # Before any room is resumed: a second process on this database stops here.
+        await nursery.start(run_serving_lease, settings.database_url)
     if repaired := await store.end_archived_games():
         log.error(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",

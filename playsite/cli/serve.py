@@ -9,6 +9,7 @@ import trio
 
 from playsite.config import ConfigError, Settings
 from playsite.store.database import DatabaseUnavailable
+from playsite.store.lease import LeaseLost, LeaseTaken
 from playsite.store.migrations import MigrationError
 
 EXIT_CONFIG = 2
@@ -70,6 +71,8 @@ def boot_failure(failure: BaseException, settings: Settings) -> str | None:
             if (message := boot_failure(leaf, settings)) is not None:
                 return message
         return None
+    if isinstance(failure, (LeaseTaken, LeaseLost)):
+        return str(failure)
     if isinstance(failure, DatabaseUnavailable):
         return f"cannot reach PostgreSQL: {failure}"
     if isinstance(failure, MigrationError):

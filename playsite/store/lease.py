@@ -1,0 +1,107 @@
+"""The serving lease: at most one `playsite serve` serves a database at a time.
+
+Admission, the lobby and every live room are process-local, so two processes on one
+database would both resume and play the same games. The serving process therefore holds a
+session-level PostgreSQL advisory lock on a connection of its own, taken before any room is
+resumed. A second process finds it taken and refuses to boot. If the lease connection is
+lost (a PostgreSQL restart, a network cut) the holder takes it again; if it then finds the
+lock held by another process, it has lost the lease and stops serving. While PostgreSQL
+cannot be reached at all, nobody can take the lease, so the holder keeps serving.
+A process killed with -9 loses its connection, and with it the lease, at once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import psycopg
+import trio
+
+from playsite.store.database import DatabaseUnavailable
+
+log = logging.getLogger("playsite.lease")
+
+LEASE_KEY = 0x706C61797369_7465 & 0x7FFF_FFFF_FFFF_FFFF
+"""The advisory lock key ("playsite" in ASCII, as a positive bigint)."""
+CHECK_EVERY_S = 2.0
+CONNECT_TIMEOUT_S = 5
+
+
+class LeaseTaken(Exception):
+    """Another process serves this database."""
+
+
+class LeaseLost(Exception):
+    """This process held the lease, lost its connection, and another process took the lease."""
+
+
+class ServingLease:
+    def __init__(self, url: str):
+        self.url = url
+        self._conn: psycopg.Connection | None = None
+
+    def _take(self) -> bool:
+        """(Re)connect and try the lock; True when this process holds it now."""
+        self._drop()
+        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        held = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()[0]
+        if not held:
+            conn.close()
+            return False
+        self._conn = conn
+        return True
+
+    def _alive(self) -> bool:
+        if self._conn is None or self._conn.closed:
+            return False
+        try:
+            self._conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            return False
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def take(self) -> None:
+        """At boot: hold the lease, or raise LeaseTaken."""
+        if not await trio.to_thread.run_sync(self._take, abandon_on_cancel=True):
+            raise LeaseTaken(
+                "another playsite process is serving this database (it holds the serving lease); stop it first"
+            )
+
+    async def keep(self) -> None:
+        """Until cancelled: check the lease connection; retake it when lost; LeaseLost when another took it."""
+        while True:
+            await trio.sleep(CHECK_EVERY_S)
+            if await trio.to_thread.run_sync(self._alive, abandon_on_cancel=True):
+                continue
+            log.warning("serving lease: connection lost; taking the lease again")
+            try:
+                held = await trio.to_thread.run_sync(self._take, abandon_on_cancel=True)
+            except psycopg.Error as error:
+                log.warning("serving lease: PostgreSQL unreachable (%s); still serving", type(error).__name__)
+                continue
+            if not held:
+                raise LeaseLost("the serving lease was taken by another playsite process; this one stops serving")
+            log.info("serving lease: held again")
+
+    async def close(self) -> None:
+        await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
+
+
+async def run_serving_lease(url: str, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Take the lease (LeaseTaken if another process holds it), then keep it while serving."""
+    lease = ServingLease(url)
+    try:
+        await lease.take()
+    except psycopg.Error as error:
+        raise DatabaseUnavailable(f"cannot take the serving lease: {type(error).__name__}") from None
+    task_status.started(lease)
+    try:
+        await lease.keep()
+    finally:
+        with trio.CancelScope(shield=True):
+            await lease.close()
