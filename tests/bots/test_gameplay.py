@@ -89,7 +89,7 @@ class ServedSite:
     async def new_bot(self, name: str = "bot") -> Bot:
         async with httpx.AsyncClient(base_url=self.base_url, timeout=10) as http:
             response = await http.post("/bot/anon", params={"name": name})
-        assert response.status_code == 201, response.text
+        assert response.status_code == 201, f"POST /bot/anon answered {response.status_code}: {response.text}"
         body = response.json()
         return Bot(body["token"], f"{body['team']}/{body['name']}")
 
@@ -98,7 +98,7 @@ class ServedSite:
         async with httpx.AsyncClient(base_url=self.base_url, timeout=10) as http:
             team, name = b.id.split("/")
             created = await http.post("/bot/challenge", json={"team": team, "name": name}, headers=a.auth)
-            assert created.status_code == 201, created.text
+            assert created.status_code == 201, f"POST /bot/challenge answered {created.status_code}: {created.text}"
             accepted = await http.post(f"/bot/challenge/{created.json()['id']}/accept", headers=b.auth)
             assert accepted.status_code == 201, accepted.text
             game_id = accepted.json()["gameId"]

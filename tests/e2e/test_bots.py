@@ -62,6 +62,9 @@ def test_two_example_bots_play_a_whole_game_over_ndjson_streams(serve):
 
 def test_two_example_bots_play_a_whole_game_by_webhook(serve):
     server = serve(SERVER_ENV)
+    probe = httpx.post(f"{server.base_url}/bot/webhook", json={"url": "http://127.0.0.1:9/"},
+                       headers={"Authorization": "Bearer nobody"}, timeout=10)
+    assert probe.status_code == 401, f"POST /bot/webhook must be mounted (401 for a bad token): {probe.status_code}"
     game_id, state = run_demo(server, "webhook")
     assert_both_bots_played(server, game_id, state)
 
