@@ -15,6 +15,7 @@ from playsite.bots.stream_routes import stream_routes
 from playsite.games.routes import game_routes
 from playsite.games.socket_routes import websocket_routes
 from playsite.http.edge import install_edge
+from playsite.http.errors import Refusal
 from playsite.http.responses import json_response
 from playsite.lobby.routes import lobby_routes
 from playsite.ratings.routes import ratings_routes
@@ -39,6 +40,18 @@ def create_app(services: Services) -> QuartTrio:
         if store.detail:
             body["store"]["detail"] = store.detail
         return json_response(body, 200, {"Cache-Control": "no-store"})
+
+    @app.get("/ready")
+    async def ready():
+        """Readiness for a load balancer: 503 while the store is unreachable or this process
+        does not hold the serving lease. `/health` stays 200 (liveness) meanwhile."""
+        store = await services.store.health()
+        reasons = [] if store.reachable else ["store unreachable"]
+        if services.lease is not None and not services.lease.held:
+            reasons.append("serving lease not held")
+        if reasons:
+            raise Refusal(503, "not_ready", "; ".join(reasons), {"Retry-After": "5", "Cache-Control": "no-store"})
+        return json_response({"status": "ready"}, 200, {"Cache-Control": "no-store"})
 
     @app.get("/version")
     async def version():

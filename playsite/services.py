@@ -33,7 +33,7 @@ from playsite.ratings.ladder import Ladder, run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.store import Store, run_store
-from playsite.store.lease import run_serving_lease
+from playsite.store.lease import ServingLease, run_serving_lease
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
 from playsite.webhooks.registrations import Webhooks
@@ -60,6 +60,8 @@ class Services:
     """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
     spectators: SpectatorLimits
     origins: OriginPolicy
+    lease: ServingLease | None
+    """This process's serving lease (PostgreSQL only)."""
     ladder: Ladder | None
     version: str
     revision: str | None
@@ -79,9 +81,10 @@ async def boot(
     warn_unbuilt_settings(settings)
     if store is None:
         store = await nursery.start(run_store, settings)
+    lease = None
     if settings.persistence_enabled and settings.database_url:
         # Before any room is resumed: a second process on this database stops here.
-        await nursery.start(run_serving_lease, settings.database_url)
+        lease = await nursery.start(run_serving_lease, settings.database_url)
     if repaired := await store.end_archived_games():
         log.error(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",
@@ -133,6 +136,7 @@ async def boot(
         seat_streams=SeatStreams(),
         spectators=SpectatorLimits(settings.spectators_per_game, settings.spectators_per_address),
         origins=OriginPolicy(frozenset(settings.cors_origins)),
+        lease=lease,
         ladder=ladder,
         version=package_version(),
         revision=git_revision(),

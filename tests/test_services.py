@@ -12,8 +12,9 @@ import trio
 from playsite.config import Settings
 from playsite.lobby.challenges import CHALLENGE_TTL_S
 from playsite.services import UNBUILT_SETTINGS, unbuilt_settings_in_use
+from playsite.store import MemoryStore, StoreHealth
 from playsite.wire import Unlimited
-from tests.support.app import booted
+from tests.support.app import booted, test_client
 
 PACKAGE = Path(__file__).resolve().parent.parent / "playsite"
 
@@ -101,3 +102,23 @@ def test_no_module_keeps_mutable_state():
 def test_the_state_check_finds_state():
     tree = ast.parse("import weakref\n_cache = {}\nBY = weakref.WeakKeyDictionary()\nT = {1: 2}\n_by = weakref.WeakKeyDictionary()\ndef f():\n    global x\n")
     assert module_level_state(tree) == ["_cache (line 2)", "_by (line 5)", "global x (line 7)"]
+
+
+async def test_ready_answers_200_while_the_store_is_reachable():
+    async with booted() as services:
+        response = await test_client(services).get("/ready")
+    assert response.status_code == 200 and await response.get_json() == {"status": "ready"}
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+async def test_ready_answers_503_while_the_store_is_unreachable_and_health_stays_200():
+    class Unreachable(MemoryStore):
+        async def health(self):
+            return StoreHealth(kind="memory", durable=False, reachable=False, detail="down for the test")
+
+    async with booted(store=Unreachable()) as services:
+        client = test_client(services)
+        ready, health = await client.get("/ready"), await client.get("/health")
+    assert ready.status_code == 503 and ready.headers["Retry-After"] == "5"
+    assert (await ready.get_json())["error"] == {"code": "not_ready", "message": "store unreachable"}
+    assert health.status_code == 200 and (await health.get_json())["status"] == "degraded"

@@ -51,6 +51,11 @@ class ServingLease:
         self._conn = conn
         return True
 
+    @property
+    def held(self) -> bool:
+        """Whether this process held the lease at its last check."""
+        return self._conn is not None
+
     def _alive(self) -> bool:
         if self._conn is None or self._conn.closed:
             return False
@@ -78,6 +83,7 @@ class ServingLease:
             await trio.sleep(CHECK_EVERY_S)
             if await trio.to_thread.run_sync(self._alive, abandon_on_cancel=True):
                 continue
+            await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
             log.warning("serving lease: connection lost; taking the lease again")
             try:
                 held = await trio.to_thread.run_sync(self._take, abandon_on_cancel=True)
