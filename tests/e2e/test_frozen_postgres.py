@@ -10,6 +10,7 @@ import os
 import random
 import signal
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -17,21 +18,16 @@ import psycopg
 import pytest
 import trio
 
-from playsite.store.migrations import apply_pending, load_migrations
+from playsite.archive.routes import READ_TIMEOUT_S
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
 from tests.support.client import Player, Table, create_game
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
 
 FROZEN_S = 3
 """Longer than the server's write timeout (1 s below), so every write in flight is given up."""
-
-
-@pytest.fixture
-def migrated_url(database_url):
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        apply_pending(conn, load_migrations())
-    return database_url
 
 
 def server_env(url: str) -> dict[str, str]:
@@ -132,7 +128,11 @@ async def test_a_creation_answered_503_while_postgres_is_frozen_never_appears(se
     with frozen(pg_cluster):
         async with httpx.AsyncClient() as http:
             refused = await http.post(f"{server.base_url}/games", json={}, timeout=30)
-        assert refused.status_code == 503 and refused.json()["error"]["code"] == "temporarily_unavailable"
+            assert refused.status_code == 503 and refused.json()["error"]["code"] == "temporarily_unavailable"
+            started = trio.current_time()
+            history = await http.get(f"{server.base_url}/games/{uuid.uuid4()}/history", timeout=30)
+            assert history.status_code == 503 and history.headers["Retry-After"] == "5"
+            assert trio.current_time() - started < READ_TIMEOUT_S + 2
         await trio.sleep(FROZEN_S)
     settled(migrated_url)
     with psycopg.connect(migrated_url) as conn:
@@ -155,9 +155,7 @@ async def test_a_move_given_up_while_postgres_is_frozen_is_discarded_and_the_abo
         played = [list(e.moves) for e in mover.events if isinstance(e, TurnPlayed)]
         with frozen(pg_cluster):
             given_up = await players.submit(mover, rng)
-            with trio.fail_after(60):
-                while "event=given_up" not in server.output():
-                    await trio.sleep(0.1)
+            await wait_until(lambda: "event=given_up" in server.output(), "the server to give the move up", 60, 0.1)
         ended = await players.wait_for(mover, lambda e: isinstance(e, GameEnded), timeout=60)
     assert ended.over.termination == "Aborted" and ended.v == before["version"] + 1
     settled(migrated_url)
