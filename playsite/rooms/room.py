@@ -348,14 +348,27 @@ class Room:
             self.clock.credit(stall)  # the mover does not pay for the server's writes
         if committed:
             self._durable = data
-            self.persistence_stalled = False
+            if self.persistence_stalled:
+                self.persistence_stalled = False
+                self._restart_graces(trio.current_time())
         return committed
 
     def _stalled(self) -> None:
+        """The write has failed past the stall grace: drop the sockets (they reconnect to the
+        durable state). The stall is the server's fault, so no disconnect grace runs for any
+        seat while the room is halted; every absent seat gets a whole grace once it recovers."""
         self.persistence_stalled = True
         self.fanout.close_all()
         for subscriber in list(self.seated):
             self._seat_left(subscriber, trio.current_time())
+        for seat in self.seats.values():
+            seat.grace_until = None
+
+    def _restart_graces(self, now: float) -> None:
+        for seat in self.seats.values():
+            if seat.connections == 0 and not seat.setup.always_present:
+                if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+                    seat.grace_until = now + DISCONNECT_GRACE_S
 
     def _roll_back_and_abort(self) -> None:
         """An exhausted intermediate write: discard it, end as aborted from the last durable version."""
@@ -615,7 +628,9 @@ class Room:
         if flag_at is not None and now >= flag_at and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
             self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
             return
-        for name, seat in self.seats.items():
-            if seat.grace_until is not None and now >= seat.grace_until:
-                self._end(self._decided(Termination.DISCONNECT, winner=other(name)), now)
-                return
+        gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]
+        if len(gone) == len(self.seats):
+            # Both seats away past their grace at once: no result may depend on seat order.
+            self._end(Ending(Termination.ABORTED, None), now)
+        elif gone:
+            self._end(self._decided(Termination.DISCONNECT, winner=other(gone[0])), now)

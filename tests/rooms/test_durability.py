@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 from playsite.rooms.admission import Purpose
-from playsite.rooms.model import BEST_EFFORT, REQUIRED, TECHNICAL_ABORT_REASON
+from playsite.rooms.model import BEST_EFFORT, DISCONNECT_GRACE_S, REQUIRED, TECHNICAL_ABORT_REASON, Termination
 from playsite.rooms.persistence import STALL_GRACE_S, TERMINAL_BACKOFF_MAX_S
 from playsite.rooms.registry import CreationFailed
 from playsite.store.memory import MemoryStore
@@ -17,7 +17,7 @@ from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
 from tests.support.turns import random_turn
 
 from .faulty_store import FaultyStore
-from .harness import attach, command, received, room_setup, running_registry
+from .harness import attach, command, received, room_setup, running_registry, seat_setup
 
 
 def required_setup(**overrides):
@@ -253,3 +253,53 @@ async def test_completion_hooks_never_run_for_an_uncommitted_ending(autojump_clo
             await trio.sleep(5)
             nursery.cancel_scope.cancel()
     assert room.ended and not room.completed and completed == []
+
+
+async def stalled_mid_game(store, registry):
+    """A required game between two people, both connected, both having played; then a write
+    that hangs past the stall grace. Returns the room, halted and stalled."""
+    store.save_timeout_s = 20.0  # long attempts: the intermediate write stalls before it is given up
+    room = await registry.create(
+        required_setup(white=seat_setup(always_present=False), black=seat_setup(always_present=False)),
+        Purpose.GENERAL,
+        (),
+    )
+    for seat in ("White", "Black"):
+        await attach(room, seat)
+    for _ in range(2):
+        await play_one_turn(room)
+    store.hanging = True
+    return room
+
+
+async def test_no_disconnect_grace_runs_while_the_room_is_halted(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await stalled_mid_game(store, registry)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_one_turn, room)
+            await trio.sleep(STALL_GRACE_S + 10)
+            assert room.persistence_stalled
+            await trio.sleep(DISCONNECT_GRACE_S + 20)  # the store stays down far past a grace
+            store.hanging = False
+        recovered_at = trio.current_time()
+        await trio.testing.wait_all_tasks_blocked()
+        assert not room.persistence_stalled and not room.ended, "a stall the server caused decided the game"
+        white = await attach(room, "White")  # White comes back within the grace that started at recovery
+        await trio.sleep(DISCONNECT_GRACE_S + 1)
+        assert room.ending is not None and room.ending.termination is Termination.DISCONNECT
+        assert room.ending.winner == "White" and trio.current_time() - recovered_at >= DISCONNECT_GRACE_S
+        assert received(white)
+
+
+async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_order(autojump_clock):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await stalled_mid_game(store, registry)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_one_turn, room)
+            await trio.sleep(STALL_GRACE_S + 10)
+            store.hanging = False
+        await trio.sleep(DISCONNECT_GRACE_S + 1)
+        assert room.ending is not None and room.ending.termination is Termination.ABORTED
+        assert room.ending.over.result is None
