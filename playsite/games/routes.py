@@ -9,7 +9,8 @@ from quart import Response
 from playsite.games.creation import create_human_game
 from playsite.games.refusals import game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
-from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.errors import Refusal, RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
 from playsite.rooms.registry import CreationFailed
 from playsite.services import Services
@@ -21,6 +22,7 @@ from playsite.wire import (
 )
 
 CREATE_BODY_MAX = 4096
+PENDING_RETRY_AFTER_S = 30
 LIST_LIMIT = 50
 
 
@@ -28,9 +30,17 @@ def game_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("games", __name__)
     registry = services.registry
 
+    creations = RateLimiter(services.settings.game_creations_per_minute, 60)
+
     @routes.post("/games")
     @body_limit(CREATE_BODY_MAX)
     async def create_game():
+        limit_by_address(creations, "game creations")
+        if registry.awaiting_joins() >= services.settings.unjoined_games_max:
+            raise Refusal(
+                503, "too_many_pending_games", "too many games are waiting for their players; try again later",
+                {"Retry-After": str(PENDING_RETRY_AFTER_S)},
+            )
         body = await json_object()
         reject_unknown_fields(body, {"timeControl", "rated"})
         try:

@@ -16,6 +16,7 @@ from quart import websocket
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import client_address
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
+from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.services import Services
@@ -40,9 +41,11 @@ SEND_TIMEOUT_S = 10
 def websocket_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("game_socket", __name__)
     registry = services.registry
+    connects = RateLimiter(services.settings.socket_connects_per_minute, 60)
 
     @routes.websocket("/games/<game_id>/ws")
     async def game_socket(game_id: str):
+        limit_by_address(connects, "socket connections")
         room = registry.get(game_id)
         if room is None:
             raise game_not_found()

@@ -17,7 +17,7 @@ import trio
 
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
-from playsite.rooms.model import REQUIRED, RoomSetup, WallClock, utc_now
+from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import telemetry
 from playsite.rooms.room import Room
 
@@ -52,6 +52,10 @@ class Registry:
             self._nursery = nursery
             task_status.started(self)
             await trio.sleep_forever()
+
+    def awaiting_joins(self) -> int:
+        """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
+        return sum(1 for room in self.live.values() if room.phase is Phase.AWAITING_JOINS)
 
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)

@@ -31,7 +31,10 @@ FRAME_WAIT_S = 5
 
 @pytest.fixture(scope="module")
 def shared_server():
-    server = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}).start()
+    # One server for the whole module: far more games and sockets than one client may open in a minute.
+    server = ServerProcess(
+        {"DICE_SEED_WINDOW_MS": "0", "PLAY_GAME_CREATIONS_PER_MINUTE": "10000", "PLAY_SOCKET_CONNECTS_PER_MINUTE": "10000"}
+    ).start()
     yield server
     server.close()
 
@@ -258,7 +261,7 @@ def test_get_games_lists_live_games_with_public_faces_and_no_tokens(serve):
 
 
 def test_get_games_shows_at_most_50_and_counts_them_all(serve):
-    server = serve({"DICE_SEED_WINDOW_MS": "0"})
+    server = serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_GAME_CREATIONS_PER_MINUTE": "100"})
     with httpx.Client(base_url=server.base_url, timeout=10) as client:
         for _ in range(55):
             create(client)

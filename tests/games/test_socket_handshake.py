@@ -120,3 +120,27 @@ async def test_spectators_are_capped_per_game_and_per_address_and_seats_never_ar
                 with pytest.raises(WebsocketResponseError) as error:
                     await fourth.receive()
             assert "this game has its 3 spectators" in (await error.value.response.get_data(as_text=True))
+
+
+async def test_game_creations_socket_connects_and_waiting_games_are_bounded(autojump_clock):
+    settings = Settings(dice_seed_window_ms=0, game_creations_per_minute=3, unjoined_games_max=2, socket_connects_per_minute=2)
+    async with booted(settings) as services:
+        client = test_client(services)
+        answers = [await client.post("/games", json={}) for _ in range(3)]
+        assert [a.status_code for a in answers] == [201, 201, 503], "two games already wait for their players"
+        busy = await answers[2].get_json()
+        assert busy["error"]["code"] == "too_many_pending_games" and answers[2].headers["Retry-After"] == "30"
+        limited = await client.post("/games", json={})
+        assert limited.status_code == 429 and (await limited.get_json())["error"]["code"] == "rate_limited"
+        assert int(limited.headers["Retry-After"]) >= 1
+        game_id = (await answers[0].get_json())["gameId"]
+        for expected in (True, True, False):
+            async with client.websocket(f"/games/{game_id}/ws?mode=spectator") as ws:
+                if expected:
+                    assert "Snapshot" in json.loads(await ws.receive())
+                else:
+                    with pytest.raises(WebsocketResponseError) as refused:
+                        await ws.receive()
+                    assert refused.value.response.status_code == 429
+        await trio.sleep(61)  # the windows reopen
+        assert (await client.post("/games", json={})).status_code == 503  # still two waiting
