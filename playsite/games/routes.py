@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 
+import trio
 from quart import Response
 
 from playsite.games.creation import create_human_game
-from playsite.games.refusals import game_not_found
+from playsite.games.refusals import canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
 from playsite.rooms.registry import CreationFailed
+from playsite.rooms.room import Room
+from playsite.rooms.view import PublicView
 from playsite.services import Services
 from playsite.wire import (
     DEFAULT_TIME_CONTROL,
@@ -23,6 +26,8 @@ from playsite.wire import (
 
 CREATE_BODY_MAX = 4096
 PENDING_RETRY_AFTER_S = 30
+STORE_READ_TIMEOUT_S = 3
+"""A read of an ended game that takes longer is answered 503 with Retry-After."""
 LIST_LIMIT = 50
 
 
@@ -87,19 +92,30 @@ def game_routes(services: Services) -> RouteFamily:
         games = [public_game(room) for room in rooms[:LIST_LIMIT]]
         return json_response({"games": games, "total": len(registry.live)})
 
+    async def view_of(game_id: str) -> PublicView:
+        """A live (or recently finished) room's view; else an ended game's final state from the
+        store, so a finished game stays readable by id after a restart."""
+        room = registry.get(game_id)
+        if room is not None:
+            return room.published
+        data = None
+        with trio.move_on_after(STORE_READ_TIMEOUT_S) as deadline:
+            data = await services.store.ended_game(canonical_game_id(game_id))
+        if deadline.cancelled_caught:
+            raise temporarily_unavailable("the game could not be read; try again")
+        if data is None:
+            raise game_not_found()
+        return Room.ended_view(data)
+
     @routes.get("/games/<game_id>")
     async def read_game(game_id: str):
-        room = registry.get(game_id)
-        if room is None:
-            raise game_not_found()
-        return Response(room.state_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
+        view = await view_of(game_id)
+        return Response(view.state_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     @routes.get("/games/<game_id>/moves")
     async def read_moves(game_id: str):
-        room = registry.get(game_id)
-        if room is None:
-            raise game_not_found()
-        return json_response(room.published.moves_body(), headers={"Cache-Control": "no-cache"})
+        view = await view_of(game_id)
+        return json_response(view.moves_body(), headers={"Cache-Control": "no-cache"})
 
     return routes
 

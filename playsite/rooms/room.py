@@ -136,6 +136,11 @@ class Room:
         room.resumed = True
         return room
 
+    @classmethod
+    def ended_view(cls, data: dict) -> PublicView:
+        """The public view of an ended game from its final durable snapshot (no task runs)."""
+        return cls.resume(data, None).published
+
     async def write_creation(self) -> str | None:
         """Write the creation snapshot once; None when it committed, else why it did not.
 

@@ -99,6 +99,10 @@ class Store(Protocol):
     async def active_games(self) -> list[dict[str, Any]]:
         """Durable snapshots of every game still active, for resumption at boot."""
 
+    async def ended_game(self, game_id: str) -> dict[str, Any] | None:
+        """The final durable snapshot of an ended game still kept (retention drops it after
+        RETENTION_DAYS; the archive stays); None for an unknown or still active game."""
+
     async def end_archived_games(self) -> list[str]:
         """Repair at boot: a game stored as active that also has an archive record (which no
         write of this version can produce) is marked ended, so it is not resumed. Returns

@@ -81,6 +81,10 @@ class MemoryStore:
     async def active_games(self) -> list[dict[str, Any]]:
         return [copy.deepcopy(w.snapshot) for w in self.games.values() if w.status == "active"]
 
+    async def ended_game(self, game_id: str) -> dict[str, Any] | None:
+        write = self.games.get(game_id)
+        return copy.deepcopy(write.snapshot) if write is not None and write.status == "ended" else None
+
     async def end_archived_games(self) -> list[str]:
         repaired = sorted(g for g, w in self.games.items() if w.status == "active" and g in self.archive)
         for game_id in repaired:

@@ -133,6 +133,14 @@ class PostgresStore:
         )
         return [row[0] for row in rows]
 
+    async def ended_game(self, game_id: str) -> dict[str, Any] | None:
+        row = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT snapshot FROM games WHERE id = %s AND status = 'ended'", (game_id,)
+            ).fetchone()
+        )
+        return None if row is None else row[0]
+
     async def end_archived_games(self) -> list[str]:
         rows = await self.database.run(
             lambda conn: conn.execute(

@@ -189,3 +189,12 @@ async def force_active(store, game_id: str) -> None:
         store.games[game_id] = attrs.evolve(store.games[game_id], status="active")
         return
     await store.database.run(lambda conn: conn.execute("UPDATE games SET status = 'active' WHERE id = %s", (game_id,)))
+
+
+async def test_an_ended_games_final_snapshot_is_kept_and_an_active_one_is_not_given(store):
+    game = str(uuid.uuid4())
+    await store.save_game(write(game, 3))
+    assert await store.ended_game(game) is None
+    await store.finish_game(write(game, 4, "ended"), ending(game))
+    assert (await store.ended_game(game))["marker"] == "v4"
+    assert await store.ended_game(str(uuid.uuid4())) is None
