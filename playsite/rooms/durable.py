@@ -10,11 +10,24 @@ from __future__ import annotations
 from typing import Any
 
 from playsite.dice import ClientSeeds, Fairness
-from playsite.rooms.model import ClockState, Ending, Phase, RoomSetup, RoomState, SeatSetup, Termination
-from playsite.rules import format_dfen, parse_dfen
-from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, decode_time_control, encode_time_control
+from playsite.rooms.model import ClockState, Ending, Phase, RoomSetup, RoomState, SeatSetup
+from playsite.rules import Termination, format_dfen, parse_dfen
+from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, Seat, PublicFace, decode_time_control, encode_time_control
 
 FORMAT = 1
+
+TERMINATION_NAMES = {
+    Termination.KING_CAPTURED: "king_captured",
+    Termination.RESIGN: "resign",
+    Termination.TIMEOUT: "timeout",
+    Termination.DISCONNECT: "disconnect",
+    Termination.DRAW_AGREEMENT: "draw_agreement",
+    Termination.NO_PROGRESS: "no_progress",
+    Termination.ABORTED: "aborted",
+}
+"""A termination's name in the snapshot: one per reason (a resumed room must know a
+forfeit from a resignation), stable across releases since snapshots outlive them."""
+_TERMINATIONS_BY_NAME = {name: termination for termination, name in TERMINATION_NAMES.items()}
 
 
 def dump_setup(setup: RoomSetup) -> dict[str, Any]:
@@ -99,7 +112,7 @@ def dump_state(state: RoomState) -> dict[str, Any]:
         "drawBlocked": sorted(state.draw_blocked),
         "ending": None
         if state.ending is None
-        else {"termination": state.ending.termination.value, "winner": state.ending.winner, "at": state.ending.at},
+        else {"termination": TERMINATION_NAMES[state.ending.termination], "winner": state.ending.winner, "at": state.ending.at},
     }
 
 
@@ -119,14 +132,23 @@ def load_state(data: dict[str, Any]) -> RoomState:
             seed=bytes.fromhex(data["seed"]),
             client_seeds=ClientSeeds(white=seeds["white"], black=seeds["black"], frozen=seeds["frozen"]),
         ),
-        principals=dict(data["principals"]),
+        principals={Seat(seat): principal for seat, principal in data["principals"].items()},
         history=tuple(
-            HistoryTurn(seat=t["seat"], dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"])
+            HistoryTurn(seat=Seat(t["seat"]), dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"])
             for t in data["history"]
         ),
-        played=frozenset(data["played"]),
-        clock=None if clock is None else ClockState(remaining_ms=dict(clock["remainingMs"]), running=clock["running"]),
-        draw_offer_from=data["drawOfferFrom"],
-        draw_blocked=frozenset(data["drawBlocked"]),
-        ending=None if ending is None else Ending(Termination(ending["termination"]), ending["winner"], ending["at"]),
+        played=frozenset(map(Seat, data["played"])),
+        clock=None if clock is None else _load_clock(clock),
+        draw_offer_from=_seat(data["drawOfferFrom"]),
+        draw_blocked=frozenset(map(Seat, data["drawBlocked"])),
+        ending=None if ending is None else Ending(_TERMINATIONS_BY_NAME[ending["termination"]], _seat(ending["winner"]), ending["at"]),
     )
+
+
+def _load_clock(data: dict[str, Any]) -> ClockState:
+    remaining = {Seat(seat): ms for seat, ms in data["remainingMs"].items()}
+    return ClockState(remaining_ms=remaining, running=_seat(data["running"]))
+
+
+def _seat(name: str | None) -> Seat | None:
+    return None if name is None else Seat(name)

@@ -1,9 +1,11 @@
-"""The rooms' values: what a game is set up with, how it ends, and its durable state.
+"""The rooms' values: what a game is set up with, how it ended, and its durable state.
 
 Everything here is a plain value (no task, no I/O), so the room, its durable codec
 (`durable`) and its store records (`records`) all import it and none imports another.
-Seats are the wire's `Seat` ("White"/"Black", `WHITE`, `BLACK`, `SEATS`): one word for a
-seat from the room to the client.
+Seats are the wire's `Seat` (a `str` enum, `WHITE`, `BLACK`, `SEATS`): one word for a seat
+from the room to the client. How a game ends is the rules' `Termination` (the rules decide
+some endings, and import nothing); `playsite.wire.termination` names it for clients and
+for the archive. Wall-clock times come from the room's injected `WallClock`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime, timezone
 import attrs
 
 from playsite.dice import Fairness
-from playsite.rules import START_POSITION, Position
+from playsite.rules import START_POSITION, Position, Termination
 from playsite.wire import (
     BLACK,
     WHITE,
@@ -27,6 +29,7 @@ from playsite.wire import (
     Seat,
     TimeControl,
     Win,
+    to_wire,
 )
 
 DISCONNECT_GRACE_S = 30
@@ -39,12 +42,14 @@ TECHNICAL_ABORT_REASON = "technical abort: the game could not be saved"
 
 
 def utc_now() -> str:
-    """Wall-clock time as the archive writes it (ISO-8601 UTC, milliseconds)."""
+    """The system clock, as the archive writes times (ISO-8601 UTC, milliseconds): the
+    default `WallClock`, and the only wall-clock read in rooms/."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 WallClock = Callable[[], str]
-"""The wall clock a room stamps endings with (`utc_now`; tests give their own)."""
+"""The wall clock a room stamps its creation and its ending with (`utc_now`; tests give
+their own). Timers never use it: they run on trio's clock."""
 
 
 def other(seat: Seat) -> Seat:
@@ -64,62 +69,20 @@ class Phase(enum.Enum):
     ENDED = "ended"
 
 
-class Termination(enum.Enum):
-    """Why a game ended: the one vocabulary. Its value is the durable name (snapshots);
-    `wire` and `archive` are its explicit encodings for clients and for history."""
-
-    KING_CAPTURED = "king_captured"
-    RESIGN = "resign"
-    TIMEOUT = "timeout"
-    DISCONNECT = "disconnect"
-    DRAW_AGREEMENT = "draw_agreement"
-    NO_PROGRESS = "no_progress"
-    ABORTED = "aborted"
-
-    @property
-    def wire(self) -> str:
-        """The ecosystem's termination name (`Over.termination`)."""
-        return _WIRE[self]
-
-    @property
-    def archive(self) -> str:
-        """The history record's and results row's termination name."""
-        return _ARCHIVE[self]
-
-
-_WIRE = {
-    Termination.KING_CAPTURED: "KingCaptured",
-    Termination.RESIGN: "Resign",
-    Termination.DISCONNECT: "Resign",  # a forfeit is the resignation a dropped connection makes
-    Termination.TIMEOUT: "Timeout",
-    Termination.DRAW_AGREEMENT: "Draw",
-    Termination.NO_PROGRESS: "Draw",
-    Termination.ABORTED: "Aborted",
-}
-_ARCHIVE = {
-    Termination.KING_CAPTURED: "king_captured",
-    Termination.RESIGN: "resign",
-    Termination.DISCONNECT: "resign",  # a forfeit travels, and is archived, as resign
-    Termination.TIMEOUT: "timeout",
-    Termination.DRAW_AGREEMENT: "draw_agreement",
-    Termination.NO_PROGRESS: "no_progress",
-    Termination.ABORTED: "aborted",
-}
-
-
 @attrs.frozen
 class Ending:
     termination: Termination
     winner: Seat | None
-    at: str = attrs.field(factory=utc_now)
-    """When the game ended, wall clock."""
+    at: str | None = None
+    """When the game ended, by the room's wall clock (None until the room stamps it)."""
 
     @property
     def over(self) -> Over:
+        """How the game ended, as clients are told."""
         if self.termination is Termination.ABORTED:
-            return Over(result=None, termination=self.termination.wire)
+            return Over(result=None, termination=to_wire(self.termination))
         result = Win(self.winner) if self.winner else Draw()
-        return Over(result=result, termination=self.termination.wire)
+        return Over(result=result, termination=to_wire(self.termination))
 
 
 @attrs.frozen
@@ -149,7 +112,8 @@ class RoomSetup:
     purpose: str = "general"
     participants: tuple[str, ...] = ()
     """Who counts against admission capacity (bots); kept so a restart can rebuild occupancy."""
-    created_at: str = attrs.field(factory=lambda: utc_now())
+    created_at: str | None = None
+    """When the game was created, by the room's wall clock (the room stamps it when built)."""
 
     def seat(self, seat: Seat) -> SeatSetup:
         return self.white if seat == WHITE else self.black

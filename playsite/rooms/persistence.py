@@ -101,6 +101,11 @@ class DurabilityPolicy:
     timeout_s: float
     """One attempt's limit: the store's save timeout."""
 
+    @classmethod
+    def for_store(cls, store) -> DurabilityPolicy:
+        """The policy of rooms writing to `store` (None: a room that writes nowhere)."""
+        return cls(timeout_s=store.save_timeout_s if store is not None else 0.0)
+
     async def write(
         self,
         attempt: Callable[[], Awaitable[None]],

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from playsite.rooms.model import RoomState, Termination
-from playsite.rules import format_dfen
+from playsite.rooms.model import RoomState
+from playsite.rules import Termination, format_dfen
 from playsite.store.base import GameEnding, GameWrite, ResultRow
 from playsite.wire import (
     BLACK,
@@ -25,6 +25,7 @@ from playsite.wire import (
     encode_history,
     encode_players,
     encode_time_control,
+    to_archive,
 )
 
 ANALYTICS_SOURCE = "playsite"
@@ -53,7 +54,7 @@ def history_record(state: RoomState) -> HistoryRecord:
         rated=state.setup.rated,
         time_control=state.setup.time_control,
         result=archive_result(state.ending.over),
-        termination=state.ending.termination.archive,
+        termination=to_archive(state.ending.termination),
         finished_at=state.ending.at,
         initial_dfen=format_dfen(state.setup.start),
         turns=tuple(

@@ -18,7 +18,7 @@ import trio
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
-from playsite.rooms.persistence import telemetry
+from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
 
 log = logging.getLogger("playsite.rooms")
@@ -34,10 +34,20 @@ class CreationFailed(Exception):
 
 
 class Registry:
-    def __init__(self, admission: Admission, seed_source: SeedSource, store=None, *, wall_clock: WallClock = utc_now):
+    def __init__(
+        self,
+        admission: Admission,
+        seed_source: SeedSource,
+        store=None,
+        *,
+        policy: DurabilityPolicy | None = None,
+        wall_clock: WallClock = utc_now,
+    ):
         self.admission = admission
+        self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
+        """The one durability policy every room of this registry writes by."""
         self.wall_clock = wall_clock
-        """The wall clock every room of this registry stamps its ending with."""
+        """The wall clock every room of this registry stamps its creation and ending with."""
         self.seed_source = seed_source
         self.store = store
         self.live: dict[str, Room] = {}
@@ -71,7 +81,7 @@ class Registry:
             raise CreationFailed("required durability needs a durable store")
         reservation = self.admission.reserve(purpose, participants)
         try:
-            room = Room(setup, Fairness.draw(self.seed_source), self.store, wall_clock=self.wall_clock)
+            room = Room(setup, Fairness.draw(self.seed_source), self.store, policy=self.policy, wall_clock=self.wall_clock)
             await self._write_creation(room)
             reservation.commit()
             await self._nursery.start(self._host, room, reservation)
@@ -103,7 +113,7 @@ class Registry:
             return 0
         snapshots = await self.store.active_games()
         for data in snapshots:
-            room = Room.resume(data, self.store, wall_clock=self.wall_clock)
+            room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock)
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
             await self._nursery.start(self._host, room, reservation)
             self._started(room)

@@ -30,7 +30,6 @@ from playsite.rooms.model import (
     RoomSetup,
     RoomState,
     SeatSetup,
-    Termination,
     WallClock,
     other,
     seat_of,
@@ -40,9 +39,9 @@ from playsite.rooms.persistence import DurabilityPolicy, attempt_write
 from playsite.rooms.records import game_write, terminal_records
 from playsite.rooms.view import PublicView
 from playsite.rules import (
-    KING_CAPTURED,
     IllegalTurn,
     Position,
+    Termination,
     count_turns,
     format_dfen,
     legal_tree,
@@ -84,12 +83,24 @@ class SeatState:
 
 
 class Room:
-    def __init__(self, setup: RoomSetup, fairness: Fairness, store=None, *, wall_clock: WallClock = utc_now) -> None:
+    def __init__(
+        self,
+        setup: RoomSetup,
+        fairness: Fairness,
+        store=None,
+        *,
+        policy: DurabilityPolicy | None = None,
+        wall_clock: WallClock = utc_now,
+    ) -> None:
+        self.wall_clock = wall_clock
+        """Stamps the creation and the ending; injected so tests can control it."""
+        if setup.created_at is None:
+            setup = attrs.evolve(setup, created_at=wall_clock())
         self.setup = setup
         self.store = store
-        self.wall_clock = wall_clock
-        """Stamps endings (`Ending.at`); injected so tests can control it."""
         """Where versions are written (None: nowhere, e.g. unit tests of the turn flow)."""
+        self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
+        """How hard a write is tried (the registry hands every room the same one)."""
         self.game_id = setup.game_id
         self.fairness = fairness
         self.seats = {seat: SeatState(setup.seat(seat), setup.seat(seat).principal) for seat in SEATS}
@@ -127,10 +138,12 @@ class Room:
         self._publish_view()
 
     @classmethod
-    def resume(cls, data: dict, store, *, wall_clock: WallClock = utc_now) -> Room:
+    def resume(
+        cls, data: dict, store, *, policy: DurabilityPolicy | None = None, wall_clock: WallClock = utc_now
+    ) -> Room:
         """Rebuild a room from its last committed version, clocks restarted from now."""
         state = load_state(data)
-        room = cls(state.setup, state.fairness, store, wall_clock=wall_clock)
+        room = cls(state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock)
         room._restore(state, trio.current_time())
         room._durable = data
         room.resumed = True
@@ -147,7 +160,7 @@ class Room:
         A best-effort room starts anyway, from this snapshot as its last durable state."""
         state = self.state()
         data = dump_state(state)
-        error = await attempt_write(lambda: self.store.save_game(game_write(state, data)), self.store.save_timeout_s)
+        error = await attempt_write(lambda: self.store.save_game(game_write(state, data)), self.policy.timeout_s)
         if error is None or not self.required:
             self._durable = data
         return error
@@ -340,7 +353,7 @@ class Room:
         else:
             attempt = lambda: self.store.save_game(write)  # noqa: E731
         started = trio.current_time()
-        committed = await DurabilityPolicy(self.store.save_timeout_s).write(
+        committed = await self.policy.write(
             attempt,
             required=self.required,
             terminal=self.ended,
@@ -504,7 +517,7 @@ class Room:
         self.played.add(seat)
         self._record_turn(seat, outcome.moves, outcome.after, draw_offer=offer_draw)
         if outcome.end is not None:
-            termination = Termination.KING_CAPTURED if outcome.end.termination == KING_CAPTURED else Termination.NO_PROGRESS
+            termination = outcome.end.termination  # the rules decide KING_CAPTURED or NO_PROGRESS
             winner = None if outcome.end.winner is None else (WHITE if outcome.end.winner else BLACK)
             self._end(self._decided(termination, winner=winner), now)
             return Verdict(True, self.version - 1)

@@ -4,18 +4,17 @@ Pure: imports nothing from the rest of playsite, no I/O, no clocks. See docs/rul
 """
 
 from .dfen import START_DFEN, InvalidDfen, format_dfen, parse_dfen
+from .ending import Termination
 from .movegen import PIECE_NAMES
 from .perft import micro_moves, perft
 from .position import DICE_PER_TURN, NO_PROGRESS_LIMIT, Position
 from .tree import MoveTree, NoDicePending, count_turns, iter_turns, legal_tree, max_dice
-from .turn import KING_CAPTURED, NO_PROGRESS, GameEnd, IllegalTurn, TurnOutcome, play_turn
+from .turn import GameEnd, IllegalTurn, TurnOutcome, play_turn
 
 START_POSITION = parse_dfen(START_DFEN)
 
 __all__ = [
     "DICE_PER_TURN",
-    "KING_CAPTURED",
-    "NO_PROGRESS",
     "NO_PROGRESS_LIMIT",
     "PIECE_NAMES",
     "START_DFEN",
@@ -26,6 +25,7 @@ __all__ = [
     "MoveTree",
     "NoDicePending",
     "Position",
+    "Termination",
     "TurnOutcome",
     "count_turns",
     "format_dfen",

@@ -10,14 +10,12 @@ import chess
 
 from . import movegen
 from .dfen import format_dfen
+from .ending import Termination
 from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US
 from .position import NO_PROGRESS_LIMIT, Position
 from .tree import _SPEND, MoveTree, _TurnSearch, legal_tree, max_dice, state_of
 
 _UCI_SHAPE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
-
-KING_CAPTURED = "king_captured"
-NO_PROGRESS = "no_progress"
 
 
 class IllegalTurn(ValueError):
@@ -32,8 +30,8 @@ class IllegalTurn(ValueError):
 
 @attrs.frozen
 class GameEnd:
-    termination: str
-    """"king_captured" or "no_progress"."""
+    termination: Termination
+    """KING_CAPTURED or NO_PROGRESS: the two endings the rules decide."""
     winner: chess.Color | None
     """The winning colour, or None for a draw."""
 
@@ -115,9 +113,9 @@ class _Turn:
 
     def end(self) -> GameEnd | None:
         if self.king_captured:
-            return GameEnd(termination=KING_CAPTURED, winner=self.white)
+            return GameEnd(termination=Termination.KING_CAPTURED, winner=self.white)
         if self.halfmove_peak >= NO_PROGRESS_LIMIT:
-            return GameEnd(termination=NO_PROGRESS, winner=None)
+            return GameEnd(termination=Termination.NO_PROGRESS, winner=None)
         return None
 
 

@@ -1,6 +1,7 @@
 """Codecs of the client wire protocol: the dicechess-play shapes plus playsite's extensions.
 
-Pure: no I/O, and nothing imported from the rest of playsite. The room builds these values
+Pure: no I/O, and nothing imported from the rest of playsite but the rules' `Termination`,
+which `termination` names on the wire and in the archive. The room builds these values
 and encodes each event once (`encode_event`); transports decode client frames with
 `decode_command` and answer bad ones with `encode_error`. The protocol is a contract shared
 with the web client (docs/wire.md); the JSON Schemas are in ``specs/wire/``.
@@ -59,8 +60,6 @@ from .events import (
     event_to_json,
 )
 from .history import (
-    ARCHIVE_TERMINATIONS,
-    ArchiveTermination,
     ArchiveTurn,
     Fairness,
     HistoryRecord,
@@ -83,8 +82,8 @@ from .outcome import (
     Over,
     Result,
     Status,
-    Termination,
     Win,
+    WireTermination,
     decode_over,
     decode_result,
     decode_status,
@@ -100,6 +99,14 @@ from .state import (
     decode_rematch_startup,
     encode_public_game_state,
     encode_rematch_startup,
+)
+from .termination import (
+    ARCHIVE_TERMINATIONS,
+    ArchiveTermination,
+    from_archive,
+    from_wire,
+    to_archive,
+    to_wire,
 )
 from .time_control import (
     DEFAULT_TIME_CONTROL,
@@ -175,13 +182,13 @@ __all__ = [
     "SuddenDeath",
     "TERMINATIONS",
     "TIMEOUT",
-    "Termination",
     "TimeControl",
     "TurnPlayed",
     "Unlimited",
     "WHITE",
     "Win",
     "WireError",
+    "WireTermination",
     "archive_result",
     "command_from_json",
     "command_to_json",
@@ -214,6 +221,10 @@ __all__ = [
     "encode_time_control",
     "event_from_json",
     "event_to_json",
+    "from_archive",
+    "from_wire",
     "live_over",
     "live_termination",
+    "to_archive",
+    "to_wire",
 ]

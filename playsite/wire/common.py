@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -10,9 +11,19 @@ import attrs
 from . import _read
 from .errors import WireError
 
-Seat = Literal["White", "Black"]
-WHITE: Seat = "White"
-BLACK: Seat = "Black"
+
+class Seat(enum.StrEnum):
+    """A seat of a game, the one seat word of playsite. A `str` whose value is its wire name,
+    so it is written into JSON, the store and the dice procedure exactly as that name, and
+    compares equal to it. (The dice procedure and the stand-alone verifier spell the seats
+    out themselves: they define bytes and import nothing.)"""
+
+    WHITE = "White"
+    BLACK = "Black"
+
+
+WHITE = Seat.WHITE
+BLACK = Seat.BLACK
 SEATS: tuple[Seat, Seat] = (WHITE, BLACK)
 
 DICE_PER_ROLL = 3
@@ -37,7 +48,7 @@ def check_seat(instance: object, attribute: attrs.Attribute, value: object) -> N
 
 
 def read_seat(value: object, where: str) -> Seat:
-    return _read.one_of(value, where, SEATS)  # type: ignore[return-value]
+    return Seat(_read.one_of(value, where, SEATS))
 
 
 def read_die(value: object, where: str) -> int:

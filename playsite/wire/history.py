@@ -8,7 +8,7 @@ disconnect grace is archived as ``resign``, as it travels live.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
@@ -32,36 +32,17 @@ from .common import (
     read_timestamp,
 )
 from .errors import WireError
-from .outcome import ABORTED, DRAW, KING_CAPTURED, RESIGN, TIMEOUT, Draw, Over, Termination, Win
+from .outcome import ABORTED, DRAW, Draw, Over, Win, WireTermination
+from .termination import ARCHIVE_TERMINATIONS, ArchiveTermination, from_archive, to_wire
 from .time_control import TimeControl, decode_time_control, encode_time_control
 
-ArchiveTermination = Literal[
-    "king_captured", "timeout", "resign", "draw_agreement", "no_progress", "aborted"
-]
-ARCHIVE_TERMINATIONS: tuple[ArchiveTermination, ...] = (
-    "king_captured",
-    "timeout",
-    "resign",
-    "draw_agreement",
-    "no_progress",
-    "aborted",
-)
-
-_LIVE_TERMINATION: dict[str, Termination] = {
-    "king_captured": KING_CAPTURED,
-    "timeout": TIMEOUT,
-    "resign": RESIGN,
-    "draw_agreement": DRAW,
-    "no_progress": DRAW,
-    "aborted": ABORTED,
-}
 _DRAWN = ("draw_agreement", "no_progress", "aborted")  # result 0
 _WHITE_POV = {1: WHITE, -1: BLACK}
 
 
-def live_termination(termination: ArchiveTermination) -> Termination:
+def live_termination(termination: ArchiveTermination) -> WireTermination:
     """The `Over.termination` wire string for an archived reason."""
-    return _LIVE_TERMINATION[termination]
+    return to_wire(from_archive(termination))
 
 
 def archive_result(over: Over) -> int:
@@ -73,7 +54,7 @@ def archive_result(over: Over) -> int:
 
 def live_over(result: int, termination: ArchiveTermination) -> Over:
     """The `Over` an archived (result, termination) pair is sent as live."""
-    live = _LIVE_TERMINATION[termination]
+    live = live_termination(termination)
     if live == ABORTED:
         return Over(None, ABORTED)
     if live == DRAW:

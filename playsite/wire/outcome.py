@@ -7,7 +7,8 @@ Draw, Aborted, Timeout. playsite's richer reasons map onto them:
 - a draw by agreement and a draw by no progress both travel as ``Draw``;
 - an aborted game has no result: ``{"result": null, "termination": "Aborted"}``.
 
-The archive (history.py) keeps the finer reasons.
+These five names are an encoding: how a game ends is playsite.rules' `Termination`, named
+here by `termination.to_wire`. The archive (history.py) keeps finer names.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from . import _read
 from .common import Seat, check_seat, read_seat
 from .errors import WireError
 
-Termination = Literal["KingCaptured", "Resign", "Draw", "Aborted", "Timeout"]
-KING_CAPTURED: Termination = "KingCaptured"
-RESIGN: Termination = "Resign"
-DRAW: Termination = "Draw"
-ABORTED: Termination = "Aborted"
-TIMEOUT: Termination = "Timeout"
-TERMINATIONS: tuple[Termination, ...] = (KING_CAPTURED, RESIGN, DRAW, ABORTED, TIMEOUT)
+WireTermination = Literal["KingCaptured", "Resign", "Draw", "Aborted", "Timeout"]
+KING_CAPTURED: WireTermination = "KingCaptured"
+RESIGN: WireTermination = "Resign"
+DRAW: WireTermination = "Draw"
+ABORTED: WireTermination = "Aborted"
+TIMEOUT: WireTermination = "Timeout"
+TERMINATIONS: tuple[WireTermination, ...] = (KING_CAPTURED, RESIGN, DRAW, ABORTED, TIMEOUT)
 
 WINNING_TERMINATIONS = (KING_CAPTURED, RESIGN, TIMEOUT)
 
@@ -71,7 +72,7 @@ class Over:
     """A finished game: who won (None when aborted) and how it ended."""
 
     result: Result | None
-    termination: Termination = attrs.field(validator=_result_fits_termination)
+    termination: WireTermination = attrs.field(validator=_result_fits_termination)
 
 
 def encode_result(result: Result | None) -> dict[str, Any] | None:

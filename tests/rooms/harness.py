@@ -37,10 +37,11 @@ def room_setup(**overrides) -> RoomSetup:
 
 
 @contextlib.asynccontextmanager
-async def running_registry(seeds=None, limits_of=lambda participant: None, store=None):
+async def running_registry(seeds=None, limits_of=lambda participant: None, store=None, **options):
+    """A running registry; `options` (policy, wall_clock) go to the Registry."""
     source = FixedSeedSource(seeds) if seeds is not None else SystemSeedSource()
     async with trio.open_nursery() as nursery:
-        registry = await nursery.start(Registry(Admission(limits_of), source, store).run)
+        registry = await nursery.start(Registry(Admission(limits_of), source, store, **options).run)
         yield registry
         nursery.cancel_scope.cancel()
 

@@ -9,9 +9,19 @@ import trio
 import trio.testing
 
 from playsite.rooms.admission import Purpose
-from playsite.rooms.model import BEST_EFFORT, DISCONNECT_GRACE_S, REQUIRED, TECHNICAL_ABORT_REASON, Termination
-from playsite.rooms.persistence import STALL_GRACE_S, TERMINAL_BACKOFF_MAX_S
+from playsite.rooms.model import (
+    BEST_EFFORT,
+    DISCONNECT_GRACE_S,
+    REQUIRED,
+    TECHNICAL_ABORT_REASON,
+)
+from playsite.rooms.persistence import (
+    STALL_GRACE_S,
+    TERMINAL_BACKOFF_MAX_S,
+    DurabilityPolicy,
+)
 from playsite.rooms.registry import CreationFailed
+from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
 from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
 from tests.support.turns import random_turn
@@ -255,10 +265,14 @@ async def test_completion_hooks_never_run_for_an_uncommitted_ending(autojump_clo
     assert room.ended and not room.completed and completed == []
 
 
+LONG_ATTEMPTS = DurabilityPolicy(timeout_s=20.0)
+"""Attempts so long that an intermediate write stalls before it is given up."""
+
+
 async def stalled_mid_game(store, registry):
     """A required game between two people, both connected, both having played; then a write
-    that hangs past the stall grace. Returns the room, halted and stalled."""
-    store.save_timeout_s = 20.0  # long attempts: the intermediate write stalls before it is given up
+    that hangs past the stall grace (run it under LONG_ATTEMPTS). Returns the room, halted
+    and stalled."""
     room = await registry.create(
         required_setup(white=seat_setup(always_present=False), black=seat_setup(always_present=False)),
         Purpose.GENERAL,
@@ -274,7 +288,7 @@ async def stalled_mid_game(store, registry):
 
 async def test_no_disconnect_grace_runs_while_the_room_is_halted(autojump_clock):
     store = FaultyStore()
-    async with running_registry(store=store) as registry:
+    async with running_registry(store=store, policy=LONG_ATTEMPTS) as registry:
         room = await stalled_mid_game(store, registry)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play_one_turn, room)
@@ -294,7 +308,7 @@ async def test_no_disconnect_grace_runs_while_the_room_is_halted(autojump_clock)
 
 async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_order(autojump_clock):
     store = FaultyStore()
-    async with running_registry(store=store) as registry:
+    async with running_registry(store=store, policy=LONG_ATTEMPTS) as registry:
         room = await stalled_mid_game(store, registry)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play_one_turn, room)

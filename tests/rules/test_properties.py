@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from playsite.rules import (
     START_DFEN,
     IllegalTurn,
+    Termination,
     count_turns,
     format_dfen,
     iter_turns,
@@ -71,7 +72,7 @@ def test_self_play_tree_equals_brute_force_and_replays(seed, turns):
         for path in sample:
             outcome = play_turn(position, path, tree=tree)
             assert outcome.moves == path
-            assert (outcome.end is not None and outcome.end.termination == "king_captured") == complete[path][1]
+            assert (outcome.end is not None and outcome.end.termination is Termination.KING_CAPTURED) == complete[path][1]
             assert outcome.after.turn != position.turn and outcome.after.dice == ()
             assert parse_dfen(format_dfen(outcome.after)) == outcome.after
         if not tree:

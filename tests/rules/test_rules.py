@@ -10,6 +10,7 @@ from playsite.rules import (
     GameEnd,
     IllegalTurn,
     NoDicePending,
+    Termination,
     count_turns,
     format_dfen,
     iter_turns,
@@ -119,7 +120,7 @@ def test_king_capture_ends_turn_and_game_with_dice_left():
     tree = tree_of(dfen)
     assert tree["c6d7"] == {}
     outcome = play_turn(parse_dfen(dfen), ["c6d7"])
-    assert outcome.end == GameEnd(termination="king_captured", winner=chess.WHITE)
+    assert outcome.end == GameEnd(termination=Termination.KING_CAPTURED, winner=chess.WHITE)
     assert reason_of(dfen, ["c6d7", "f7f8n"]) == "f7f8n comes after c6d7 captured the king and ended the game"
 
 
@@ -132,7 +133,7 @@ def test_king_capture_reachable_only_off_the_maximum():
     assert tree["e7e8q"] == {"b3c4": {}}
     assert "b3b4" in tree["e7e8n"]["e8d6"]
     assert reason_of(dfen, ["e7e8q", "b3b4"]) == "b3b4 cannot be part of a turn that spends 3 dice (maximum-dice rule)"
-    assert play_turn(parse_dfen(dfen), ["e7e8q", "b3c4"]).end.termination == "king_captured"
+    assert play_turn(parse_dfen(dfen), ["e7e8q", "b3c4"]).end.termination is Termination.KING_CAPTURED
     assert reason_of(dfen, ["e7e8q"]) == "turn stops after 1 of 3 dice; after e7e8q only a king capture can complete it"
 
 
@@ -234,7 +235,7 @@ def test_en_passant_right_dropped_when_its_pawn_moves_again():
 def test_no_progress_draw_after_100_quiet_micro_moves():
     outcome = play_turn(parse_dfen("4k3/8/8/8/8/8/8/R3K3 w - - 98 60 RR"), ["a1a2", "a2a3"])
     assert outcome.after.halfmove == 100
-    assert outcome.end == GameEnd(termination="no_progress", winner=None)
+    assert outcome.end == GameEnd(termination=Termination.NO_PROGRESS, winner=None)
 
 
 def test_no_progress_counts_micro_moves_not_turns():
@@ -245,7 +246,7 @@ def test_no_progress_counts_micro_moves_not_turns():
 def test_no_progress_reached_mid_turn_draws_even_if_turn_then_captures():
     outcome = play_turn(parse_dfen("4k3/8/8/8/8/8/p7/R3K3 w - - 99 60 RK"), ["e1d1", "a1a2"])
     assert outcome.after.halfmove == 0
-    assert outcome.end == GameEnd(termination="no_progress", winner=None)
+    assert outcome.end == GameEnd(termination=Termination.NO_PROGRESS, winner=None)
 
 
 def test_no_progress_counter_resets_on_capture_and_pawn_move():
@@ -256,9 +257,9 @@ def test_no_progress_counter_resets_on_capture_and_pawn_move():
 def test_king_capture_wins_over_no_progress():
     # The 100th quiet micro-move comes first, but the king capture ends the game at once.
     outcome = play_turn(parse_dfen("k7/8/8/8/8/8/8/R3K2R w - - 99 60 RR"), ["h1h2", "a1a8"])
-    assert outcome.end == GameEnd(termination="king_captured", winner=chess.WHITE)
+    assert outcome.end == GameEnd(termination=Termination.KING_CAPTURED, winner=chess.WHITE)
     outcome = play_turn(parse_dfen("4k3/8/8/8/8/8/8/R3K2R w - - 99 60 RR"), ["h1h2", "h2e2"])
-    assert outcome.end == GameEnd(termination="no_progress", winner=None)
+    assert outcome.end == GameEnd(termination=Termination.NO_PROGRESS, winner=None)
 
 
 # --- forced pass -------------------------------------------------------------------------------
