@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import attrs
 
-from playsite.wire import BLACK, WHITE, Clocks, Fischer, PerMove, SuddenDeath, TimeControl, Unlimited
+from playsite.wire import BLACK, WHITE, Clocks, Fischer, PerMove, Seat, SuddenDeath, TimeControl, Unlimited
 
 
 @attrs.define
 class GameClock:
     time_control: TimeControl
-    remaining_ms: dict[str, int]
-    running: str | None = None
+    remaining_ms: dict[Seat, int]
+    running: Seat | None = None
     started_at: float | None = None
 
     @classmethod
@@ -33,7 +33,7 @@ class GameClock:
                 raise TypeError(f"unknown time control {time_control!r}")
         return cls(time_control, {WHITE: budget, BLACK: budget})
 
-    def start(self, seat: str, now: float) -> None:
+    def start(self, seat: Seat, now: float) -> None:
         if isinstance(self.time_control, PerMove):
             self.remaining_ms[seat] = self.time_control.seconds_per_move * 1000
         self.running, self.started_at = seat, now

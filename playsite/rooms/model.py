@@ -125,7 +125,7 @@ class RoomSetup:
 
 @attrs.frozen
 class ClockState:
-    remaining_ms: dict[str, int]
+    remaining_ms: dict[Seat, int]
     running: Seat | None
     """The seat whose clock ran at this version (it restarts from `remaining_ms` on resume)."""
 
@@ -143,14 +143,14 @@ class RoomState:
     ply: int
     fairness: Fairness
     """The server seed (secret until the end) and the client seeds."""
-    principals: dict[str, str | None]
+    principals: dict[Seat, str | None]
     """Seat -> who sits there, once known."""
     history: tuple[HistoryTurn, ...]
-    played: frozenset[str]
+    played: frozenset[Seat]
     """Seats that have played a turn."""
     clock: ClockState | None
     draw_offer_from: Seat | None
-    draw_blocked: frozenset[str]
+    draw_blocked: frozenset[Seat]
     ending: Ending | None
 
     @property

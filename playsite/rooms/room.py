@@ -60,6 +60,7 @@ from playsite.wire import (
     Players,
     PublicGameState,
     Resign,
+    Seat,
     SubmitSeed,
     SubmitTurn,
     TurnPlayed,
@@ -111,16 +112,16 @@ class Room:
         self.ply = 0
         self.version = 0
         self.history: list[HistoryTurn] = []
-        self.played: set[str] = set()
+        self.played: set[Seat] = set()
         self.clock = GameClock.for_control(setup.time_control)
         self.phase = Phase.AWAITING_JOINS
         self.ending: Ending | None = None
-        self.draw_offer_from: str | None = None
-        self.draw_blocked: set[str] = set()
+        self.draw_offer_from: Seat | None = None
+        self.draw_blocked: set[Seat] = set()
         self.seed_deadline: float | None = None
         self.join_deadline: float | None = None
         self.fanout = Fanout()
-        self.seated: dict[Subscriber, str] = {}
+        self.seated: dict[Subscriber, Seat] = {}
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
         self.resumed = False
@@ -237,7 +238,7 @@ class Room:
         return self.phase is Phase.ENDED
 
     @property
-    def active_seat(self) -> str:
+    def active_seat(self) -> Seat:
         return seat_of(self.position)
 
     @property
@@ -460,7 +461,7 @@ class Room:
             if not seat.setup.always_present:
                 seat.grace_until = now + DISCONNECT_GRACE_S
 
-    def _rebind(self, seat_name: str, principal: str) -> bool:
+    def _rebind(self, seat_name: Seat, principal: str) -> bool:
         seat = self.seats[seat_name]
         if seat.principal is None and not self.ended:
             seat.principal = principal
@@ -468,7 +469,7 @@ class Room:
             return True
         return seat.principal == principal
 
-    def _command(self, seat: str, command, now: float) -> Verdict:
+    def _command(self, seat: Seat, command, now: float) -> Verdict:
         if self.ended:
             return self._reject("game is over")
         match command:
@@ -486,7 +487,7 @@ class Room:
     def _reject(self, reason: str) -> Verdict:
         return Verdict(False, self.version, reason)
 
-    def _submit_seed(self, seat: str, seed, now: float) -> Verdict:
+    def _submit_seed(self, seat: Seat, seed, now: float) -> Verdict:
         verdict = self.fairness.client_seeds.judge(seat, seed)
         if verdict is not SeedVerdict.ACCEPTED:
             return self._reject(f"seed ignored ({verdict.value})")
@@ -496,7 +497,7 @@ class Room:
             self._roll(now)
         return Verdict(True, self.version)
 
-    def _submit_turn(self, seat: str, moves: tuple[str, ...], offer_draw: bool, now: float) -> Verdict:
+    def _submit_turn(self, seat: Seat, moves: tuple[str, ...], offer_draw: bool, now: float) -> Verdict:
         if self.phase is Phase.DRAW_ANSWER and seat == self.active_seat:
             return self._reject("a draw offer is waiting for your answer")
         if self.phase is not Phase.PLAYING:
@@ -531,7 +532,7 @@ class Room:
             self._roll(now)
         return verdict
 
-    def _answer_draw(self, seat: str, accept: bool, now: float) -> Verdict:
+    def _answer_draw(self, seat: Seat, accept: bool, now: float) -> Verdict:
         if self.phase is not Phase.DRAW_ANSWER or self.draw_offer_from != other(seat):
             return self._reject("there is no draw offer to answer")
         offerer, self.draw_offer_from = self.draw_offer_from, None
@@ -589,14 +590,14 @@ class Room:
             self._record_turn(seat, (), outcome.after, draw_offer=False)
             self._start_turn(now)
 
-    def _record_turn(self, seat: str, moves: tuple[str, ...], after: Position, *, draw_offer: bool) -> None:
+    def _record_turn(self, seat: Seat, moves: tuple[str, ...], after: Position, *, draw_offer: bool) -> None:
         fen_after = format_dfen(after)
         self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
         self.position = after
         self.tree, self.tree_turns = None, 0
         self._publish(lambda v: TurnPlayed(v=v, seat=seat, moves=moves, fen_after=fen_after, draw_offer=draw_offer))
 
-    def _decided(self, termination: Termination, *, winner: str | None) -> Ending:
+    def _decided(self, termination: Termination, *, winner: Seat | None) -> Ending:
         """A result, unless both seats have not yet played a turn: then it is an abort."""
         if termination is not Termination.KING_CAPTURED and len(self.played) < 2:
             return Ending(Termination.ABORTED, None)
