@@ -124,11 +124,22 @@ def _fetch(url: str) -> bytes:
         with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_SECONDS) as response:
             return response.read(MAX_RECORD_BYTES + 1)
     except urllib.error.HTTPError as exc:
-        raise UnreadableRecord(f"cannot fetch {url}: HTTP {exc.code} {exc.reason}") from None
+        status = f"HTTP {exc.code} {exc.reason}".rstrip()  # some servers send no reason phrase
+        raise UnreadableRecord(f"cannot fetch {url}: {status}{_server_says(exc)}") from None
     except urllib.error.URLError as exc:
         raise UnreadableRecord(f"cannot fetch {url}: {exc.reason}") from None
     except (OSError, HTTPException, ValueError) as exc:
         raise UnreadableRecord(f"cannot fetch {url}: {exc}") from None
+
+
+def _server_says(exc: urllib.error.HTTPError) -> str:
+    """The server's own explanation from an error body ({"error": {"message": ...}}), if any."""
+    try:
+        body = json.loads(exc.read(4096))
+        message = body["error"]["message"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return ""
+    return f": {message}" if isinstance(message, str) and message else ""
 
 
 # --- Verifying a record ----------------------------------------------------------------

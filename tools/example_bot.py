@@ -19,6 +19,7 @@ root to a leaf at random; a leaf is a complete legal turn, an empty tree a force
 from __future__ import annotations
 
 import argparse
+import os
 import hashlib
 import hmac
 import json
@@ -300,7 +301,11 @@ def demo(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--api", default="http://127.0.0.1:8080", help="playsite base URL")
+    parser.add_argument(
+        "--api",
+        default=f"http://127.0.0.1:{os.environ.get('PLAY_PORT') or 8080}",
+        help="playsite base URL (default: this machine, port $PLAY_PORT or 8080)",
+    )
     parser.add_argument("--mode", choices=("poll", "stream", "webhook"), default="poll")
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--token", help="a bot token (from POST /bot/anon or /bot/register)")
@@ -313,6 +318,14 @@ def main() -> None:
     parser.add_argument("--public-url", help="webhook mode: the URL the server should POST to")
     parser.add_argument("--tick", type=float, default=0.1, help="seconds between polls")
     args = parser.parse_args()
+    try:
+        play(parser, args)
+    except httpx.TransportError as error:
+        # A server that is not running is an operator's situation, not a crash: one line.
+        raise SystemExit(f"example_bot: cannot reach {args.api} ({type(error).__name__}); is `playsite serve` running?")
+
+
+def play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.demo:
         return demo(args)
     if not (args.token or args.anon):

@@ -7,6 +7,7 @@ import copy
 import functools
 import http.server
 import json
+import urllib.request
 import os
 import pathlib
 import shutil
@@ -353,3 +354,10 @@ def test_closed_output_pipe_is_not_a_traceback(tmp_path):
     _, err = verifier_run.communicate(timeout=60)
     assert verifier_run.returncode == 2
     assert b"Traceback" not in err
+
+
+def test_an_unfinished_game_says_why_in_the_servers_words(serve, capsys):
+    server = serve({"DICE_SEED_WINDOW_MS": "0"})
+    game = json.loads(urllib.request.urlopen(urllib.request.Request(f"{server.base_url}/games", method="POST"), timeout=10).read())
+    code = verifier.main([f"{server.base_url}/games/{game['gameId']}/history"])
+    _assert_unreadable(code, *capsys.readouterr(), "HTTP 404: no finished game with this id")

@@ -4,6 +4,7 @@ ecosystem's polling flow (the anchor's random_bot example) reproduced request by
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -159,3 +160,21 @@ def test_the_anchor_example_polling_flow_plays_a_game_to_its_end(serve):
 def _seat_name(state: dict, a: dict, b: dict, colour: str) -> str:
     face = state["players"][colour]["name"]
     return a["name"] if face == f"{a['team']}/{a['name']}" else b["name"]
+
+
+def test_example_bot_finds_the_server_on_play_port_and_says_so_in_one_line_when_it_is_down(serve):
+    server = serve(SERVER_ENV)
+    env = {**os.environ, "PLAY_PORT": str(server.port)}
+    found = subprocess.run(
+        [sys.executable, str(EXAMPLE_BOT), "--demo", "--tick", "0.05"], capture_output=True, text=True,
+        timeout=GAME_TIMEOUT_S, env=env,
+    )
+    assert found.returncode == 0, found.stderr[-3000:]
+    server.kill()
+    down = subprocess.run(
+        [sys.executable, str(EXAMPLE_BOT), "--demo"], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert down.returncode == 1 and "Traceback" not in down.stderr
+    assert down.stderr.strip().splitlines() == [
+        f"example_bot: cannot reach http://127.0.0.1:{server.port} (ConnectError); is `playsite serve` running?"
+    ]

@@ -18,8 +18,10 @@ BOOT_TIMEOUT_S = 30
 class ServerProcess:
     """`playsite serve` on a random port; stderr goes to a file so the pipe never fills."""
 
-    def __init__(self, env: dict[str, str] | None = None):
+    def __init__(self, env: dict[str, str] | None = None, *, cwd: Path | None = None):
         self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", **(env or {})}
+        self.cwd = cwd
+        """Where the process starts (`python -m` imports from there first)."""
         self.log_path = Path(tempfile.mkstemp(prefix="playsite-serve-", suffix=".log")[1])
         self.process: subprocess.Popen | None = None
         self.port: int | None = None
@@ -29,6 +31,7 @@ class ServerProcess:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "playsite", "serve"],
                 env=self.env,
+                cwd=self.cwd,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
