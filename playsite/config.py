@@ -72,6 +72,8 @@ class Settings:
     """Friend games waiting for their seats that may exist at once (each holds a task for its join window)."""
     socket_connects_per_minute: int = 120
     """Game WebSocket handshakes per client address per minute."""
+    bot_commands_per_minute: int = 3000
+    """`POST /bot/game/{id}/seed|move|resign` per client address per minute."""
     spectators_per_game: int = 500
     """Spectator sockets one game accepts at once (seats are never limited)."""
     spectators_per_address: int = 20
@@ -147,6 +149,7 @@ _FIELDS = {
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
     "PLAY_SOCKET_CONNECTS_PER_MINUTE": "socket_connects_per_minute",
+    "PLAY_BOT_COMMANDS_PER_MINUTE": "bot_commands_per_minute",
     "PLAY_SPECTATORS_PER_GAME": "spectators_per_game",
     "PLAY_SPECTATORS_PER_ADDRESS": "spectators_per_address",
     "PLAY_NDJSON_KEEPALIVE_MS": "ndjson_keepalive_ms",
@@ -299,6 +302,7 @@ class _Reader:
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),
             socket_connects_per_minute=self.integer("PLAY_SOCKET_CONNECTS_PER_MINUTE", 120, 1, 100_000),
+            bot_commands_per_minute=self.integer("PLAY_BOT_COMMANDS_PER_MINUTE", 3000, 1, 1_000_000),
             spectators_per_game=self.integer("PLAY_SPECTATORS_PER_GAME", 500, 0, 100_000),
             spectators_per_address=self.integer("PLAY_SPECTATORS_PER_ADDRESS", 20, 0, 100_000),
             ndjson_keepalive_ms=self.integer("PLAY_NDJSON_KEEPALIVE_MS", 25_000, 10, 600_000),

@@ -18,6 +18,7 @@ from playsite.games.refusals import game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object
 from playsite.http.errors import RouteFamily, invalid_request
+from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.rooms.intents import PlayerCommand, Verdict
 from playsite.rooms.room import Room
@@ -45,8 +46,11 @@ def gameplay_routes(services: Services) -> RouteFamily:
     wait_s = services.settings.move_verdict_wait_ms / 1000
     streams = services.seat_streams
 
+    commands = RateLimiter(services.settings.bot_commands_per_minute, 60)
+
     async def seated_request(game_id: str) -> Seated:
-        """The caller, its seat and the JSON body (401, 404, 415 or 400 otherwise)."""
+        """The caller, its seat and the JSON body (429, 401, 404, 415 or 400 otherwise)."""
+        limit_by_address(commands, "game commands")
         account = calling_bot(services.bots)
         room = registry.get(game_id)
         seats = seats_of(room, account.principal) if room is not None else []
