@@ -50,7 +50,7 @@ async def test_kill_9_mid_game_resumes_at_the_last_committed_turn(serve, migrate
     rng = random.Random(1)
     async with table(server, game, guests).open() as first:
         for _ in range(4):
-            await first.play_turn(rng)
+            await first.play_turn(rng, spare_king=True)
         await first.wait_for_roll()
         before = await read_game(server.base_url, game["gameId"])
     server.kill()
@@ -64,7 +64,7 @@ async def test_kill_9_mid_game_resumes_at_the_last_committed_turn(serve, migrate
         assert len(snapshot.history) == len([e for e in first.players["White"].events if isinstance(e, TurnPlayed)]) + len(
             [e for e in first.players["White"].events if isinstance(e, Snapshot)][0].history
         )
-        turn = await second.play_turn(rng)
+        turn = await second.play_turn(rng, spare_king=True)
         assert turn.v > before["version"]
 
 
@@ -73,10 +73,10 @@ async def test_best_effort_room_plays_on_while_postgres_is_down(serve, migrated_
     game = await create_game(server.base_url, timeControl={"Unlimited": {}})
     rng = random.Random(3)
     async with table(server, game).open() as players:
-        await players.play_turn(rng)
+        await players.play_turn(rng, spare_king=True)
         pg_cluster.stop()
         try:
-            assert isinstance(await players.play_turn(rng), TurnPlayed)
+            assert isinstance(await players.play_turn(rng, spare_king=True), TurnPlayed)
         finally:
             pg_cluster.start()
     assert "event=write_failed_best_effort" in server.output()
@@ -87,11 +87,11 @@ async def test_required_room_halts_retries_and_recovers_when_postgres_returns(se
     game = await create_game(server.base_url, timeControl={"Unlimited": {}})
     rng = random.Random(5)
     async with table(server, game).open() as players:
-        await players.play_turn(rng)
+        await players.play_turn(rng, spare_king=True)
         mover = await players.wait_for_roll()
         pg_cluster.stop()
         try:
-            moves = await players.submit(mover, rng)
+            moves = await players.submit(mover, rng, spare_king=True)
             await trio.sleep(1.0)
             assert not [e for e in mover.events if isinstance(e, TurnPlayed) and list(e.moves) == moves], (
                 "nothing is published before it is committed"
@@ -111,13 +111,13 @@ async def test_required_room_aborts_when_the_outage_outlasts_its_retries(serve, 
     game = await create_game(server.base_url, timeControl={"Unlimited": {}})
     rng = random.Random(7)
     async with table(server, game).open() as players:
-        await players.play_turn(rng)
-        await players.play_turn(rng)
+        await players.play_turn(rng, spare_king=True)
+        await players.play_turn(rng, spare_king=True)
         mover = await players.wait_for_roll()
         before = await read_game(server.base_url, game["gameId"])
         pg_cluster.stop()
         try:
-            await players.submit(mover, rng)
+            await players.submit(mover, rng, spare_king=True)
             await wait_until(lambda: "event=given_up" in server.output(), "the server to give the move up", 30, 0.2)
         finally:
             pg_cluster.start()

@@ -158,12 +158,12 @@ async def test_a_move_given_up_while_postgres_is_frozen_is_discarded_and_the_abo
     game = await create_game(server.base_url, timeControl={"Unlimited": {}})
     rng = random.Random(11)
     async with table(server, game).open() as players:
-        await players.play_turn(rng)
+        await players.play_turn(rng, spare_king=True)
         mover = await players.wait_for_roll()
         before = (await read_game(server.base_url, game["gameId"])).json()
         played = [list(e.moves) for e in mover.events if isinstance(e, TurnPlayed)]
         with frozen(pg_cluster):
-            given_up = await players.submit(mover, rng)
+            given_up = await players.submit(mover, rng, spare_king=True)
             await wait_until(lambda: "event=given_up" in server.output(), "the server to give the move up", 60, 0.1)
         ended = await players.wait_for(mover, lambda e: isinstance(e, GameEnded), timeout=60)
     assert ended.over.termination == "Aborted" and ended.v == before["version"] + 1
@@ -186,7 +186,7 @@ async def test_an_ending_written_while_postgres_is_frozen_commits_once_after_it_
     rng = random.Random(13)
     async with table(server, game).open() as players:
         while {e.seat for e in players.players["White"].events if isinstance(e, TurnPlayed) and e.moves} != {"White", "Black"}:
-            await players.play_turn(rng)  # a resignation before both seats played is an abort
+            await players.play_turn(rng, spare_king=True)  # a resignation before both seats played is an abort
         white = players.players["White"]
         with frozen(pg_cluster):
             await white.ws.send_message(encode_command(Resign()))
@@ -208,14 +208,14 @@ async def test_a_game_in_play_while_postgres_was_frozen_is_active_and_unarchived
     game = await create_game(server.base_url, timeControl={"Unlimited": {}})
     rng = random.Random(17)
     async with table(server, game).open() as players:
-        await players.play_turn(rng)
+        await players.play_turn(rng, spare_king=True)
         mover = await players.wait_for_roll()
         with frozen(pg_cluster):
-            moves = await players.submit(mover, rng)
+            moves = await players.submit(mover, rng, spare_king=True)
             await trio.sleep(FROZEN_S / 2)  # thawed before the room gives the move up
         await players.wait_for(mover, lambda e: isinstance(e, TurnPlayed) and list(e.moves) == moves, 60)
     settled(migrated_url)
-    assert stored(migrated_url, game["gameId"]) == ("active", 0, 0, 0)
+    assert stored(migrated_url, game["gameId"]) == ("active", 0, 0, 0), server.output()[-4000:]
     again = restarted(serve, server, migrated_url)
     resumed = await read_game(again.base_url, game["gameId"])
     assert resumed.status_code == 200 and resumed.json()["status"] == {"Active": {}}

@@ -11,7 +11,7 @@ import trio
 from trio_websocket import open_websocket_url
 
 from playsite.wire import DiceRolled, GameEnded, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn, random_turn
 from tests.support.waiting import deadline, wait_until
 
 
@@ -116,13 +116,20 @@ class Table:
     async def wait_for_roll(self, timeout: float = 20) -> Player:
         return await wait_until(self.seat_to_move, "a seat with dice and legal moves", timeout)
 
-    async def play_turn(self, rng: random.Random, timeout: float = 20):
+    async def play_turn(self, rng: random.Random, timeout: float = 20, *, spare_king: bool = False):
         player = await self.wait_for_roll(timeout)
-        moves = await self.submit(player, rng)
+        moves = await self.submit(player, rng, spare_king=spare_king)
         return await self.wait_for(player, lambda e: isinstance(e, TurnPlayed) and list(e.moves) == moves, timeout)
 
-    async def submit(self, player: Player, rng: random.Random) -> list[str]:
-        moves = random_turn(player.tree, rng)
+    async def submit(self, player: Player, rng: random.Random, *, spare_king: bool = False) -> list[str]:
+        """Send a random legal turn; with `spare_king`, one that does not capture the enemy king
+        when another turn exists (so the game cannot end by this turn)."""
+        if spare_king:
+            async with httpx.AsyncClient() as http:
+                dfen = (await http.get(player.moves_url, timeout=10)).json()["dfen"]
+            moves = king_sparing_turn(player.tree, dfen, player.seat, rng)
+        else:
+            moves = random_turn(player.tree, rng)
         player.tree = None
         await player.ws.send_message(encode_command(SubmitTurn(tuple(moves))))
         return moves
