@@ -74,6 +74,8 @@ class Settings:
     """Game WebSocket handshakes per client address per minute."""
     bot_commands_per_minute: int = 3000
     """`POST /bot/game/{id}/seed|move|resign` per client address per minute."""
+    sockets_per_address: int = 200
+    """Game sockets (seats and spectators) one client address may hold at once."""
     spectators_per_game: int = 500
     """Spectator sockets one game accepts at once (seats are never limited)."""
     spectators_per_address: int = 20
@@ -150,6 +152,7 @@ _FIELDS = {
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
     "PLAY_SOCKET_CONNECTS_PER_MINUTE": "socket_connects_per_minute",
     "PLAY_BOT_COMMANDS_PER_MINUTE": "bot_commands_per_minute",
+    "PLAY_SOCKETS_PER_ADDRESS": "sockets_per_address",
     "PLAY_SPECTATORS_PER_GAME": "spectators_per_game",
     "PLAY_SPECTATORS_PER_ADDRESS": "spectators_per_address",
     "PLAY_NDJSON_KEEPALIVE_MS": "ndjson_keepalive_ms",
@@ -303,6 +306,7 @@ class _Reader:
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),
             socket_connects_per_minute=self.integer("PLAY_SOCKET_CONNECTS_PER_MINUTE", 120, 1, 100_000),
             bot_commands_per_minute=self.integer("PLAY_BOT_COMMANDS_PER_MINUTE", 3000, 1, 1_000_000),
+            sockets_per_address=self.integer("PLAY_SOCKETS_PER_ADDRESS", 200, 1, 1_000_000),
             spectators_per_game=self.integer("PLAY_SPECTATORS_PER_GAME", 500, 0, 100_000),
             spectators_per_address=self.integer("PLAY_SPECTATORS_PER_ADDRESS", 20, 0, 100_000),
             ndjson_keepalive_ms=self.integer("PLAY_NDJSON_KEEPALIVE_MS", 25_000, 10, 600_000),

@@ -24,7 +24,7 @@ from playsite.bots.store import bot_store_for
 from playsite.bots.streams import SeatStreams
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
-from playsite.games.spectators import SpectatorLimits
+from playsite.games.socket_limits import SocketLimits
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
 from playsite.ratings.batch import run_rating_batch
@@ -58,7 +58,7 @@ class Services:
     webhook_dispatch: WebhookDispatch
     seat_streams: SeatStreams
     """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
-    spectators: SpectatorLimits
+    sockets: SocketLimits
     origins: OriginPolicy
     lease: ServingLease | None
     """This process's serving lease (PostgreSQL only)."""
@@ -134,7 +134,11 @@ async def boot(
         webhooks=webhooks,
         webhook_dispatch=dispatch,
         seat_streams=SeatStreams(),
-        spectators=SpectatorLimits(settings.spectators_per_game, settings.spectators_per_address),
+        sockets=SocketLimits(
+            per_address=settings.sockets_per_address,
+            spectators_per_game=settings.spectators_per_game,
+            spectators_per_address=settings.spectators_per_address,
+        ),
         origins=OriginPolicy(frozenset(settings.cors_origins)),
         lease=lease,
         ladder=ladder,

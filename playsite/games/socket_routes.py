@@ -60,12 +60,13 @@ def websocket_routes(services: Services) -> RouteFamily:
                 guest = uuid.UUID(websocket.args.get("guest", ""))
             except ValueError:
                 raise invalid_request("taking a seat needs guest=<uuid>") from None
-            if not await redeem_seat(room, Rebind(seat, f"guest:{guest}")):
-                raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
-            await websocket.accept()
-            await serve_subscriber(room, QueueSubscriber(seat))
+            with services.sockets.holding(room.game_id, client_address(), spectator=False):
+                if not await redeem_seat(room, Rebind(seat, f"guest:{guest}")):
+                    raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
+                await websocket.accept()
+                await serve_subscriber(room, QueueSubscriber(seat))
             return
-        with services.spectators.watching(room.game_id, client_address()):
+        with services.sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
             await serve_subscriber(room, QueueSubscriber(None))
 

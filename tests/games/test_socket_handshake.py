@@ -111,8 +111,8 @@ async def test_spectators_are_capped_per_game_and_per_address_and_seats_never_ar
             async with client.websocket(seat_path(one, "White", uuid.uuid4())) as seat:
                 assert "Snapshot" in json.loads(await seat.receive())
         # Places are given back when sockets close.
-        assert services.spectators.by_game == {} and services.spectators.by_address == {}
-        services.spectators.per_address = 10
+        assert services.sockets.spectators_by_game == {} and services.sockets.by_address == {}
+        services.sockets.spectators_per_address = 10
         async with watch(one) as a, watch(one) as b, watch(one) as c:
             for ws in (a, b, c):
                 await ws.receive()
@@ -144,3 +144,22 @@ async def test_game_creations_socket_connects_and_waiting_games_are_bounded(auto
                     assert refused.value.response.status_code == 429
         await trio.sleep(61)  # the windows reopen
         assert (await client.post("/games", json={})).status_code == 503  # still two waiting
+
+
+async def test_one_address_holds_at_most_its_sockets_seats_included():
+    settings = Settings(dice_seed_window_ms=0, sockets_per_address=2)
+    async with booted(settings) as services:
+        client = test_client(services)
+        game = await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+        async with client.websocket(seat_path(game, "White", uuid.uuid4())) as white, client.websocket(
+            f"/games/{game.room.game_id}/ws?mode=spectator"
+        ) as watcher:
+            await white.receive()
+            await watcher.receive()
+            async with client.websocket(seat_path(game, "Black", uuid.uuid4())) as third:
+                with pytest.raises(WebsocketResponseError) as refused:
+                    await third.receive()
+            response = refused.value.response
+            assert response.status_code == 429 and response.headers["Retry-After"] == "30"
+            assert json.loads(await response.get_data())["error"]["code"] == "too_many_sockets"
+        assert services.sockets.by_address == {}
