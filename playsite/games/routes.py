@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-import trio
 from quart import Response
 
 from playsite.games.creation import create_human_game
 from playsite.games.refusals import canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
-from playsite.http.errors import Refusal, RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
 from playsite.rooms.registry import CreationFailed
@@ -26,8 +25,6 @@ from playsite.wire import (
 
 CREATE_BODY_MAX = 4096
 PENDING_RETRY_AFTER_S = 30
-STORE_READ_TIMEOUT_S = 3
-"""A read of an ended game that takes longer is answered 503 with Retry-After."""
 LIST_LIMIT = 50
 
 
@@ -98,11 +95,10 @@ def game_routes(services: Services) -> RouteFamily:
         room = registry.get(game_id)
         if room is not None:
             return room.published
-        data = None
-        with trio.move_on_after(STORE_READ_TIMEOUT_S) as deadline:
-            data = await services.store.ended_game(canonical_game_id(game_id))
-        if deadline.cancelled_caught:
-            raise temporarily_unavailable("the game could not be read; try again")
+        game_id = canonical_game_id(game_id)
+        data = await read_or_unavailable(
+            lambda: services.store.ended_game(game_id), "the game could not be read; try again"
+        )
         if data is None:
             raise game_not_found()
         return Room.ended_view(data)

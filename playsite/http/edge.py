@@ -14,13 +14,7 @@ from quart import Quart, has_request_context, has_websocket_context, request, we
 from werkzeug.exceptions import HTTPException
 
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
-from playsite.http.errors import (
-    CLOSE,
-    Refusal,
-    invalid_request,
-    render,
-    temporarily_unavailable,
-)
+from playsite.http.errors import Refusal, invalid_request, render, temporarily_unavailable, too_large
 
 
 def install_edge(app: Quart, *, unavailable: tuple[type[Exception], ...] = ()) -> None:
@@ -70,7 +64,7 @@ def refusal_of(error: HTTPException) -> Refusal:
         allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
         return Refusal(405, "method_not_allowed", f"{request.method} is not allowed here", {"Allow": allowed} if allowed else None)
     if error.code == 413:
-        return Refusal(413, "request_too_large", f"body is over {BODY_MAX_ANY} bytes", CLOSE)
+        return too_large(BODY_MAX_ANY)
     if error.code == 400:
         return invalid_request(error.description or "malformed request")
     return Refusal(error.code or 500, "http_error", error.description or "request refused")

@@ -10,14 +10,19 @@ endpoints share. Never a traceback, never a 500 for a client's mistake.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import attrs
+import trio
 from quart import Blueprint, Response, current_app, has_request_context, request, websocket
 
 RETRY_AFTER_S = 5
+READ_TIMEOUT_S = 3
+"""A read a request waits on (the store) that takes longer is answered 503 with Retry-After."""
 """Retry-After of a 503 `temporarily_unavailable`: the store is expected back soon."""
 CLOSE = {"Connection": "close"}
+T = TypeVar("T")
 
 
 class Refusal(Exception):
@@ -34,6 +39,14 @@ class Refusal(Exception):
 def temporarily_unavailable(message: str = "the store is unavailable; try again") -> Refusal:
     """503: a write or read could not reach the store; nothing changed."""
     return Refusal(503, "temporarily_unavailable", message, {"Retry-After": str(RETRY_AFTER_S)})
+
+
+async def read_or_unavailable(read: Callable[[], Awaitable[T]], message: str) -> T:
+    """`await read()`, or 503 `temporarily_unavailable` when it takes longer than
+    READ_TIMEOUT_S: a store that does not answer is unavailable, not broken."""
+    with trio.move_on_after(READ_TIMEOUT_S):
+        return await read()
+    raise temporarily_unavailable(message)
 
 
 def too_large(limit: int) -> Refusal:

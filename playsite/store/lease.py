@@ -83,7 +83,6 @@ class ServingLease:
             await trio.sleep(CHECK_EVERY_S)
             if await trio.to_thread.run_sync(self._alive, abandon_on_cancel=True):
                 continue
-            await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
             log.warning("serving lease: connection lost; taking the lease again")
             try:
                 held = await trio.to_thread.run_sync(self._take, abandon_on_cancel=True)

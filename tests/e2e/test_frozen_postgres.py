@@ -18,7 +18,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.archive.routes import READ_TIMEOUT_S
+from playsite.http.errors import READ_TIMEOUT_S
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
 from tests.support.client import Player, Table, create_game
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
