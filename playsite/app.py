@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from quart_trio import QuartTrio
 
+from playsite.accounts.routes import account_routes
 from playsite.archive.routes import archive_routes
 from playsite.bots.gameplay_routes import gameplay_routes
 from playsite.bots.identity_routes import identity_routes
@@ -28,7 +29,7 @@ from playsite.webhooks.routes import webhook_routes
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite", static_folder=None)
     app.json.sort_keys = False
-    install_edge(app, unavailable=(DatabaseUnavailable,))
+    install_edge(app, unavailable=(DatabaseUnavailable,), origins=services.origins)
 
     @app.get("/health")
     async def health():
@@ -73,4 +74,6 @@ def create_app(services: Services) -> QuartTrio:
         specs_routes,
     ):
         app.register_blueprint(family(services))
+    if services.accounts.enabled:
+        app.register_blueprint(account_routes(services))
     return app

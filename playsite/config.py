@@ -64,6 +64,15 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     admins: tuple[str, ...] = ()
     """Account UUIDs allowed on `/admin/...`."""
+    oidc_issuer: str | None = None
+    """The OpenID Connect provider's issuer URL (its discovery document is read from it)."""
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = attrs.field(default=None, repr=False)
+    public_origin: str | None = None
+    """scheme://host[:port] people reach the service at: the sign-in redirect URI is built
+    from it (the service never guesses its own host name from a request)."""
+    session_lifetime_hours: int = 168
+    """How long a sign-in lasts before the person signs in again (the session cookie's lifetime)."""
 
     dice_seed_window_ms: int = 2000
     game_creations_per_minute: int = 30
@@ -111,6 +120,22 @@ class Settings:
             shown.append((name, text))
         return shown
 
+    def accounts_missing(self) -> list[str]:
+        """What keeps sign-in (the `/auth/...` routes) unmounted; empty when it is mounted."""
+        needed = {
+            "DATABASE_URL (persistence)": self.persistence_enabled,
+            "PLAY_SESSION_SECRET": self.session_secret is not None,
+            "OIDC_ISSUER": self.oidc_issuer is not None,
+            "OIDC_CLIENT_ID": self.oidc_client_id is not None,
+            "OIDC_CLIENT_SECRET": self.oidc_client_secret is not None,
+            "PLAY_PUBLIC_ORIGIN": self.public_origin is not None,
+        }
+        return [name for name, present in needed.items() if not present]
+
+    @property
+    def accounts_enabled(self) -> bool:
+        return not self.accounts_missing()
+
     @property
     def session_management_mountable(self) -> bool:
         """service.md: `/me` and `/admin` are mounted only when all four conditions hold."""
@@ -147,6 +172,11 @@ _FIELDS = {
     "PLAY_SESSION_SECRET": "session_secret",
     "PLAY_CORS_ORIGINS": "cors_origins",
     "PLAY_ADMINS": "admins",
+    "OIDC_ISSUER": "oidc_issuer",
+    "OIDC_CLIENT_ID": "oidc_client_id",
+    "OIDC_CLIENT_SECRET": "oidc_client_secret",
+    "PLAY_PUBLIC_ORIGIN": "public_origin",
+    "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
@@ -159,7 +189,9 @@ _FIELDS = {
     "PLAY_MOVE_VERDICT_WAIT_MS": "move_verdict_wait_ms",
     "PLAY_LOG_LEVEL": "log_level",
 }
-_SECRET_FIELDS = {"analytics_token", "session_secret"}
+_SECRET_FIELDS = {"analytics_token", "session_secret", "oidc_client_secret"}
+SESSION_SECRET_MIN_BYTES = 32
+"""PLAY_SESSION_SECRET signs sessions with HMAC-SHA256: shorter keys are refused."""
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 _LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -231,15 +263,18 @@ class _Reader:
             return ()
         origins = []
         for item in (part.strip() for part in value.split(",")):
-            parts = urlsplit(item)
-            exact = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-            if parts.scheme not in ("http", "https") or not parts.hostname or item != exact:
-                self.problems.append(
-                    f"{name}: {item!r} is not an origin (scheme://host[:port], no path or slash)"
-                )
-                continue
-            origins.append(item)
+            if _is_origin(item):
+                origins.append(item)
+            else:
+                self.problems.append(f"{name}: {item!r} is not an origin (scheme://host[:port], no path or slash)")
         return tuple(origins)
+
+    def origin(self, name: str) -> str | None:
+        value = self.raw(name)
+        if value is not None and not _is_origin(value):
+            self.problems.append(f"{name}: {value!r} is not an origin (scheme://host[:port], no path or slash)")
+            return None
+        return value
 
     def uuids(self, name: str) -> tuple[str, ...]:
         value = self.raw(name)
@@ -301,6 +336,11 @@ class _Reader:
             session_secret=self.raw("PLAY_SESSION_SECRET"),
             cors_origins=self.origins("PLAY_CORS_ORIGINS"),
             admins=self.uuids("PLAY_ADMINS"),
+            oidc_issuer=self.url("OIDC_ISSUER", ("http", "https")),
+            oidc_client_id=self.raw("OIDC_CLIENT_ID"),
+            oidc_client_secret=self.raw("OIDC_CLIENT_SECRET"),
+            public_origin=self.origin("PLAY_PUBLIC_ORIGIN"),
+            session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),
@@ -334,6 +374,8 @@ class _Reader:
             self.problems.append("GAME_DURABILITY=required needs persistence (DATABASE_URL)")
         if s.analytics_enabled and s.analytics_url is None:
             self.problems.append("ANALYTICS_INGEST_ENABLED=true needs ANALYTICS_URL")
+        if s.session_secret is not None and len(s.session_secret.encode()) < SESSION_SECRET_MIN_BYTES:
+            self.problems.append(f"PLAY_SESSION_SECRET must be at least {SESSION_SECRET_MIN_BYTES} bytes (it signs sessions)")
         if s.showcase_enabled:
             if s.showcase_reserved_seats != SHOWCASE_RESERVED_SEATS_REQUIRED:
                 self.problems.append(
@@ -342,6 +384,12 @@ class _Reader:
                 )
             if s.showcase_bot is None or not _is_bot_slug(s.showcase_bot):
                 self.problems.append("SHOWCASE_ENABLED=true needs SHOWCASE_BOT=team/name")
+
+
+def _is_origin(item: str) -> bool:
+    parts = urlsplit(item)
+    exact = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and item == exact
 
 
 def _is_bot_slug(value: str) -> bool:

@@ -15,6 +15,7 @@ import logging
 import attrs
 import trio
 
+from playsite.accounts.service import Accounts
 from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
 from playsite.bots.accounts import BotDirectory
@@ -60,6 +61,8 @@ class Services:
     """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
     sockets: SocketLimits
     origins: OriginPolicy
+    accounts: Accounts
+    """Sign-in and sessions; `accounts.enabled` is False without persistence, a session secret and OIDC."""
     lease: ServingLease | None
     """This process's serving lease (PostgreSQL only)."""
     ladder: Ladder | None
@@ -122,6 +125,10 @@ async def boot(
     if ladder is not None:
         await nursery.start(run_ladder, ladder)
 
+    origins = OriginPolicy(frozenset(settings.cors_origins))
+    accounts = Accounts(settings, getattr(store, "database", None), origins)
+    warn_accounts(settings, accounts)
+
     return Services(
         settings=settings,
         store=store,
@@ -139,7 +146,8 @@ async def boot(
             spectators_per_game=settings.spectators_per_game,
             spectators_per_address=settings.spectators_per_address,
         ),
-        origins=OriginPolicy(frozenset(settings.cors_origins)),
+        origins=origins,
+        accounts=accounts,
         lease=lease,
         ladder=ladder,
         version=package_version(),
@@ -151,13 +159,24 @@ UNBUILT_SETTINGS = {
     "SHOWCASE_ENABLED": lambda s: s.showcase_enabled,
     "SHOWCASE_RESERVED_SEATS": lambda s: s.showcase_enabled,
     "SHOWCASE_BOT": lambda s: s.showcase_bot is not None,
-    "PLAY_SESSION_SECRET": lambda s: s.session_secret is not None,
-    "PLAY_CORS_ORIGINS": lambda s: bool(s.cors_origins),
     "PLAY_ADMINS": lambda s: bool(s.admins),
     "WEBHOOK_SESSION_MANAGEMENT_ENABLED": lambda s: s.webhook_session_management_enabled,
 }
 """Settings that validate but that no feature of this version reads yet (the showcase,
 accounts and webhook management are still being built): setting one changes nothing."""
+
+
+def warn_accounts(settings: Settings, accounts: Accounts) -> None:
+    """Say why sign-in is off when it was half configured, and what a working one still lacks."""
+    missing = settings.accounts_missing()
+    asked = settings.session_secret is not None or settings.oidc_issuer is not None or settings.oidc_client_id is not None
+    if asked and missing:
+        log.warning("sign-in (/auth/...) is not mounted: missing %s", ", ".join(missing))
+    if accounts.enabled and not settings.cors_origins:
+        log.warning("PLAY_CORS_ORIGINS is empty: signed-in people cannot sign out or change their account")
+    elif accounts.enabled and settings.public_origin not in settings.cors_origins:
+        log.warning("PLAY_PUBLIC_ORIGIN %s is not in PLAY_CORS_ORIGINS: pages served here cannot make session writes",
+                    settings.public_origin)
 
 
 def unbuilt_settings_in_use(settings: Settings) -> list[str]:

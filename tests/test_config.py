@@ -98,7 +98,7 @@ def test_effective_configuration_redacts_secrets():
         {
             "DATABASE_URL": "postgresql://play:hunter2@db:5432/play",
             "ANALYTICS_TOKEN": "tok-secret",
-            "PLAY_SESSION_SECRET": "session-secret",
+            "PLAY_SESSION_SECRET": "session-secret-of-at-least-32-bytes",
         }
     )
     shown = dict(settings.effective())
@@ -113,7 +113,7 @@ def test_session_management_mounts_only_when_all_conditions_hold():
     base = {
         "WEBHOOK_SESSION_MANAGEMENT_ENABLED": "true",
         "DATABASE_URL": "postgresql://db/play",
-        "PLAY_SESSION_SECRET": "s",
+        "PLAY_SESSION_SECRET": "s" * 32,
         "PLAY_CORS_ORIGINS": "https://play.example",
     }
     assert Settings.from_environ(base).session_management_mountable
@@ -135,3 +135,36 @@ def test_serve_with_bad_configuration_exits_2_without_traceback():
     assert "configuration error: PLAY_PORT='eighty' is not an integer" in result.stderr
     assert "SHOWCASE_RESERVED_SEATS must be exactly 1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+ACCOUNTS_ENV = {
+    "DATABASE_URL": "postgresql://db/play",
+    "PLAY_SESSION_SECRET": "k" * 32,
+    "OIDC_ISSUER": "https://id.example",
+    "OIDC_CLIENT_ID": "playsite",
+    "OIDC_CLIENT_SECRET": "client-secret-value",
+    "PLAY_PUBLIC_ORIGIN": "https://play.example",
+}
+
+
+def test_sign_in_is_enabled_only_when_every_setting_it_needs_is_present():
+    assert Settings.from_environ(ACCOUNTS_ENV).accounts_enabled
+    for missing in ACCOUNTS_ENV:
+        settings = Settings.from_environ({k: v for k, v in ACCOUNTS_ENV.items() if k != missing})
+        assert not settings.accounts_enabled, missing
+        assert len(settings.accounts_missing()) == 1 and missing in settings.accounts_missing()[0]
+
+
+def test_account_settings_are_validated_and_the_client_secret_redacted():
+    with pytest.raises(ConfigError) as error:
+        Settings.from_environ(
+            {**ACCOUNTS_ENV, "PLAY_SESSION_SECRET": "short", "PLAY_PUBLIC_ORIGIN": "https://play.example/",
+             "OIDC_ISSUER": "ftp://id.example", "PLAY_SESSION_LIFETIME_HOURS": "0"}
+        )
+    problems = " ".join(error.value.problems)
+    for name in ("PLAY_SESSION_SECRET", "PLAY_PUBLIC_ORIGIN", "OIDC_ISSUER", "PLAY_SESSION_LIFETIME_HOURS"):
+        assert name in problems
+    settings = Settings.from_environ(ACCOUNTS_ENV)
+    shown = dict(settings.effective())
+    assert shown["OIDC_CLIENT_SECRET"] == REDACTED and shown["PLAY_SESSION_SECRET"] == REDACTED
+    assert "client-secret-value" not in repr(settings) + repr(shown)

@@ -49,22 +49,31 @@ async def test_the_ladder_exists_only_when_enabled():
 def test_unbuilt_settings_are_named_and_the_defaults_name_none():
     assert unbuilt_settings_in_use(Settings()) == []
     settings = Settings(session_secret="x" * 32, cors_origins=("https://a.example",), webhook_session_management_enabled=True)
-    assert unbuilt_settings_in_use(settings) == [
-        "PLAY_SESSION_SECRET",
-        "PLAY_CORS_ORIGINS",
-        "WEBHOOK_SESSION_MANAGEMENT_ENABLED",
-    ]
+    assert unbuilt_settings_in_use(settings) == ["WEBHOOK_SESSION_MANAGEMENT_ENABLED"]
     assert set(UNBUILT_SETTINGS) >= {"SHOWCASE_ENABLED", "SHOWCASE_BOT", "PLAY_ADMINS"}
 
 
 async def test_the_boot_warns_about_unbuilt_settings_without_their_values(caplog):
-    secret = "s3cret-" * 6
+    admin = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
     with caplog.at_level(logging.WARNING, logger="playsite"):
-        async with booted(Settings(session_secret=secret)):
+        async with booted(Settings(admins=(admin,))):
             pass
     warnings = [r.getMessage() for r in caplog.records if "not built yet" in r.getMessage()]
-    assert len(warnings) == 1 and "PLAY_SESSION_SECRET" in warnings[0]
-    assert secret not in caplog.text
+    assert len(warnings) == 1 and "PLAY_ADMINS" in warnings[0]
+    assert admin not in caplog.text
+
+
+async def test_half_configured_sign_in_is_named_in_a_warning_without_the_secret(caplog):
+    secret = "s3cret-" * 6
+    with caplog.at_level(logging.WARNING, logger="playsite"):
+        async with booted(Settings(session_secret=secret, oidc_issuer="https://id.example")) as services:
+            assert not services.accounts.enabled
+            assert (await test_client(services).get("/auth/login")).status_code == 404
+    warnings = [r.getMessage() for r in caplog.records if "sign-in" in r.getMessage()]
+    assert len(warnings) == 1
+    for missing in ("DATABASE_URL", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "PLAY_PUBLIC_ORIGIN"):
+        assert missing in warnings[0]
+    assert "PLAY_SESSION_SECRET" not in warnings[0] and secret not in caplog.text
 
 
 MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary", "deque"}

@@ -1,14 +1,13 @@
 """The game WebSocket: seats play through it, spectators watch through it.
 
 `?mode=spectator` always means a read-only subscription, whatever else is in the URL.
-`?token=<seat token>&guest=<uuid>` takes a seat: the token proves the capability, the
-guest id says who redeems it (first redemption wins; the same guest reconnects freely).
+`?token=<seat token>` takes a seat: the token proves the capability; the session account
+(from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
+redemption wins; the same person reconnects freely; a guest never takes an account's seat).
 Malformed frames get an `Error` frame and the connection stays open.
 """
 
 from __future__ import annotations
-
-import uuid
 
 import trio
 from quart import websocket
@@ -56,12 +55,13 @@ def websocket_routes(services: Services) -> RouteFamily:
             seat = next((s for s in SEATS if matches(token, room.setup.seat(s).token_hash)), None)
             if seat is None:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
-            try:
-                guest = uuid.UUID(websocket.args.get("guest", ""))
-            except ValueError:
-                raise invalid_request("taking a seat needs guest=<uuid>") from None
+            # Who sits down: the signed-in account (its session counts only from an allowed
+            # page), else the guest id. An account always wins over a guest id.
+            caller = await services.accounts.caller(websocket.args.get("guest"))
+            if caller is None:
+                raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
             with services.sockets.holding(room.game_id, client_address(), spectator=False):
-                if not await redeem_seat(room, Rebind(seat, f"guest:{guest}")):
+                if not await redeem_seat(room, Rebind(seat, caller.principal, caller.name)):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
                 await serve_subscriber(room, QueueSubscriber(seat))

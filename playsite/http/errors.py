@@ -73,6 +73,14 @@ class ErrorShape:
 BOT_API_SHAPE = ErrorShape("application/json", lambda r: {"error": {"code": r.code, "message": r.message}})
 """`{"error": {"code", "message"}}`: a stable code for programs, a sentence for people."""
 
+PROBLEM_SHAPE = ErrorShape(
+    "application/problem+json",
+    lambda r: {"type": "about:blank", "title": r.message, "status": r.status, "code": r.code},
+)
+"""RFC 7807 problem details with a string `code`: the browser-facing families (accounts,
+the showcase) answer in it."""
+
+
 class RouteFamily(Blueprint):
     """A blueprint that knows the error shape of its family's refusals."""
 

@@ -1,20 +1,35 @@
-"""The browser's security boundary for cookie-authenticated writes.
+"""The browser's security boundary: every rule about cookies crossing origins, in one place.
 
-A write authenticated by a session cookie must come from a page of an allowed origin:
-its `Origin` header exactly equal to an entry of `PLAY_CORS_ORIGINS`, and the header
-`X-Game-CSRF: 1` (a header a cross-site form cannot send). With no allow-list configured,
-every such write is refused. Bearer-token (bot) and guest requests carry no ambient
-credential and are not subject to this policy.
+A session cookie is ambient: the browser attaches it to requests that other sites' pages
+make. So whatever a session cookie authorises must come from a page of an allowed origin:
+
+- **Writes** (`require_write`): the `Origin` header exactly equal to an entry of
+  `PLAY_CORS_ORIGINS`, the header `X-Game-CSRF: 1` (a cross-site form cannot send a custom
+  header, and a cross-site `fetch` that sends one needs our CORS preflight), and a JSON
+  body when there is a body. With no allow-list configured, every such write is refused.
+- **Cross-origin reads** (`cors_headers`, installed by the edge): CORS answers, with
+  credentials, go only to allowed origins; others get no CORS header at all, so the
+  browser withholds the response from their page. Preflights of allowed origins are
+  answered 204 by the edge before any route runs.
+- **WebSocket handshakes** (`admits_socket`): browsers do not apply CORS to WebSockets, so
+  a handshake whose sitter is identified by the session cookie must carry an allowed Origin.
+
+Bearer-token (bot) requests and guest requests carry no ambient credential and are not
+subject to this policy.
 """
 
 from __future__ import annotations
 
 import attrs
-from quart import request
+from quart import Response, request
 
 from playsite.http.errors import Refusal
 
 CSRF_HEADER = "X-Game-CSRF"
+PREFLIGHT_MAX_AGE_S = 600
+ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
+ALLOWED_HEADERS = "Content-Type, X-Game-CSRF, If-Match, Idempotency-Key, X-Rematch-Seat-Token"
+EXPOSED_HEADERS = "ETag, Retry-After, Location"
 
 
 @attrs.frozen
@@ -26,10 +41,51 @@ class OriginPolicy:
     def configured(self) -> bool:
         return bool(self.allowed)
 
+    def admits(self, origin: str | None) -> bool:
+        return origin is not None and origin in self.allowed
+
     def admits_write(self, origin: str | None, csrf: str | None) -> bool:
-        return origin is not None and origin in self.allowed and csrf == "1"
+        return self.admits(origin) and csrf == "1"
 
     def require_write(self, refusal: Refusal) -> None:
-        """Raise `refusal` (the route family's own 403) unless this request passes the policy."""
+        """Raise `refusal` (the route family's own 403) unless this request passes the
+        Origin and CSRF checks; 415 when it has a body that is not JSON."""
         if not self.admits_write(request.headers.get("Origin"), request.headers.get(CSRF_HEADER)):
             raise refusal
+        if request.content_length and request.mimetype != "application/json":
+            raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+
+    def admits_socket(self, origin: str | None) -> bool:
+        """A handshake identified by its session cookie must come from an allowed page."""
+        return self.admits(origin)
+
+    # ----- CORS (async: quart would run a plain function as a hook in a worker thread) -------
+
+    async def preflight(self) -> Response | None:
+        """The answer to a CORS preflight (OPTIONS with Access-Control-Request-Method), or
+        None for any other request. An origin off the list gets 204 without CORS headers."""
+        if request.method != "OPTIONS" or "Access-Control-Request-Method" not in request.headers:
+            return None
+        response = Response(b"", status=204)
+        origin = request.headers.get("Origin")
+        if self.admits(origin):
+            response.headers.update(
+                {
+                    "Access-Control-Allow-Methods": ALLOWED_METHODS,
+                    "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+                    "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE_S),
+                }
+            )
+        return response
+
+    async def add_cors_headers(self, response: Response) -> Response:
+        """After every request: allow an allowed origin's page to read the answer, with
+        credentials. `Vary: Origin` keeps caches from serving one origin's answer to another."""
+        origin = request.headers.get("Origin")
+        if self.configured:
+            response.vary.add("Origin")
+        if self.admits(origin):
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Allow-Credentials"] = "true"
+            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
+        return response

@@ -72,6 +72,8 @@ class Rebind:
 
     seat: str
     principal: str
+    name: str | None = None
+    """The public name to show for the seat (an account's nickname); never the principal."""
     reply: Reply[bool] = attrs.field(factory=Reply, eq=False)
 
 

@@ -158,5 +158,24 @@ class RoomState:
         return self.setup.game_id
 
     @property
+    def rated(self) -> bool:
+        return effective_rated(self.setup.rated, self.principals, ended=self.phase is Phase.ENDED)
+
+    @property
     def ended(self) -> bool:
         return self.phase is Phase.ENDED
+
+
+RATED_PRINCIPALS = ("user:", "bot:")
+
+
+def effective_rated(requested: bool, principals, *, ended: bool) -> bool:
+    """Whether a game asked to be rated still is: only accounts and bots are rated, so a
+    guest taking a seat makes the game casual at once, and at the end both seats must be
+    known accounts or bots (a seat never taken leaves it casual too)."""
+    if not requested:
+        return False
+    known = [p for p in principals.values() if p is not None]
+    if any(not p.startswith(RATED_PRINCIPALS) for p in known):
+        return False
+    return len(known) == len(principals) if ended else True

@@ -39,7 +39,7 @@ def game_write(state: RoomState, snapshot: dict[str, Any]) -> GameWrite:
         status="ended" if state.ended else "active",
         origin=state.setup.origin,
         durability=state.setup.durability,
-        rated=state.setup.rated,
+        rated=state.rated,
         snapshot=snapshot,
         seats={seat: (state.setup.seat(seat).token_hash, state.principals[seat]) for seat in SEATS},
     )
@@ -51,7 +51,7 @@ def history_record(state: RoomState) -> HistoryRecord:
     return HistoryRecord(
         game_id=state.game_id,
         players=state.setup.players,
-        rated=state.setup.rated,
+        rated=state.rated,
         time_control=state.setup.time_control,
         result=archive_result(state.ending.over),
         termination=to_archive(state.ending.termination),
@@ -75,7 +75,7 @@ def terminal_records(state: RoomState) -> GameEnding:
     result = ResultRow(
         game_id=state.game_id,
         finished_at=datetime.fromisoformat(record.finished_at.replace("Z", "+00:00")),
-        rated=state.setup.rated,
+        rated=state.rated,
         origin=state.setup.origin,
         white_principal=state.principals[WHITE],
         black_principal=state.principals[BLACK],
@@ -87,7 +87,7 @@ def terminal_records(state: RoomState) -> GameEnding:
         "source": ANALYTICS_SOURCE,
         "gameId": state.game_id,
         "finishedAt": record.finished_at,
-        "rated": state.setup.rated,
+        "rated": state.rated,
         "origin": state.setup.origin,
         "timeControl": encode_time_control(state.setup.time_control),
         "players": encode_players(state.setup.players),

@@ -67,6 +67,13 @@ class Registry:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
         return sum(1 for room in self.live.values() if room.phase is Phase.AWAITING_JOINS)
 
+    def seated_unfinished(self, principal: str) -> list[Room]:
+        """Live games not yet ended in which `principal` holds a seat."""
+        return [
+            room for room in self.live.values()
+            if not room.ended and any(seat.principal == principal for seat in room.seats.values())
+        ]
+
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)
 

@@ -31,6 +31,7 @@ from playsite.rooms.model import (
     RoomState,
     SeatSetup,
     WallClock,
+    effective_rated,
     other,
     seat_of,
     utc_now,
@@ -105,6 +106,9 @@ class Room:
         self.game_id = setup.game_id
         self.fairness = fairness
         self.seats = {seat: SeatState(setup.seat(seat), setup.seat(seat).principal) for seat in SEATS}
+        self.names: dict[Seat, str] = {}
+        """Public names of account seats, learnt when their owner takes the seat. Not durable:
+        after a restart a name shows again when its owner reconnects."""
         self.position = setup.start
         self.rolled: tuple[int, ...] = ()
         self.tree: dict | None = None
@@ -243,7 +247,21 @@ class Room:
 
     @property
     def players(self) -> Players:
-        return self.setup.players
+        if not self.names:
+            return self.setup.players
+        white, black = (
+            attrs.evolve(self.setup.seat(seat).face, name=self.names[seat]) if seat in self.names
+            else self.setup.seat(seat).face
+            for seat in (WHITE, BLACK)
+        )
+        return Players(white=white, black=black)
+
+    @property
+    def rated(self) -> bool:
+        """Rated as the public is told now (`model.effective_rated`)."""
+        return effective_rated(
+            self.setup.rated, {seat: state.principal for seat, state in self.seats.items()}, ended=self.ended
+        )
 
     def public_state(self) -> PublicGameState:
         """The public state of the last committed version."""
@@ -271,6 +289,7 @@ class Room:
             client_seeds=self._client_seeds_view() if ended else None,
             legal_moves=inline_tree if self.phase is Phase.PLAYING else None,
             players=self.players,
+            rated=self.rated,
         )
 
     def _publish_view(self) -> None:
@@ -422,8 +441,8 @@ class Room:
                 intent.reply.set(self._attach(subscriber, now))
             case Detach(subscriber=subscriber):
                 self._detach(subscriber, now)
-            case Rebind(seat=seat, principal=principal):
-                self._later(intent.reply, self._rebind(seat, principal))
+            case Rebind(seat=seat, principal=principal, name=name):
+                self._later(intent.reply, self._rebind(seat, principal, name))
             case PlayerCommand(seat=seat, command=command):
                 self._later(intent.reply, self._command(seat, command, now))
             case Abort(reason=_):
@@ -461,13 +480,17 @@ class Room:
             if not seat.setup.always_present:
                 seat.grace_until = now + DISCONNECT_GRACE_S
 
-    def _rebind(self, seat_name: Seat, principal: str) -> bool:
+    def _rebind(self, seat_name: Seat, principal: str, name: str | None) -> bool:
         seat = self.seats[seat_name]
         if seat.principal is None and not self.ended:
             seat.principal = principal
             self._dirty = True
-            return True
-        return seat.principal == principal
+        if seat.principal != principal:
+            return False
+        if name is not None and self.names.get(seat_name) != name:
+            self.names[seat_name] = name
+            self._dirty = True  # a new version, so the name (and a game turned casual) is published
+        return True
 
     def _command(self, seat: Seat, command, now: float) -> Verdict:
         if self.ended:

@@ -100,6 +100,8 @@ class PublicGameState:
     legal_moves: MoveTree | None
     players: Players | None
     rematch_startup: RematchStartup | None = None
+    rated: bool | None = None
+    """Whether the game counts for ratings, as known now (None omits the key)."""
 
 
 def encode_public_game_state(state: PublicGameState) -> dict[str, Any]:
@@ -121,6 +123,8 @@ def encode_public_game_state(state: PublicGameState) -> dict[str, Any]:
         obj["players"] = encode_players(state.players)
     if state.rematch_startup is not None:
         obj["rematchStartup"] = encode_rematch_startup(state.rematch_startup)
+    if state.rated is not None:
+        obj["rated"] = state.rated
     return obj
 
 
@@ -137,7 +141,7 @@ _STATE_REQUIRED = (
     "clientSeeds",
     "legalMoves",
 )
-_STATE_OPTIONAL = ("players", "rematchStartup")
+_STATE_OPTIONAL = ("players", "rematchStartup", "rated")
 
 
 def decode_public_game_state(obj: object, where: str = "state") -> PublicGameState:
@@ -167,4 +171,5 @@ def decode_public_game_state(obj: object, where: str = "state") -> PublicGameSta
         legal_moves=decode_optional_move_tree(body["legalMoves"], f"{where}.legalMoves"),
         players=players,
         rematch_startup=marker,
+        rated=_read.boolean(body["rated"], f"{where}.rated") if "rated" in body else None,
     )

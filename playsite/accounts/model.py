@@ -1,0 +1,53 @@
+"""An account as the service sees it, and the rules of a nickname."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import attrs
+
+NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
+"""3-20 letters, digits, '_' or '-'; unique whatever its case (the database enforces it)."""
+ACTIVE, DEACTIVATED, DELETED = "active", "deactivated", "deleted"
+DELETE_CONFIRMATION = "delete my account"
+"""What `DELETE /auth/me` must be sent, typed out, before it deletes anything."""
+
+
+@attrs.frozen
+class Account:
+    id: uuid.UUID
+    nickname: str | None
+    status: str
+    session_generation: int
+
+    @property
+    def principal(self) -> str:
+        return f"user:{self.id}"
+
+    @property
+    def active(self) -> bool:
+        return self.status == ACTIVE
+
+
+def account_id_of(principal: str | None) -> uuid.UUID | None:
+    """The account behind a `user:<uuid>` principal; None for guests, bots and unknown seats."""
+    if principal is None or not principal.startswith("user:"):
+        return None
+    try:
+        return uuid.UUID(principal.removeprefix("user:"))
+    except ValueError:
+        return None
+
+
+def suggested_nickname(claims: dict, taken_suffix: int = 0) -> str:
+    """A first nickname from the provider's claims (preferred_username, nickname, the email's
+    local part), reduced to the allowed characters; `player-xxxxxx` when nothing fits."""
+    for claim in ("preferred_username", "nickname", "name", "email"):
+        value = claims.get(claim)
+        if not isinstance(value, str):
+            continue
+        base = re.sub(r"[^A-Za-z0-9_-]", "", value.split("@")[0].replace(" ", "_"))[:16]
+        if len(base) >= 3:
+            return base if taken_suffix == 0 else f"{base}-{taken_suffix}"
+    return f"player-{uuid.uuid4().hex[:6]}"

@@ -1,0 +1,216 @@
+"""`/auth/...`: sign in with the OpenID Connect provider, read and change one's account, sign out.
+
+    GET    /auth/login?next=/path   303 to the provider (state, nonce, PKCE verifier in a signed cookie)
+    GET    /auth/callback           the provider's answer: account upserted, session cookie set, 303 to next
+    GET    /auth/me                 the signed-in account (401 not_signed_in)
+    PATCH  /auth/me                 {"nickname": "..."}: 409 nickname_taken
+    DELETE /auth/me                 {"confirm": "delete my account"}: the account is forgotten
+    POST   /auth/logout             sign out everywhere: every session of the account ends
+
+Mutations pass the browser boundary (`http.origin`): exact Origin, `X-Game-CSRF: 1`, JSON;
+a failure is 403 `csrf_origin_rejected`. Errors are problem+json. A failed callback answers
+one generic 400 `sign_in_failed`; the log says why, never with a code or a token in it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from quart import Response, request
+
+from playsite.accounts import store
+from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
+from playsite.accounts.oidc import ProviderUnavailable, SignInFailed, new_secret
+from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
+from playsite.accounts.store import NicknameTaken
+from playsite.http.auth import client_address
+from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, render
+from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.responses import json_response
+from playsite.services import Services
+
+log = logging.getLogger("playsite.accounts")
+
+SIGN_INS_PER_MINUTE = 30
+"""`/auth/login` and `/auth/callback` per client address per minute: each costs a round trip
+to the provider."""
+CHANGES_PER_MINUTE = 30
+"""`PATCH` and `DELETE /auth/me` per account per minute."""
+PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
+NEXT_MAX = 512
+
+
+def csrf_origin_rejected() -> Refusal:
+    return Refusal(
+        403, "csrf_origin_rejected", "send this from an allowed origin with the X-Game-CSRF: 1 header"
+    )
+
+
+def not_signed_in() -> Refusal:
+    return Refusal(401, "not_signed_in", "sign in first (GET /auth/login)")
+
+
+def sign_in_failed() -> Refusal:
+    return Refusal(400, "sign_in_failed", "sign-in did not complete; start again from the sign-in link")
+
+
+def provider_unavailable() -> Refusal:
+    return Refusal(503, "provider_unavailable", "the sign-in provider is unavailable; try again", {"Retry-After": "30"})
+
+
+def safe_next(value: str | None) -> str:
+    """Where to send the person after sign-in: a path on this site, never another site."""
+    if not value or len(value) > NEXT_MAX or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    if any(ord(char) < 0x21 or ord(char) == 0x7F for char in value):
+        return "/"
+    return value
+
+
+def account_routes(services: Services) -> RouteFamily:
+    routes = RouteFamily("accounts", __name__, shape=PROBLEM_SHAPE)
+    accounts = services.accounts
+    sessions, oidc = accounts.sessions, accounts.oidc
+    sign_ins = RateLimiter(SIGN_INS_PER_MINUTE, 60)
+    changes = RateLimiter(CHANGES_PER_MINUTE, 60)
+    secure = True  # the cookies are Secure: browsers keep them on https, and on http://localhost
+
+    def cookie(response: Response, name: str, value: str, *, max_age: int, path: str) -> None:
+        # Host-only (no Domain), HttpOnly, Secure, SameSite=Lax: sent on top-level navigations
+        # (the provider's redirect back), never on other sites' subresource requests.
+        response.set_cookie(name, value, max_age=max_age, path=path, secure=secure, httponly=True, samesite="Lax")
+
+    def clear(response: Response, name: str, *, path: str) -> None:
+        response.delete_cookie(name, path=path, secure=secure, httponly=True, samesite="Lax")
+
+    async def me_or_401() -> Account:
+        account = await accounts.signed_in()
+        if account is None:
+            raise not_signed_in()
+        return account
+
+    def me_body(account: Account) -> dict:
+        return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
+
+    def write_checks() -> None:
+        services.origins.require_write(csrf_origin_rejected())
+
+    @routes.get("/auth/login")
+    async def login():
+        limit_by_address(sign_ins, "sign-in attempts")
+        login_state = LoginState(
+            state=new_secret(), nonce=new_secret(), verifier=new_secret(), next_path=safe_next(request.args.get("next"))
+        )
+        try:
+            location = await oidc.authorization_url(
+                state=login_state.state, nonce=login_state.nonce, verifier=login_state.verifier
+            )
+        except ProviderUnavailable as error:
+            log.warning("sign-in: provider unavailable: %s", error)
+            raise provider_unavailable() from None
+        response = Response(b"", status=303, headers={"Location": location, **PRIVATE})
+        cookie(response, LOGIN_COOKIE, sessions.seal_login(login_state), max_age=LOGIN_STATE_LIFETIME_S, path="/auth/callback")
+        return response
+
+    @routes.get("/auth/callback")
+    async def callback():
+        limit_by_address(sign_ins, "sign-in attempts")
+        try:
+            account, next_path = await complete_sign_in()
+        except SignInFailed as error:
+            log.warning("sign-in failed from %s: %s", client_address(), error)
+            raise sign_in_failed() from None
+        except ProviderUnavailable as error:
+            log.warning("sign-in: provider unavailable: %s", error)
+            raise provider_unavailable() from None
+        if not account.active:
+            log.info("sign-in refused: account %s is %s", account.id, account.status)
+            raise Refusal(403, "account_deactivated", "this account is deactivated")
+        response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
+        clear(response, LOGIN_COOKIE, path="/auth/callback")
+        cookie(response, SESSION_COOKIE, sessions.issue(account), max_age=sessions.lifetime_s, path="/")
+        log.info("signed in: account %s", account.id)
+        return response
+
+    async def complete_sign_in() -> tuple[Account, str]:
+        if "error" in request.args:
+            # The provider's error code is a short registered word (access_denied, ...).
+            raise SignInFailed(f"the provider answered error={request.args['error'][:40]!r}")
+        code, state = request.args.get("code"), request.args.get("state")
+        sealed = request.cookies.get(LOGIN_COOKIE)
+        if not code or not state:
+            raise SignInFailed("callback without code or state")
+        if not sealed:
+            raise SignInFailed("no sign-in state cookie (expired, or another browser)")
+        login_state = sessions.open_login(sealed, state)
+        if login_state is None:
+            raise SignInFailed("state does not match this browser's sign-in, or it expired")
+        id_token = await oidc.exchange(code, login_state.verifier)
+        claims = await oidc.verify_id_token(id_token, login_state.nonce)
+        account = await accounts.run(lambda conn: store.sign_in(conn, oidc.issuer, claims["sub"], claims))
+        return account, login_state.next_path
+
+    @routes.get("/auth/me")
+    async def read_me():
+        account = await accounts.signed_in()
+        if account is None:
+            refusal = not_signed_in()
+            refusal.headers.update(PRIVATE)
+            response = render(refusal)
+            if SESSION_COOKIE in request.cookies:
+                clear(response, SESSION_COOKIE, path="/")  # a dead session: let the browser forget it
+            return response
+        return json_response(me_body(account), headers=PRIVATE)
+
+    @routes.patch("/auth/me")
+    @body_limit(1024)
+    async def change_me():
+        write_checks()
+        account = await me_or_401()
+        if (retry_after := changes.attempt(str(account.id))) is not None:
+            raise rate_limited("account changes", retry_after)
+        body = await json_object()
+        reject_unknown_fields(body, {"nickname"})
+        nickname = body.get("nickname")
+        if not isinstance(nickname, str) or not NICKNAME.fullmatch(nickname):
+            raise invalid_request("nickname: 3-20 letters, digits, '_' or '-'")
+        try:
+            changed = await accounts.run(lambda conn: store.rename(conn, account.id, nickname))
+        except NicknameTaken:
+            raise Refusal(409, "nickname_taken", "another player has this nickname") from None
+        if changed is None:
+            raise not_signed_in()
+        return json_response(me_body(changed), headers=PRIVATE)
+
+    @routes.delete("/auth/me")
+    @body_limit(1024)
+    async def delete_me():
+        write_checks()
+        account = await me_or_401()
+        if (retry_after := changes.attempt(str(account.id))) is not None:
+            raise rate_limited("account changes", retry_after)
+        body = await json_object()
+        reject_unknown_fields(body, {"confirm"})
+        if body.get("confirm") != DELETE_CONFIRMATION:
+            raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
+        if services.registry.seated_unfinished(account.principal):
+            raise Refusal(409, "account_in_game", "finish or resign your unfinished games first")
+        await accounts.run(lambda conn: store.delete(conn, account.id))
+        log.info("account deleted: %s", account.id)
+        response = Response(b"", status=204, headers=PRIVATE)
+        clear(response, SESSION_COOKIE, path="/")
+        return response
+
+    @routes.post("/auth/logout")
+    async def logout():
+        write_checks()
+        account = await accounts.signed_in()
+        if account is not None:
+            await accounts.run(lambda conn: store.end_sessions(conn, account.id))
+            log.info("signed out everywhere: account %s", account.id)
+        response = Response(b"", status=204, headers=PRIVATE)
+        clear(response, SESSION_COOKIE, path="/")
+        return response
+
+    return routes

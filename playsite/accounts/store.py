@@ -1,0 +1,107 @@
+"""Accounts in PostgreSQL (`accounts`, sql/006_accounts.sql). Accounts exist only with
+persistence: a sign-in that a restart forgets would be no account at all.
+
+Every function takes a connection and runs inside `Database.run`'s transaction.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+
+from playsite.accounts.model import ACTIVE, DEACTIVATED, DELETED, Account, suggested_nickname
+
+_COLUMNS = "id, nickname, status, session_generation"
+NICKNAME_ATTEMPTS = 20
+
+
+class NicknameTaken(Exception):
+    """Another account has this nickname (compared without case)."""
+
+
+def _account(row) -> Account | None:
+    return None if row is None else Account(id=row[0], nickname=row[1], status=row[2], session_generation=row[3])
+
+
+def find(conn: psycopg.Connection, account_id: uuid.UUID) -> Account | None:
+    return _account(conn.execute(f"SELECT {_COLUMNS} FROM accounts WHERE id = %s", (account_id,)).fetchone())
+
+
+def find_by_subject(conn: psycopg.Connection, issuer: str, subject: str) -> Account | None:
+    return _account(
+        conn.execute(
+            f"SELECT {_COLUMNS} FROM accounts WHERE issuer = %s AND subject = %s", (issuer, subject)
+        ).fetchone()
+    )
+
+
+def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict) -> Account:
+    """The account of (issuer, subject), created on first sign-in with a nickname taken from
+    the provider's claims (made unique with a suffix). Two first sign-ins racing create one."""
+    for attempt in range(NICKNAME_ATTEMPTS):
+        if (found := find_by_subject(conn, issuer, subject)) is not None:
+            return found
+        nickname = suggested_nickname(claims, attempt) if attempt < NICKNAME_ATTEMPTS - 1 else suggested_nickname({})
+        row = conn.execute(
+            f"INSERT INTO accounts (id, issuer, subject, nickname) VALUES (%s, %s, %s, %s)"
+            f" ON CONFLICT DO NOTHING RETURNING {_COLUMNS}",
+            (uuid.uuid4(), issuer, subject, nickname),
+        ).fetchone()
+        if row is not None:
+            return _account(row)
+    raise NicknameTaken("no free nickname could be derived from the provider's claims")
+
+
+def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Account | None:
+    try:
+        with conn.transaction():  # a savepoint: the unique violation must not poison the caller's transaction
+            row = conn.execute(
+                f"UPDATE accounts SET nickname = %s, updated_at = now() WHERE id = %s AND status = %s"
+                f" RETURNING {_COLUMNS}",
+                (nickname, account_id, ACTIVE),
+            ).fetchone()
+    except psycopg.errors.UniqueViolation:
+        raise NicknameTaken(nickname) from None
+    return _account(row)
+
+
+def end_sessions(conn: psycopg.Connection, account_id: uuid.UUID) -> None:
+    """Sign out everywhere: every session issued so far stops being accepted."""
+    conn.execute(
+        "UPDATE accounts SET session_generation = session_generation + 1, updated_at = now() WHERE id = %s",
+        (account_id,),
+    )
+
+
+def set_active(conn: psycopg.Connection, account_id: uuid.UUID, active: bool) -> Account | None:
+    """Deactivate (its sessions stop at once; it cannot sign in) or reactivate an account."""
+    row = conn.execute(
+        f"UPDATE accounts SET status = %s, session_generation = session_generation + 1, updated_at = now()"
+        f" WHERE id = %s AND status <> %s RETURNING {_COLUMNS}",
+        (ACTIVE if active else DEACTIVATED, account_id, DELETED),
+    ).fetchone()
+    return _account(row)
+
+
+def delete(conn: psycopg.Connection, account_id: uuid.UUID) -> bool:
+    """Forget who the account was: issuer, subject and nickname are erased and its rating
+    removed. The id stays, as an anonymous name its games in history keep pointing at."""
+    conn.execute("DELETE FROM account_ratings WHERE account_id = %s", (account_id,))
+    return (
+        conn.execute(
+            "UPDATE accounts SET status = %s, issuer = NULL, subject = NULL, nickname = NULL,"
+            " session_generation = session_generation + 1, updated_at = now()"
+            " WHERE id = %s AND status <> %s",
+            (DELETED, account_id, DELETED),
+        ).rowcount
+        == 1
+    )
+
+
+def nicknames(conn: psycopg.Connection, account_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """Nicknames of these accounts that still have one (deleted accounts have none)."""
+    rows = conn.execute(
+        "SELECT id, nickname FROM accounts WHERE id = ANY(%s) AND nickname IS NOT NULL", (account_ids,)
+    ).fetchall()
+    return dict(rows)
