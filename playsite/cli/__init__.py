@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-SUBCOMMANDS = ("serve", "migrate", "rules", "dice", "verify")
+SUBCOMMANDS = ("serve", "migrate", "accounts", "rules", "dice", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:

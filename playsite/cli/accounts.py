@@ -1,0 +1,67 @@
+"""`playsite accounts`: an operator's controls over people's accounts (DATABASE_URL).
+
+    playsite accounts show <nickname|id>
+    playsite accounts deactivate <nickname|id>   its sessions end at the next request; it cannot sign in
+    playsite accounts reactivate <nickname|id>
+    playsite accounts sign-out <nickname|id>     ends every session, the account stays active
+
+Each change is one transaction; a running server sees it at the account's next request,
+because every request re-reads the account.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+import psycopg
+
+from playsite.accounts import store
+from playsite.accounts.model import NICKNAME
+from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
+
+ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("accounts", help="show, deactivate, reactivate or sign out an account")
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("account", help="the account's nickname or id")
+    parser.set_defaults(run=run)
+
+
+def find(conn: psycopg.Connection, who: str):
+    try:
+        return store.find(conn, uuid.UUID(who))
+    except ValueError:
+        pass
+    if not NICKNAME.fullmatch(who):
+        return None
+    row = conn.execute("SELECT id FROM accounts WHERE lower(nickname) = lower(%s)", (who,)).fetchone()
+    return None if row is None else store.find(conn, row[0])
+
+
+def run(args) -> int:
+    settings = load_settings_or_exit()
+    if settings.database_url is None:
+        print("playsite: accounts need DATABASE_URL (accounts exist only with persistence)", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        with psycopg.connect(settings.database_url, connect_timeout=10) as conn:
+            account = find(conn, args.account)
+            if account is None:
+                print(f"playsite: no account {args.account!r}", file=sys.stderr)
+                return 1
+            if args.action == "deactivate":
+                account = store.set_active(conn, account.id, False) or account
+            elif args.action == "reactivate":
+                account = store.set_active(conn, account.id, True) or account
+            elif args.action == "sign-out":
+                store.end_sessions(conn, account.id)
+            conn.commit()
+    except psycopg.Error as error:
+        first_line = (str(error).strip().splitlines() or ["no detail"])[0]
+        print(f"playsite: accounts: {first_line}", file=sys.stderr)
+        return EXIT_BOOT
+    print(f"account {account.id} nickname={account.nickname or '-'} status={account.status}")
+    return 0
