@@ -17,13 +17,12 @@ import uuid
 
 import attrs
 
-from quart import has_request_context, request, websocket
-
 from playsite.accounts import store
 from playsite.accounts.model import Account
 from playsite.accounts.oidc import OidcClient
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
+from playsite.http.auth import cookie, handshake_origin, is_handshake
 from playsite.http.errors import read_or_unavailable
 from playsite.http.origin import OriginPolicy
 
@@ -69,8 +68,7 @@ class Accounts:
         """The active account whose current session cookie came with this request or handshake."""
         if not self.enabled:
             return None
-        context = request if has_request_context() else websocket
-        token = context.cookies.get(SESSION_COOKIE)
+        token = cookie(SESSION_COOKIE)
         claims = self.sessions.verify(token) if token else None
         if claims is None:
             return None
@@ -85,8 +83,7 @@ class Accounts:
 
         On a WebSocket handshake, the session counts only from a page of an allowed origin
         (browsers apply no CORS to WebSockets); from anywhere else the cookie is ignored."""
-        socket = not has_request_context()
-        if not socket or self.origins.admits_socket(websocket.headers.get("Origin")):
+        if not is_handshake() or self.origins.admits_socket(handshake_origin()):
             account = await self.signed_in()
             if account is not None:
                 return Caller(account.principal, account)

@@ -1,7 +1,6 @@
-"""Who is calling. Today: a bot, by `Authorization: Bearer <token>`.
-
-The account session and the guest join this module when accounts exist; every route asks
-here, never reads credentials itself.
+"""Who is calling, as the request or handshake says it: a bot's bearer token, a cookie, the
+peer address. Routes never read credentials themselves: bots through `calling_bot`, people
+through `playsite.accounts.service.Accounts.caller`, which reads its cookie here.
 """
 
 from __future__ import annotations
@@ -45,6 +44,24 @@ def calling_bot(tokens: BotTokens, *, registered: bool = False):
     if registered and not account.registered:
         raise Refusal(403, "registered_only", "this needs a registered bot (POST /bot/register)")
     return account
+
+
+def _context():
+    return request if has_request_context() else websocket
+
+
+def cookie(name: str) -> str | None:
+    """A cookie of this request or WebSocket handshake."""
+    return _context().cookies.get(name)
+
+
+def handshake_origin() -> str | None:
+    """On a WebSocket handshake, its `Origin` header; None on a plain HTTP request."""
+    return None if has_request_context() else websocket.headers.get("Origin")
+
+
+def is_handshake() -> bool:
+    return not has_request_context()
 
 
 def client_address() -> str:
