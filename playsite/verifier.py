@@ -43,8 +43,8 @@ import json
 import struct
 import urllib.error
 import urllib.request
-from http.client import HTTPException
 from collections.abc import Callable
+from http.client import HTTPException
 from typing import Any, NoReturn
 
 PROCEDURE_VERSION = 1

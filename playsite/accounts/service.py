@@ -22,9 +22,9 @@ from playsite.accounts.model import Account
 from playsite.accounts.oidc import OidcClient
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
-from playsite.http.auth import cookie, handshake_origin, is_handshake
+from playsite.http.auth import cookie, handshake_origin, is_handshake, request_header, request_method
 from playsite.http.errors import read_or_unavailable
-from playsite.http.origin import OriginPolicy
+from playsite.http.origin import CSRF_HEADER, OriginPolicy
 
 log = logging.getLogger("playsite.accounts")
 
@@ -81,9 +81,11 @@ class Accounts:
         """The calling principal: `user:<uuid>` when signed in (an account always wins over a
         guest id), else `guest:<uuid>` from `guest_id` when it is a UUID, else None.
 
-        On a WebSocket handshake, the session counts only from a page of an allowed origin
-        (browsers apply no CORS to WebSockets); from anywhere else the cookie is ignored."""
-        if not is_handshake() or self.origins.admits_socket(handshake_origin()):
+        The session counts only where the browser boundary lets it (`http.origin`): on a
+        WebSocket handshake, from a page of an allowed origin (browsers apply no CORS to
+        WebSockets); on a write, with an allowed Origin and `X-Game-CSRF: 1`. From anywhere
+        else the cookie is ignored, and the caller is whoever the guest id says."""
+        if self._session_may_count():
             account = await self.signed_in()
             if account is not None:
                 return Caller(account.principal, account)
@@ -93,6 +95,13 @@ class Accounts:
             return Caller(f"guest:{uuid.UUID(guest_id)}")
         except ValueError:
             return None
+
+    def _session_may_count(self) -> bool:
+        if is_handshake():
+            return self.origins.admits_socket(handshake_origin())
+        if request_method() in ("GET", "HEAD", "OPTIONS"):
+            return True
+        return self.origins.admits_write(request_header("Origin"), request_header(CSRF_HEADER))
 
     async def nicknames(self, principals) -> dict[str, str]:
         """principal -> nickname for the `user:` principals among `principals` that have one."""

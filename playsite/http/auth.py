@@ -60,6 +60,14 @@ def handshake_origin() -> str | None:
     return None if has_request_context() else websocket.headers.get("Origin")
 
 
+def request_header(name: str) -> str | None:
+    return _context().headers.get(name)
+
+
+def request_method() -> str:
+    return request.method if has_request_context() else "GET"
+
+
 def is_handshake() -> bool:
     return not has_request_context()
 

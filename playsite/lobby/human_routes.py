@@ -1,8 +1,9 @@
 """Routes people use: the bot catalog (GET /lobby/bots), playing a catalog bot
 (POST /lobby/play-bot) and accepting a bot's seek (POST /lobby/accept).
 
-No login: a guest names itself with a stable `guestId` (UUID) and gets a seat token back,
-shown once. Both writes are rate-limited per client address.
+No login needed: a guest names itself with a stable `guestId` (UUID); a signed-in person
+(session cookie, from an allowed page) plays as the account and needs no guestId. Either gets
+a seat token back, shown once. Both writes are rate-limited per client address.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def mount_human_routes(routes: RouteFamily, services: Services) -> None:
     async def play_bot():
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = Human(bodies.guest_principal(body))
+        guest = await person(body)
         bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
         time_control = bodies.time_control(body, default=None)
         preferred = bodies.optional_side(body, "preferredColor")
@@ -45,19 +46,26 @@ def mount_human_routes(routes: RouteFamily, services: Services) -> None:
     async def guest_accepts_seek():
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = Human(bodies.guest_principal(body))
+        guest = await person(body)
         game, seat = await lobby.accept_seek(bodies.required_string(body, "seekId"), guest)
         return seat_response(game, seat, guest)
+
+    async def person(body: dict) -> Human:
+        """Who takes the seat: the signed-in account (`Accounts.caller`), else the body's guestId."""
+        caller = await services.accounts.caller()
+        if caller is not None:
+            return Human(caller.principal)  # the nickname shows once the socket takes the seat
+        return Human(bodies.guest_principal(body))
 
 
 def seat_response(game, seat: str, guest: Human):
     """The guest's own seat (PlayBotMatch): never the other seat, never shown again."""
     game_id, token = game.room.game_id, game.human_tokens[seat]
-    guest_id = guest.principal.removeprefix("guest:")
+    who = f"&guest={guest.principal.removeprefix('guest:')}" if guest.principal.startswith("guest:") else ""
     body = {
         "gameId": game_id,
         "token": token,
         "seat": seat,
-        "wsUrl": f"/games/{game_id}/ws?token={token}&guest={guest_id}",
+        "wsUrl": f"/games/{game_id}/ws?token={token}{who}",
     }
     return json_response(body, 201, {"Cache-Control": "no-store, private"})

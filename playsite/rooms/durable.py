@@ -12,7 +12,7 @@ from typing import Any
 from playsite.dice import ClientSeeds, Fairness
 from playsite.rooms.model import ClockState, Ending, Phase, RoomSetup, RoomState, SeatSetup
 from playsite.rules import Termination, format_dfen, parse_dfen
-from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, Seat, PublicFace, decode_time_control, encode_time_control
+from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, Seat, decode_time_control, encode_time_control
 
 FORMAT = 1
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from . import movegen
-from .movegen import CASTLING, KING, ROOK, THEM, moves, move_names, play
 from .dfen import format_dfen
+from .movegen import CASTLING, KING, ROOK, THEM, move_names, moves, play
 from .position import Position
 
 MoveTree = dict[str, "MoveTree"]
