@@ -21,6 +21,7 @@ from playsite.http.responses import json_response
 from playsite.lobby.routes import lobby_routes
 from playsite.ratings.routes import ratings_routes
 from playsite.services import Services
+from playsite.showcase.routes import showcase_routes
 from playsite.specs_routes import specs_routes
 from playsite.store.database import DatabaseUnavailable
 from playsite.webhooks.routes import webhook_routes
@@ -76,4 +77,6 @@ def create_app(services: Services) -> QuartTrio:
         app.register_blueprint(family(services))
     if services.accounts.enabled:
         app.register_blueprint(account_routes(services))
+    if services.showcase is not None:
+        app.register_blueprint(showcase_routes(services))
     return app

@@ -33,6 +33,7 @@ from playsite.ratings.book import RatingBook
 from playsite.ratings.ladder import Ladder, run_ladder
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
+from playsite.showcase.table import ShowcaseTable
 from playsite.store import Store, run_store
 from playsite.store.lease import ServingLease, run_serving_lease
 from playsite.version import git_revision, package_version
@@ -63,6 +64,8 @@ class Services:
     origins: OriginPolicy
     accounts: Accounts
     """Sign-in and sessions; `accounts.enabled` is False without persistence, a session secret and OIDC."""
+    showcase: ShowcaseTable | None
+    """The showcase table, when SHOWCASE_ENABLED."""
     lease: ServingLease | None
     """This process's serving lease (PostgreSQL only)."""
     ladder: Ladder | None
@@ -93,7 +96,7 @@ async def boot(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",
             len(repaired), ", ".join(repaired),
         )
-    bots = BotDirectory(bot_store_for(store))
+    bots = BotDirectory(bot_store_for(store), featured=settings.showcase_bot if settings.showcase_enabled else None)
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)
     registry = await nursery.start(Registry(admission, seed_source or SystemSeedSource(), store).run)
@@ -124,6 +127,13 @@ async def boot(
         await nursery.start(run_retention, store, settings.retention_days)
     if ladder is not None:
         await nursery.start(run_ladder, ladder)
+    showcase = None
+    if settings.showcase_enabled:
+        showcase = ShowcaseTable(
+            bot_id=settings.showcase_bot, store=store, registry=registry, bots=bots, webhooks=webhooks,
+            seed_window_s=settings.dice_seed_window_ms / 1000,
+        )
+        await nursery.start(showcase.run)  # reconciled before the port opens
 
     origins = OriginPolicy(frozenset(settings.cors_origins))
     accounts = Accounts(settings, getattr(store, "database", None), origins)
@@ -148,6 +158,7 @@ async def boot(
         ),
         origins=origins,
         accounts=accounts,
+        showcase=showcase,
         lease=lease,
         ladder=ladder,
         version=package_version(),
@@ -156,14 +167,11 @@ async def boot(
 
 
 UNBUILT_SETTINGS = {
-    "SHOWCASE_ENABLED": lambda s: s.showcase_enabled,
-    "SHOWCASE_RESERVED_SEATS": lambda s: s.showcase_enabled,
-    "SHOWCASE_BOT": lambda s: s.showcase_bot is not None,
     "PLAY_ADMINS": lambda s: bool(s.admins),
     "WEBHOOK_SESSION_MANAGEMENT_ENABLED": lambda s: s.webhook_session_management_enabled,
 }
-"""Settings that validate but that no feature of this version reads yet (the showcase,
-accounts and webhook management are still being built): setting one changes nothing."""
+"""Settings that validate but that no feature of this version reads yet (webhook management
+is still being built): setting one changes nothing."""
 
 
 def warn_accounts(settings: Settings, accounts: Accounts) -> None:

@@ -77,9 +77,11 @@ def check_slug(kind: str, value: object) -> str:
 class BotDirectory:
     """Every bot identity this process knows. Registered bots are written through to the store."""
 
-    def __init__(self, store=None):
+    def __init__(self, store=None, *, featured: str | None = None):
         self.store = store
         """A `bots.store.BotStore` (None: nothing is stored, e.g. unit tests)."""
+        self.featured = featured
+        """The showcase's featured bot (`team/name`), when the showcase is enabled."""
         self._by_id: dict[str, BotAccount] = {}
         self._by_token: dict[bytes, BotAccount] = {}
         self._anon_expiry: dict[str, datetime] = {}
@@ -177,10 +179,13 @@ class BotDirectory:
             await self.store.save(account, created=created)
 
     def limits_of(self, principal: str) -> Limits | None:
-        """Admission bounds: a registered bot's declaration; anonymous bots and humans unbounded."""
+        """Admission bounds: a registered bot's declaration; the featured bot's fixed split
+        (3: general 2, showcase 1, never borrowed); anonymous bots and humans unbounded."""
         account = self.by_principal(principal)
         if account is None or not account.registered:
             return None
+        if account.id == self.featured:
+            return Limits.featured_bot()
         return Limits.bot(account.max_concurrent_games)
 
     def registered(self) -> list[BotAccount]:

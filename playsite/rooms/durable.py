@@ -42,6 +42,7 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
         "participants": list(setup.participants),
         "awaitJoins": setup.await_joins,
         "joinWindowS": setup.join_window_s,
+        "claimGraceS": setup.claim_grace_s,
         "seedWindowS": setup.seed_window_s,
         "start": format_dfen(setup.start),
         "createdAt": setup.created_at,
@@ -62,6 +63,7 @@ def load_setup(data: dict[str, Any]) -> RoomSetup:
         participants=tuple(data["participants"]),
         await_joins=data["awaitJoins"],
         join_window_s=data["joinWindowS"],
+        claim_grace_s=data.get("claimGraceS"),  # absent from snapshots written before it existed
         seed_window_s=data["seedWindowS"],
         start=parse_dfen(data["start"]),
         created_at=data["createdAt"],

@@ -105,6 +105,9 @@ class RoomSetup:
     origin: str = "friend"
     await_joins: bool = True
     join_window_s: float = FRIEND_JOIN_WINDOW_S
+    claim_grace_s: float | None = None
+    """When set, a person's seat still empty when the game begins must be taken within this
+    many seconds, or counts as a dropped connection (the showcase's claim grace)."""
     seed_window_s: float = 2.0
     start: Position = START_POSITION
     durability: str = BEST_EFFORT

@@ -571,8 +571,13 @@ class Room:
     # ----- turn flow ----------------------------------------------------------------------
 
     def _begin(self, now: float) -> None:
-        """Both seats are here: open the seed window, or roll at once when it is zero."""
+        """Both seats are here (or need not be): open the seed window, or roll at once when it
+        is zero. With a claim grace, a person's seat not taken yet gets that long to connect."""
         self.join_deadline = None
+        if self.setup.claim_grace_s is not None:
+            for seat in self.seats.values():
+                if not seat.joined and not seat.setup.always_present:
+                    seat.grace_until = now + self.setup.claim_grace_s
         self.phase = Phase.SEEDING
         self.seed_deadline = now + self.setup.seed_window_s
         if self.setup.seed_window_s <= 0:

@@ -1,0 +1,296 @@
+"""The showcase table's state machine and its winning claim sequence.
+
+Phases: `unavailable` -> (reconcile) -> `open` -> (the first claim commits) -> `live` ->
+(the game ends) -> `finishing` -> (released) -> `open`. The phase is never remembered across
+a restart: `run` recomputes it from durable records (the `showcase_table` row, the resumed
+rooms, the archive) before the boot goes on to open the port.
+
+One trio lock serialises claims and reconciliations in this process (service.md: admission
+state lives in the one serving process), so exactly one claim finds the table `open`; the
+claim's transaction is fenced in the database as well (the colour it seated, no current
+game), so a table that moved on meanwhile can never get a second game.
+
+Reconciliation, in order:
+1. no PostgreSQL store -> `unavailable` (maintenance);
+2. several active showcase rooms -> `unavailable`, logged as an operator alert (split brain);
+3. one active showcase room -> adopted, `live` (the colour is advanced if its claim never
+   committed);
+4. a showcase room whose ending is still being written -> `finishing`;
+5. a pointer at a game that is no longer live -> cleared once its archive row exists (a crash
+   between the terminal commit and the clear); a pointer at a game still active in the
+   database but not resumed -> `unavailable`;
+6. the featured bot's readiness probe (registered, webhook push on, the unsigned echo
+   answered within 5 s) -> `open`, else `unavailable` (bot_unavailable).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import uuid
+
+import attrs
+import trio
+
+from playsite.bots.accounts import BotDirectory
+from playsite.games.creation import human_seat
+from playsite.rooms.admission import AdmissionRefused, Purpose
+from playsite.rooms.intents import Abort, PlayerCommand
+from playsite.rooms.model import REQUIRED, RoomSetup, SeatSetup
+from playsite.rooms.registry import CreationFailed, Registry
+from playsite.showcase import records
+from playsite.store.database import DatabaseUnavailable
+from playsite.tokens import new_token
+from playsite.wire import BLACK, WHITE, Fischer, SubmitSeed
+
+log = logging.getLogger("playsite.showcase")
+
+READINESS_PERIOD_S = 15.0
+"""While not live, the table reconciles this often: a dead bot closes it, a recovered one reopens it."""
+PROBE_TIMEOUT_S = 5.0
+CLAIM_GRACE_S = 30.0
+"""The winner must open the game socket within this, or is resigned as a dropped connection is."""
+STORE_WAIT_S = 3.0
+"""How long a claim or a reconciliation waits on the database before counting it unavailable."""
+TIME_CONTROL = Fischer(300, 3)
+ORIGIN = "showcase"
+
+
+class TablePhase(enum.Enum):
+    UNAVAILABLE = "unavailable"
+    OPEN = "open"
+    LIVE = "live"
+    FINISHING = "finishing"
+
+
+@attrs.frozen
+class Claimed:
+    game_id: str
+    seat: str
+    seat_token: str
+
+
+@attrs.frozen
+class Spectating:
+    reason: str  # already_claimed | game_ended
+    game_id: str
+
+
+class ShowcaseUnavailable(Exception):
+    """The table cannot take claims now (503 showcase_unavailable)."""
+
+
+class IdempotencyConflict(Exception):
+    """The same Idempotency-Key came back with another fingerprint (409)."""
+
+
+class ShowcaseTable:
+    def __init__(self, *, bot_id: str, store, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float):
+        self.bot_id = bot_id
+        self.database = getattr(store, "database", None)
+        self.registry = registry
+        self.bots = bots
+        self.webhooks = webhooks
+        self.seed_window_s = seed_window_s
+        self.phase = TablePhase.UNAVAILABLE
+        self.reason = "maintenance"
+        self.current_game: str | None = None
+        self.next_color = WHITE
+        self._lock = trio.Lock()
+        self._wake = trio.Event()
+
+    # ----- the readiness loop ---------------------------------------------------------------
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Reconcile once (before the port opens), then every READINESS_PERIOD_S while not
+        live, and at once when a showcase game completes."""
+        self.registry.completion_hooks.append(self.on_completion)
+        await self.reconcile()
+        task_status.started(self)
+        while True:
+            period = math.inf if self.phase is TablePhase.LIVE else READINESS_PERIOD_S
+            with trio.move_on_after(period):
+                await self._wake.wait()
+            self._wake = trio.Event()
+            if self.phase is not TablePhase.LIVE:
+                await self.reconcile()
+
+    async def on_completion(self, room) -> None:
+        """Registry completion hook: runs after the room's terminal write committed, the room
+        was deregistered and its admission released. The loop then reconciles (clears the
+        pointer once the archive row is there, probes the bot, reopens)."""
+        if room.setup.origin != ORIGIN:
+            return
+        if room.game_id == self.current_game and self.phase is TablePhase.LIVE:
+            self.phase = TablePhase.FINISHING
+        self._wake.set()
+
+    async def reconcile(self) -> TablePhase:
+        async with self._lock:
+            try:
+                await self._reconcile()
+            except (DatabaseUnavailable, trio.TooSlowError) as error:
+                self._close("maintenance", f"the database is unavailable: {error}")
+            return self.phase
+
+    async def _reconcile(self) -> None:
+        if self.database is None:
+            self._close("maintenance", "the showcase needs the PostgreSQL store")
+            return
+        row = await self._run(records.read_table)
+        self.next_color = row.next_human_color
+        rooms = [room for room in list(self.registry.live.values()) if room.setup.origin == ORIGIN]
+        active = [room for room in rooms if not room.ended]
+        if len(active) > 1:
+            log.error(
+                "ALERT showcase: %d active showcase games (%s); the table stays closed until an operator resolves it",
+                len(active), ", ".join(room.game_id for room in active),
+            )
+            self._close("maintenance", "several active showcase games")
+            return
+        if active:
+            room = active[0]
+            human = next(seat for seat, state in room.seats.items() if state.principal != self._bot_principal)
+            row = await self._run(lambda conn: records.adopt(conn, room.game_id, human))
+            self.next_color, self.current_game = row.next_human_color, room.game_id
+            self._set(TablePhase.LIVE)
+            return
+        if rooms:  # ended, its terminal write still being retried
+            self.current_game = rooms[0].game_id
+            self._set(TablePhase.FINISHING)
+            return
+        if row.current_game is not None:
+            status = await self._run(lambda conn: records.game_status(conn, row.current_game))
+            if status == "active":
+                self._close("maintenance", f"showcase game {row.current_game} is active but was not resumed")
+                return
+            if not await self._run(lambda conn: records.clear_pointer(conn, row.current_game)):
+                self._close("maintenance", f"the pointer at showcase game {row.current_game} could not be cleared")
+                return
+            log.info("showcase: released game %s", row.current_game)
+        self.current_game = None
+        if not await self._probe():
+            self._close("bot_unavailable", f"the featured bot {self.bot_id} is not ready")
+            return
+        self._set(TablePhase.OPEN)
+
+    async def _probe(self) -> bool:
+        bot = self.bots.get(self.bot_id)
+        if bot is None or not bot.registered or not self.webhooks.enabled:
+            return False
+        with trio.move_on_after(PROBE_TIMEOUT_S):
+            try:
+                return await self.webhooks.probe(self.bot_id)
+            except Exception as error:  # a probe that fails in any way is a bot that is not ready
+                log.info("showcase: probe failed: %s", type(error).__name__)
+                return False
+        return False
+
+    # ----- claims ---------------------------------------------------------------------------
+
+    async def claim(self, *, actor: str, guest_id: str | None, entropy: str | None, key: uuid.UUID):
+        """Claimed (the winner, or a replay while the game is on) or Spectating; raises
+        IdempotencyConflict or ShowcaseUnavailable."""
+        fingerprint = records.fingerprint(actor, guest_id, entropy)
+        async with self._lock:
+            try:
+                record = await self._run(lambda conn: records.find_claim(conn, actor, key))
+            except (DatabaseUnavailable, trio.TooSlowError):
+                raise ShowcaseUnavailable("the database is unavailable") from None
+            if record is not None:
+                if record.fingerprint != fingerprint:
+                    raise IdempotencyConflict()
+                room = self.registry.get(record.game_id)
+                if room is not None and not room.ended:
+                    return Claimed(record.game_id, record.seat, record.seat_token)
+                return Spectating("game_ended", record.game_id)
+            phase, _ = self.public_phase()
+            if phase is TablePhase.LIVE and self.current_game:
+                return Spectating("already_claimed", self.current_game)
+            if self.current_game and phase in (TablePhase.FINISHING, TablePhase.UNAVAILABLE):
+                return Spectating("game_ended" if phase is TablePhase.FINISHING else "already_claimed", self.current_game)
+            if phase is not TablePhase.OPEN:
+                raise ShowcaseUnavailable(self.reason)
+            return await self._win(actor, entropy, key, fingerprint)
+
+    async def _win(self, actor: str, entropy: str | None, key: uuid.UUID, fingerprint: bytes) -> Claimed:
+        bot = self.bots.get(self.bot_id)
+        if bot is None or not bot.registered:
+            self._close("bot_unavailable", f"the featured bot {self.bot_id} is not registered")
+            raise ShowcaseUnavailable("bot_unavailable")
+        seated = self.next_color
+        token, human = human_seat(actor)
+        machine = SeatSetup(token_hash=new_token()[1], face=bot.face, principal=bot.principal, always_present=True)
+        setup = RoomSetup(
+            game_id=str(uuid.uuid4()),
+            time_control=TIME_CONTROL,
+            white=human if seated == WHITE else machine,
+            black=machine if seated == WHITE else human,
+            rated=False,
+            origin=ORIGIN,
+            await_joins=False,
+            claim_grace_s=CLAIM_GRACE_S,
+            seed_window_s=self.seed_window_s,
+            durability=REQUIRED,
+            purpose=Purpose.SHOWCASE.value,
+            participants=(bot.principal,),
+        )
+        try:
+            room = await self.registry.create(setup, Purpose.SHOWCASE, setup.participants)
+        except (AdmissionRefused, CreationFailed) as error:
+            log.warning("showcase: claim refused, nothing changed: %s", error)
+            raise ShowcaseUnavailable("the game could not be created") from None
+        try:
+            await self._run(
+                lambda conn: records.commit_claim(
+                    conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint, token=token
+                )
+            )
+        except (DatabaseUnavailable, trio.TooSlowError, records.ClaimFenceRefused) as error:
+            log.error("showcase: the claim of game %s did not commit (%s); aborting it", room.game_id, error)
+            await room.send(Abort("showcase claim not committed"))
+            self._close("maintenance", "a claim could not be committed")
+            raise ShowcaseUnavailable("the claim could not be committed") from None
+        self.current_game = room.game_id
+        self.next_color = BLACK if seated == WHITE else WHITE
+        self._set(TablePhase.LIVE)
+        log.info("showcase: game %s claimed, the human plays %s", room.game_id, seated)
+        if entropy is not None:
+            await room.send(PlayerCommand(seated, SubmitSeed(entropy)))
+        return Claimed(room.game_id, seated, token)
+
+    # ----- what the public sees -------------------------------------------------------------
+
+    def public_phase(self) -> tuple[TablePhase, str]:
+        """The phase as answered: a live game whose writes are stalled makes the table unavailable."""
+        if self.phase is TablePhase.LIVE and self.current_game:
+            room = self.registry.get(self.current_game)
+            if room is not None and room.persistence_stalled:
+                return TablePhase.UNAVAILABLE, "maintenance"
+        return self.phase, self.reason
+
+    # ----- helpers --------------------------------------------------------------------------
+
+    @property
+    def _bot_principal(self) -> str:
+        return f"bot:{self.bot_id}"
+
+    async def _run(self, work):
+        """`work(conn)` in one transaction; trio.TooSlowError past STORE_WAIT_S (the attempt is
+        then abandoned and never commits)."""
+        with trio.fail_after(STORE_WAIT_S):
+            return await self.database.run(work)
+
+    def _set(self, phase: TablePhase) -> None:
+        if phase is not self.phase:
+            log.info("showcase: %s -> %s", self.phase.value, phase.value)
+        self.phase = phase
+        self.reason = ""
+
+    def _close(self, reason: str, detail: str) -> None:
+        if self.phase is not TablePhase.UNAVAILABLE or self.reason != reason:
+            log.warning("showcase: unavailable (%s): %s", reason, detail)
+        self.phase = TablePhase.UNAVAILABLE
+        self.reason = reason
+
