@@ -273,3 +273,15 @@ def test_registered_bots_survive_a_restart_with_postgres(serve, database_url):
     assert_error(after.call("POST", "/bot/register", json={"team": "acme", "name": "alice"}), 409, "identity_taken")
     after.close()
     assert_no_server_errors(second)
+
+
+async def test_the_featured_bot_gets_the_fixed_capacity_split_whatever_it_declared():
+    from playsite.bots.accounts import BotDirectory
+    from playsite.rooms.admission import FEATURED_BOT_CAPACITY, Limits, Purpose
+
+    directory = BotDirectory(featured="acme/star")
+    star, _ = await directory.register("acme", "star")
+    other, _ = await directory.register("acme", "other")
+    assert directory.limits_of(star.principal) == Limits.featured_bot()
+    assert directory.limits_of(star.principal).total == FEATURED_BOT_CAPACITY
+    assert directory.limits_of(other.principal).per_purpose[Purpose.SHOWCASE] == 0

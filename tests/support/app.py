@@ -14,10 +14,14 @@ from playsite.store import MemoryStore
 
 @contextlib.asynccontextmanager
 async def booted(settings: Settings | None = None, *, store=None, seed_source=None):
-    """Services booted from `settings` (default: `Settings()` on a fresh memory store),
-    every enabled loop running, all of it cancelled on exit."""
+    """Services booted from `settings` (default: `Settings()` on a fresh memory store; the
+    configured PostgreSQL store when `settings.database_url` is set), every enabled loop
+    running, all of it cancelled on exit."""
+    settings = settings or Settings()
+    if store is None and settings.database_url is None:
+        store = MemoryStore()
     async with trio.open_nursery() as nursery:
-        services = await boot(settings or Settings(), nursery, store=store or MemoryStore(), seed_source=seed_source)
+        services = await boot(settings, nursery, store=store, seed_source=seed_source)
         yield services
         nursery.cancel_scope.cancel()
 

@@ -1,0 +1,374 @@
+"""The showcase table on a real PostgreSQL, booted in-process, with a real webhook endpoint
+(a threaded HTTP server) as the featured bot. Real clock: PostgreSQL runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+
+import attrs
+import psycopg
+import pytest
+import trio
+
+from playsite.accounts import store as accounts_store
+from playsite.accounts.sessions import SESSION_COOKIE, Sessions
+from playsite.config import Settings
+from playsite.rooms.admission import Purpose
+from playsite.rooms.intents import PlayerCommand
+from playsite.showcase.table import TablePhase
+from playsite.wire import Fischer, Resign
+from tests.support.app import booted, test_client
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.waiting import deadline, wait_until
+from tests.transports.webhook_receiver import Reply, WebhookReceiver
+
+pytestmark = pytest.mark.postgres
+
+FEATURED = "studio/featured"
+ORIGIN = "https://play.example"
+SECRET = "showcase-session-secret-" + "z" * 20
+
+
+def settings_for(url: str, **overrides) -> Settings:
+    values = dict(
+        database_url=url,
+        persistence_enabled=True,
+        showcase_enabled=True,
+        showcase_bot=FEATURED,
+        webhook_push_enabled=True,
+        webhook_allow_loopback=True,
+        dice_seed_window_ms=0,
+    )
+    values.update(overrides)
+    return Settings(**values)
+
+
+@attrs.define
+class Table:
+    services: object
+    client: object
+    receiver: WebhookReceiver
+
+    @property
+    def table(self):
+        return self.services.showcase
+
+    async def status(self, **headers):
+        response = await self.client.get("/showcase", headers=headers)
+        return response, (await response.get_json() if response.status_code == 200 else None)
+
+    async def claim(self, guest: str | None = None, key: str | None = None, **extra):
+        body = dict(extra)
+        if guest is not None:
+            body["guestId"] = guest
+        headers = {"Idempotency-Key": key or str(uuid.uuid4())}
+        response = await self.client.post("/showcase/claim", json=body, headers=headers)
+        return response.status_code, await response.get_json(), response.headers
+
+
+@contextlib.asynccontextmanager
+async def table_at(url: str, receiver: WebhookReceiver, *, register: bool = True, **overrides):
+    async with booted(settings_for(url, **overrides), store=None) as services:
+        client = test_client(services)
+        if register and services.bots.get(FEATURED) is None:
+            _, token = await services.bots.register("studio", "featured")
+            answer = await client.post("/bot/webhook", json={"url": receiver.url()}, headers={"Authorization": f"Bearer {token}"})
+            assert answer.status_code == 201, await answer.get_data(as_text=True)
+            receiver.secret = (await answer.get_json())["secret"]
+        await services.showcase.reconcile()
+        yield Table(services, client, receiver)
+
+
+@pytest.fixture
+def receiver():
+    with WebhookReceiver() as endpoint:
+        yield endpoint
+
+
+def sql(url: str, query: str, params=()):
+    with psycopg.connect(url, autocommit=True) as conn:
+        cursor = conn.execute(query, params)
+        return cursor.fetchall() if cursor.description else None
+
+
+async def end_game(table: Table, game_id: str) -> None:
+    """The human resigns; waits until the table has released the game and reopened."""
+    room = table.services.registry.get(game_id)
+    seat = next(s for s, state in room.seats.items() if state.principal.startswith(("guest:", "user:")))
+    intent = PlayerCommand(seat, Resign())
+    await room.send(intent)
+    await intent.reply.wait()
+    await wait_until(lambda: table.table.phase is TablePhase.OPEN, timeout=20, what="the table reopens")
+
+
+# ----- status ------------------------------------------------------------------------------------
+
+
+async def test_the_status_is_open_with_the_featured_bot_and_revalidates_with_its_etag(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        response, body = await t.status()
+        assert body == {
+            "status": "open",
+            "featuredBot": {"team": "studio", "name": "featured"},
+            "timeControl": {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}},
+            "rated": False,
+            "nextHumanColor": "White",
+        }
+        assert response.headers["Cache-Control"] == "no-store, no-cache, must-revalidate"
+        etag = response.headers["ETag"]
+        assert etag.startswith('W/"')
+        again, _ = await t.status(**{"If-None-Match": etag})
+        assert again.status_code == 304 and await again.get_data() == b""
+        assert again.headers["ETag"] == etag
+
+
+async def test_without_the_featured_bot_the_table_is_unavailable_and_claims_are_503(migrated_url, receiver):
+    async with table_at(migrated_url, receiver, register=False) as t:
+        _, body = await t.status()
+        assert body["status"] == "unavailable" and body["reason"] == "bot_unavailable"
+        assert "nextHumanColor" not in body and "currentGame" not in body
+        status, problem, headers = await t.claim(str(uuid.uuid4()))
+        assert status == 503 and problem["code"] == "showcase_unavailable" and int(headers["Retry-After"]) > 0
+
+
+async def test_the_memory_store_keeps_the_table_closed_for_maintenance(receiver):
+    settings = Settings(showcase_enabled=True, showcase_bot=FEATURED, webhook_push_enabled=True)
+    async with booted(settings) as services:
+        _, body = None, await (await test_client(services).get("/showcase")).get_json()
+        assert body["status"] == "unavailable" and body["reason"] == "maintenance"
+
+
+# ----- claims ------------------------------------------------------------------------------------
+
+
+async def test_fifty_concurrent_claims_make_exactly_one_winner(migrated_url, receiver, monkeypatch):
+    monkeypatch.setattr("playsite.showcase.routes.CLAIMS_PER_ADDRESS_PER_MINUTE", 100)  # 50 visitors, one test address
+    async with table_at(migrated_url, receiver) as t:
+        answers = []
+
+        async def claim():
+            answers.append(await t.claim(str(uuid.uuid4())))
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(50):
+                nursery.start_soon(claim)
+        assert all(status == 200 for status, _, _ in answers)
+        winners = [body for _, body, _ in answers if body["outcome"] == "claimed"]
+        losers = [body for _, body, _ in answers if body["outcome"] == "spectating"]
+        assert len(winners) == 1 and len(losers) == 49
+        game_id = winners[0]["gameId"]
+        assert all(body == {"outcome": "spectating", "reason": "already_claimed", "gameId": game_id,
+                            "spectatorWsUrl": f"/games/{game_id}/ws?mode=spectator"} for body in losers)
+        assert not any("seatToken" in body for body in losers)
+        assert winners[0]["seat"] == "White"
+        assert [h["Cache-Control"] for _, b, h in answers if b["outcome"] == "claimed"] == ["no-store, private"]
+        assert sql(migrated_url, "SELECT next_human_color, current_game::text FROM showcase_table") == [("Black", game_id)]
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'showcase'") == [(1,)]
+        _, body = await t.status()
+        assert body["status"] == "live" and body["currentGame"] == game_id and body["nextHumanColor"] == "Black"
+        assert body["wsUrl"] == f"/games/{game_id}/ws?mode=spectator" and "seatToken" not in json.dumps(body)
+
+
+async def test_a_retry_replays_the_outcome_and_another_fingerprint_conflicts(migrated_url, receiver):
+    async with table_at(migrated_url, receiver, dice_seed_window_ms=2000) as t:
+        guest, key = str(uuid.uuid4()), str(uuid.uuid4())
+        entropy = "my own dice entropy 123"
+        status, first, _ = await t.claim(guest, key, clientEntropy=entropy)
+        assert status == 200 and first["outcome"] == "claimed"
+        status, again, _ = await t.claim(guest, key, clientEntropy=entropy)
+        assert status == 200 and again == first, "the same seat token again while the game is on"
+        status, conflict, _ = await t.claim(guest, key, clientEntropy="another entropy value!!")
+        assert status == 409 and conflict["code"] == "idempotency_conflict"
+        # The winner's entropy became its dice seed.
+        room = t.services.registry.get(first["gameId"])
+        assert entropy in (room.fairness.client_seeds.white, room.fairness.client_seeds.black)
+        await end_game(t, first["gameId"])
+        status, ended, _ = await t.claim(guest, key, clientEntropy=entropy)
+        assert ended == {"outcome": "spectating", "reason": "game_ended", "gameId": first["gameId"],
+                         "spectatorWsUrl": f"/games/{first['gameId']}/ws?mode=spectator"}
+        # An expired record is pruned and the same key then claims afresh.
+        sql(migrated_url, "UPDATE showcase_claims SET created_at = now() - interval '25 hours'")
+        status, fresh, _ = await t.claim(guest, key, clientEntropy=entropy)
+        assert fresh["outcome"] == "claimed" and fresh["gameId"] != first["gameId"]
+        assert sql(migrated_url, "SELECT count(*) FROM showcase_claims") == [(1,)]
+
+
+async def test_the_colour_alternates_on_each_successful_creation_only(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        seats = []
+        for _ in range(3):
+            _, body, _ = await t.claim(str(uuid.uuid4()))
+            seats.append(body["seat"])
+            await end_game(t, body["gameId"])
+        assert seats == ["White", "Black", "White"]
+        # A creation refused at admission (the featured bot's showcase seat is taken) advances nothing.
+        bot = t.services.bots.get(FEATURED)
+        held = t.services.registry.admission.reserve(Purpose.SHOWCASE, [bot.principal])
+        try:
+            status, problem, _ = await t.claim(str(uuid.uuid4()))
+            assert status == 503 and problem["code"] == "showcase_unavailable"
+        finally:
+            held.release()
+        assert sql(migrated_url, "SELECT next_human_color, current_game FROM showcase_table") == [("Black", None)]
+        _, body, _ = await t.claim(str(uuid.uuid4()))
+        assert body["seat"] == "Black"
+
+
+async def test_the_featured_bot_plays_two_general_games_and_the_showcase_at_once(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        bot = t.services.bots.get(FEATURED)
+        admission = t.services.registry.admission
+        general = [admission.reserve(Purpose.GENERAL, [bot.principal]) for _ in range(2)]
+        with pytest.raises(Exception):
+            admission.reserve(Purpose.GENERAL, [bot.principal])  # general never borrows the showcase seat
+        status, body, _ = await t.claim(str(uuid.uuid4()))
+        assert status == 200 and body["outcome"] == "claimed"
+        for reservation in general:
+            reservation.release()
+
+
+# ----- the request -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status", "code"),
+    [
+        ({}, {"guestId": "11111111-2222-4333-8444-555555555555"}, 400, "missing_idempotency_key"),
+        ({"Idempotency-Key": "not-a-uuid"}, {"guestId": "11111111-2222-4333-8444-555555555555"}, 400, "invalid_idempotency_key"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, {}, 400, "guest_required"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, {"guestId": "alice"}, 400, "invalid_guest_id"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, {"guestId": 7}, 400, "invalid_guest_id"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, {"guestId": "11111111-2222-4333-8444-555555555555", "seat": "White"}, 400, "malformed_request"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, {"guestId": "11111111-2222-4333-8444-555555555555", "clientEntropy": "short"}, 400, "malformed_request"),
+        ({"Idempotency-Key": str(uuid.uuid4())}, [1, 2], 400, "malformed_request"),
+    ],
+)
+async def test_bad_claims_are_problems_with_their_codes(migrated_url, receiver, headers, body, status, code):
+    async with table_at(migrated_url, receiver) as t:
+        response = await t.client.post("/showcase/claim", json=body, headers=headers)
+        assert response.status_code == status
+        assert response.mimetype == "application/problem+json"
+        assert (await response.get_json())["code"] == code
+        assert t.table.phase is TablePhase.OPEN, "a refused claim changes nothing"
+
+
+async def test_unsupported_media_and_oversized_bodies(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        key = {"Idempotency-Key": str(uuid.uuid4())}
+        form = await t.client.post("/showcase/claim", data="guestId=x", headers={**key, "Content-Type": "text/plain"})
+        assert form.status_code == 415 and (await form.get_json())["code"] == "malformed_request"
+        big = await t.client.post("/showcase/claim", json={"clientEntropy": "x" * 5000}, headers=key)
+        assert big.status_code == 413 and (await big.get_json())["code"] == "request_too_large"
+
+
+async def test_claims_are_rate_limited_per_actor(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        guest = str(uuid.uuid4())
+        answers = [await t.claim(guest) for _ in range(11)]
+        assert [status for status, _, _ in answers[:10]] == [200] * 10
+        status, problem, headers = answers[10]
+        assert status == 429 and problem["code"] == "rate_limited" and int(headers["Retry-After"]) >= 1
+
+
+async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, receiver):
+    overrides = dict(session_secret=SECRET, cors_origins=(ORIGIN,), oidc_issuer="https://id.example",
+                     oidc_client_id="playsite", oidc_client_secret="s", public_origin=ORIGIN)
+    with psycopg.connect(migrated_url) as conn:
+        account = accounts_store.sign_in(conn, "https://id.example", "subject-1", {"nickname": "winner"})
+        conn.commit()
+    cookie = f"{SESSION_COOKIE}={Sessions(SECRET, 3600).issue(account)}"
+    async with table_at(migrated_url, receiver, **overrides) as t:
+        key = str(uuid.uuid4())
+        refused = await t.client.post(
+            "/showcase/claim", json={}, headers={"Idempotency-Key": key, "Cookie": cookie, "Origin": "https://evil.example", "X-Game-CSRF": "1"}
+        )
+        assert refused.status_code == 403 and (await refused.get_json())["code"] == "csrf_origin_rejected"
+        no_csrf = await t.client.post("/showcase/claim", json={}, headers={"Idempotency-Key": key, "Cookie": cookie, "Origin": ORIGIN})
+        assert no_csrf.status_code == 403
+        won = await t.client.post(
+            "/showcase/claim", json={}, headers={"Idempotency-Key": key, "Cookie": cookie, "Origin": ORIGIN, "X-Game-CSRF": "1"}
+        )
+        body = await won.get_json()
+        assert won.status_code == 200 and body["outcome"] == "claimed" and "guest=" not in body["wsUrl"]
+        room = t.services.registry.get(body["gameId"])
+        assert room.seats[body["seat"]].principal == account.principal
+
+
+# ----- readiness and recovery -------------------------------------------------------------------
+
+
+async def test_a_dead_bot_closes_the_table_and_its_return_reopens_it(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        receiver.script = lambda seen: Reply(503, b"down") if seen.kind == "verification" else None
+        assert await t.table.reconcile() is TablePhase.UNAVAILABLE
+        _, body = await t.status()
+        assert body == {**body, "status": "unavailable", "reason": "bot_unavailable"}
+        receiver.script = lambda seen: None
+        assert await t.table.reconcile() is TablePhase.OPEN
+
+
+async def test_the_readiness_loop_reconciles_every_period(migrated_url, receiver, monkeypatch):
+    monkeypatch.setattr("playsite.showcase.table.READINESS_PERIOD_S", 0.2)
+    async with table_at(migrated_url, receiver) as t:
+        receiver.script = lambda seen: Reply(503, b"down") if seen.kind == "verification" else None
+        await wait_until(lambda: t.table.phase is TablePhase.UNAVAILABLE, timeout=10, what="the loop closes the table")
+        receiver.script = lambda seen: None
+        await wait_until(lambda: t.table.phase is TablePhase.OPEN, timeout=10, what="the loop reopens the table")
+
+
+async def test_a_pointer_left_by_a_crash_is_repaired_at_boot(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        _, body, _ = await t.claim(str(uuid.uuid4()))
+        game_id = body["gameId"]
+        await end_game(t, game_id)
+    # As if the process died between the terminal commit and the clear.
+    sql(migrated_url, "UPDATE showcase_table SET current_game = %s", (game_id,))
+    async with table_at(migrated_url, receiver) as t:
+        assert t.table.phase is TablePhase.OPEN
+        assert sql(migrated_url, "SELECT current_game FROM showcase_table") == [(None,)]
+
+
+async def test_a_game_whose_claim_never_committed_is_adopted_and_the_colour_advanced(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        _, body, _ = await t.claim(str(uuid.uuid4()))
+        game_id = body["gameId"]
+    # As if the process died after the creation snapshot and before the claim's transaction.
+    sql(migrated_url, "UPDATE showcase_table SET current_game = NULL, next_human_color = 'White'")
+    async with table_at(migrated_url, receiver) as t:
+        assert t.table.phase is TablePhase.LIVE and t.table.current_game == game_id
+        assert sql(migrated_url, "SELECT next_human_color, current_game::text FROM showcase_table") == [("Black", game_id)]
+        status, spectate, _ = await t.claim(str(uuid.uuid4()))
+        assert spectate["outcome"] == "spectating" and spectate["gameId"] == game_id
+
+
+async def test_two_active_showcase_games_keep_the_table_closed(migrated_url, receiver, caplog):
+    async with table_at(migrated_url, receiver) as t:
+        await t.claim(str(uuid.uuid4()))
+        bot = t.services.bots.get(FEATURED)
+        second = await t.services.games.start(
+            white=bot, black=__import__("playsite.bots.games", fromlist=["Human"]).Human(f"guest:{uuid.uuid4()}"),
+            time_control=Fischer(300, 3), rated=False, origin="showcase",
+        )
+        t.table.phase = TablePhase.UNAVAILABLE
+        with caplog.at_level("ERROR", logger="playsite.showcase"):
+            assert await t.table.reconcile() is TablePhase.UNAVAILABLE
+        assert "ALERT showcase: 2 active showcase games" in caplog.text
+        assert second.room.game_id in caplog.text
+
+
+async def test_a_stalled_live_game_makes_the_table_answer_unavailable(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        _, body, _ = await t.claim(str(uuid.uuid4()))
+        room = t.services.registry.get(body["gameId"])
+        room.persistence_stalled = True
+        try:
+            _, status = await t.status()
+            assert status["status"] == "unavailable" and status["reason"] == "maintenance"
+        finally:
+            room.persistence_stalled = False
+        with deadline(5, "status"):
+            _, status = await t.status()
+        assert status["status"] == "live"
