@@ -300,7 +300,7 @@ def test_asyncapi_and_openapi_examples_match_their_own_schemas(documented):
 
 
 async def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
-    async with booted_app() as app:
+    async with booted_app(Settings(showcase_enabled=True, showcase_bot="acme/star")) as app:
         # Sign-in needs PostgreSQL and a provider to be mounted; its routes are listed all the same.
         app.register_blueprint(account_routes(app.services))
     served = set()
@@ -373,6 +373,7 @@ REFUSAL_FACTORIES = {
     "rate_limited": (429, "rate_limited"),
     "invalid_request": (400, "invalid_request"),
     "game_not_found": (404, "game_not_found"),
+    "malformed": (400, "malformed_request"),
 }
 """The refusals `playsite.http.errors` and `playsite.games.refusals` build, by factory name."""
 
@@ -382,7 +383,7 @@ def source_error_codes() -> set[tuple[int, str]]:
     pairs = {(status, code) for code, status in REFUSAL_STATUS.items()}
     for path in (ROOT / "playsite").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        pairs.update((int(s), c) for s, c in re.findall(r'Refusal\(\s*(\d{3}),\s*"([a-z_]+)"', text))
+        pairs.update((int(s), c) for s, c in re.findall(r'(?:Refusal|problem)\(\s*(\d{3}),\s*"([a-z_]+)"', text))
         for factory, pair in REFUSAL_FACTORIES.items():
             if re.search(rf"\b{factory}\(", text):
                 pairs.add(pair)
