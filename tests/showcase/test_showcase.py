@@ -372,3 +372,18 @@ async def test_a_stalled_live_game_makes_the_table_answer_unavailable(migrated_u
         with deadline(5, "status"):
             _, status = await t.status()
         assert status["status"] == "live"
+
+
+async def test_a_database_outage_closes_the_table_and_its_end_reopens_it(migrated_url, receiver, pg_cluster):
+    from tests.e2e.test_frozen_postgres import frozen
+
+    async with table_at(migrated_url, receiver) as t:
+        with frozen(pg_cluster):
+            assert await t.table.reconcile() is TablePhase.UNAVAILABLE
+            _, body = await t.status()
+            assert body["status"] == "unavailable" and body["reason"] == "maintenance"
+            status, problem, _ = await t.claim(str(uuid.uuid4()))
+            assert status == 503 and problem["code"] == "showcase_unavailable"
+        with deadline(30, "the table reopens once the database answers"):
+            while await t.table.reconcile() is not TablePhase.OPEN:
+                await trio.sleep(0.2)
