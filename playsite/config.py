@@ -74,6 +74,8 @@ class Settings:
     session_lifetime_hours: int = 168
     """How long a sign-in lasts before the person signs in again (the session cookie's lifetime)."""
 
+    house_bots_enabled: bool = True
+    """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
     dice_seed_window_ms: int = 2000
     game_creations_per_minute: int = 30
     """`POST /games` per client address per minute."""
@@ -177,6 +179,7 @@ _FIELDS = {
     "OIDC_CLIENT_SECRET": "oidc_client_secret",
     "PLAY_PUBLIC_ORIGIN": "public_origin",
     "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
+    "PLAY_HOUSE_BOTS": "house_bots_enabled",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
@@ -341,6 +344,7 @@ class _Reader:
             oidc_client_secret=self.raw("OIDC_CLIENT_SECRET"),
             public_origin=self.origin("PLAY_PUBLIC_ORIGIN"),
             session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
+            house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),

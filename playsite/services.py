@@ -27,6 +27,7 @@ from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
 from playsite.games.socket_limits import SocketLimits
 from playsite.http.origin import OriginPolicy
+from playsite.house.players import HouseBots
 from playsite.lobby.service import Lobby
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
@@ -66,6 +67,8 @@ class Services:
     """Sign-in and sessions; `accounts.enabled` is False without persistence, a session secret and OIDC."""
     showcase: ShowcaseTable | None
     """The showcase table, when SHOWCASE_ENABLED."""
+    house: HouseBots | None
+    """The house bots, when PLAY_HOUSE_BOTS (the default)."""
     lease: ServingLease | None
     """This process's serving lease (PostgreSQL only)."""
     ladder: Ladder | None
@@ -113,6 +116,9 @@ async def boot(
     ladder = Ladder(games, bots, ratings) if settings.ladder_enabled else None
 
     await nursery.start(lobby.run)
+    house = None
+    if settings.house_bots_enabled:
+        house = await nursery.start(HouseBots(bots, registry, lobby, events).run)
     if ratings.refreshable:
         await nursery.start(ratings.run_refresh)
     if settings.webhook_push_enabled:
@@ -159,6 +165,7 @@ async def boot(
         origins=origins,
         accounts=accounts,
         showcase=showcase,
+        house=house,
         lease=lease,
         ladder=ladder,
         version=package_version(),

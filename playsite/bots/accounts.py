@@ -153,6 +153,24 @@ class BotDirectory:
             raise
         return account, token
 
+    async def ensure_house(self, name: str, *, capacity: int, description: str) -> BotAccount:
+        """A house bot (team 'house', reserved): created and stored on first boot, then found.
+        Its token is never shown: house bots play in-process, not through the Bot API."""
+        existing = self._by_id.get(f"house/{check_slug('name', name)}")
+        if existing is not None:
+            return existing
+        account = BotAccount(
+            "house", name, new_token()[1], registered=True, max_concurrent_games=capacity,
+            open_to_humans=True, description=description,
+        )
+        self._index(account)
+        try:
+            await self._save(account, created=True)
+        except BaseException:
+            self._forget(account)
+            raise
+        return account
+
     async def rotate_token(self, account: BotAccount) -> str:
         token, token_hash = new_token()
         old = account.token_hash

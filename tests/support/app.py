@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
+import attrs
+
 import trio
 
 from playsite.app import create_app
@@ -13,11 +15,12 @@ from playsite.store import MemoryStore
 
 
 @contextlib.asynccontextmanager
-async def booted(settings: Settings | None = None, *, store=None, seed_source=None):
+async def booted(settings: Settings | None = None, *, store=None, seed_source=None, house: bool = False):
     """Services booted from `settings` (default: `Settings()` on a fresh memory store; the
     configured PostgreSQL store when `settings.database_url` is set), every enabled loop
-    running, all of it cancelled on exit."""
-    settings = settings or Settings()
+    running, all of it cancelled on exit. The house bots run only with `house=True`, so a
+    test sees exactly the bots it made."""
+    settings = attrs.evolve(settings or Settings(), house_bots_enabled=house)
     if store is None and settings.database_url is None:
         store = MemoryStore()
     async with trio.open_nursery() as nursery:

@@ -19,7 +19,8 @@ class ServerProcess:
     """`playsite serve` on a random port; stderr goes to a file so the pipe never fills."""
 
     def __init__(self, env: dict[str, str] | None = None, *, cwd: Path | None = None):
-        self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", **(env or {})}
+        # No house bots unless the test asks: it sees exactly the bots it made.
+        self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", "PLAY_HOUSE_BOTS": "false", **(env or {})}
         self.cwd = cwd
         """Where the process starts (`python -m` imports from there first)."""
         self.log_path = Path(tempfile.mkstemp(prefix="playsite-serve-", suffix=".log")[1])

@@ -1,0 +1,137 @@
+"""House bots at work: their accounts, their seats in games, their challenges.
+
+- **Accounts**: `house/random` and `house/greedy` are registered bots (stored like any other,
+  so they are rated and listed), open to humans, with a capacity of HOUSE_CAPACITY games.
+- **Seats**: a registry creation hook seats a player task in every game with a house bot
+  (and in the ones resumed at boot). It attaches to the room as its seat's subscriber, and
+  whenever the room's published state says it is this seat's turn with dice pending, it
+  submits a whole turn (`PlayerCommand(SubmitTurn)`), exactly as a bot's HTTP move would.
+  A draw offered to it is declined. The task ends with the game.
+- **Challenges**: a task per house bot reads its account events, as a bot's event stream
+  would, and accepts each `ChallengeReceived` at once; at capacity it declines, so nobody
+  waits five minutes for an answer that cannot come.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+import trio
+
+from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.refusals import BotApiRefusal
+from playsite.house.strategy import STRATEGIES
+from playsite.rooms.fanout import QueueSubscriber
+from playsite.rooms.intents import Attach, Detach, PlayerCommand
+from playsite.rooms.model import Phase
+from playsite.rules import parse_dfen
+from playsite.wire import AnswerDraw, SubmitTurn
+
+log = logging.getLogger("playsite.house")
+
+HOUSE_CAPACITY = 8
+HOUSE_BOTS = {
+    "random": "Plays a uniformly random legal turn. The gentlest opponent there is.",
+    "greedy": "Looks one turn ahead and grabs the most material; takes the king whenever it can.",
+}
+ANSWER_TIMEOUT_S = 10
+
+
+class HouseBots:
+    def __init__(self, bots: BotDirectory, registry, lobby, events, *, seed: int | None = None):
+        self.bots = bots
+        self.registry = registry
+        self.lobby = lobby
+        self.events = events
+        self.rng = random.Random(seed)
+        self.accounts: dict[str, BotAccount] = {}
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Create (or find) the house accounts, seat them in resumed games, then answer
+        challenges until cancelled."""
+        for name, description in HOUSE_BOTS.items():
+            account = await self.bots.ensure_house(name, capacity=HOUSE_CAPACITY, description=description)
+            self.accounts[account.principal] = account
+        self.registry.creation_hooks.append(self.seat)
+        for room in list(self.registry.live.values()):
+            self.seat(room)
+        async with trio.open_nursery() as nursery:
+            for account in self.accounts.values():
+                nursery.start_soon(self._answer_challenges, account)
+            task_status.started(self)
+
+    # ----- seats ----------------------------------------------------------------------------
+
+    def seat(self, room) -> None:
+        """Creation hook: a player task for every house seat of `room`."""
+        for seat, state in room.seats.items():
+            account = self.accounts.get(state.principal)
+            if account is not None and not room.ended:
+                room.nursery.start_soon(self._play, room, seat, account.name)
+
+    async def _play(self, room, seat: str, strategy_name: str) -> None:
+        choose = STRATEGIES[strategy_name]
+        subscriber = QueueSubscriber(seat)
+        attach = Attach(subscriber)
+        if not await room.send(attach) or not await attach.reply.wait():
+            return
+        acted_at = -1
+        try:
+            async for _ in subscriber.events:
+                if room.ended:
+                    return
+                view = room.published
+                state = view.state
+                if room.phase is Phase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
+                    acted_at = view.version
+                    await self._command(room, seat, AnswerDraw(accept=False))
+                elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.tree is not None:
+                    acted_at = view.version
+                    position = parse_dfen(state.dfen)
+                    moves = choose(position, view.tree, self.rng)
+                    await self._command(room, seat, SubmitTurn(moves))
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(ANSWER_TIMEOUT_S):
+                await room.send(Detach(subscriber))
+
+    async def _command(self, room, seat: str, command) -> None:
+        intent = PlayerCommand(seat, command)
+        if not await room.send(intent):
+            return
+        with trio.move_on_after(ANSWER_TIMEOUT_S):
+            verdict = await intent.reply.wait()
+            if not verdict.applied:
+                log.warning("house bot move refused in game %s: %s", room.game_id, verdict.reason)
+
+    # ----- challenges -------------------------------------------------------------------------
+
+    async def _answer_challenges(self, account: BotAccount) -> None:
+        stream = self.events.open(account.id)
+        try:
+            async for text in stream.events:
+                event = json.loads(text)
+                received = event.get("ChallengeReceived")
+                if received is not None:
+                    await self._accept(account, received["id"])
+        finally:
+            self.events.close(account.id, stream)
+
+    async def _accept(self, account: BotAccount, challenge_id: str) -> None:
+        try:
+            await self.lobby.accept_challenge(account, challenge_id)
+        except BotApiRefusal as refusal:
+            if refusal.code == "capacity":
+                try:
+                    self.lobby.challenges.decline(account, challenge_id)
+                except BotApiRefusal:
+                    pass
+            else:
+                log.info("house bot %s could not accept %s: %s", account.id, challenge_id, refusal.code)
+        except Exception as error:  # a failed creation (a store outage): decline, keep serving
+            log.warning("house bot %s: challenge %s failed: %s", account.id, challenge_id, type(error).__name__)
+            try:
+                self.lobby.challenges.decline(account, challenge_id)
+            except BotApiRefusal:
+                pass
