@@ -8,6 +8,7 @@ but Python's cookie jar does not, and the attributes themselves are under test.
 from __future__ import annotations
 
 import json
+import random
 import socket
 import subprocess
 import sys
@@ -18,12 +19,15 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 import httpx
 import psycopg
 import pytest
-from trio_websocket import open_websocket_url
+import trio
+from trio_websocket import ConnectionRejected, open_websocket_url
 
 from playsite.accounts.sessions import Sessions
 from playsite.ratings.batch import apply_pending
 from playsite.store.database import Database
 from playsite.store.postgres import PostgresStore
+from playsite.wire import GameEnded, Resign, Snapshot, encode_command
+from tests.support.client import Player, Table
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider, sign_in_at_provider  # noqa: F401 (fixture)
 
@@ -312,21 +316,33 @@ async def test_accounts_take_seats_play_rated_and_reach_the_leaderboard(site):
     async with site.client() as http:
         game = (await http.post("/games", json={"rated": True})).json()
         guest_game = (await http.post("/games", json={"rated": True})).json()
-    async with await seat(site, game, "White", alice) as white, await seat(site, game, "Black", bob) as black:
-        snapshot = json.loads(await white.get_message())["Snapshot"]
-        await black.get_message()
-        async with site.client() as http:
-            state = (await http.get(f"/games/{game['gameId']}")).json()
-        assert state["players"] == {"white": {"kind": "Human", "name": "alice"}, "black": {"kind": "Human", "name": "bob"}}
-        assert state["rated"] is True and "user:" not in json.dumps(state)
-        assert snapshot["state"]["rated"] is True
-        # A guest cannot take an account's seat, even with its token.
-        async with await seat(site, game, "Black", None, guest=str(uuid.uuid4())) as intruder:
-            with pytest.raises(Exception):
-                await intruder.get_message()
-        await white.send_message(json.dumps({"Resign": {}}))
-        while "GameEnded" not in json.loads(await black.get_message()):
-            pass
+    white, black = Player(site.server.ws_url, game, "White"), Player(site.server.ws_url, game, "Black")
+    for player in (white, black):
+        player.url = site.server.ws_url + game["seats"][player.seat.lower()]["wsUrl"]  # no guest=: the session says who
+    headers = lambda session: [("Origin", site.origin), ("Cookie", f"access_token={session}")]  # noqa: E731
+    async with open_websocket_url(white.url, extra_headers=headers(alice)) as w, \
+            open_websocket_url(black.url, extra_headers=headers(bob)) as b:
+        white.ws, black.ws = w, b
+        table = Table(white, black)
+        async with trio.open_nursery() as nursery:
+            for player in (white, black):
+                nursery.start_soon(table._read, player)
+            await table.wait_for(white, lambda e: isinstance(e, Snapshot))
+            async with site.client() as http:
+                state = (await http.get(f"/games/{game['gameId']}")).json()
+            assert state["players"] == {"white": {"kind": "Human", "name": "alice"}, "black": {"kind": "Human", "name": "bob"}}
+            assert state["rated"] is True and "user:" not in json.dumps(state)
+            # A guest cannot take an account's seat, even with its token.
+            with pytest.raises(ConnectionRejected) as refused:
+                async with await seat(site, game, "Black", None, guest=str(uuid.uuid4())):
+                    pass
+            assert refused.value.status_code == 403 and b"seat_taken" in refused.value.body
+            rng = random.Random(3)
+            for _ in range(2):
+                await table.play_turn(rng, spare_king=True)
+            await white.ws.send_message(encode_command(Resign()))
+            await table.wait_for(black, lambda e: isinstance(e, GameEnded))
+            nursery.cancel_scope.cancel()
     # From a page of another origin, the session does not count: a guest id is needed.
     async with await seat(site, guest_game, "White", alice, origin="http://evil.example", guest=str(uuid.uuid4())) as ws:
         await ws.get_message()
