@@ -1,24 +1,29 @@
-"""The rating batch: applies the game-results projection to `bot_ratings`, one period a run.
+"""The rating batch: applies the game-results projection to the ratings of bots
+(`bot_ratings`) and accounts (`account_ratings`), one period a run: one pool, people and
+bots rated against each other.
 
 One run of `apply_pending` is one Glicko-2 rating period, done in ONE transaction under
 `pg_advisory_xact_lock(RATING_LOCK_KEY)`:
 
 1. select the pending eligible results: `rated`, decided (`result` not NULL),
-   `rating_applied_at` NULL, both principals registered bots (`bot:<bots.id>`), two
-   different bots; oldest first, at most `limit` rows (the rest is next period's);
-2. read every involved bot's stored rating (absent: 1500/350/0.06) and age it by one
+   `rating_applied_at` NULL, each side a registered bot (`bot:<bots.id>`) or an account
+   that was not deleted (`user:<accounts.id>`; a deactivated account is still rated: its
+   games were real), two different principals; oldest first, at most `limit` rows;
+2. read every involved player's stored rating (absent: 1500/350/0.06) and age it by one
    idle step (φ*) per whole day since its `updated_at` — its PRE-period rating;
-3. rate each bot with all its games of the period against the opponents' PRE-period
+3. rate each player with all its games of the period against the opponents' PRE-period
    ratings (`glicko2.rate`), count games/wins/draws/losses;
-4. upsert `bot_ratings` and set `rating_applied_at = now()` on exactly those rows.
+4. upsert `bot_ratings` / `account_ratings` and set `rating_applied_at = now()` on exactly
+   those rows.
 
 A crash or error anywhere rolls the whole period back: nothing is applied, and the next run
 selects the same rows again. The lock plus READ COMMITTED (each statement sees what the
 previous holder committed) means two batches never interleave and never apply a game twice.
 
 Never selected, so never rated and left with `rating_applied_at` NULL (the column means
-"this result is in bot_ratings", nothing else): unrated games, aborted games, games with a
-guest or an anonymous bot (or a bot no longer registered) on either side, self-play.
+"this result is in the ratings", nothing else): unrated games, aborted games, games with a
+guest, an anonymous bot, a bot no longer registered or a deleted account on either side,
+self-play.
 
 Bots that did not play in a period are not touched. Their inactivity is applied lazily, by
 `as_of`: one φ* step per whole idle day (`IDLE_STEP_S`), capped at RD 350, when they next
@@ -48,29 +53,53 @@ MAX_GAMES_PER_PERIOD = 10_000
 """Bounds one transaction under the statement timeout; a larger backlog spans periods."""
 RATING_LOCK_KEY = 0x72617465  # "rate": pg_advisory_xact_lock key of the rating batch
 
-_PENDING = """
-SELECT r.game_id, w.id, b.id, r.result
+# A rated side is a registered bot ('bot:' || bots.id) or an account that was not deleted
+# ('user:' || accounts.id): people and bots share one pool.
+_RATED_SIDE = """(
+    EXISTS (SELECT 1 FROM bots b WHERE 'bot:' || b.id = {side})
+    OR EXISTS (SELECT 1 FROM accounts a WHERE 'user:' || a.id::text = {side} AND a.status <> 'deleted')
+)"""
+
+_PENDING = f"""
+SELECT r.game_id, r.white_principal, r.black_principal, r.result
 FROM game_results r
-JOIN bots w ON r.white_principal = 'bot:' || w.id
-JOIN bots b ON r.black_principal = 'bot:' || b.id
-WHERE r.rated AND r.result IS NOT NULL AND r.rating_applied_at IS NULL AND w.id <> b.id
+WHERE r.rated AND r.result IS NOT NULL AND r.rating_applied_at IS NULL
+  AND r.white_principal <> r.black_principal
+  AND {_RATED_SIDE.format(side="r.white_principal")}
+  AND {_RATED_SIDE.format(side="r.black_principal")}
 ORDER BY r.finished_at, r.game_id
 LIMIT %s
 """
 
-_UPSERT = """
-INSERT INTO bot_ratings (bot_id, rating, rd, volatility, games, wins, draws, losses, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (bot_id) DO UPDATE SET
+_COUNTERS = """
     rating = EXCLUDED.rating,
     rd = EXCLUDED.rd,
     volatility = EXCLUDED.volatility,
-    games = bot_ratings.games + EXCLUDED.games,
-    wins = bot_ratings.wins + EXCLUDED.wins,
-    draws = bot_ratings.draws + EXCLUDED.draws,
-    losses = bot_ratings.losses + EXCLUDED.losses,
+    games = {table}.games + EXCLUDED.games,
+    wins = {table}.wins + EXCLUDED.wins,
+    draws = {table}.draws + EXCLUDED.draws,
+    losses = {table}.losses + EXCLUDED.losses,
     updated_at = EXCLUDED.updated_at
 """
+
+_UPSERT = {
+    "bot:": "INSERT INTO bot_ratings (bot_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (bot_id) DO UPDATE SET"
+    + _COUNTERS.format(table="bot_ratings"),
+    "user:": "INSERT INTO account_ratings (account_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (account_id) DO UPDATE SET"
+    + _COUNTERS.format(table="account_ratings"),
+}
+_STORED = {
+    "bot:": "SELECT 'bot:' || bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
+    " WHERE bot_id = ANY(%s) FOR UPDATE",
+    "user:": "SELECT 'user:' || account_id::text, rating, rd, volatility, updated_at FROM account_ratings"
+    " WHERE account_id::text = ANY(%s) FOR UPDATE",
+}
+
+
+def _kind(principal: str) -> str:
+    return "bot:" if principal.startswith("bot:") else "user:"
 
 
 class RatingBatchUnavailable(RuntimeError):
@@ -99,29 +128,33 @@ def _apply_period(conn, limit: int) -> int:
         games = conn.execute(_PENDING, (limit,)).fetchall()
         if not games:
             return 0
-        bots = sorted({white for _, white, _, _ in games} | {black for _, _, black, _ in games})
-        stored = {
-            bot_id: as_of(Rating(rating, rd, volatility), updated_at, now)
-            for bot_id, rating, rd, volatility, updated_at in conn.execute(
-                "SELECT bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
-                " WHERE bot_id = ANY(%s) FOR UPDATE",
-                (bots,),
-            )
-        }
-        before = {bot_id: stored.get(bot_id, Rating()) for bot_id in bots}
+        players = sorted({white for _, white, _, _ in games} | {black for _, _, black, _ in games})
+        stored = {}
+        for kind, query in _STORED.items():
+            keys = [p.removeprefix(kind) for p in players if _kind(p) == kind]
+            if keys:
+                stored.update(
+                    (principal, as_of(Rating(rating, rd, volatility), updated_at, now))
+                    for principal, rating, rd, volatility, updated_at in conn.execute(query, (keys,))
+                )
+        before = {principal: stored.get(principal, Rating()) for principal in players}
         played: dict[str, list[tuple[Rating, float]]] = defaultdict(list)
         for _, white, black, result in games:
             played[white].append((before[black], _score(result, True)))
             played[black].append((before[white], _score(result, False)))
-        rows = []
-        for bot_id in bots:
-            after = rate(before[bot_id], played[bot_id])
-            scores = [score for _, score in played[bot_id]]
+        rows: dict[str, list[tuple]] = defaultdict(list)
+        for principal in players:
+            after = rate(before[principal], played[principal])
+            scores = [score for _, score in played[principal]]
             wins, draws = scores.count(1.0), scores.count(0.5)
             losses = len(scores) - wins - draws
-            rows.append((bot_id, after.rating, after.rd, after.volatility, len(scores), wins, draws, losses, now))
+            kind = _kind(principal)
+            rows[kind].append(
+                (principal.removeprefix(kind), after.rating, after.rd, after.volatility, len(scores), wins, draws, losses, now)
+            )
         with conn.cursor() as cursor:
-            cursor.executemany(_UPSERT, rows)
+            for kind, kind_rows in rows.items():
+                cursor.executemany(_UPSERT[kind], kind_rows)
         applied = conn.execute(
             "UPDATE game_results SET rating_applied_at = %s WHERE game_id = ANY(%s) AND rating_applied_at IS NULL",
             (now, [game_id for game_id, _, _, _ in games]),

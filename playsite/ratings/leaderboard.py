@@ -27,6 +27,48 @@ def read_leaders(conn) -> list[tuple]:
     ).fetchall()
 
 
+def read_player_leaders(conn) -> list[tuple]:
+    """Accounts with a converged rating (deleted accounts have no rating), best first."""
+    return conn.execute(
+        """
+        SELECT a.nickname, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
+          FROM account_ratings r JOIN accounts a ON a.id = r.account_id
+         WHERE r.rd <= %s AND a.status <> 'deleted' AND a.nickname IS NOT NULL
+         ORDER BY r.rating DESC, r.rd ASC, lower(a.nickname) ASC
+        """,
+        (PROVISIONAL_RD,),
+    ).fetchall()
+
+
+def read_player_profile(conn, nickname: str) -> dict | None:
+    """An account's public profile by nickname (any case); never its id or provider identity."""
+    row = conn.execute(
+        """
+        SELECT a.id, a.nickname, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
+          FROM accounts a LEFT JOIN account_ratings r ON r.account_id = a.id
+         WHERE lower(a.nickname) = lower(%s) AND a.status <> 'deleted'
+        """,
+        (nickname,),
+    ).fetchone()
+    if row is None:
+        return None
+    account_id, nickname, rating, rd, games, wins, draws, losses = row
+    rd = DEFAULT_RD if rd is None else float(rd)
+    principal = f"user:{account_id}"
+    return {
+        "nickname": nickname,
+        "rating": DEFAULT_RATING if rating is None else float(rating),
+        "rd": rd,
+        "provisional": rd > PROVISIONAL_RD,
+        "games": games or 0,
+        "wins": wins or 0,
+        "draws": draws or 0,
+        "losses": losses or 0,
+        "opponents": read_opponents(conn, principal),
+        "recent": read_recent(conn, principal),
+    }
+
+
 def read_profile(conn, bot_id: str) -> dict | None:
     row = conn.execute(
         """
@@ -127,11 +169,12 @@ def read_recent(conn, principal: str) -> list[dict]:
         """,
         {"p": principal},
     ).fetchall()
+    names = nicknames_of(conn, [other for _, _, other, *_ in rows])
     return [
         {
             "gameId": str(game_id),
             "seat": seat,
-            "opponent": face_of(other),
+            "opponent": face_of(other, names),
             "result": RESULTS.get(score, "unknown"),
             "rated": bool(rated),
             "termination": termination,
@@ -144,10 +187,25 @@ def read_recent(conn, principal: str) -> list[dict]:
 RESULTS = {1: "win", 0: "draw", -1: "loss"}
 
 
-def face_of(principal: str | None) -> dict:
+def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
+    """The public face of a principal: a bot's name, an account's nickname (None once the
+    account is deleted), never a guest's or an account's id."""
     if principal is not None and principal.startswith("bot:"):
         return {"kind": "Bot", "name": principal.removeprefix("bot:")}
+    if principal is not None and names and principal in names:
+        return {"kind": "Human", "name": names[principal]}
     return dict(HUMANS)
+
+
+def nicknames_of(conn, principals) -> dict[str, str]:
+    """'user:<id>' -> nickname, for the accounts among `principals` that still have one."""
+    ids = sorted({p.removeprefix("user:") for p in principals if p and p.startswith("user:")})
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT 'user:' || id::text, nickname FROM accounts WHERE id::text = ANY(%s) AND nickname IS NOT NULL", (ids,)
+    ).fetchall()
+    return dict(rows)
 
 
 def timestamp(at: datetime) -> str:

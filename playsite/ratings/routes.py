@@ -11,7 +11,8 @@ from __future__ import annotations
 from playsite.bots.accounts import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
-from playsite.ratings.leaderboard import read_leaders, read_profile
+from playsite.accounts.model import NICKNAME
+from playsite.ratings.leaderboard import read_leaders, read_player_leaders, read_player_profile, read_profile
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 
@@ -50,7 +51,29 @@ def ratings_routes(services: Services) -> RouteFamily:
             }
             for rank, (team, name, rating, rd, on_ladder, games, wins, draws, losses) in enumerate(rows, start=1)
         ]
-        return json_response({"leaders": leaders}, headers=NO_CACHE)
+        players = [
+            {
+                "rank": rank,
+                "nickname": nickname,
+                "rating": float(rating),
+                "rd": float(rd),
+                "games": games,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+            }
+            for rank, (nickname, rating, rd, games, wins, draws, losses) in enumerate(await read(read_player_leaders), start=1)
+        ]
+        return json_response({"leaders": leaders, "players": players}, headers=NO_CACHE)
+
+    @routes.get("/players/<nickname>")
+    async def player_profile(nickname: str):
+        database()  # without persistence: 404 persistence_required
+        valid = NICKNAME.fullmatch(nickname)  # no query for a name no account can have
+        found = await read(lambda conn: read_player_profile(conn, nickname)) if valid else None
+        if found is None:
+            raise Refusal(404, "player_not_found", "no player with this nickname")
+        return json_response(found, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>")
     async def profile(team: str, name: str):

@@ -127,7 +127,8 @@ async def test_leaderboard_ranks_converged_ratings_best_first(rows, database_url
              "games": 30, "wins": 20, "draws": 2, "losses": 8},
             {"rank": 4, "team": "acme", "name": "alice", "rating": 1720.5, "rd": 60.0, "onLadder": True,
              "games": 40, "wins": 25, "draws": 5, "losses": 10},
-        ]
+        ],
+        "players": [],
     }
 
 
@@ -135,7 +136,7 @@ async def test_leaderboard_ranks_converged_ratings_best_first(rows, database_url
 async def test_an_empty_leaderboard_is_an_empty_list(rows, database_url):
     rows.bot("acme/alice", on_ladder=True)
     async with postgres(database_url) as store, running(store) as (_services, client):
-        assert await get(client, "/leaderboard") == (200, {"leaders": []})
+        assert await get(client, "/leaderboard") == (200, {"leaders": [], "players": []})
 
 
 # ----- profiles ------------------------------------------------------------------------------
