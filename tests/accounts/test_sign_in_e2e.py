@@ -363,4 +363,4 @@ async def test_accounts_take_seats_play_rated_and_reach_the_leaderboard(site):
     body = profile.json()
     assert body["nickname"] == "bob" and body["games"] == 1 and body["wins"] == 1 and body["rating"] > 1500
     assert "user:" not in profile.text
-    assert isinstance(leaders["leaders"], list)
+    assert leaders["players"] == [], "after one game the rating is still provisional (RD above 110)"
