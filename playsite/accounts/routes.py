@@ -93,8 +93,8 @@ def account_routes(services: Services) -> RouteFamily:
     def me_body(account: Account) -> dict:
         return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
 
-    def write_checks() -> None:
-        services.origins.require_write(csrf_origin_rejected())
+    async def write_checks() -> None:
+        await services.origins.require_write(csrf_origin_rejected())
 
     @routes.get("/auth/login")
     async def login():
@@ -166,7 +166,7 @@ def account_routes(services: Services) -> RouteFamily:
     @routes.patch("/auth/me")
     @body_limit(1024)
     async def change_me():
-        write_checks()
+        await write_checks()
         account = await me_or_401()
         if (retry_after := changes.attempt(str(account.id))) is not None:
             raise rate_limited("account changes", retry_after)
@@ -186,7 +186,7 @@ def account_routes(services: Services) -> RouteFamily:
     @routes.delete("/auth/me")
     @body_limit(1024)
     async def delete_me():
-        write_checks()
+        await write_checks()
         account = await me_or_401()
         if (retry_after := changes.attempt(str(account.id))) is not None:
             raise rate_limited("account changes", retry_after)
@@ -204,7 +204,7 @@ def account_routes(services: Services) -> RouteFamily:
 
     @routes.post("/auth/logout")
     async def logout():
-        write_checks()
+        await write_checks()
         account = await accounts.signed_in()
         if account is not None:
             await accounts.run(lambda conn: store.end_sessions(conn, account.id))

@@ -149,7 +149,7 @@ def showcase_routes(services: Services) -> RouteFamily:
         if services.origins.configured:
             account = await services.accounts.signed_in()
             if account is not None:
-                services.origins.require_write(
+                await services.origins.require_write(
                     problem(403, "csrf_origin_rejected", "send this from an allowed origin with X-Game-CSRF: 1")
                 )
                 return account.principal

@@ -95,7 +95,7 @@ def edge_app():
 
     @plain.post("/session-write")
     async def session_write():
-        policy.require_write(Refusal(403, "csrf_origin_rejected", "origin or CSRF header missing"))
+        await policy.require_write(Refusal(403, "csrf_origin_rejected", "origin or CSRF header missing"))
         return json_response({"ok": True})
 
     app.register_blueprint(plain)
