@@ -96,6 +96,17 @@ def account_routes(services: Services) -> RouteFamily:
     async def write_checks() -> None:
         await services.origins.require_write(csrf_origin_rejected())
 
+    async def account_change(fields: set[str]) -> tuple[Account, dict]:
+        """A change to the signed-in account: the boundary, the session, the per-account
+        limit, then the body with exactly `fields` allowed."""
+        await write_checks()
+        account = await me_or_401()
+        if (retry_after := changes.attempt(str(account.id))) is not None:
+            raise rate_limited("account changes", retry_after)
+        body = await json_object()
+        reject_unknown_fields(body, fields)
+        return account, body
+
     @routes.get("/auth/login")
     async def login():
         limit_by_address(sign_ins, "sign-in attempts")
@@ -166,12 +177,7 @@ def account_routes(services: Services) -> RouteFamily:
     @routes.patch("/auth/me")
     @body_limit(1024)
     async def change_me():
-        await write_checks()
-        account = await me_or_401()
-        if (retry_after := changes.attempt(str(account.id))) is not None:
-            raise rate_limited("account changes", retry_after)
-        body = await json_object()
-        reject_unknown_fields(body, {"nickname"})
+        account, body = await account_change({"nickname"})
         nickname = body.get("nickname")
         if not isinstance(nickname, str) or not NICKNAME.fullmatch(nickname):
             raise invalid_request("nickname: 3-20 letters, digits, '_' or '-'")
@@ -186,12 +192,7 @@ def account_routes(services: Services) -> RouteFamily:
     @routes.delete("/auth/me")
     @body_limit(1024)
     async def delete_me():
-        await write_checks()
-        account = await me_or_401()
-        if (retry_after := changes.attempt(str(account.id))) is not None:
-            raise rate_limited("account changes", retry_after)
-        body = await json_object()
-        reject_unknown_fields(body, {"confirm"})
+        account, body = await account_change({"confirm"})
         if body.get("confirm") != DELETE_CONFIRMATION:
             raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
         if services.registry.seated_unfinished(account.principal):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Collection
 
+from playsite.house.strategy import random_turn as any_turn
+
 
 def random_turn(tree: dict, rng: random.Random, avoid: Collection[str] = ()) -> list[str]:
     """A random complete turn: one random micro-move per level, down to a leaf ([] for an empty tree).
@@ -15,12 +17,7 @@ def random_turn(tree: dict, rng: random.Random, avoid: Collection[str] = ()) -> 
         sparing = _turn_avoiding(tree, rng, frozenset(avoid))
         if sparing is not None:
             return sparing
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
+    return any_turn(tree, rng)
 
 
 def _turn_avoiding(tree: dict, rng: random.Random, avoid: frozenset[str]) -> list[str] | None:
