@@ -337,9 +337,9 @@ async def test_accounts_take_seats_play_rated_and_reach_the_leaderboard(site):
                 async with await seat(site, game, "Black", None, guest=str(uuid.uuid4())):
                     pass
             assert refused.value.status_code == 403 and b"seat_taken" in refused.value.body
-            rng = random.Random(3)
-            for _ in range(2):
-                await table.play_turn(rng, spare_king=True)
+            rng, movers = random.Random(3), set()
+            while movers != {"White", "Black"}:  # a resignation before both have played is an abort
+                movers.add((await table.play_turn(rng, spare_king=True)).seat)
             await white.ws.send_message(encode_command(Resign()))
             await table.wait_for(black, lambda e: isinstance(e, GameEnded))
             nursery.cancel_scope.cancel()
