@@ -17,7 +17,7 @@ def fenced(marker: str) -> str:
 
 
 def test_readme_has_exactly_two_setup_commands():
-    assert fenced("serve-command").endswith("playsite serve")
+    assert fenced("serve-command").endswith("playsite demo")
     assert fenced("test-command").endswith("pytest")
     assert len(re.findall(r"<!-- (serve|test)-command -->", (ROOT / "README.md").read_text())) == 2
 

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-SUBCOMMANDS = ("serve", "migrate", "accounts", "rules", "dice", "verify")
+SUBCOMMANDS = ("demo", "serve", "migrate", "accounts", "rules", "dice", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:

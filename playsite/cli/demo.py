@@ -1,0 +1,92 @@
+"""`playsite demo`: the whole product on one machine, with no set-up.
+
+A private PostgreSQL in a data directory (kept between runs, so games survive a restart),
+migrations applied, the server with persistence, ratings, retention, webhooks and the
+showcase table, and a featured bot answering webhooks on loopback. docs/demo.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+
+from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, boot_failure
+from playsite.config import ConfigError
+
+DEFAULT_DIR = ".playsite-demo"
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("demo", help="run the whole product locally: PostgreSQL, the server, a featured bot")
+    parser.add_argument("--dir", default=os.environ.get("PLAYSITE_DEMO_DIR", DEFAULT_DIR),
+                        help=f"where the demo keeps its data (default {DEFAULT_DIR}, or $PLAYSITE_DEMO_DIR)")
+    parser.add_argument("--host", default=None, help="listening address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="listening port (default 8080; 0 = any free port)")
+    parser.add_argument("--reset", action="store_true", help="delete the demo's data directory (needs --yes) and exit")
+    parser.add_argument("--yes", action="store_true", help="confirm --reset")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    import trio
+
+    from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing
+    from playsite.demo.run import demo_settings, serve_demo
+    from playsite.store.migrations import apply_pending, load_migrations
+
+    state_dir = Path(args.dir).resolve()
+    if args.reset:
+        if not args.yes:
+            print(f"playsite demo: --reset deletes {state_dir} and every game in it; add --yes to confirm", file=sys.stderr)
+            return EXIT_CONFIG
+        shutil.rmtree(state_dir, ignore_errors=True)
+        print(f"playsite demo: deleted {state_dir}", file=sys.stderr)
+        return 0
+    logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("httpx", "httpcore", "hypercorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    started = time.monotonic()
+    try:
+        postgres = LocalPostgres(state_dir / "postgres")
+    except PostgresMissing as error:
+        print(f"playsite demo: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    first = not postgres.initialised
+    print(f"playsite demo: {'creating' if first else 'starting'} PostgreSQL in {postgres.root}", file=sys.stderr, flush=True)
+    try:
+        postgres.start()
+    except PostgresFailed as error:
+        print(f"playsite demo: {error}", file=sys.stderr)
+        return EXIT_BOOT
+    try:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            for migration in apply_pending(conn, load_migrations()):
+                print(f"playsite demo: applied migration {migration.version:03d}_{migration.name}", file=sys.stderr)
+        try:
+            settings = demo_settings(os.environ, postgres.url, host=args.host, port=args.port)
+        except ConfigError as error:
+            for problem in error.problems:
+                print(f"playsite demo: configuration error: {problem}", file=sys.stderr)
+            return EXIT_CONFIG
+        print(f"playsite demo: ready to serve after {time.monotonic() - started:.1f} s; data in {state_dir};"
+              " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
+        try:
+            trio.run(serve_demo, settings, state_dir)
+        except KeyboardInterrupt:
+            pass
+        except Exception as failure:
+            message = boot_failure(failure, settings)
+            if message is None:
+                raise
+            print(f"playsite demo: {message}", file=sys.stderr)
+            return EXIT_BOOT
+    finally:
+        postgres.stop()
+        print("playsite demo: stopped (PostgreSQL too)", file=sys.stderr, flush=True)
+    return 0

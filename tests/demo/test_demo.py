@@ -1,0 +1,111 @@
+"""`playsite demo` as a newcomer runs it: a real process with its own PostgreSQL, the featured
+bot answering by webhook, the showcase open; stopped and started again on the same data."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
+from tests.support.client import Player, seated
+from tests.support.waiting import deadline, wait_until_sync
+
+pytestmark = pytest.mark.postgres
+LISTENING = re.compile(r"playsite: listening on (http://127\.0\.0\.1:\d+)")
+BOOT_TIMEOUT_S = 60
+
+
+class Demo:
+    def __init__(self, data: Path, log: Path):
+        self.log = log
+        before = len(LISTENING.findall(self.output())) if log.exists() else 0
+        env = {**os.environ, "DICE_SEED_WINDOW_MS": "0"}
+        env.pop("DATABASE_URL", None)
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "playsite", "demo", "--port", "0", "--dir", str(data)],
+                stdout=out, stderr=subprocess.STDOUT, env=env,
+            )
+        stop = time.monotonic() + BOOT_TIMEOUT_S
+        while len(found := LISTENING.findall(self.output())) <= before:
+            if self.process.poll() is not None or time.monotonic() > stop:
+                self.process.kill()
+                raise AssertionError(f"the demo did not start:\n{self.output()}")
+            time.sleep(0.1)
+        self.url = found[-1]
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=10)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(30)
+
+
+@pytest.fixture
+def demo_dir():
+    # Not under pytest's tmp_path: as root, PostgreSQL runs as `postgres`, which must reach it.
+    root = Path(tempfile.mkdtemp(prefix="playsite-demo-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_a_restart(demo_dir):
+    data, log = demo_dir / "demo", demo_dir / "demo.log"
+    demo = Demo(data, log)
+    try:
+        health = demo.get("/health").json()
+        assert health["store"] == {"kind": "postgres", "durable": True, "reachable": True}
+        wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the showcase opens", timeout=30)
+        assert (data / "featured-bot.json").stat().st_mode & 0o777 == 0o600
+        token_file = (data / "featured-bot.json").read_text()
+
+        guest = str(uuid.uuid4())
+        claim = httpx.post(demo.url + "/showcase/claim", json={"guestId": guest},
+                           headers={"Idempotency-Key": str(uuid.uuid4())}, timeout=10).json()
+        assert claim["outcome"] == "claimed"
+        ws_base = demo.url.replace("http://", "ws://")
+        game = {"gameId": claim["gameId"], "seats": {claim["seat"].lower(): {"wsUrl": claim["wsUrl"]}}}
+        player = Player(ws_base, game, claim["seat"])
+        player.url = ws_base + claim["wsUrl"]
+        rng, bot_seat = random.Random(1), "Black" if claim["seat"] == "White" else "White"
+        async with seated(player):
+            with deadline(60, "the featured bot answers a turn by webhook"):
+                while not any(isinstance(e, TurnPlayed) and e.seat == bot_seat for e in player.events):
+                    if player.tree is not None:
+                        await player.play(rng)
+                    else:
+                        await player.receive()
+            await player.ws.send_message(encode_command(Resign()))
+            await player.until(lambda e: isinstance(e, GameEnded))
+        wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the table reopens", timeout=30)
+    finally:
+        assert demo.stop() == 0, demo.output()
+    assert "playsite demo: stopped (PostgreSQL too)" in demo.output()
+    assert not (data / "postgres" / "data" / "postmaster.pid").exists(), "PostgreSQL stopped with the demo"
+
+    again = Demo(data, log)
+    try:
+        history = again.get(f"/games/{claim['gameId']}/history")
+        assert history.status_code == 200 and history.json()["gameId"] == claim["gameId"]
+        wait_until_sync(lambda: again.get("/showcase").json()["status"] == "open", "the showcase opens again", timeout=30)
+        assert (data / "featured-bot.json").read_text() == token_file, "the bot keeps its identity"
+        assert again.output().count("applied migration") == 7, "migrations ran on the first start only"
+    finally:
+        assert again.stop() == 0, again.output()
