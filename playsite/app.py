@@ -24,6 +24,7 @@ from playsite.services import Services
 from playsite.showcase.routes import showcase_routes
 from playsite.specs_routes import specs_routes
 from playsite.store.database import DatabaseUnavailable
+from playsite.web.routes import web_routes
 from playsite.webhooks.routes import webhook_routes
 
 
@@ -73,6 +74,7 @@ def create_app(services: Services) -> QuartTrio:
         webhook_routes,
         ratings_routes,
         specs_routes,
+        web_routes,
     ):
         app.register_blueprint(family(services))
     if services.accounts.enabled:

@@ -1,0 +1,86 @@
+// The home page: the showcase table live (polled with its ETag), a friend game, live games.
+import { getJson, guestId, postJson } from "./net.js";
+
+const $ = (id) => document.getElementById(id);
+let showcaseTag = null;
+
+function playLink(gameId, seat, token) {
+  return `/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
+}
+
+async function pollShowcase() {
+  try {
+    const answer = await getJson("/showcase", showcaseTag);
+    if (answer.status === 404) return; // no showcase on this server
+    $("showcase").hidden = false;
+    if (answer.status === 200) {
+      showcaseTag = answer.etag;
+      const table = answer.body;
+      const status = $("showcase-status");
+      status.dataset.status = table.status;
+      const bot = `${table.featuredBot.team}/${table.featuredBot.name}`;
+      status.textContent = {
+        open: `Open: play ${bot} as ${table.nextHumanColor}, 5+3.`,
+        live: `A game against ${bot} is on.`,
+        finishing: "The last game just ended; the table opens again in a moment.",
+        unavailable: `The table is closed for now (${table.reason}).`,
+      }[table.status];
+      $("showcase-claim").hidden = table.status !== "open";
+      const watch = $("showcase-watch");
+      watch.hidden = !table.currentGame;
+      if (table.currentGame) watch.href = `/play/${table.currentGame}`;
+    }
+  } catch (error) {
+    $("showcase-status").textContent = "The server is not answering; retrying...";
+  }
+  setTimeout(pollShowcase, 3000);
+}
+
+async function claim() {
+  $("showcase-claim").disabled = true;
+  const answer = await postJson("/showcase/claim", { guestId: guestId() }, { "Idempotency-Key": crypto.randomUUID() });
+  $("showcase-claim").disabled = false;
+  if (answer.status !== 200) {
+    $("showcase-message").textContent = answer.body?.title || "The table could not be claimed; try again.";
+    return;
+  }
+  if (answer.body.outcome === "claimed") {
+    location.assign(playLink(answer.body.gameId, answer.body.seat, answer.body.seatToken));
+  } else {
+    $("showcase-message").textContent = "Someone else was quicker: watch their game.";
+    location.assign(`/play/${answer.body.gameId}`);
+  }
+}
+
+async function createFriendGame() {
+  const answer = await postJson("/games", { timeControl: { Fischer: { initialSeconds: 600, incrementSeconds: 10 } } });
+  if (answer.status !== 201) {
+    $("friend-links").hidden = true;
+    return;
+  }
+  const game = answer.body;
+  $("friend-white").href = playLink(game.gameId, "White", game.seats.white.token);
+  $("friend-black").value = `${location.origin}${playLink(game.gameId, "Black", game.seats.black.token)}`;
+  $("friend-links").hidden = false;
+}
+
+async function listGames() {
+  const answer = await getJson("/games");
+  if (answer.status !== 200) return;
+  const list = $("live-games");
+  list.replaceChildren(...answer.body.games.map((game) => {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    const name = (face) => face?.name || (face?.kind === "Bot" ? "a bot" : "a guest");
+    link.href = `/play/${game.gameId}`;
+    link.textContent = `${name(game.players?.white)} vs ${name(game.players?.black)}`;
+    item.append(link);
+    return item;
+  }));
+  if (!answer.body.games.length) list.textContent = "No game is being played right now.";
+}
+
+$("showcase-claim").addEventListener("click", claim);
+$("friend-create").addEventListener("click", createFriendGame);
+pollShowcase();
+listGames();

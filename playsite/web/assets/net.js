@@ -1,0 +1,54 @@
+// Talking to the server: JSON requests, the stable guest id, and a game socket that
+// reconnects with backoff (each connection starts with a fresh Snapshot).
+
+export function guestId() {
+  let id = localStorage.getItem("playsite.guestId");
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem("playsite.guestId", id);
+  }
+  return id;
+}
+
+export async function getJson(path, etag) {
+  const headers = etag ? { "If-None-Match": etag } : {};
+  const response = await fetch(path, { headers });
+  if (response.status === 304) return { status: 304, etag };
+  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  return { status: response.status, etag: response.headers.get("ETag"), body };
+}
+
+export async function postJson(path, body, headers = {}) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+// A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over.
+export function gameSocket(path, { onEvent, onState }) {
+  let delay = 1000;
+  let stopped = false;
+  let socket = null;
+  const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+  function connect() {
+    onState("connecting");
+    socket = new WebSocket(url());
+    socket.onopen = () => { delay = 1000; onState("open"); };
+    socket.onmessage = (message) => onEvent(JSON.parse(message.data));
+    socket.onclose = (closed) => {
+      onState("closed");
+      if (stopped || closed.code === 1000) return;
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 15000);
+    };
+  }
+  connect();
+  return {
+    send: (command) => socket && socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(command)),
+    stop: () => { stopped = true; socket && socket.close(); },
+  };
+}

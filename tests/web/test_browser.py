@@ -1,0 +1,103 @@
+"""The web client in a real Chromium (Debian's, driven by Playwright) against a real
+`playsite serve`: two people play a friend game by clicking legal squares, a spectator
+watches, one resigns. Every wait is on a page condition, never a sleep."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.support.turns import king_sparing_turn
+from tests.support.waiting import wait_until_sync
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+TURNS = 4
+
+
+@pytest.fixture
+def server(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0"})
+
+
+@pytest.fixture
+def browser():
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
+    """Build a random legal turn by clicking the board, then play it."""
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)  # the game must go on
+    for uci in moves:
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+        expect(page.locator("#partial")).to_contain_text(uci)
+    page.click("#submit")
+    return moves
+
+
+def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = {}
+    for seat in ("White", "Black"):
+        page = browser.new_page()
+        page.goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        pages[seat] = page
+    watcher = browser.new_page()
+    watcher.goto(f"{base}/play/{game_id}")
+    for page in (*pages.values(), watcher):
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    expect(watcher.locator("#role")).to_have_text("Watching")
+
+    rng = random.Random(11)
+    for _ in range(TURNS):
+        state = wait_until_sync(lambda: pending(base, game_id), "a roll waiting to be played")
+        page = pages[state["activeSeat"]]
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        moves = play_turn(page, base, game_id, state["activeSeat"], rng)
+        line = f"{state['activeSeat']}: {' '.join(moves)}"
+        for each in (*pages.values(), watcher):
+            expect(each.locator("#history")).to_contain_text(line)
+        expect(page.locator("#partial")).to_have_text("")
+
+    pages["White"].click("#resign")
+    for page in (*pages.values(), watcher):
+        expect(page.locator("#status")).to_have_attribute("data-status", "ended")
+        expect(page.locator("#status")).to_contain_text("Black wins")
+
+
+def pending(base: str, game_id: str) -> dict | None:
+    """The game's state when a roll waits to be played, else None."""
+    state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
+    return state if state["dicePending"] else None
+
+
+def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
+    page = browser.new_page()
+    page.goto(server.base_url + "/")
+    expect(page.locator("#showcase")).to_be_hidden()  # no showcase on this server
+    page.click("#friend-create")
+    expect(page.locator("#friend-links")).to_be_visible()
+    friend_link = page.locator("#friend-black").input_value()
+    assert "#seat=Black&token=" in friend_link and friend_link.startswith(server.base_url + "/play/")
+    page.click("#friend-white")
+    expect(page.locator("#role")).to_have_text("You play White")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    friend = browser.new_page()
+    friend.goto(friend_link)
+    expect(friend.locator("#role")).to_have_text("You play Black")
+    home = browser.new_page()
+    home.goto(server.base_url + "/")
+    expect(home.locator("#live-games li a")).to_have_count(1)

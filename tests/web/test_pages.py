@@ -1,0 +1,71 @@
+"""The web client's pages and assets as served: caching, the CSP, no inline code."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from playsite.web.routes import CSP, Assets
+from tests.support.app import booted, test_client
+
+
+class Inline(HTMLParser):
+    """Finds inline scripts and styles, and the asset URLs a page loads."""
+
+    def __init__(self):
+        super().__init__()
+        self.inline, self.assets, self._open = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "script" and "src" not in attrs:
+            self._open = "script"
+        if tag == "style":
+            self._open = "style"
+        if any(name.startswith("on") for name in attrs) or "style" in attrs:
+            self.inline.append(f"{tag} attribute")
+        for key in ("src", "href"):
+            if attrs.get(key, "").startswith("/assets/"):
+                self.assets.append(attrs[key])
+
+    def handle_data(self, data):
+        if self._open and data.strip():
+            self.inline.append(self._open)
+
+    def handle_endtag(self, tag):
+        self._open = None
+
+
+async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
+    async with booted() as services:
+        client = test_client(services)
+        for path in ("/", "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"):
+            page = await client.get(path)
+            assert page.status_code == 200 and page.mimetype == "text/html"
+            assert page.headers["Cache-Control"] == "no-cache"
+            assert page.headers["Content-Security-Policy"] == CSP
+            assert "script-src 'self'" in CSP and "'unsafe-inline'" not in CSP
+            assert page.headers["X-Content-Type-Options"] == "nosniff"
+            parser = Inline()
+            parser.feed(await page.get_data(as_text=True))
+            assert parser.inline == [], path
+            assert parser.assets, path
+            for url in parser.assets:
+                asset = await client.get(url)
+                assert asset.status_code == 200, url
+                assert asset.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+                assert re.fullmatch(r"/assets/[\w-]+\.[0-9a-f]{12}\.(js|css)", url)
+
+
+async def test_assets_are_named_by_their_content_and_imports_follow():
+    assets = Assets()
+    for name, hashed in assets.names.items():
+        stem = name.rsplit(".", 1)[0]
+        assert hashed.startswith(stem + ".") and hashed in assets.bodies
+    play = assets.bodies[assets.names["play.js"]][0].decode()
+    assert f'from "./{assets.names["board.js"]}"' in play and f'from "./{assets.names["net.js"]}"' in play
+    async with booted() as services:
+        client = test_client(services)
+        missing = await client.get("/assets/play.000000000000.js")
+        assert missing.status_code == 404
+        assert (await client.get("/assets/play.js")).status_code == 404, "only hashed names are served"
