@@ -109,3 +109,37 @@ async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_
         assert again.output().count("applied migration") == 7, "migrations ran on the first start only"
     finally:
         assert again.stop() == 0, again.output()
+
+
+def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(demo_dir):
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.web.test_browser import ARGS, CHROMIUM, play_turn
+
+    demo = Demo(demo_dir / "demo", demo_dir / "demo.log")
+    try:
+        wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the showcase opens", timeout=30)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(demo.url + "/")
+                expect(page.locator("#showcase-status")).to_have_attribute("data-status", "open")
+                page.click("#showcase-claim")
+                expect(page.locator("#role")).to_have_text("You play White")
+                game_id = page.url.split("/play/")[1].split("#")[0]
+                expect(page.locator("#status")).to_have_attribute("data-status", "your-turn", timeout=15_000)
+                moves = play_turn(page, demo.url, game_id, "White", random.Random(5))
+                expect(page.locator("#history")).to_contain_text(f"White: {' '.join(moves)}")
+                # The bot answered by webhook (its turn, or its forced pass, is the second entry).
+                expect(page.locator("#history li").nth(1)).to_contain_text("Black:", timeout=15_000)
+                watcher = browser.new_page()
+                watcher.goto(demo.url + "/")
+                expect(watcher.locator("#showcase-status")).to_have_attribute("data-status", "live")
+                watcher.click("#showcase-watch")
+                expect(watcher.locator("#role")).to_have_text("Watching")
+                expect(watcher.locator("#history li").nth(1)).to_contain_text("Black:")
+            finally:
+                browser.close()
+    finally:
+        assert demo.stop() == 0, demo.output()
