@@ -1,7 +1,9 @@
 """A private PostgreSQL cluster in a directory of its own, kept between runs.
 
 The system's server binaries are used (Debian: /usr/lib/postgresql/<version>/bin, or
-$PG_BINDIR, or PATH). PostgreSQL refuses to run as root, so as root every server command runs
+$PG_BINDIR, or PATH); without them, the PostgreSQL that the `pgserver` wheel ships (the
+optional extra `pip install playsite[demo]`). PLAYSITE_DEMO_POSTGRES=bundled prefers the
+wheel's even when the system has its own. PostgreSQL refuses to run as root, so as root every server command runs
 as the `postgres` user on a directory handed to that user. The server listens on loopback
 only, with its socket in the cluster's directory.
 """
@@ -9,6 +11,7 @@ only, with its socket in the cluster's directory.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import shutil
 import socket
@@ -27,16 +30,33 @@ class PostgresFailed(Exception):
     """A server command failed; the message carries its output."""
 
 
+def bundled_bindir() -> Path | None:
+    """The server binaries of the `pgserver` wheel, when it is installed."""
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or spec.origin is None:
+        return None
+    bindir = Path(spec.origin).parent / "pginstall" / "bin"
+    return bindir if (bindir / "initdb").exists() else None
+
+
 def find_bindir() -> Path:
-    """The newest installed server binaries: $PG_BINDIR, Debian's layout, or PATH."""
+    """$PG_BINDIR, else the newest system server binaries (Debian's layout, then PATH), else
+    the `pgserver` wheel's; the wheel's first with PLAYSITE_DEMO_POSTGRES=bundled."""
     if env := os.environ.get("PG_BINDIR"):
         return Path(env)
+    if os.environ.get("PLAYSITE_DEMO_POSTGRES") == "bundled" and (bundled := bundled_bindir()):
+        return bundled
     candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
     if candidates:
         return Path(candidates[-1]).parent
     if initdb := shutil.which("initdb"):
         return Path(initdb).parent
-    raise PostgresMissing("no PostgreSQL server found: install it (Debian: apt-get install postgresql) or set PG_BINDIR")
+    if bundled := bundled_bindir():
+        return bundled
+    raise PostgresMissing(
+        "no PostgreSQL server found: install it (Debian: apt-get install postgresql), or the bundled one"
+        " (pip install 'playsite[demo]'), or set PG_BINDIR"
+    )
 
 
 def free_port() -> int:

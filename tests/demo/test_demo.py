@@ -143,3 +143,17 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                 browser.close()
     finally:
         assert demo.stop() == 0, demo.output()
+
+
+def test_the_demo_runs_on_the_postgresql_of_the_pgserver_wheel(demo_dir, monkeypatch):
+    monkeypatch.setenv("PLAYSITE_DEMO_POSTGRES", "bundled")
+    from playsite.demo.postgres import bundled_bindir, find_bindir
+
+    assert find_bindir() == bundled_bindir() and "pgserver" in str(bundled_bindir())
+    demo = Demo(demo_dir / "demo", demo_dir / "demo.log")
+    try:
+        assert demo.get("/health").json()["store"]["kind"] == "postgres"
+        wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the showcase opens", timeout=30)
+        assert "pgserver" in (demo_dir / "demo" / "postgres" / "data" / "postmaster.opts").read_text()
+    finally:
+        assert demo.stop() == 0, demo.output()
