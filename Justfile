@@ -1,6 +1,10 @@
 # Recipes wrap the README commands; `just` itself is installed into .venv by the test extras.
 venv := ".venv/bin"
 
+# The whole product locally: private PostgreSQL, the server, the featured bot, the showcase (docs/demo.md).
+demo:
+    {{venv}}/playsite demo
+
 # Run the server with the embedded in-memory default (http://0.0.0.0:8080).
 serve:
     {{venv}}/playsite serve
