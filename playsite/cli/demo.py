@@ -37,7 +37,7 @@ def run(args) -> int:
     import trio
 
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing
-    from playsite.demo.run import demo_settings, serve_demo
+    from playsite.demo.settings import demo_settings
     from playsite.store.migrations import apply_pending, load_migrations
 
     state_dir = Path(args.dir).resolve()
@@ -90,3 +90,32 @@ def run(args) -> int:
         postgres.stop()
         print("playsite demo: stopped (PostgreSQL too)", file=sys.stderr, flush=True)
     return 0
+
+
+async def serve_demo(settings, state_dir: Path) -> None:
+    """The server as `playsite serve` runs it, plus the featured bot once the port is open."""
+    import trio
+
+    from playsite.app import create_app
+    from playsite.demo.bot import FeaturedBot
+    from playsite.server import run_http, wait_for_signals
+    from playsite.services import boot
+
+    async with trio.open_nursery() as nursery:
+        services = await boot(settings, nursery)
+        shutdown = trio.Event()
+        nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
+
+        async def http(task_status=trio.TASK_STATUS_IGNORED):
+            await run_http(create_app(services), settings, shutdown, task_status=task_status)
+            nursery.cancel_scope.cancel()  # hypercorn's graceful shutdown is over: stop the rest
+
+        binds = await nursery.start(http)
+        server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
+
+        async def table_ready() -> None:
+            if services.showcase is not None:
+                await services.showcase.reconcile()
+
+        nursery.start_soon(FeaturedBot(state_dir, server_url, on_ready=table_ready).supervise)
+        print(f"playsite demo: open {server_url}/", flush=True)
