@@ -128,7 +128,8 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                 expect(page.locator("#showcase-status")).to_have_attribute("data-status", "open")
                 page.click("#showcase-claim")
                 expect(page.locator("#role")).to_have_text("You play White")
-                game_id = page.url.split("/play/")[1].split("#")[0]
+                game_id = page.url.split("/play/")[1]
+                assert "token" not in page.url, "the seat token never reaches the address bar"
                 expect(page.locator("#status")).to_have_attribute("data-status", "your-turn", timeout=15_000)
                 moves = play_turn(page, demo.url, game_id, "White", random.Random(5))
                 expect(page.locator("#history")).to_contain_text(f"White: {' '.join(moves)}")

@@ -53,7 +53,9 @@ def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
     pages = {}
     for seat in ("White", "Black"):
         page = browser.new_page()
-        page.goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        token = game["seats"][seat.lower()]["token"]
+        page.goto(f"{base}/play/{game_id}#seat={seat}&token={token}")
+        expect(page).to_have_url(f"{base}/play/{game_id}")  # the token left the address bar at once
         pages[seat] = page
     watcher = browser.new_page()
     watcher.goto(f"{base}/play/{game_id}")

@@ -1,11 +1,16 @@
 // The home page: the showcase table live (polled with its ETag), a friend game, live games.
-import { getJson, guestId, postJson } from "./net.js";
+import { getJson, guestId, keepSeat, postJson } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 let showcaseTag = null;
 
-function playLink(gameId, seat, token) {
-  return `/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
+function friendLink(gameId, seat, token) {
+  return `${location.origin}/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
+}
+
+function goPlay(gameId, seat, token) {
+  keepSeat(gameId, seat, token);
+  location.assign(`/play/${gameId}`);
 }
 
 async function pollShowcase() {
@@ -45,7 +50,7 @@ async function claim() {
     return;
   }
   if (answer.body.outcome === "claimed") {
-    location.assign(playLink(answer.body.gameId, answer.body.seat, answer.body.seatToken));
+    goPlay(answer.body.gameId, answer.body.seat, answer.body.seatToken);
   } else {
     $("showcase-message").textContent = "Someone else was quicker: watch their game.";
     location.assign(`/play/${answer.body.gameId}`);
@@ -59,8 +64,8 @@ async function createFriendGame() {
     return;
   }
   const game = answer.body;
-  $("friend-white").href = playLink(game.gameId, "White", game.seats.white.token);
-  $("friend-black").value = `${location.origin}${playLink(game.gameId, "Black", game.seats.black.token)}`;
+  $("friend-white").onclick = () => goPlay(game.gameId, "White", game.seats.white.token);
+  $("friend-black").value = friendLink(game.gameId, "Black", game.seats.black.token);
   $("friend-links").hidden = false;
 }
 

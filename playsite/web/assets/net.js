@@ -10,6 +10,19 @@ export function guestId() {
   return id;
 }
 
+// A seat's token is kept for this tab only (sessionStorage), never in the address bar.
+export function keepSeat(gameId, seat, token) {
+  sessionStorage.setItem(`playsite.seat.${gameId}`, JSON.stringify({ seat, token }));
+}
+
+export function keptSeat(gameId) {
+  try {
+    return JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`)) || {};
+  } catch {
+    return {};
+  }
+}
+
 export async function getJson(path, etag) {
   const headers = etag ? { "If-None-Match": etag } : {};
   const response = await fetch(path, { headers });

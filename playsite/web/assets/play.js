@@ -3,13 +3,19 @@
 // and builds a whole turn from the server's tree, one legal micro-move at a time, then
 // submits it at once.
 import { applyMove, diceOf, parsePlacement, renderBoard } from "./board.js";
-import { gameSocket, getJson, guestId } from "./net.js";
+import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = location.pathname.split("/").pop();
+// A friend's link carries the seat in its fragment: keep it for this tab, then take it out
+// of the address bar (and so of the history) at once.
 const fragment = new URLSearchParams(location.hash.slice(1));
-const token = fragment.get("token");
-const mine = token ? fragment.get("seat") : null; // null: spectator
+if (fragment.get("token")) {
+  keepSeat(gameId, fragment.get("seat"), fragment.get("token"));
+  history.replaceState(null, "", location.pathname);
+}
+const { seat: keptSeatName, token } = keptSeat(gameId);
+const mine = token ? keptSeatName : null; // null: spectator
 
 const view = {
   dfen: null, // the position the current roll was made in
