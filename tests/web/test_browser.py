@@ -103,3 +103,31 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
     home = browser.new_page()
     home.goto(server.base_url + "/")
     expect(home.locator("#live-games li a")).to_have_count(1)
+
+
+@pytest.fixture
+def server_with_house_bots(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
+
+
+def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, browser):
+    base = server_with_house_bots.base_url
+    page = browser.new_page()
+    page.goto(base + "/")
+    page.click('button[data-bot="house/greedy"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    game_id = page.url.split("/play/")[1]
+    seat = page.locator("#role").inner_text().split()[-1]
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+
+    def my_roll():
+        state = pending(base, game_id)
+        return state if state and state["activeSeat"] == seat else None
+
+    state = wait_until_sync(my_roll, "the person's roll (the house bot moves at once when it is White)")
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    moves = play_turn(page, base, game_id, seat, random.Random(2))
+    expect(page.locator("#history")).to_contain_text(f"{seat}: {' '.join(moves)}")
+    house = "Black" if seat == "White" else "White"
+    expect(page.locator("#history")).to_contain_text(f"{house}:")  # the house bot answered
+    assert state["players"][house.lower()] == {"kind": "Bot", "name": "house/greedy"}

@@ -69,6 +69,37 @@ async function createFriendGame() {
   $("friend-links").hidden = false;
 }
 
+async function listBots() {
+  const answer = await getJson("/lobby/bots");
+  if (answer.status !== 200) return;
+  $("bot-list").replaceChildren(...answer.body.bots.map((bot) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    const id = `${bot.team}/${bot.name}`;
+    button.textContent = `Play ${id}`;
+    button.dataset.bot = id;
+    button.disabled = !bot.available;
+    button.addEventListener("click", () => playBot(bot));
+    const about = document.createElement("span");
+    about.textContent = ` rated ${Math.round(bot.rating)}${bot.provisional ? "?" : ""}${bot.description ? `: ${bot.description}` : ""}`;
+    item.append(button, about);
+    return item;
+  }));
+  if (!answer.body.bots.length) $("bot-list").textContent = "No bot takes on people right now.";
+}
+
+async function playBot(bot) {
+  const answer = await postJson("/lobby/play-bot", {
+    guestId: guestId(), team: bot.team, name: bot.name,
+    timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } },
+  });
+  if (answer.status !== 201) {
+    $("bots-message").textContent = answer.body?.error?.message || "That bot cannot play now; try another.";
+    return;
+  }
+  goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
+}
+
 async function listGames() {
   const answer = await getJson("/games");
   if (answer.status !== 200) return;
@@ -88,4 +119,5 @@ async function listGames() {
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
 pollShowcase();
+listBots();
 listGames();
