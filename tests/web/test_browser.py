@@ -17,6 +17,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
 TURNS = 4
+expect.set_options(timeout=15_000)  # a 2-core CI machine under load: generous, never a sleep
 
 
 @pytest.fixture
