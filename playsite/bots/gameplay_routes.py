@@ -151,7 +151,16 @@ def rejected_text(seat: str, verdict: Verdict) -> str:
 
 
 def verdict_json(verdict: Verdict) -> dict:
-    return {"applied": verdict.applied, "version": verdict.version, "reason": verdict.reason}
+    """The MoveVerdict as the ecosystem writes it: a refusal has `version: null` and its short
+    reason ("illegal turn", "not your turn", "game is over"); what follows the reason's colon
+    (which move, why) is kept in `detail`, a playsite extension."""
+    if verdict.applied:
+        return {"applied": True, "version": verdict.version, "reason": None}
+    reason, _, detail = (verdict.reason or "refused").partition(": ")
+    body = {"applied": False, "version": None, "reason": reason}
+    if detail:
+        body["detail"] = detail
+    return body
 
 
 def my_game(room, seat: str) -> dict:
