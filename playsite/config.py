@@ -74,6 +74,9 @@ class Settings:
     session_lifetime_hours: int = 168
     """How long a sign-in lasts before the person signs in again (the session cookie's lifetime)."""
 
+    idle_forfeit_s: int = 0
+    """Unlimited games: a seat that does not play its roll within this many seconds loses on
+    time (0: never; the dicechess-play ecosystem uses 120)."""
     house_bots_enabled: bool = True
     """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
     dice_seed_window_ms: int = 2000
@@ -180,6 +183,7 @@ _FIELDS = {
     "PLAY_PUBLIC_ORIGIN": "public_origin",
     "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
     "PLAY_HOUSE_BOTS": "house_bots_enabled",
+    "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
@@ -345,6 +349,7 @@ class _Reader:
             public_origin=self.origin("PLAY_PUBLIC_ORIGIN"),
             session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
             house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
+            idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),

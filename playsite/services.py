@@ -26,8 +26,8 @@ from playsite.bots.streams import SeatStreams
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
 from playsite.games.socket_limits import SocketLimits
-from playsite.http.origin import OriginPolicy
 from playsite.house.players import HouseBots
+from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
@@ -102,7 +102,9 @@ async def boot(
     bots = BotDirectory(bot_store_for(store), featured=settings.showcase_bot if settings.showcase_enabled else None)
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)
-    registry = await nursery.start(Registry(admission, seed_source or SystemSeedSource(), store).run)
+    registry = await nursery.start(
+        Registry(admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None).run
+    )
     await registry.resume_all()
 
     events = AccountEvents()

@@ -43,6 +43,7 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
         "awaitJoins": setup.await_joins,
         "joinWindowS": setup.join_window_s,
         "claimGraceS": setup.claim_grace_s,
+        "idleForfeitS": setup.idle_forfeit_s,
         "seedWindowS": setup.seed_window_s,
         "start": format_dfen(setup.start),
         "createdAt": setup.created_at,
@@ -64,6 +65,7 @@ def load_setup(data: dict[str, Any]) -> RoomSetup:
         await_joins=data["awaitJoins"],
         join_window_s=data["joinWindowS"],
         claim_grace_s=data.get("claimGraceS"),  # absent from snapshots written before it existed
+        idle_forfeit_s=data.get("idleForfeitS"),
         seed_window_s=data["seedWindowS"],
         start=parse_dfen(data["start"]),
         created_at=data["createdAt"],

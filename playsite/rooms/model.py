@@ -105,6 +105,9 @@ class RoomSetup:
     origin: str = "friend"
     await_joins: bool = True
     join_window_s: float = FRIEND_JOIN_WINDOW_S
+    idle_forfeit_s: float | None = None
+    """Unlimited games only, when the server enables it: a seat to move that has not played its
+    roll within this many seconds loses on time (as a flag fall would)."""
     claim_grace_s: float | None = None
     """When set, a person's seat still empty when the game begins must be taken within this
     many seconds, or counts as a dropped connection (the showcase's claim grace)."""

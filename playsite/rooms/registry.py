@@ -13,6 +13,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 
+import attrs
 import trio
 
 from playsite.dice import Fairness, SeedSource
@@ -20,6 +21,7 @@ from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
+from playsite.wire import Unlimited
 
 log = logging.getLogger("playsite.rooms")
 
@@ -42,12 +44,15 @@ class Registry:
         *,
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
+        idle_forfeit_s: float | None = None,
     ):
         self.admission = admission
         self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
         """The one durability policy every room of this registry writes by."""
         self.wall_clock = wall_clock
         """The wall clock every room of this registry stamps its creation and ending with."""
+        self.idle_forfeit_s = idle_forfeit_s
+        """Unlimited games created here forfeit a seat idle this long (None: never)."""
         self.seed_source = seed_source
         self.store = store
         self.live: dict[str, Room] = {}
@@ -86,6 +91,8 @@ class Registry:
         assert self._nursery is not None, "the registry is not running"
         if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
             raise CreationFailed("required durability needs a durable store")
+        if self.idle_forfeit_s and isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
+            setup = attrs.evolve(setup, idle_forfeit_s=self.idle_forfeit_s)
         reservation = self.admission.reserve(purpose, participants)
         try:
             room = Room(setup, Fairness.draw(self.seed_source), self.store, policy=self.policy, wall_clock=self.wall_clock)

@@ -122,6 +122,8 @@ class Room:
         self.ending: Ending | None = None
         self.draw_offer_from: Seat | None = None
         self.draw_blocked: set[Seat] = set()
+        self.idle_since: float | None = None
+        """When the seat to move got its turn (the idle forfeit of Unlimited games counts from it)."""
         self.seed_deadline: float | None = None
         self.join_deadline: float | None = None
         self.fanout = Fanout()
@@ -333,6 +335,7 @@ class Room:
         elif self.phase is Phase.SEEDING:
             self.seed_deadline = now + self.setup.seed_window_s
         if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+            self.idle_since = now  # no turn is lost to a restart: the idle window starts again
             for seat in self.seats.values():
                 if not seat.setup.always_present:
                     seat.grace_until = now + DISCONNECT_GRACE_S
@@ -584,6 +587,7 @@ class Room:
             self._roll(now)
 
     def _start_turn(self, now: float) -> None:
+        self.idle_since = now
         if self.clock is not None:
             self.clock.start(self.active_seat, now)
 
@@ -661,8 +665,17 @@ class Room:
         candidates = [self.join_deadline, self.seed_deadline]
         if self.clock is not None and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
             candidates.append(self.clock.flag_at())
+        candidates.append(self._idle_deadline())
         candidates.extend(seat.grace_until for seat in self.seats.values())
         return min((c for c in candidates if c is not None), default=math.inf)
+
+    def _idle_deadline(self) -> float | None:
+        """Unlimited games with an idle forfeit: when the seat to move loses for not playing."""
+        if self.setup.idle_forfeit_s is None or self.clock is not None or self.idle_since is None:
+            return None
+        if self.phase not in (Phase.PLAYING, Phase.DRAW_ANSWER):
+            return None
+        return self.idle_since + self.setup.idle_forfeit_s
 
     def _on_deadline(self, now: float) -> None:
         if self.join_deadline is not None and now >= self.join_deadline:
@@ -673,6 +686,10 @@ class Room:
             return
         flag_at = self.clock.flag_at() if self.clock is not None else None
         if flag_at is not None and now >= flag_at and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
+            self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
+            return
+        idle_at = self._idle_deadline()
+        if idle_at is not None and now >= idle_at:
             self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
             return
         gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]

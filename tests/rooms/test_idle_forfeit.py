@@ -1,0 +1,62 @@
+"""The idle forfeit of Unlimited games (PLAY_IDLE_FORFEIT_S): a seat to move that does not play
+its roll in time loses on time; off by default; clocked games never use it."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+from trio.testing import wait_all_tasks_blocked
+
+from playsite.rooms.admission import Purpose
+from playsite.rooms.intents import PlayerCommand
+from playsite.rules import Termination
+from playsite.wire import Fischer, SubmitTurn, Unlimited
+from tests.rooms.harness import room_setup, running_registry
+from tests.support.turns import random_turn
+
+
+async def play_one_turn(room, rng) -> str:
+    """The seat to move plays a random legal turn; returns that seat."""
+    while not (room.published.state.dice_pending and room.published.tree):
+        await wait_all_tasks_blocked()
+        await trio.sleep(0.001)
+    seat = room.published.state.active_seat
+    intent = PlayerCommand(seat, SubmitTurn(random_turn(room.published.tree, rng)))
+    await room.send(intent)
+    assert (await intent.reply.wait()).applied
+    return seat
+
+
+async def test_an_idle_seat_loses_on_time_after_both_have_played(autojump_clock):
+    async with running_registry(idle_forfeit_s=120) as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), Purpose.GENERAL, ())
+        assert room.setup.idle_forfeit_s == 120
+        rng, movers = random.Random(4), set()
+        while movers != {"White", "Black"}:
+            movers.add(await play_one_turn(room, rng))
+        idle = room.active_seat
+        started = trio.current_time()
+        await room.finished.wait()
+        assert trio.current_time() - started == 120
+        assert room.ending.termination is Termination.TIMEOUT
+        assert room.ending.winner == ("Black" if idle == "White" else "White")
+
+
+async def test_a_bot_that_never_moves_frees_its_game_as_an_abort(autojump_clock):
+    async with running_registry(idle_forfeit_s=120) as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), Purpose.GENERAL, ())
+        await room.finished.wait()
+        assert room.ending.termination is Termination.ABORTED, "no result before both seats have played"
+
+
+async def test_off_by_default_and_never_for_clocked_games(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), Purpose.GENERAL, ())
+        await trio.sleep(86_400)
+        assert not room.ended and room.setup.idle_forfeit_s is None
+    async with running_registry(idle_forfeit_s=120) as registry:
+        clocked = await registry.create(room_setup(time_control=Fischer(3600, 0)), Purpose.GENERAL, ())
+        assert clocked.setup.idle_forfeit_s is None
+        await trio.sleep(600)
+        assert not clocked.ended, "a clocked game is decided by its clock, not by the idle forfeit"
