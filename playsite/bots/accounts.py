@@ -58,7 +58,8 @@ class BotAccount:
 
     @property
     def external_id(self) -> str:
-        return f"bot:{self.team}:{self.name}"
+        """The id the Bot API shows, in the ecosystem's form `bot:team:<team>:<name>`."""
+        return f"bot:team:{self.team}:{self.name}"
 
     @property
     def ladder_allowance(self) -> int:
@@ -66,6 +67,11 @@ class BotAccount:
         if self.open_to_humans:
             return max(1, self.max_concurrent_games - 1)
         return self.max_concurrent_games
+
+
+def slugify(value: str) -> str:
+    """Lower-case ASCII letters and digits, everything else one '-', none at either end."""
+    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
 
 
 def check_slug(kind: str, value: object) -> str:
@@ -120,7 +126,11 @@ class BotDirectory:
         return self._by_id.get(principal.removeprefix("bot:")) if principal.startswith("bot:") else None
 
     def mint_anonymous(self, name: str | None) -> tuple[BotAccount, str]:
-        base = check_slug("name", name)[:23] if name else "bot"
+        """A name is made a slug as the ecosystem does (`MyBot` -> `mybot`); one with nothing
+        usable in it is refused."""
+        base = slugify(name)[:23].rstrip("-") if name else "bot"
+        if name and not base:
+            raise IdentityError("invalid_request", "name has no letter or digit to make a slug of")
         while True:
             bot_name = f"{base}-{secrets.token_hex(4)}"
             if f"{ANON_TEAM}/{bot_name}" not in self._by_id:

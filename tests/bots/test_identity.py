@@ -48,7 +48,7 @@ def test_anon_mint_answers_a_token_response(api):
     bot = response.json()
     assert set(bot) == {"token", "team", "name", "id"}
     assert bot["team"] == "anon" and bot["name"].startswith("rustam-")
-    assert bot["id"] == f"bot:anon:{bot['name']}"
+    assert bot["id"] == f"bot:team:anon:{bot['name']}"
     account = api.ok("GET", "/bot/account", bot)
     assert account == {"team": "anon", "name": bot["name"], "id": bot["id"]}
 
@@ -58,8 +58,18 @@ def test_anon_mint_without_a_name_gets_a_generated_one(api):
     assert first["name"] != second["name"] and first["token"] != second["token"]
 
 
-@pytest.mark.parametrize("name", ["Upper", "-dash", "sp ace", "x" * 33, "ünï"])
-def test_anon_mint_with_an_invalid_name_is_400(shared_api, name):
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [("MyBot", "mybot"), ("-dash", "dash"), ("sp ace", "sp-ace"), ("x" * 40, "x" * 23), ("Ünï Bot!", "n-bot"), ("Cool_Bot 2", "cool-bot-2")],
+)
+def test_anon_mint_makes_a_slug_of_the_name_as_the_ecosystem_does(shared_api, name, slug):
+    answer = shared_api.call("POST", "/bot/anon", params={"name": name})
+    assert answer.status_code == 201
+    assert answer.json()["name"].rsplit("-", 1)[0] == slug
+
+
+@pytest.mark.parametrize("name", ["---", "ü", "!!"])
+def test_anon_mint_with_nothing_to_make_a_slug_of_is_400(shared_api, name):
     assert_error(shared_api.call("POST", "/bot/anon", params={"name": name}), 400, "invalid_request")
 
 
@@ -78,8 +88,8 @@ def test_register_answers_a_token_response_once(api):
     response = api.call("POST", "/bot/register", json={"team": "dragons", "name": "smaug"})
     assert response.status_code == 201
     bot = response.json()
-    assert {k: bot[k] for k in ("team", "name", "id")} == {"team": "dragons", "name": "smaug", "id": "bot:dragons:smaug"}
-    assert api.ok("GET", "/bot/account", bot)["id"] == "bot:dragons:smaug"
+    assert {k: bot[k] for k in ("team", "name", "id")} == {"team": "dragons", "name": "smaug", "id": "bot:team:dragons:smaug"}
+    assert api.ok("GET", "/bot/account", bot)["id"] == "bot:team:dragons:smaug"
 
 
 @pytest.mark.parametrize(
@@ -155,7 +165,7 @@ def test_token_rotation_invalidates_the_old_token_at_once(api):
     rotated = api.ok("POST", "/bot/token", bot)
     assert set(rotated) == {"token"} and rotated["token"] != bot["token"]
     assert_error(api.call("GET", "/bot/account", bot["token"]), 401, "unauthorized")
-    assert api.ok("GET", "/bot/account", rotated)["id"] == "bot:acme:alice"
+    assert api.ok("GET", "/bot/account", rotated)["id"] == "bot:team:acme:alice"
 
 
 # ----- ladder and catalog opt-in -----------------------------------------------------------------
@@ -256,7 +266,7 @@ def test_registered_bots_survive_a_restart_with_postgres(serve, database_url):
 
     second = serve(env)
     after = Api(second)
-    assert after.ok("GET", "/bot/account", rotated)["id"] == "bot:acme:alice"
+    assert after.ok("GET", "/bot/account", rotated)["id"] == "bot:team:acme:alice"
     assert after.ok("GET", "/bot/capacity", rotated) == {
         "maxConcurrentGames": 3,
         "openToHumans": True,

@@ -37,7 +37,7 @@ def test_the_anchor_polling_flow_plays_a_game_to_its_end(serve):
 
     a = client.call("POST", "/bot/anon", query="?name=rustam")
     b = client.call("POST", "/bot/anon", query="?name=emilia")
-    assert a["id"].startswith("bot:anon:rustam-") and b["id"].startswith("bot:anon:emilia-")
+    assert a["id"].startswith("bot:team:anon:rustam-") and b["id"].startswith("bot:team:anon:emilia-")
 
     challenge = client.call("POST", "/bot/challenge", a["token"], {"team": b["team"], "name": b["name"]})
     assert challenge["targetOnline"] is False and challenge["timeControl"] == {"Unlimited": {}}
