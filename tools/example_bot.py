@@ -60,6 +60,7 @@ class Bot:
         self.http = httpx.Client(base_url=api, headers={"Authorization": f"Bearer {token}"}, timeout=30)
         me = self.call("GET", "/bot/account")
         self.id = f"{me['team']}/{me['name']}"
+        self.public_name = f"{me['team']} {me['name']}"  # how games show this bot in `players`
         self.games, self.accept, self.tick = games, accept, tick
         self.rng = random.Random()
         self.ready, self.stop = threading.Event(), threading.Event()
@@ -192,7 +193,7 @@ class Bot:
                 kind, event = next(iter(json.loads(line).items()))
                 if kind == "Snapshot":
                     state, players = event["state"], event["state"]["players"]
-                    seat = "White" if players["white"]["name"] == self.id else "Black"
+                    seat = "White" if players["white"]["name"] == self.public_name else "Black"
                     if "Ended" in state["status"]:
                         return True
                     if state["dicePending"] and state["activeSeat"] == seat:

@@ -1,7 +1,9 @@
 """Bot identities: anonymous (minted, in memory, about 24 h) and registered (durable).
 
-A bot is known by `team/name`; its principal is `bot:team/name` and its public face is
-`{"kind": "Bot", "name": "team/name"}`. Bearer tokens are shown once and kept as SHA-256.
+A bot is known here by `team/name`; its principal (kept in the database) is `bot:team/name`.
+On the wire it is written as the ecosystem writes it: the Bot API's `id` is
+`bot:team:<team>:<name>` and its public face is `{"kind": "Bot", "name": "<team> <name>"}`.
+Bearer tokens are shown once and kept as SHA-256.
 """
 
 from __future__ import annotations
@@ -53,8 +55,13 @@ class BotAccount:
         return f"bot:{self.id}"
 
     @property
+    def public_name(self) -> str:
+        """The team-qualified name the public sees, as the ecosystem writes it: `<team> <name>`."""
+        return public_bot_name(self.team, self.name)
+
+    @property
     def face(self) -> PublicFace:
-        return PublicFace(kind="Bot", name=self.id)
+        return PublicFace(kind="Bot", name=self.public_name)
 
     @property
     def external_id(self) -> str:
@@ -67,6 +74,11 @@ class BotAccount:
         if self.open_to_humans:
             return max(1, self.max_concurrent_games - 1)
         return self.max_concurrent_games
+
+
+def public_bot_name(team: str, name: str) -> str:
+    """A bot's public, team-qualified name (`PublicFace.name`): team and name, one space apart."""
+    return f"{team} {name}"
 
 
 def slugify(value: str) -> str:

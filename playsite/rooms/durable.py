@@ -81,10 +81,19 @@ def _dump_seat(seat: SeatSetup) -> dict[str, Any]:
     }
 
 
+def _load_face(data: dict[str, Any]) -> PublicFace:
+    """A bot's face written before public names took the ecosystem's form (`team/name`) is
+    read as `team name`, so a game resumed across that change shows one form."""
+    name = data["name"]
+    if data["kind"] == "Bot" and isinstance(name, str) and "/" in name:
+        name = name.replace("/", " ", 1)
+    return PublicFace(kind=data["kind"], name=name)
+
+
 def _load_seat(data: dict[str, Any]) -> SeatSetup:
     return SeatSetup(
         token_hash=bytes.fromhex(data["tokenHash"]),
-        face=PublicFace(kind=data["face"]["kind"], name=data["face"]["name"]),
+        face=_load_face(data["face"]),
         principal=data["principal"],
         always_present=data["alwaysPresent"],
     )

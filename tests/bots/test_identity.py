@@ -295,3 +295,34 @@ async def test_the_featured_bot_gets_the_fixed_capacity_split_whatever_it_declar
     assert directory.limits_of(star.principal) == Limits.featured_bot()
     assert directory.limits_of(star.principal).total == FEATURED_BOT_CAPACITY
     assert directory.limits_of(other.principal).per_purpose[Purpose.SHOWCASE] == 0
+
+
+# ----- the public name of a bot --------------------------------------------------------------
+
+
+async def test_a_bot_is_shown_as_team_space_name_while_its_principal_stays_team_slash_name():
+    from playsite.bots.accounts import BotDirectory
+
+    directory = BotDirectory()
+    alice, _ = await directory.register("acme", "alice")
+    assert alice.public_name == "acme alice"
+    assert (alice.face.kind, alice.face.name) == ("Bot", "acme alice")
+    assert alice.external_id == "bot:team:acme:alice"
+    assert alice.principal == "bot:acme/alice", "the stored principal is unchanged"
+
+
+def test_a_bot_face_stored_as_team_slash_name_is_read_as_team_space_name():
+    """Snapshots written before the public name took the ecosystem's form resume in the new form."""
+    import attrs
+
+    from playsite.rooms.durable import dump_setup, load_setup
+    from playsite.wire import PublicFace
+    from tests.rooms.harness import room_setup
+
+    setup = room_setup()
+    setup = attrs.evolve(setup, white=attrs.evolve(setup.white, face=PublicFace(kind="Bot", name="acme alice")))
+    data = dump_setup(setup)
+    assert load_setup(data) == setup
+    data["seats"]["White"]["face"]["name"] = "acme/alice"
+    assert load_setup(data).white.face == PublicFace(kind="Bot", name="acme alice")
+    assert load_setup(data).black.face == PublicFace(kind="Human", name=None)

@@ -159,7 +159,7 @@ def test_the_anchor_example_polling_flow_plays_a_game_to_its_end(serve):
 
 def _seat_name(state: dict, a: dict, b: dict, colour: str) -> str:
     face = state["players"][colour]["name"]
-    return a["name"] if face == f"{a['team']}/{a['name']}" else b["name"]
+    return a["name"] if face == f"{a['team']} {a['name']}" else b["name"]
 
 
 def test_example_bot_finds_the_server_on_play_port_and_says_so_in_one_line_when_it_is_down(serve):

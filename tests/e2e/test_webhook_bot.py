@@ -62,7 +62,7 @@ class Client:
 
     def seat_of(self, game_id: str, bot: dict) -> str:
         players = self.state(game_id)["players"]
-        return "White" if players["white"]["name"] == f"{bot['team']}/{bot['name']}" else "Black"
+        return "White" if players["white"]["name"] == f"{bot['team']} {bot['name']}" else "Black"
 
     def play_polling_turn(self, game_id: str, bot: dict, seat: str, rng: random.Random) -> bool:
         """One look at the game; plays a random legal turn if it is this seat's. False once ended."""

@@ -58,7 +58,7 @@ async def test_play_bot_seats_the_guest_with_a_working_token(api):
     match = response.json()
     assert set(match) == {"gameId", "token", "seat", "wsUrl"} and match["seat"] == "Black"
     state = api.ok("GET", f"/games/{match['gameId']}")
-    assert state["players"] == {"white": {"kind": "Bot", "name": "acme/alice"}, "black": {"kind": "Human", "name": None}}
+    assert state["players"] == {"white": {"kind": "Bot", "name": "acme alice"}, "black": {"kind": "Human", "name": None}}
     assert state["timeControl"] == CLOCKED
     async with open_websocket_url(api.server.ws_url + match["wsUrl"]) as ws:
         snapshot = decode_frame(await ws.get_message())

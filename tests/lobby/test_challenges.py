@@ -40,8 +40,8 @@ def test_accept_creates_the_game_challenger_white(api):
     assert set(accepted) == {"gameId"}
     game = api.ok("GET", f"/games/{accepted['gameId']}")
     assert game["players"] == {
-        "white": {"kind": "Bot", "name": f"anon/{a['name']}"},
-        "black": {"kind": "Bot", "name": f"anon/{b['name']}"},
+        "white": {"kind": "Bot", "name": f"anon {a['name']}"},
+        "black": {"kind": "Bot", "name": f"anon {b['name']}"},
     }
     assert game["timeControl"] == {"Unlimited": {}}
     # Accepted challenges leave both lists.
@@ -130,7 +130,7 @@ def test_accept_at_capacity_is_409_and_the_challenge_stays_pending(api):
 
     api.wait_until_idle(busy)
     accepted = api.ok("POST", f"/bot/challenge/{waiting['id']}/accept", busy, 201)
-    assert api.ok("GET", f"/games/{accepted['gameId']}")["players"]["black"]["name"] == "acme/busy"
+    assert api.ok("GET", f"/games/{accepted['gameId']}")["players"]["black"]["name"] == "acme busy"
     assert api.ok("GET", "/bot/challenges", busy) == {"in": [], "out": []}
 
 

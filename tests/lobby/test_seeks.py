@@ -24,7 +24,7 @@ def test_post_seek_answers_id_and_secret_and_lists_the_public_face(api):
     assert set(seek) == {"seekId", "secret"}
     listed = api.ok("GET", "/lobby/seeks")
     # An omitted time control is the lobby default, Fischer 600+10 (a human may sit down).
-    assert listed == [{"id": seek["seekId"], "timeControl": DEFAULT_SEEK_CLOCK, "kind": "Bot", "name": f"anon/{bot['name']}"}]
+    assert listed == [{"id": seek["seekId"], "timeControl": DEFAULT_SEEK_CLOCK, "kind": "Bot", "name": f"anon {bot['name']}"}]
     assert seek["secret"] not in api.call("GET", "/lobby/seeks").text
 
 
@@ -74,7 +74,7 @@ def test_poll_reports_open_then_matched_and_needs_the_secret(api):
     assert api.ok("GET", path, params={"secret": seek["secret"]}) == {"matched": True, "gameId": accepted["gameId"]}
     assert api.ok("GET", "/lobby/seeks") == []
     players = api.ok("GET", f"/games/{accepted['gameId']}")["players"]
-    assert {players["white"]["name"], players["black"]["name"]} == {f"anon/{creator['name']}", f"anon/{accepter['name']}"}
+    assert {players["white"]["name"], players["black"]["name"]} == {f"anon {creator['name']}", f"anon {accepter['name']}"}
 
 
 def test_cancel_removes_an_open_seek_with_its_secret_only(api):

@@ -131,4 +131,4 @@ def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, b
     expect(page.locator("#history")).to_contain_text(f"{seat}: {' '.join(moves)}")
     house = "Black" if seat == "White" else "White"
     expect(page.locator("#history")).to_contain_text(f"{house}:")  # the house bot answered
-    assert state["players"][house.lower()] == {"kind": "Bot", "name": "house/greedy"}
+    assert state["players"][house.lower()] == {"kind": "Bot", "name": "house greedy"}

@@ -9,7 +9,7 @@ AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1 -"
 COMMIT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 SEEDS = wire.ClientSeedsView(white="alice's seed ✓ 0123", black="")
-PLAYERS = wire.Players(wire.PublicFace("Bot", "acme/alice"), wire.PublicFace("Human", None))
+PLAYERS = wire.Players(wire.PublicFace("Bot", "acme alice"), wire.PublicFace("Human", None))
 
 # A DAG, as the rules build it: both orders of the two knight moves share one subtree.
 _LEAF: dict = {}

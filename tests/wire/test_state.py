@@ -38,7 +38,7 @@ def test_state_keys_are_the_compat_camel_case_keys():
     assert obj["timeControl"] == {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}
     assert obj["clocks"] == {"white": 300_000, "black": 299_250}
     assert obj["players"] == {
-        "white": {"kind": "Bot", "name": "acme/alice"},
+        "white": {"kind": "Bot", "name": "acme alice"},
         "black": {"kind": "Human", "name": None},
     }
 
