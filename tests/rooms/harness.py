@@ -14,9 +14,10 @@ from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
 from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
+from playsite.rules import format_dfen
 from playsite.tokens import new_token
 from playsite.wire import DiceRolled, Fischer, GameEnded, PublicFace, Snapshot, SubmitTurn, decode_event
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn, random_turn
 
 
 def seat_setup(always_present: bool = True) -> SeatSetup:
@@ -44,6 +45,12 @@ async def running_registry(seeds=None, limits_of=lambda participant: None, store
         registry = await nursery.start(Registry(Admission(limits_of), source, store, **options).run)
         yield registry
         nursery.cancel_scope.cancel()
+
+
+def sparing_turn(room, rng: random.Random) -> tuple[str, ...]:
+    """A random legal turn for the seat to move that leaves the enemy king alone whenever it
+    can: a test that needs the game to go on must not end it by chance."""
+    return tuple(king_sparing_turn(room.tree, format_dfen(room.position), room.active_seat, rng))
 
 
 async def attach(room, seat=None, **kwargs) -> QueueSubscriber:

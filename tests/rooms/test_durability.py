@@ -24,10 +24,9 @@ from playsite.rooms.registry import CreationFailed
 from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
 from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
-from tests.support.turns import random_turn
 
 from .faulty_store import FaultyStore
-from .harness import attach, command, received, room_setup, running_registry, seat_setup
+from .harness import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
 
 
 def required_setup(**overrides):
@@ -38,7 +37,7 @@ async def play_one_turn(room, rng=None):
     rng = rng or random.Random(1)
     while not room.tree:
         await trio.testing.wait_all_tasks_blocked()
-    return await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+    return await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
 
 
 async def test_registry_refuses_required_durability_over_the_memory_store(autojump_clock):

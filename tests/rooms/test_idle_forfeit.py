@@ -12,8 +12,7 @@ from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import PlayerCommand
 from playsite.rules import Termination
 from playsite.wire import Fischer, SubmitTurn, Unlimited
-from tests.rooms.harness import room_setup, running_registry
-from tests.support.turns import random_turn
+from tests.rooms.harness import room_setup, running_registry, sparing_turn
 
 
 async def play_one_turn(room, rng) -> str:
@@ -22,7 +21,7 @@ async def play_one_turn(room, rng) -> str:
         await wait_all_tasks_blocked()
         await trio.sleep(0.001)
     seat = room.published.state.active_seat
-    intent = PlayerCommand(seat, SubmitTurn(random_turn(room.published.tree, rng)))
+    intent = PlayerCommand(seat, SubmitTurn(sparing_turn(room, rng)))
     await room.send(intent)
     assert (await intent.reply.wait()).applied
     return seat

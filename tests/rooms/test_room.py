@@ -29,7 +29,17 @@ from playsite.wire import (
 )
 from tests.support.turns import random_turn
 
-from .harness import attach, command, detach, play_randomly, received, room_setup, running_registry, seat_setup
+from .harness import (
+    attach,
+    command,
+    detach,
+    play_randomly,
+    received,
+    room_setup,
+    running_registry,
+    seat_setup,
+    sparing_turn,
+)
 
 
 def seed_where(*predicates) -> bytes:
@@ -180,7 +190,7 @@ async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_cloc
         assert (await command(room, answerer, AnswerDraw(False))).applied
         assert any(isinstance(e, DrawDeclined) and e.seat == answerer for e in received(spectator))
         await play_until(room, offerer)
-        again = await command(room, offerer, SubmitTurn(tuple(random_turn(room.tree, random.Random(5))), offer_draw=True))
+        again = await command(room, offerer, SubmitTurn(sparing_turn(room, random.Random(5)), offer_draw=True))
         assert not again.applied and "may not offer a draw again" in again.reason
 
 
@@ -188,7 +198,7 @@ async def test_no_draw_offer_to_an_api_seat(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(time_control=Unlimited(), white=seat_setup(False)), purpose_general(), ())
         await play_until(room, "White")
-        verdict = await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(3))), offer_draw=True))
+        verdict = await command(room, "White", SubmitTurn(sparing_turn(room, random.Random(3)), offer_draw=True))
         assert not verdict.applied and "cannot answer" in verdict.reason
 
 
@@ -318,7 +328,7 @@ async def play_until(room, seat: str) -> None:
     rng = random.Random(11)
     while not (room.active_seat == seat and room.tree):
         assert not room.ended
-        verdict = await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
 
 
@@ -326,12 +336,12 @@ async def play_until_both_played(room) -> str:
     """Random turns until both seats have played; returns the seat now to move with dice."""
     rng = random.Random(12)
     while len(room.played) < 2 or not room.tree:
-        assert not room.ended
-        verdict = await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+        assert not room.ended, f"{room.ending} after {len(room.history)} turns"
+        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
     return room.active_seat
 
 
 async def offer_draw_with_a_turn(room, seat: str) -> None:
-    verdict = await command(room, seat, SubmitTurn(tuple(random_turn(room.tree, random.Random(13))), offer_draw=True))
+    verdict = await command(room, seat, SubmitTurn(sparing_turn(room, random.Random(13)), offer_draw=True))
     assert verdict.applied, verdict.reason

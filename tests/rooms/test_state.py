@@ -15,9 +15,8 @@ from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
 from playsite.wire import Resign, Seat, SubmitTurn, Unlimited
-from tests.support.turns import random_turn
 
-from .harness import command, room_setup, running_registry
+from .harness import command, room_setup, running_registry, sparing_turn
 
 
 def ticking_clock():
@@ -31,7 +30,7 @@ async def play_until_both_played(room):
     while len(room.played) < 2:
         while not room.tree:
             await trio.testing.wait_all_tasks_blocked()
-        await command(room, room.active_seat, SubmitTurn(tuple(random_turn(room.tree, rng))))
+        await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
 
 
 async def test_the_injected_wall_clock_stamps_creation_and_ending(autojump_clock):
