@@ -22,7 +22,6 @@ from playsite.bots.accounts import BotDirectory
 from playsite.bots.events import AccountEvents
 from playsite.bots.games import BotGames
 from playsite.bots.store import bot_store_for
-from playsite.bots.streams import SeatStreams
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
 from playsite.games.socket_limits import SocketLimits
@@ -59,8 +58,6 @@ class Services:
     ratings: RatingBook
     webhooks: Webhooks
     webhook_dispatch: WebhookDispatch
-    seat_streams: SeatStreams
-    """The ndjson game streams of seated bots, so a refused move reaches them as `Rejected`."""
     sockets: SocketLimits
     origins: OriginPolicy
     accounts: Accounts
@@ -158,7 +155,6 @@ async def boot(
         ratings=ratings,
         webhooks=webhooks,
         webhook_dispatch=dispatch,
-        seat_streams=SeatStreams(),
         sockets=SocketLimits(
             per_address=settings.sockets_per_address,
             spectators_per_game=settings.spectators_per_game,

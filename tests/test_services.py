@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "playsite"
 
 async def test_two_boots_share_nothing():
     async with booted() as one, booted() as two:
-        for field in ("store", "registry", "bots", "account_events", "lobby", "ratings", "webhooks", "seat_streams"):
+        for field in ("store", "registry", "bots", "account_events", "lobby", "ratings", "webhooks"):
             assert getattr(one, field) is not getattr(two, field), field
 
 

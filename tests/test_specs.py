@@ -669,7 +669,7 @@ async def test_real_stream_lines_match_asyncapi(serve, documented):
                                              headers=seats[seat], json={"moves": moves})
                         assert verdict.status_code in (200, 202), verdict.text
                         # White again, with those moves: refused (not its turn, or not its pieces), so
-                        # White's own game stream hears Rejected.
+                        # the game's streams (this one included) hear Rejected.
                         refusal = await call("post", "/bot/game/{id}/move", f"/bot/game/{game_id}/move",
                                              headers=white, json={"moves": moves})
                         assert refusal.status_code == 409, refusal.text

@@ -3,8 +3,9 @@
 A bot seat needs no connection: each request hands the room a `PlayerCommand` for the
 caller's seat. A move waits for the room's verdict at most `PLAY_MOVE_VERDICT_WAIT_MS` (3 s):
 200 applied, 409 refused (both a MoveVerdict), or 202 with no verdict yet — the command
-still stands and its outcome shows on the game stream (a late refusal as `Rejected`)
-and in the polling reads. Seeds and resignations are fire-and-forget (202).
+still stands and its outcome shows on the game stream and in the polling reads. A refused
+turn is also an event of the room: `Rejected`, with a version of its own, on every stream of
+the game. Seeds and resignations are fire-and-forget (202).
 """
 
 from __future__ import annotations
@@ -25,13 +26,11 @@ from playsite.rooms.room import Room
 from playsite.services import Services
 from playsite.wire import (
     MAX_COMMAND_BYTES,
-    Rejected,
     Resign,
     SubmitSeed,
     WireError,
     command_from_json,
     encode_clocks,
-    encode_event,
     encode_time_control,
 )
 
@@ -44,7 +43,6 @@ def gameplay_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("gameplay_routes", __name__)
     registry = services.registry
     wait_s = services.settings.move_verdict_wait_ms / 1000
-    streams = services.seat_streams
 
     commands = RateLimiter(services.settings.bot_commands_per_minute, 60)
 
@@ -79,15 +77,13 @@ def gameplay_routes(services: Services) -> RouteFamily:
             command = command_from_json({"SubmitTurn": seated.body})
         except WireError as error:
             raise invalid_request(f"bad move body: {error.reason}") from None
-        room, principal = seated.room, seated.account.principal
+        room = seated.room
         intent = PlayerCommand(seated.seat, command)
         queued, verdict = await verdict_within(room, intent, wait_s)
         if verdict is None:
-            if room.nursery is not None:
-                room.nursery.start_soon(deliver_late, room, intent, queued, streams, principal)
+            if not queued and room.nursery is not None:
+                room.nursery.start_soon(queue_late, room, intent)
             return json_response({"applied": False, "version": None, "reason": None}, 202)
-        if not verdict.applied:
-            streams.tell(room.game_id, principal, rejected_text(seated.seat, verdict))
         return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
 
     @routes.post("/bot/game/<game_id>/resign")
@@ -126,7 +122,7 @@ async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bo
     """(queued, verdict): the verdict is None when it took longer than `wait_s`.
 
     The intent still stands then; one the room had not even queued (its queue was full)
-    is queued later by `deliver_late`.
+    is queued later by `queue_late`.
     """
     queued = False
     with trio.move_on_after(wait_s):
@@ -137,17 +133,10 @@ async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bo
     return queued, None
 
 
-async def deliver_late(room, intent: PlayerCommand, queued: bool, streams, principal: str) -> None:
-    """Finish what a 202 left standing: queue the intent if needed, tell a refusal as Rejected."""
-    if not queued and not await room.send(intent):
-        return
-    verdict = await intent.reply.wait()
-    if not verdict.applied:
-        streams.tell(room.game_id, principal, rejected_text(intent.seat, verdict))
-
-
-def rejected_text(seat: str, verdict: Verdict) -> str:
-    return encode_event(Rejected(v=verdict.version, seat=seat, reason=verdict.reason or "refused"))
+async def queue_late(room, intent: PlayerCommand) -> None:
+    """Finish what a 202 left standing: queue the intent the room had no room for yet. Its
+    outcome is the room's to tell (a TurnPlayed, or a Rejected on every stream of the game)."""
+    await room.send(intent)
 
 
 def verdict_json(verdict: Verdict) -> dict:

@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 
 from quart import Response
 
-from playsite.bots.games import seat_of_principal
 from playsite.bots.streams import NDJSON, account_lines, game_lines
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import calling_bot
@@ -25,13 +24,11 @@ def stream_routes(services: Services) -> RouteFamily:
 
     @routes.get("/bot/game/stream/<game_id>")
     async def game_stream(game_id: str):
-        account = calling_bot(services.bots)
+        calling_bot(services.bots)  # any bot may watch any game (401 without a bot token)
         room = services.registry.get(game_id)
         if room is None:
             raise game_not_found()
-        seated = seat_of_principal(room, account.principal) is not None
-        principal = account.principal if seated else None
-        return ndjson_response(game_lines(room, keepalive, services.seat_streams, principal))
+        return ndjson_response(game_lines(room, keepalive))
 
     return routes
 

@@ -18,7 +18,6 @@ do not prove the subscription yet).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import AsyncIterator
 
 import trio
@@ -30,32 +29,6 @@ DETACH_TIMEOUT_S = 5
 NDJSON = "application/x-ndjson"
 KEEPALIVE_LINE = b"\n"
 _GAME_ENDED_PREFIX = '{"GameEnded"'
-
-
-class SeatStreams:
-    """The game streams each seated bot holds, so a refused move can reach them as `Rejected`.
-
-    A verdict is an answer to one caller, not a room event: it goes to that bot's own
-    streams of that game (the HTTP 409 carries it too; after a 202 the stream is the only
-    place a late refusal is told).
-    """
-
-    def __init__(self) -> None:
-        self._open: dict[tuple[str, str], list[QueueSubscriber]] = defaultdict(list)
-
-    def add(self, game_id: str, principal: str, subscriber: QueueSubscriber) -> None:
-        self._open[(game_id, principal)].append(subscriber)
-
-    def remove(self, game_id: str, principal: str, subscriber: QueueSubscriber) -> None:
-        streams = self._open.get((game_id, principal), [])
-        if subscriber in streams:
-            streams.remove(subscriber)
-        if not streams:
-            self._open.pop((game_id, principal), None)
-
-    def tell(self, game_id: str, principal: str, text: str) -> None:
-        for subscriber in list(self._open.get((game_id, principal), [])):
-            subscriber.offer(text)
 
 
 async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
@@ -73,7 +46,7 @@ async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[
         events.close(bot_id, subscriber)
 
 
-async def game_lines(room, keepalive: float, streams: SeatStreams, principal: str | None) -> AsyncIterator[bytes]:
+async def game_lines(room, keepalive: float) -> AsyncIterator[bytes]:
     """Snapshot, then the room's events until GameEnded; Detach however it ends."""
     subscriber = QueueSubscriber(None)
     attach = Attach(subscriber)
@@ -81,16 +54,12 @@ async def game_lines(room, keepalive: float, streams: SeatStreams, principal: st
         # The game's task is gone: its final state is all there is to say.
         yield room.snapshot_text().encode() + b"\n"
         return
-    if principal is not None:
-        streams.add(room.game_id, principal, subscriber)
     try:
         async for line in queued_lines(subscriber, keepalive):
             yield line
             if line.startswith(_GAME_ENDED_PREFIX.encode()):
                 return
     finally:
-        if principal is not None:
-            streams.remove(room.game_id, principal, subscriber)
         with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
             await room.send(Detach(subscriber))
 

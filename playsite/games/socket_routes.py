@@ -4,7 +4,8 @@
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
-Malformed frames get an `Error` frame and the connection stays open.
+Malformed frames, and seeds the dice ignore, get an `Error` frame and the connection stays
+open; a refused turn is a `Rejected` event of the room, which every subscriber receives.
 """
 
 from __future__ import annotations
@@ -22,11 +23,10 @@ from playsite.services import Services
 from playsite.tokens import matches
 from playsite.wire import (
     SEATS,
-    Rejected,
+    SubmitSeed,
     WireError,
     decode_command,
     encode_error,
-    encode_event,
 )
 
 DETACH_TIMEOUT_S = 5
@@ -155,5 +155,7 @@ async def _read_commands(room, subscriber: QueueSubscriber, scope: trio.CancelSc
             scope.cancel()
             return
         verdict = await intent.reply.wait()
-        if not verdict.applied:
-            subscriber.offer(encode_event(Rejected(v=verdict.version, seat=subscriber.seat, reason=verdict.reason)))
+        # A refused turn or draw answer is the room's event: a Rejected, versioned, sent to every
+        # subscriber. An ignored seed is no event: this socket alone is told, with an Error frame.
+        if not verdict.applied and isinstance(command, SubmitSeed):
+            subscriber.offer(encode_error(verdict.reason or "seed ignored"))

@@ -60,6 +60,7 @@ from playsite.wire import (
     HistoryTurn,
     Players,
     PublicGameState,
+    Rejected,
     Resign,
     Seat,
     SubmitSeed,
@@ -138,6 +139,8 @@ class Room:
         self._pending_events: list[str] = []
         self._pending_replies: list[tuple] = []
         self._dirty = False
+        self._refused: Seat | None = None
+        """The seat whose refused command the pending version is (a Rejected and nothing else)."""
         self._durable: dict | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
         self.completed = False
@@ -355,6 +358,7 @@ class Room:
         events, self._pending_events = self._pending_events, []
         replies, self._pending_replies = self._pending_replies, []
         self._dirty = False
+        self._refused = None
         self._publish_view()
         self.completed = self.ended
         now = trio.current_time()
@@ -385,8 +389,10 @@ class Room:
             on_stall=self._stalled,
         )
         stall = trio.current_time() - started
-        if self.clock is not None and stall > 0:
-            self.clock.credit(stall)  # the mover does not pay for the server's writes
+        if self.clock is not None and stall > 0 and (self._refused is None or self._refused != self.clock.running):
+            # The mover does not pay for the server's writes, except for the write of its own
+            # refused command: sending refused moves must not stop the mover's clock.
+            self.clock.credit(stall)
         if committed:
             self._durable = data
             if self.persistence_stalled:
@@ -418,6 +424,7 @@ class Room:
         for reply, value in self._pending_replies:
             reply.set(Verdict(False, durable_version, TECHNICAL_ABORT_REASON) if isinstance(value, Verdict) else value)
         self._pending_replies, self._pending_events = [], []
+        self._refused = None
         self._restore(load_state(self._durable), trio.current_time())
         self._end(Ending(Termination.ABORTED, None), trio.current_time())
 
@@ -496,8 +503,23 @@ class Room:
         return True
 
     def _command(self, seat: Seat, command, now: float) -> Verdict:
+        """Apply one player command. A refused turn or draw answer in a game still going is
+        told to everyone as a `Rejected` event with a version of its own: a version with no
+        other change, committed like any other before it is published (as the ecosystem
+        does, so a client that drops events at or below the last `v` it saw keeps it). The
+        verdict then carries that version. Seeds are not moves: a refused seed is only
+        ignored, and a command to a game that is over has nothing left to publish."""
         if self.ended:
             return self._reject("game is over")
+        verdict = self._decide(seat, command, now)
+        if not verdict.applied and not self.ended and isinstance(command, (SubmitTurn, AnswerDraw)):
+            reason = verdict.reason or "refused"
+            self._publish(lambda v: Rejected(v=v, seat=seat, reason=reason))
+            self._refused = seat
+            verdict = Verdict(False, self.version, reason)
+        return verdict
+
+    def _decide(self, seat: Seat, command, now: float) -> Verdict:
         match command:
             case SubmitSeed(seed=seed):
                 return self._submit_seed(seat, seed, now)

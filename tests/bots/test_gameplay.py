@@ -281,6 +281,38 @@ async def test_refused_turns_are_409_verdicts_with_the_reason(open_site):
         assert over.status_code == 409 and over.json()["applied"] is False
 
 
+async def test_a_refused_turn_is_a_rejected_event_on_every_stream_of_the_game_with_a_new_version(open_site):
+    """As the ecosystem does: a client that drops events with `v` at or below the last it saw
+    keeps the Rejected; the version it carries is the room's committed version."""
+    async with open_site() as site, client(site) as http:
+        game = await site.new_game(await site.new_bot("w"), await site.new_bot("b"))
+        watcher = await site.new_bot("watcher")  # any bot may watch any game
+        seat, moves = await my_turn(http, game)
+        other = "Black" if seat == "White" else "White"
+        async with contextlib.AsyncExitStack() as stack:
+            streams = {}
+            for who, bot in (("mover", game.bot(seat)), ("other", game.bot(other)), ("watcher", watcher)):
+                response = await stack.enter_async_context(
+                    http.stream("GET", f"/bot/game/stream/{game.id}", headers=bot.auth)
+                )
+                streams[who] = response.aiter_lines()
+                snapshot = (await read_until(streams[who], lambda e: kind(e) == "Snapshot"))[-1]["Snapshot"]
+                assert snapshot["v"] == moves["version"]
+            refused = await http.post(f"/bot/game/{game.id}/move", json={"moves": ["a1a8"]}, headers=game.bot(seat).auth)
+            assert refused.status_code == 409 and refused.json()["reason"] == "illegal turn"
+            for who, lines in streams.items():
+                rejected = (await read_until(lines, lambda e: kind(e) == "Rejected"))[-1]["Rejected"]
+                assert rejected["seat"] == seat and rejected["v"] == moves["version"] + 1, who
+                assert rejected["reason"].startswith("illegal turn"), who
+            state = (await http.get(f"/games/{game.id}")).json()
+            assert state["version"] == moves["version"] + 1, "the Rejected's version is the room's version"
+            assert state["activeSeat"] == seat and state["dicePending"] and state["dfen"] == moves["dfen"]
+            # The roll still stands; the turn played next follows the Rejected's version.
+            turn = random_turn(moves["legalMoves"], random.Random(8))
+            played = await http.post(f"/bot/game/{game.id}/move", json={"moves": turn}, headers=game.bot(seat).auth)
+            assert played.status_code == 200 and played.json()["version"] == moves["version"] + 2
+
+
 @pytest.mark.parametrize(
     "content, problem",
     [
@@ -340,7 +372,7 @@ async def test_no_verdict_within_the_wait_is_202_and_the_turn_still_stands(open_
             assert events[-1]["TurnPlayed"]["moves"] == turn
             assert events[-1]["TurnPlayed"]["seat"] == seat
 
-            # A late refusal is told on the mover's own game stream as Rejected.
+            # A late refusal is told on the game stream as Rejected (an event of the room).
             late = await http.post(f"/bot/game/{game.id}/move", json={"moves": ["a1a8"]}, headers=game.bot(seat).auth)
             assert late.status_code == 202
             rejected = (await read_until(lines, lambda e: kind(e) == "Rejected"))[-1]["Rejected"]

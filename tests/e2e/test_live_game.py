@@ -478,22 +478,29 @@ async def test_malformed_frames_get_an_error_frame_and_the_socket_stays_open(ser
                     frame = await next_frame(ws)
                     assert isinstance(frame, ErrorFrame), (text[:40], frame)
                     assert hint.lower() in frame.reason.lower(), (text[:40], frame.reason)
-                # Still open and still the mover: an illegal turn is refused to this socket only.
+                # Still open and still the mover. A refused turn is an event of the room, as in the
+                # ecosystem: a Rejected with a version of its own, which every subscriber receives.
                 await ws.send_message(encode_command(SubmitTurn(("a1a1",))))
                 refusal = await next_frame(ws)
                 assert isinstance(refusal, Rejected) and refusal.seat == mover and "illegal" in refusal.reason
+                assert refusal.v == rolled[mover].v + 1
                 await sockets[waiting].send_message(encode_command(SubmitTurn(("e2e4",))))
-                out_of_turn = await next_frame(sockets[waiting])
-                assert isinstance(out_of_turn, Rejected) and out_of_turn.seat == waiting
-                assert "not your turn" in out_of_turn.reason
-                moves = tuple(random_turn(await full_tree(http, game.game_id, rolled[mover].v), random.Random(5)))
+                heard = await frames_until(sockets[waiting], lambda f: isinstance(f, Rejected) and f.seat == waiting)
+                assert [(f.seat, f.v) for f in heard] == [(mover, refusal.v), (waiting, refusal.v + 1)]
+                out_of_turn = heard[-1]
+                assert "not your turn" in out_of_turn.reason and out_of_turn.v == refusal.v + 1
+                # The refusals changed nothing but the version: the same roll is still to be played.
+                moves = tuple(random_turn(await full_tree(http, game.game_id, out_of_turn.v), random.Random(5)))
                 await ws.send_message(encode_command(SubmitTurn(moves)))
                 played = lambda f: isinstance(f, TurnPlayed) and f.seat == mover  # noqa: E731
-                assert (await frames_until(ws, played))[-1].moves == moves
-                for watcher in (spectator, sockets[waiting]):
+                mine = await frames_until(ws, played)
+                assert mine[-1].moves == moves
+                assert [(f.seat, f.v) for f in mine if isinstance(f, Rejected)] == [(waiting, out_of_turn.v)]
+                both = [(mover, refusal.v), (waiting, out_of_turn.v)]
+                for watcher, unread in ((spectator, both), (sockets[waiting], [])):  # the seat read its own above
                     frames = await frames_until(watcher, played)
-                    assert frames[-1].moves == moves
-                    assert not any(isinstance(f, Rejected) for f in frames), "a refusal goes to its sender only"
+                    assert [(f.seat, f.v) for f in frames if isinstance(f, Rejected)] == unread
+                    assert frames[-1].moves == moves and frames[-1].v == out_of_turn.v + 1
     assert_clean(server)
 
 
@@ -518,10 +525,12 @@ async def test_client_seeds_sent_in_the_seed_window_are_revealed_and_rolled_with
                     await ws.send_message(encode_command(SubmitSeed(seeds[seat])))
                 first_roll = (await frames_until(white, lambda f: isinstance(f, DiceRolled)))[-1]
                 assert trio.current_time() - opened < 1.5, "both seeds in: the roll does not wait for the window"
-                # A second seed, now that the dice are rolling, is late: ignored and reported.
+                # A second seed, now that the dice are rolling, is late: ignored, and reported to
+                # this socket alone with an Error frame (an ignored seed is no event of the game).
                 await black.send_message(encode_command(SubmitSeed("too-late-" + "z" * 20)))
-                late = await frames_until(black, lambda f: isinstance(f, Rejected))
+                late = await frames_until(black, lambda f: isinstance(f, ErrorFrame))
                 assert "late" in late[-1].reason
+                assert not any(isinstance(f, Rejected) for f in late)
                 await white.send_message(encode_command(Resign()))
                 ended = (await frames_until(white, lambda f: isinstance(f, GameEnded)))[-1]
             state = (await http.get(f"/games/{game.game_id}")).json()

@@ -142,12 +142,14 @@ async def test_illegal_and_out_of_turn_commands_are_rejected_without_changing_th
     seed = seed_where(playable)
     async with running_registry(seeds=[seed]) as registry:
         room = await registry.create(room_setup(), purpose_general(), ())
-        version = room.version
+        version, position, history = room.version, room.position, list(room.history)
         not_yours = await command(room, "Black", SubmitTurn(("e7e5",)))
         assert (not_yours.applied, not_yours.reason) == (False, "not your turn")
         illegal = await command(room, "White", SubmitTurn(("e2e5",)))
         assert not illegal.applied and illegal.reason.startswith("illegal turn:")
-        assert room.version == version
+        # Each refusal is a version of its own (its Rejected event), and nothing else changed.
+        assert (not_yours.version, illegal.version, room.version) == (version + 1, version + 2, version + 2)
+        assert (room.position, room.history, room.active_seat) == (position, history, "White")
 
 
 async def test_resign_after_both_played_wins_for_the_other_seat(autojump_clock):
