@@ -23,8 +23,6 @@ turn is the same `PlayerCommand(seat, SubmitTurn(moves))` any transport sends.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 
@@ -35,14 +33,13 @@ from playsite.periodic import run_every
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
-from playsite.webhooks.registrations import Webhooks
+from playsite.webhooks.registrations import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign  # noqa: F401 (re-exported)
+from playsite.webhooks.registrations import Webhooks, signed_headers
 from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
 from playsite.wire import MAX_TURN_MOVES, WHITE, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
 
 log = logging.getLogger("playsite.webhooks")
 
-TIMESTAMP_HEADER = "X-DiceChess-Timestamp"
-SIGNATURE_HEADER = "X-DiceChess-Signature"
 TURN_ANSWER_CAP_S = 120.0
 """The longest a delivery waits for an answer, whatever the clock (Unlimited games, hung endpoints)."""
 TURN_ANSWER_MIN_S = 1.0
@@ -60,11 +57,6 @@ SWEEP_PERIOD_S = 0.5
 
 _NUDGE = ""
 """Offered into a dispatcher's own queue when its bot's registration changed (never an event)."""
-
-
-def sign(secret: str, timestamp: int, body: str) -> str:
-    """`X-DiceChess-Signature`: hex HMAC-SHA256 of "<timestamp>.<body>", keyed by the secret's UTF-8 bytes."""
-    return hmac.new(secret.encode(), f"{timestamp}.{body}".encode(), hashlib.sha256).hexdigest()
 
 
 def your_turn_body(game_id: str, seat: str, state_text: str) -> str:
@@ -112,12 +104,7 @@ async def deliver_once(webhooks: Webhooks, registration: Registration, body: str
         target = await resolve_and_pin(registration.url, webhooks.policy, webhooks.resolver)
     except UrlRefused as refused:
         return Attempt("unreachable", f"the URL is refused now: {refused.reason}", took())
-    timestamp = int(webhooks.wall_clock().timestamp())
-    headers = {
-        "Content-Type": "application/json",
-        TIMESTAMP_HEADER: str(timestamp),
-        SIGNATURE_HEADER: sign(registration.secret, timestamp, body),
-    }
+    headers = signed_headers(registration.secret, body, webhooks.wall_clock())
     try:
         answer = await post_pinned(
             target, body.encode(), headers, timeout_s=max(0.05, timeout_s), verify=webhooks.verify

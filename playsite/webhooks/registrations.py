@@ -1,10 +1,15 @@
 """Webhook registrations of registered bots: URL policy, ownership handshake, fence, stats.
 
 A registration is stored only after the URL passed the outbound policy and answered the
-ownership handshake: an unsigned `{"type":"verification","nonce":"<random>"}` POSTed
-through the pinned transport, which must be answered 200 `{"nonce":"<the same value>"}`
-within 5 s (the same echo the showcase readiness probe uses). Then a new secret is
-minted, and the registration replaces any earlier one under a new, larger generation.
+ownership handshake: `{"type":"verification","nonce":"<random>"}` POSTed through the
+pinned transport, which must be answered 200 `{"nonce":"<the same value>"}` within 5 s (the
+same echo the showcase readiness probe uses). As in the dicechess-play ecosystem, the new
+secret is minted first and the handshake is signed with it, exactly as every `yourTurn`
+delivery will be (`X-DiceChess-Timestamp`, `X-DiceChess-Signature`); the secret is shown to
+the bot only by the 201 that follows, so a bot cannot check that first signature and answers
+the handshake by its `type`. The registration, with that secret, then replaces any earlier
+one under a new, larger generation. A failed handshake stores nothing, and its secret is
+dropped. The readiness probe signs its echo with the current registration's secret.
 
 The per-bot fence (a trio.Lock per bot) serialises every change of a bot's registration
 with the check a delivery makes before its answer enters a room: "is the registration I
@@ -14,6 +19,7 @@ was sent under still the current one?". An answer that fails that check is recor
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
@@ -39,7 +45,9 @@ from playsite.webhooks.store import Delivery, DeliveryStats, Registration, Webho
 log = logging.getLogger("playsite.webhooks")
 
 VERIFICATION_ECHO_TIMEOUT_S = 5.0
-"""service.md, Limits: the unsigned verification echo is answered within 5 s."""
+"""service.md, Limits: the verification echo is answered within 5 s."""
+TIMESTAMP_HEADER = "X-DiceChess-Timestamp"
+SIGNATURE_HEADER = "X-DiceChess-Signature"
 SECRET_BYTES = 32
 """HMAC-SHA256 keys: 32 random bytes, shown as 64 hex characters."""
 NONCE_BYTES = 16
@@ -65,6 +73,21 @@ class RegistrationRateLimited(Exception):
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def sign(secret: str, timestamp: int, body: str) -> str:
+    """`X-DiceChess-Signature`: hex HMAC-SHA256 of "<timestamp>.<body>", keyed by the secret's UTF-8 bytes."""
+    return hmac.new(secret.encode(), f"{timestamp}.{body}".encode(), hashlib.sha256).hexdigest()
+
+
+def signed_headers(secret: str, body: str, now: datetime) -> dict[str, str]:
+    """The headers of every POST to a webhook: JSON, and the signature of `body` at `now`."""
+    timestamp = int(now.timestamp())
+    return {
+        "Content-Type": "application/json",
+        TIMESTAMP_HEADER: str(timestamp),
+        SIGNATURE_HEADER: sign(secret, timestamp, body),
+    }
 
 
 class Webhooks:
@@ -137,8 +160,10 @@ class Webhooks:
             target = await resolve_and_pin(url, self.policy, self.resolver)
         except UrlRefused as refused:
             raise RegistrationRefused("url_policy", refused.reason) from None
-        await self.verify_echo(target)
+        # Minted before the handshake, which it signs (as every delivery will be signed);
+        # kept only if the handshake succeeds.
         secret = secrets.token_hex(SECRET_BYTES)
+        await self.verify_echo(target, secret)
         # The handshake ran outside the fence; only the replacement itself holds it, so
         # deliveries checking their generation wait for a store write, never for a bot.
         async with self.fence(bot_id):
@@ -175,15 +200,15 @@ class Webhooks:
 
     # ----- the verification echo ------------------------------------------------------------
 
-    async def verify_echo(self, target: PinnedTarget) -> None:
-        """The unsigned ownership handshake; RegistrationRefused('handshake_failed') when it fails."""
+    async def verify_echo(self, target: PinnedTarget, secret: str) -> None:
+        """The ownership handshake, signed with `secret`; RegistrationRefused('handshake_failed') when it fails."""
         nonce = secrets.token_hex(NONCE_BYTES)
-        body = json.dumps({"type": "verification", "nonce": nonce}, separators=(",", ":")).encode()
+        body = json.dumps({"type": "verification", "nonce": nonce}, separators=(",", ":"))
         try:
             answer = await post_pinned(
                 target,
-                body,
-                {"Content-Type": "application/json"},
+                body.encode(),
+                signed_headers(secret, body, self.wall_clock()),
                 timeout_s=VERIFICATION_ECHO_TIMEOUT_S,
                 verify=self.verify,
             )
@@ -213,7 +238,8 @@ class Webhooks:
         if registration is None or not self.enabled:
             return False
         try:
-            await self.verify_echo(await resolve_and_pin(registration.url, self.policy, self.resolver))
+            target = await resolve_and_pin(registration.url, self.policy, self.resolver)
+            await self.verify_echo(target, registration.secret)
         except (UrlRefused, RegistrationRefused):
             return False
         return True

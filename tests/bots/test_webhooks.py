@@ -235,8 +235,10 @@ async def test_handshake_success_stores_the_registration_and_shows_the_secret_on
     message = verification.json
     assert set(message) == {"type", "nonce"} and message["type"] == "verification"
     assert len(message["nonce"]) >= 32
-    # Unsigned: the secret does not exist yet when the handshake runs.
-    assert "x-dicechess-signature" not in verification.headers
+    # Signed as every delivery is, as the ecosystem does: with the new secret, minted before the
+    # handshake and shown to the bot only by this 201.
+    assert valid_signature(body["secret"], verification)
+    assert verification.headers["x-dicechess-timestamp"].isdigit()
     assert verification.headers["content-type"] == "application/json"
     status, read, headers = await harness.call("GET", "/bot/webhook", token)
     assert status == 200 and set(read) == {"url", "verifiedAt"}
@@ -287,6 +289,24 @@ async def test_handshake_to_a_closed_port_is_422_without_detail(harness):
     status, body, _ = await harness.register(token, url)
     assert status == 422 and body["error"]["code"] == "handshake_failed"
     assert body["error"]["message"] == "the endpoint could not be reached"
+
+
+async def test_each_handshake_is_signed_with_the_secret_it_registers(harness):
+    with WebhookReceiver() as first, WebhookReceiver() as second, WebhookReceiver(lambda seen: Reply(500)) as bad:
+        _, token = await harness.bot()
+        status, one, _ = await harness.register(token, first.url())
+        assert status == 201
+        status, two, _ = await harness.register(token, second.url())
+        assert status == 201 and two["secret"] != one["secret"]
+        (handshake,) = second.seen
+        assert valid_signature(two["secret"], handshake) and not valid_signature(one["secret"], handshake)
+        status, _, _ = await harness.register(token, bad.url())
+        assert status == 422
+        (refused,) = bad.seen
+        assert refused.headers["x-dicechess-signature"], "signed too, with a secret that is then dropped"
+        assert not any(valid_signature(secret, refused) for secret in (one["secret"], two["secret"]))
+    status, read, _ = await harness.call("GET", "/bot/webhook", token)
+    assert status == 200 and read["url"] == second.url()
 
 
 async def test_a_failed_reregistration_keeps_the_current_one(harness):
@@ -722,7 +742,8 @@ async def test_probe_runs_the_verification_echo_against_the_current_webhook(harn
         await harness.registered(token, receiver)
         assert await harness.webhooks.probe(account.id) is True
         assert [seen.kind for seen in receiver.seen] == ["verification", "verification"]
-        assert "x-dicechess-signature" not in receiver.seen[-1].headers
+        secret = (await harness.webhooks.current(account.id)).secret
+        assert valid_signature(secret, receiver.seen[-1]), "the probe is signed with the current secret"
     assert await harness.webhooks.probe(account.id) is False  # the endpoint went away
 
 
