@@ -20,6 +20,7 @@ from playsite.http.errors import Refusal
 from playsite.http.responses import json_response
 from playsite.lobby.routes import lobby_routes
 from playsite.ratings.routes import ratings_routes
+from playsite.rematch.routes import rematch_routes
 from playsite.services import Services
 from playsite.showcase.routes import showcase_routes
 from playsite.specs_routes import specs_routes
@@ -65,6 +66,7 @@ def create_app(services: Services) -> QuartTrio:
 
     for family in (
         game_routes,
+        rematch_routes,
         websocket_routes,
         archive_routes,
         identity_routes,

@@ -31,6 +31,7 @@ from playsite.lobby.service import Lobby
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
 from playsite.ratings.ladder import Ladder, run_ladder
+from playsite.rematch.service import Rematches
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.showcase.table import ShowcaseTable
@@ -64,6 +65,8 @@ class Services:
     """Sign-in and sessions; `accounts.enabled` is False without persistence, a session secret and OIDC."""
     showcase: ShowcaseTable | None
     """The showcase table, when SHOWCASE_ENABLED."""
+    rematches: Rematches | None
+    """Rematch and continuation (PostgreSQL only)."""
     house: HouseBots | None
     """The house bots, when PLAY_HOUSE_BOTS (the default)."""
     lease: ServingLease | None
@@ -144,6 +147,18 @@ async def boot(
     accounts = Accounts(settings, getattr(store, "database", None), origins)
     warn_accounts(settings, accounts)
 
+    rematches = None
+    if getattr(store, "database", None) is not None:
+        rematches = Rematches(
+            store.database, store, registry,
+            seed_window_s=settings.dice_seed_window_ms / 1000,
+            durability=settings.game_durability,
+            accounts_enabled=accounts.enabled,
+        )
+        await nursery.start(rematches.run)  # unfinished offers closed before the port opens
+        if not settings.cors_origins:
+            log.warning("PLAY_CORS_ORIGINS is empty: rematch reads work, every rematch command is refused")
+
     return Services(
         settings=settings,
         store=store,
@@ -163,6 +178,7 @@ async def boot(
         origins=origins,
         accounts=accounts,
         showcase=showcase,
+        rematches=rematches,
         house=house,
         lease=lease,
         ladder=ladder,

@@ -47,6 +47,8 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
         "seedWindowS": setup.seed_window_s,
         "start": format_dfen(setup.start),
         "createdAt": setup.created_at,
+        "predecessor": setup.predecessor,
+        "joinDeadlineAt": setup.join_deadline_at,
     }
 
 
@@ -69,6 +71,8 @@ def load_setup(data: dict[str, Any]) -> RoomSetup:
         seed_window_s=data["seedWindowS"],
         start=parse_dfen(data["start"]),
         created_at=data["createdAt"],
+        predecessor=data.get("predecessor"),  # absent from snapshots written before rematch existed
+        join_deadline_at=data.get("joinDeadlineAt"),
     )
 
 
@@ -126,6 +130,8 @@ def dump_state(state: RoomState) -> dict[str, Any]:
         "ending": None
         if state.ending is None
         else {"termination": TERMINATION_NAMES[state.ending.termination], "winner": state.ending.winner, "at": state.ending.at},
+        "joined": sorted(state.joined),
+        "activated": state.activated,
     }
 
 
@@ -155,6 +161,10 @@ def load_state(data: dict[str, Any]) -> RoomState:
         draw_offer_from=_seat(data["drawOfferFrom"]),
         draw_blocked=frozenset(map(Seat, data["drawBlocked"])),
         ending=None if ending is None else Ending(_TERMINATIONS_BY_NAME[ending["termination"]], _seat(ending["winner"]), ending["at"]),
+        # Both absent from snapshots written before successor games existed: a game past its
+        # join wait had begun; a friend game still waiting keeps no connection history.
+        joined=frozenset(map(Seat, data.get("joined", ()))),
+        activated=data.get("activated", data["phase"] != Phase.AWAITING_JOINS.value),
     )
 
 

@@ -47,6 +47,15 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def seconds_between(earlier: str, later: str) -> float:
+    """`later - earlier` in seconds, for two times as `utc_now` writes them."""
+    return (_parse(later) - _parse(earlier)).total_seconds()
+
+
+def _parse(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
 WallClock = Callable[[], str]
 """The wall clock a room stamps its creation and its ending with (`utc_now`; tests give
 their own). Timers never use it: they run on trio's clock."""
@@ -120,6 +129,16 @@ class RoomSetup:
     """Who counts against admission capacity (bots); kept so a restart can rebuild occupancy."""
     created_at: str | None = None
     """When the game was created, by the room's wall clock (the room stamps it when built)."""
+    predecessor: str | None = None
+    """A rematch successor: the finished game it continues (set only on successors, which
+    start behind the startup gate: both seats connected at once, by `join_deadline_at`)."""
+    join_deadline_at: str | None = None
+    """A successor's absolute first-join deadline (ISO-8601 UTC, the wall clock). Durable:
+    the window is never granted again, not by a reconnect and not by a restart."""
+
+    @property
+    def successor(self) -> bool:
+        return self.predecessor is not None
 
     def seat(self, seat: Seat) -> SeatSetup:
         return self.white if seat == WHITE else self.black
@@ -158,6 +177,11 @@ class RoomState:
     draw_offer_from: Seat | None
     draw_blocked: frozenset[Seat]
     ending: Ending | None
+    joined: frozenset[Seat] = frozenset()
+    """Seats that have connected at least once (a successor's connection history)."""
+    activated: bool = True
+    """Whether the game began (left `awaiting_joins`); False only for a game still waiting, or
+    a successor that ended at its startup gate."""
 
     @property
     def game_id(self) -> str:

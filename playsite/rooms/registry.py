@@ -21,6 +21,7 @@ from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
+from playsite.store.base import GameWrite
 from playsite.wire import Unlimited
 
 log = logging.getLogger("playsite.rooms")
@@ -29,6 +30,8 @@ FINISHED_ROOMS_KEPT = 1000
 
 CompletionHook = Callable[[Room], Awaitable[None]]
 CreationHook = Callable[[Room], object]
+CreationCommit = Callable[[GameWrite], Awaitable[None]]
+"""A creation's own transaction: writes the game's first version and commits, or raises."""
 
 
 class CreationFailed(Exception):
@@ -82,11 +85,21 @@ class Registry:
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)
 
-    async def create(self, setup: RoomSetup, purpose: Purpose, participants: Iterable[str]) -> Room:
+    async def create(
+        self,
+        setup: RoomSetup,
+        purpose: Purpose,
+        participants: Iterable[str],
+        *,
+        commit: CreationCommit | None = None,
+    ) -> Room:
         """Admit, build, write and start a room.
 
         Raises AdmissionRefused when someone is at capacity, CreationFailed when a
         required-durability room cannot be written (or the store cannot be durable).
+        `commit` replaces the plain creation write with the caller's own transaction, which
+        writes the creation snapshot together with records of its own (a rematch successor
+        and its link); whatever it raises propagates and nothing is admitted.
         """
         assert self._nursery is not None, "the registry is not running"
         if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
@@ -96,7 +109,10 @@ class Registry:
         reservation = self.admission.reserve(purpose, participants)
         try:
             room = Room(setup, Fairness.draw(self.seed_source), self.store, policy=self.policy, wall_clock=self.wall_clock)
-            await self._write_creation(room)
+            if commit is None:
+                await self._write_creation(room)
+            else:
+                await room.write_creation(commit)
             reservation.commit()
             await self._nursery.start(self._host, room, reservation)
         except BaseException:
@@ -134,6 +150,16 @@ class Registry:
         if snapshots:
             log.info("resumed %d active game(s)", len(snapshots))
         return len(snapshots)
+
+    async def adopt(self, data: dict) -> Room:
+        """Host a room that is committed in the store but not running here, without a restart
+        (a rematch successor whose registration failed): it runs on to its own deadlines."""
+        assert self._nursery is not None, "the registry is not running"
+        room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False)
+        reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
+        await self._nursery.start(self._host, room, reservation)
+        self._started(room)
+        return room
 
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room

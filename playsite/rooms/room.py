@@ -34,6 +34,7 @@ from playsite.rooms.model import (
     effective_rated,
     other,
     seat_of,
+    seconds_between,
     utc_now,
 )
 from playsite.rooms.persistence import DurabilityPolicy, attempt_write
@@ -61,6 +62,7 @@ from playsite.wire import (
     Players,
     PublicGameState,
     Rejected,
+    RematchStartup,
     Resign,
     Seat,
     SubmitSeed,
@@ -120,6 +122,8 @@ class Room:
         self.played: set[Seat] = set()
         self.clock = GameClock.for_control(setup.time_control)
         self.phase = Phase.AWAITING_JOINS
+        self.activated = False
+        """Whether the game began (a successor that never did shows `rematchStartup: aborted`)."""
         self.ending: Ending | None = None
         self.draw_offer_from: Seat | None = None
         self.draw_blocked: set[Seat] = set()
@@ -132,6 +136,8 @@ class Room:
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
         self.resumed = False
+        self.restarted = False
+        """Resumed after a server restart (not merely hosted late)."""
         self.nursery: trio.Nursery | None = None
         """The room's own nursery (set by the registry) for tasks that must end with the game."""
         self.persistence_stalled = False
@@ -149,14 +155,24 @@ class Room:
 
     @classmethod
     def resume(
-        cls, data: dict, store, *, policy: DurabilityPolicy | None = None, wall_clock: WallClock = utc_now
+        cls,
+        data: dict,
+        store,
+        *,
+        policy: DurabilityPolicy | None = None,
+        wall_clock: WallClock = utc_now,
+        restarted: bool = True,
     ) -> Room:
-        """Rebuild a room from its last committed version, clocks restarted from now."""
+        """Rebuild a room from its last committed version, clocks restarted from now.
+
+        `restarted=False`: the server did not restart; the room is hosted late in the same
+        process (a successor whose registration failed), so its startup gate runs on."""
         state = load_state(data)
         room = cls(state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock)
         room._restore(state, trio.current_time())
         room._durable = data
         room.resumed = True
+        room.restarted = restarted
         return room
 
     @classmethod
@@ -164,12 +180,18 @@ class Room:
         """The public view of an ended game from its final durable snapshot (no task runs)."""
         return cls.resume(data, None).published
 
-    async def write_creation(self) -> str | None:
+    async def write_creation(self, commit=None) -> str | None:
         """Write the creation snapshot once; None when it committed, else why it did not.
 
-        A best-effort room starts anyway, from this snapshot as its last durable state."""
+        A best-effort room starts anyway, from this snapshot as its last durable state.
+        `commit(write)`, when given, is the caller's own creation transaction: it runs once,
+        and what it raises propagates (nothing is started from an unknown outcome)."""
         state = self.state()
         data = dump_state(state)
+        if commit is not None:
+            await commit(game_write(state, data))
+            self._durable = data
+            return None
         error = await attempt_write(lambda: self.store.save_game(game_write(state, data)), self.policy.timeout_s)
         if error is None or not self.required:
             self._durable = data
@@ -195,6 +217,8 @@ class Room:
             draw_offer_from=self.draw_offer_from,
             draw_blocked=frozenset(self.draw_blocked),
             ending=self.ending,
+            joined=frozenset(seat for seat, state in self.seats.items() if state.joined),
+            activated=self.activated,
         )
 
     def _restore(self, state: RoomState, now: float) -> None:
@@ -207,6 +231,8 @@ class Room:
         self.ply = state.ply
         for seat, principal in state.principals.items():
             self.seats[seat].principal = principal
+            self.seats[seat].joined = seat in state.joined
+        self.activated = state.activated
         self.history = list(state.history)
         self.played = set(state.played)
         if self.clock is not None and state.clock is not None:
@@ -295,7 +321,15 @@ class Room:
             legal_moves=inline_tree if self.phase is Phase.PLAYING else None,
             players=self.players,
             rated=self.rated,
+            rematch_startup=self._startup_marker(),
         )
+
+    def _startup_marker(self) -> RematchStartup | None:
+        if not self.setup.successor:
+            return None
+        if self.phase is Phase.AWAITING_JOINS:
+            return RematchStartup("awaiting_joins", self.setup.join_deadline_at)
+        return RematchStartup("active" if self.activated else "aborted")
 
     def _publish_view(self) -> None:
         """The working state is committed: from now on, it is what the public reads."""
@@ -309,8 +343,8 @@ class Room:
         now = trio.current_time()
         if self.resumed:
             self._after_resume(now)
-        elif self.setup.await_joins and not self._all_joined():
-            self.join_deadline = now + self.setup.join_window_s
+        elif self.setup.await_joins and not self._ready_to_begin():
+            self.join_deadline = now + self._join_window()
         else:
             self._begin(now)
         task_status.started()
@@ -333,7 +367,13 @@ class Room:
 
     def _after_resume(self, now: float) -> None:
         """Deadlines restart: seats must reconnect within the grace, windows run again."""
-        if self.phase is Phase.AWAITING_JOINS:
+        if self.phase is Phase.AWAITING_JOINS and self.setup.successor and not self.restarted:
+            self.join_deadline = now + self._join_window()
+        elif self.phase is Phase.AWAITING_JOINS and self.setup.successor:
+            # A committed successor that had not begun when the server stopped: a technical
+            # abort of this same game (no result, no rating, nobody forfeited), never a new window.
+            self._end(Ending(Termination.ABORTED, None), now)
+        elif self.phase is Phase.AWAITING_JOINS:
             self.join_deadline = now + self.setup.join_window_s
         elif self.phase is Phase.SEEDING:
             self.seed_deadline = now + self.setup.seed_window_s
@@ -446,6 +486,13 @@ class Room:
 
     def _apply(self, intent) -> None:
         now = trio.current_time()
+        if self.join_deadline is not None and now >= self.join_deadline and not isinstance(intent, Detach):
+            # The join window closed at the same instant this intent arrived: the deadline
+            # comes first, so a first join at or after it is late.
+            self._on_deadline(now)
+            if self.ended:
+                self._answer_finished(intent)
+                return
         match intent:
             case Attach(subscriber=subscriber):
                 intent.reply.set(self._attach(subscriber, now))
@@ -470,9 +517,11 @@ class Room:
             seat = self.seats[subscriber.seat]
             self.seated[subscriber] = subscriber.seat
             seat.connections += 1
+            if not seat.joined and self.setup.successor:
+                self._dirty = True  # a successor's connection history is durable
             seat.joined = True
             seat.grace_until = None
-            if self.phase is Phase.AWAITING_JOINS and self._all_joined():
+            if self.phase is Phase.AWAITING_JOINS and self._ready_to_begin():
                 self._begin(now)
         return True
 
@@ -599,6 +648,9 @@ class Room:
         """Both seats are here (or need not be): open the seed window, or roll at once when it
         is zero. With a claim grace, a person's seat not taken yet gets that long to connect."""
         self.join_deadline = None
+        self.activated = True
+        if self.setup.successor:
+            self._dirty = True  # the activation is durable (its marker turns `active`)
         if self.setup.claim_grace_s is not None:
             for seat in self.seats.values():
                 if not seat.joined and not seat.setup.always_present:
@@ -683,6 +735,19 @@ class Room:
     def _all_joined(self) -> bool:
         return all(seat.joined or seat.setup.always_present for seat in self.seats.values())
 
+    def _ready_to_begin(self) -> bool:
+        """A friend game begins once each seat has connected; a successor only while both
+        are connected at once (no game starts against a player known to be away)."""
+        if self.setup.successor:
+            return all(seat.connections > 0 for seat in self.seats.values())
+        return self._all_joined()
+
+    def _join_window(self) -> float:
+        """Seconds left to join: a successor's absolute deadline, else the friend window."""
+        if self.setup.join_deadline_at is None:
+            return self.setup.join_window_s
+        return max(0.0, seconds_between(self.wall_clock(), self.setup.join_deadline_at))
+
     def _next_deadline(self) -> float:
         candidates = [self.join_deadline, self.seed_deadline]
         if self.clock is not None and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
@@ -701,7 +766,12 @@ class Room:
 
     def _on_deadline(self, now: float) -> None:
         if self.join_deadline is not None and now >= self.join_deadline:
-            self._end(Ending(Termination.ABORTED, None), now)
+            present = [name for name, seat in self.seats.items() if seat.connections > 0]
+            if self.setup.successor and len(present) == 1:
+                # The first-join deadline passed with one seat here: it wins, the other loses.
+                self._end(Ending(Termination.DISCONNECT, present[0]), now)
+            else:
+                self._end(Ending(Termination.ABORTED, None), now)
             return
         if self.seed_deadline is not None and now >= self.seed_deadline:
             self._roll(now)

@@ -35,7 +35,7 @@ ON CONFLICT (game_id, seat) DO UPDATE SET principal = COALESCE(game_seats.princi
 """
 
 
-def _write_game(conn: psycopg.Connection, write: GameWrite) -> bool:
+def write_game(conn: psycopg.Connection, write: GameWrite) -> bool:
     """Upsert the game and its seats; False (nothing written) when the fence refused it."""
     written = conn.execute(
         _UPSERT_GAME,
@@ -85,7 +85,7 @@ class PostgresStore:
     async def save_game(self, write: GameWrite) -> None:
         def work(conn: psycopg.Connection) -> None:
             with conn.transaction():
-                _write_game(conn, write)
+                write_game(conn, write)
 
         await self.database.run(work)
 
@@ -94,7 +94,7 @@ class PostgresStore:
 
         def work(conn: psycopg.Connection) -> None:
             with conn.transaction():
-                if not _write_game(conn, write):
+                if not write_game(conn, write):
                     if _finish_fence_holds(conn, write):
                         return
                     raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")

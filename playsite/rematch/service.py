@@ -1,0 +1,434 @@
+"""Rematch and continuation: the service that carries out commands on an opportunity,
+commits successors, and recovers them.
+
+    rematches.read(source, seat)                       # the caller's private state
+    rematches.command(source, seat, request_id, action)  # apply one command, get the state
+    rematches.continuation(source_id)                  # the public projection
+
+A command is one transaction that locks the source's opportunity row (`records.lock`), so
+the first accept, decline, cancel or expiry wins across every request. The second consent
+leaves the opportunity `starting`; the successor is then committed by a task of the
+service's own nursery (not of the request: a client that goes away cannot cancel it):
+inherited settings checked, one fresh colour draw, then ONE transaction that writes the
+successor's first version, its link and the `matched` phase, fenced on `starting`. Only once
+the room is hosted (readable) does anyone see `matched`. A scan every few seconds closes a
+`starting` left without a task, hosts a committed successor this process is not running,
+and prunes request records; at boot, `recover` closes every unfinished `offered` or
+`starting` opportunity for good (`restart`).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import attrs
+import trio
+
+from playsite.accounts import store as accounts_store
+from playsite.rematch import records
+from playsite.rematch.opportunity import (
+    OFFER_WINDOW_S,
+    ClosedReason,
+    InvalidTransition,
+    Opportunity,
+    Phase,
+    RematchClosed,
+)
+from playsite.rematch.source import Source, source_of
+from playsite.rooms.admission import Purpose
+from playsite.rooms.durable import load_state
+from playsite.rooms.model import RoomSetup, SeatSetup
+from playsite.rooms.registry import Registry
+from playsite.store.database import DatabaseUnavailable
+from playsite.tokens import new_token
+from playsite.wire import SEATS, PublicFace, Seat, encode_time_control
+
+log = logging.getLogger("playsite.rematch")
+
+JOIN_WINDOW_S = 15.0
+"""service.md: a successor's first-join window, from its commit."""
+STORE_WAIT_S = 5.0
+"""A store call a command waits on longer than this is answered 503 (the outcome may be either)."""
+COMMIT_WAIT_S = 3.0
+"""How long a request that made (or found) `starting` waits for the successor before it
+answers `starting` (the client polls on)."""
+SCAN_PERIOD_S = 5.0
+STALE_STARTING_S = 10.0
+"""A `starting` with no commit task in this process for this long is picked up by the scan."""
+SCAN_BATCH = 100
+MODE = "classic"
+
+
+class RematchRefused(Exception):
+    """A command or read the service refuses; `state` is the caller's current private state
+    when one is available (never on failed authorisation)."""
+
+    def __init__(self, status: int, code: str, state: dict | None = None):
+        super().__init__(code)
+        self.status = status
+        self.code = code
+        self.state = state
+
+
+class SourceNotFound(Exception):
+    """No game with this id (404 game_not_found)."""
+
+
+class Unavailable(Exception):
+    """The store did not answer in time or failed (503: a commit may still have happened)."""
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@attrs.frozen
+class Read:
+    """What a state is computed from: the source, its opportunity as stored (None: untouched),
+    and its successor row."""
+
+    source: Source
+    opportunity: Opportunity | None
+    successor: records.Successor | None
+
+
+class Rematches:
+    def __init__(
+        self,
+        database,
+        store,
+        registry: Registry,
+        *,
+        seed_window_s: float,
+        durability: str,
+        accounts_enabled: bool,
+        wall: Callable[[], float] = time.time,
+    ):
+        self.database = database
+        self.store = store
+        self.registry = registry
+        self.seed_window_s = seed_window_s
+        self.durability = durability
+        self.accounts_enabled = accounts_enabled
+        self.wall = wall
+        """The server's clock for every deadline (seconds since the epoch; tests give their own)."""
+        self._commits: dict[str, trio.Event] = {}
+        """Sources whose successor is being committed by this process -> set when done."""
+        self._nursery: trio.Nursery | None = None
+
+    # ----- the loops ----------------------------------------------------------------------
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Recover at boot (before the port opens), then supervise commits and run the scan."""
+        await self.recover()
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started(self)
+            while True:
+                await trio.sleep(SCAN_PERIOD_S)
+                try:
+                    await self.scan()
+                except (DatabaseUnavailable, trio.TooSlowError, Unavailable) as error:
+                    log.warning("rematch scan skipped: %s", error)
+
+    async def recover(self) -> None:
+        """Rule 7: every `offered` or `starting` opportunity without a committed successor is
+        closed for good. (A committed successor that never began is aborted by its own room
+        when it is resumed: no result, no rating, the source not reopened.)"""
+        closed = await self._run(lambda conn: records.close_unfinished(conn, self.wall(), OFFER_WINDOW_S))
+        for source, reason in closed:
+            log.info("rematch of %s closed at boot (%s)", source, reason)
+
+    async def scan(self) -> None:
+        """The bounded scan: `starting` left without a commit task, committed successors not
+        hosted, expired request records."""
+        stale = await self._run(lambda conn: records.stale_starting(conn, STALE_STARTING_S, SCAN_BATCH))
+        for game_id in stale:
+            if game_id not in self._commits:
+                # An accepted command whose commit is not running: finish it (once more; a
+                # commit that fails closes the opportunity, technical_failure).
+                try:
+                    self._start_commit(await self.source(game_id))
+                except (SourceNotFound, Unavailable) as error:
+                    log.error("rematch of %s: its source cannot be read (%r)", game_id, error)
+        for snapshot in await self._run(lambda conn: records.unhosted_successors(conn, SCAN_BATCH)):
+            game_id = snapshot["setup"]["gameId"]
+            if self.registry.get(game_id) is None:
+                await self._host(snapshot)
+        await self._run(records.prune)
+
+    async def _host(self, snapshot: dict) -> None:
+        """Register a committed successor this process is not running (its registration
+        failed): the room runs to the same absolute join deadline, so a late registration
+        ends in a technical abort, never a new window and never a forfeit for our delay."""
+        try:
+            await self.registry.adopt(snapshot)
+            log.warning("rematch successor %s hosted by the scan", snapshot["setup"]["gameId"])
+        except Exception:
+            log.exception("rematch successor %s could not be hosted; retried by the next scan", snapshot["setup"]["gameId"])
+
+    # ----- reads --------------------------------------------------------------------------
+
+    async def source(self, game_id: str) -> Source:
+        """The game as a rematch source; SourceNotFound when there is no such game."""
+        room = self.registry.get(game_id)
+        if room is not None:
+            return source_of(room.state(), ended=room.completed)
+        data = await self._store(lambda: self.store.ended_game(game_id))
+        if data is None:
+            raise SourceNotFound(game_id)
+        return source_of(load_state(data), ended=True)
+
+    async def _read(self, source: Source) -> Read:
+        def work(conn):
+            return records.read(conn, source.game_id), records.successor(conn, source.game_id)
+
+        opportunity, successor = await self._run(work)
+        return Read(source, opportunity, successor)
+
+    async def read(self, source: Source, seat: Seat) -> dict:
+        """The private state of `seat`, a participant of `source` (authorised by the caller)."""
+        if not source.ended:
+            raise RematchRefused(409, "invalid_transition")
+        return await self._state(await self._read(source), seat)
+
+    async def continuation(self, source: Source) -> dict:
+        """The public projection: waiting, matched (once the successor is readable) or closed."""
+        now = self.wall()
+        body: dict = {"sourceGameId": source.game_id, "serverNow": iso(now)}
+        if not source.ended:
+            body["phase"] = "waiting" if source.eligible or _unsettled(source) else "closed"
+            return body
+        if not source.eligible:
+            body["phase"] = "closed"
+            return body
+        read = await self._read(source)
+        opportunity = self._current(read).at(now)
+        if opportunity.phase is Phase.MATCHED:
+            if await self._readable(opportunity.successor_game_id):
+                body.update(phase="matched", nextGameId=opportunity.successor_game_id)
+            else:
+                body["phase"] = "waiting"  # committed, registration still recovering: no deadline
+        elif opportunity.phase is Phase.CLOSED:
+            body["phase"] = "closed"
+        else:
+            body["phase"] = "waiting"
+            if opportunity.deadline is not None:
+                body["deadlineAt"] = iso(opportunity.deadline)
+        return body
+
+    # ----- commands -----------------------------------------------------------------------
+
+    async def command(self, source: Source, seat: Seat, request_id: uuid.UUID, action: str) -> dict:
+        """Apply `action` for `seat` under `request_id`; the canonical state after it, or
+        RematchRefused carrying the error and that state."""
+        if not source.ended:
+            raise RematchRefused(409, "invalid_transition")
+        if not source.eligible:
+            read = await self._read(source)
+            raise RematchRefused(410, "rematch_closed", await self._state(read, seat))
+        inherited_ok = await self._settings_admissible(source) if action in ("accept", "propose") else True
+
+        def work(conn):
+            earlier = records.find_request(conn, source.game_id, seat, request_id)
+            if earlier is not None:
+                return "request_id_conflict" if earlier.action != action else earlier.error_code
+            stored = records.lock(conn, source.game_id, source.ended_at)
+            now = self.wall()
+            current = stored.at(now)
+            error = None
+            try:
+                after = current.apply(seat, action, now)
+            except InvalidTransition:
+                after, error = current, "invalid_transition"
+            except RematchClosed:
+                after, error = current, "rematch_closed"
+            if after.phase is Phase.STARTING and not inherited_ok:
+                after, error = current, "settings_unavailable"  # the consent is not taken; nothing changes
+            if after != stored:
+                records.save(conn, after)
+            records.record_request(conn, source.game_id, seat, request_id, action, error)
+            return error
+
+        error = await self._run(work)
+        read = await self._read(source)
+        if self._current(read).phase is Phase.STARTING:
+            await self._await_successor(source)
+            read = await self._read(source)
+        state = await self._state(read, seat)
+        if error is not None:
+            raise RematchRefused(_STATUS[error], error, state)
+        return state
+
+    async def _settings_admissible(self, source: Source) -> bool:
+        """Rule 14: the successor copies the source's settings or is not made. A rated game
+        needs both participants to be active accounts still (and sign-in to be on)."""
+        if not source.rated:
+            return True
+        if not self.accounts_enabled:
+            return False
+        ids = []
+        for seat in SEATS:
+            principal = source.seats[seat].principal or ""
+            if not principal.startswith("user:"):
+                return False
+            ids.append(uuid.UUID(principal.removeprefix("user:")))
+        accounts = await self._run(lambda conn: [accounts_store.find(conn, account_id) for account_id in ids])
+        return all(account is not None and account.active for account in accounts)
+
+    async def _await_successor(self, source: Source) -> None:
+        """Start (once) the commit of `source`'s successor in the service's nursery and wait
+        for it a little; the request answers `starting` if it takes longer."""
+        done = self._start_commit(source)
+        with trio.move_on_after(COMMIT_WAIT_S):
+            await done.wait()
+
+    def _start_commit(self, source: Source) -> trio.Event:
+        """The commit task of `source`'s successor, started unless one is running already."""
+        done = self._commits.get(source.game_id)
+        if done is None:
+            done = self._commits[source.game_id] = trio.Event()
+            assert self._nursery is not None, "the rematch service is not running"
+            self._nursery.start_soon(self._commit_successor, source, done)
+        return done
+
+    async def _commit_successor(self, source: Source, done: trio.Event) -> None:
+        try:
+            await self._create_successor(source)
+        except Exception as error:
+            # Did it commit after all (an answer lost on the way back)? A committed successor wins.
+            log.error("rematch of %s: the successor could not be created: %r", source.game_id, error)
+            try:
+                if await self._run(lambda conn: records.close_if_starting(conn, source.game_id, ClosedReason.TECHNICAL_FAILURE)):
+                    log.error("rematch of %s closed (technical_failure)", source.game_id)
+            except (DatabaseUnavailable, trio.TooSlowError, Unavailable):
+                pass  # the scan closes it later
+        finally:
+            self._commits.pop(source.game_id, None)
+            done.set()
+
+    async def _create_successor(self, source: Source) -> None:
+        """Rule 17: one colour draw, then one transaction (fenced, unique per source), then
+        the room is hosted behind its startup gate."""
+        swap = secrets.randbelow(2) == 1  # a fresh, independent 50/50 draw
+        white_moves_to = Seat.BLACK if swap else Seat.WHITE
+        principal_at = {
+            white_moves_to: source.seats[Seat.WHITE].principal,
+            _other(white_moves_to): source.seats[Seat.BLACK].principal,
+        }
+        tokens, seats = {}, {}
+        for seat in SEATS:
+            tokens[seat], digest = new_token()
+            seats[seat] = SeatSetup(token_hash=digest, face=PublicFace(kind="Human", name=None), principal=principal_at[seat])
+        deadline = self.wall() + JOIN_WINDOW_S
+        setup = RoomSetup(
+            game_id=str(uuid.uuid4()),
+            time_control=source.time_control,
+            white=seats[Seat.WHITE],
+            black=seats[Seat.BLACK],
+            rated=source.rated,
+            origin="rematch",
+            await_joins=True,
+            join_window_s=JOIN_WINDOW_S,
+            seed_window_s=self.seed_window_s,
+            durability=self.durability,
+            predecessor=source.game_id,
+            join_deadline_at=iso(deadline),
+        )
+
+        async def commit(write) -> None:
+            await self._run(
+                lambda conn: records.commit_successor(
+                    conn, write, source_game_id=source.game_id, join_deadline_at=deadline,
+                    white_moves_to=white_moves_to, tokens=tokens,
+                )
+            )
+
+        room = await self.registry.create(setup, Purpose.GENERAL, (), commit=commit)
+        log.info("rematch of %s: successor %s committed", source.game_id, room.game_id)
+
+    # ----- the private state --------------------------------------------------------------
+
+    def _current(self, read: Read) -> Opportunity:
+        if read.opportunity is not None:
+            return read.opportunity
+        return Opportunity.after(read.source.game_id, read.source.ended_at)
+
+    async def _state(self, read: Read, seat: Seat) -> dict:
+        source = read.source
+        now = self.wall()
+        opportunity = self._current(read).at(now)
+        if not source.eligible:
+            reason = ClosedReason.TECHNICAL_FAILURE if source.technical_abort else ClosedReason.EXPIRED
+            opportunity = attrs.evolve(opportunity, phase=Phase.CLOSED, closed_reason=reason)
+        phase = opportunity.phase
+        if phase is Phase.MATCHED and not await self._readable(opportunity.successor_game_id):
+            phase = Phase.STARTING  # committed; matched only once the same room is readable
+        body: dict = {
+            "sourceGameId": source.game_id,
+            "phase": phase.value,
+            "serverNow": iso(now),
+        }
+        if phase in (Phase.AVAILABLE, Phase.OFFERED):
+            body["deadlineAt"] = iso(opportunity.deadline)
+        body["myConsent"] = phase in (Phase.STARTING, Phase.MATCHED) or opportunity.consented(seat)
+        body["allowedActions"] = list(opportunity.allowed_actions(seat, now)) if source.eligible else []
+        body["settings"] = {"timeControl": encode_time_control(source.time_control), "rated": source.rated, "mode": MODE}
+        if phase is Phase.MATCHED and read.successor is not None:
+            successor = read.successor
+            body["nextGameId"] = successor.game_id
+            body["joinDeadlineAt"] = iso(successor.join_deadline_at)
+            mine = successor.seat_of(seat)
+            if successor.tokens[mine] is not None:
+                body["join"] = {"seat": str(mine), "token": successor.tokens[mine]}
+        if phase is Phase.CLOSED:
+            body["closedReason"] = opportunity.closed_reason.value
+        return body
+
+    async def _readable(self, game_id: str | None) -> bool:
+        """The successor can be read as live state (hosted here) or as history (ended)."""
+        if game_id is None:
+            return False
+        if self.registry.get(game_id) is not None:
+            return True
+        return await self._run(lambda conn: records.game_status(conn, game_id)) == "ended"
+
+    # ----- helpers ------------------------------------------------------------------------
+
+    async def _run(self, work):
+        """`work(conn)` in one transaction; Unavailable past STORE_WAIT_S or on a database
+        failure (the attempt is then abandoned and never commits)."""
+        try:
+            with trio.fail_after(STORE_WAIT_S):
+                return await self.database.run(work)
+        except (DatabaseUnavailable, trio.TooSlowError) as error:
+            raise Unavailable(str(error) or type(error).__name__) from None
+
+    async def _store(self, read):
+        try:
+            with trio.fail_after(STORE_WAIT_S):
+                return await read()
+        except (DatabaseUnavailable, trio.TooSlowError) as error:
+            raise Unavailable(str(error) or type(error).__name__) from None
+
+
+_STATUS = {
+    "invalid_transition": 409,
+    "request_id_conflict": 409,
+    "settings_unavailable": 409,
+    "rematch_closed": 410,
+}
+
+
+def _other(seat: Seat) -> Seat:
+    return Seat.BLACK if seat == Seat.WHITE else Seat.WHITE
+
+
+def _unsettled(source: Source) -> bool:
+    """An ongoing friend game whose seats are not both taken yet may still become eligible."""
+    return source.why_not == "a seat was never taken"

@@ -1,0 +1,95 @@
+"""The source of a rematch: what a finished game says about who may rematch, with what.
+
+Pure: everything here is read from the game's durable state (`RoomState`), which is kept
+after the room is gone, so a rematch authenticates and inherits its settings the same way
+whether the source's room is still in memory or long evicted.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+from playsite.rooms.model import RoomState
+from playsite.rules import Termination
+from playsite.wire import SEATS, Seat, TimeControl
+
+REMATCHABLE_ORIGINS = ("friend", "rematch")
+"""Ordinary games of the `/play` product: friend games and the rematches they lead to."""
+HUMAN_PRINCIPALS = ("guest:", "user:")
+
+
+@attrs.frozen
+class SourceSeat:
+    principal: str | None
+    token_hash: bytes
+    """The digest of the source seat's capability: a guest's rematch credential."""
+
+    @property
+    def guest(self) -> bool:
+        return self.principal is not None and self.principal.startswith("guest:")
+
+
+@attrs.frozen
+class Source:
+    game_id: str
+    ended: bool
+    """The game's ending is committed (an ongoing or still-saving game is not a source yet)."""
+    ended_at: float | None
+    """The authoritative end (seconds since the epoch), when ended."""
+    seats: dict[Seat, SourceSeat]
+    time_control: TimeControl
+    rated: bool
+    """The actual rated/casual setting the game ended with (a rematch copies it)."""
+    why_not: str | None
+    """Why this game can never have a rematch, or None when it is eligible (once ended)."""
+    technical_abort: bool = False
+
+    @property
+    def eligible(self) -> bool:
+        return self.why_not is None
+
+    def seat_of(self, principal: str) -> Seat | None:
+        return next((seat for seat in SEATS if self.seats[seat].principal == principal), None)
+
+
+def source_of(state: RoomState, *, ended: bool) -> Source:
+    """The source `state` describes; `ended` says its ending is committed."""
+    principals = [state.principals[seat] for seat in SEATS]
+    ending = state.ending
+    technical_abort = ending is not None and ending.termination is Termination.ABORTED
+    return Source(
+        game_id=state.game_id,
+        ended=ended,
+        # A snapshot from before endings were stamped: its window is long gone.
+        ended_at=(_epoch(ending.at) if ending.at else 0.0) if ended and ending is not None else None,
+        seats={
+            seat: SourceSeat(principal=state.principals[seat], token_hash=state.setup.seat(seat).token_hash)
+            for seat in SEATS
+        },
+        time_control=state.setup.time_control,
+        rated=state.rated,
+        why_not=_why_not(state, principals, technical_abort),
+        technical_abort=technical_abort,
+    )
+
+
+def _why_not(state: RoomState, principals: list[str | None], technical_abort: bool) -> str | None:
+    if state.setup.origin not in REMATCHABLE_ORIGINS:
+        return f"a {state.setup.origin} game has no rematch"
+    if any(state.setup.seat(seat).always_present for seat in SEATS):
+        return "a game with a bot has no rematch"
+    if any(p is None for p in principals):
+        return "a seat was never taken"
+    if any(not p.startswith(HUMAN_PRINCIPALS) for p in principals):
+        return "only people rematch"
+    if principals[0] == principals[1]:
+        return "both seats were played by the same person"
+    if technical_abort:
+        return "the game was aborted"
+    return None
+
+
+def _epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
