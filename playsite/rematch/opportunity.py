@@ -17,8 +17,9 @@ nothing else does:
 3. A repeated `propose` by the initiator reads back; it is not the other seat's consent.
 4. `accept` (or a `propose` by the other seat) makes it `starting`; then nobody can withdraw.
 5. `cancel` is the initiator's, `decline` the recipient's, both only while `offered`.
-6. `matched` and `closed` are terminal: a new attempt on `closed` is RematchClosed (410), any
-   other action on a terminal or `starting` opportunity is InvalidTransition (409).
+6. `matched` and `closed` are terminal: a new attempt on `closed` is RematchClosed (410); on
+   `starting` or `matched` a repeated consent (`propose`, `accept`) reads back, a withdrawal
+   (`cancel`, `decline`) is InvalidTransition (409).
 7. Serialising the commands of one source (one writer) is the caller's job; given that, the
    first accept, decline, cancel or expiry wins because each sees the result of the last.
 """
@@ -123,6 +124,8 @@ class Opportunity:
             raise RematchClosed(f"the opportunity is closed ({current.closed_reason.value})")
         if current.phase is Phase.AVAILABLE and action == "propose":
             return attrs.evolve(current, phase=Phase.OFFERED, proposed_at=now, initiator=seat, consents=frozenset({seat}))
+        if current.phase in (Phase.STARTING, Phase.MATCHED) and action in ("propose", "accept"):
+            return current  # both consented already: a repeat reads back (the same successor)
         if current.phase is Phase.OFFERED:
             proposer = seat == current.initiator
             if action == "propose" and proposer:

@@ -64,8 +64,11 @@ def test_the_other_seats_consent_starts_the_successor(action):
     assert matched.phase is Phase.MATCHED and matched.successor_game_id == "successor"
     assert matched.at(END + 10_000) == matched, "matched is terminal and never expires"
     assert matched.failed(ClosedReason.RESTART) == matched, "a committed successor always wins"
-    with pytest.raises(InvalidTransition):
-        matched.apply("White", "propose", END + 8)
+    for seat in ("White", "Black"):
+        assert matched.apply(seat, "propose", END + 8) == matched  # a repeat: the same successor
+        assert starting.apply(seat, "accept", END + 8) == starting
+        with pytest.raises(InvalidTransition):
+            matched.apply(seat, "cancel", END + 8)
 
 
 def test_cancel_is_the_initiators_and_decline_the_recipients():

@@ -1,0 +1,406 @@
+"""Rematch and continuation over HTTP, on a real PostgreSQL, booted in-process (real clock:
+PostgreSQL runs in worker threads). Each test finishes a real friend game between two guests
+and works on its opportunity; the server's clock for rematch deadlines is replaced where a
+test needs an exact instant."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+import uuid
+
+import psycopg
+import pytest
+import trio
+
+from playsite.accounts import store as accounts_store
+from playsite.accounts.sessions import SESSION_COOKIE, Sessions
+from playsite.config import Settings
+from playsite.games.creation import create_human_game
+from playsite.rooms.intents import Rebind
+from playsite.rooms.model import Phase as RoomPhase
+from playsite.rules import Termination
+from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn
+from tests.rooms.harness import attach, command, sparing_turn
+from tests.support.app import booted, test_client
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.postgres
+
+ORIGIN = "https://play.example"
+SECRET = "rematch-session-secret-" + "r" * 20
+WRITE = {"Origin": ORIGIN, "X-Game-CSRF": "1"}
+
+
+def settings_for(url: str, **overrides) -> Settings:
+    values = dict(database_url=url, persistence_enabled=True, dice_seed_window_ms=0, cors_origins=(ORIGIN,))
+    values.update(overrides)
+    return Settings(**values)
+
+
+@contextlib.asynccontextmanager
+async def server(url: str, **overrides):
+    async with booted(settings_for(url, **overrides)) as services:
+        yield services, test_client(services)
+
+
+async def finished_game(services, principals: dict | None = None, *, rated: bool = False, resign_after_turns: bool = True):
+    """A friend game played by two people (a turn each), then resigned by White.
+    Returns (game id, seat -> token, seat -> principal)."""
+    principals = principals or {seat: f"guest:{uuid.uuid4()}" for seat in SEATS}
+    created = await create_human_game(
+        services.registry, Fischer(300, 3), rated=rated, seed_window_s=0, durability=services.settings.game_durability
+    )
+    room = created.room
+    for seat in SEATS:
+        rebind = Rebind(seat, principals[seat], None)
+        assert await room.send(rebind) and await rebind.reply.wait()
+    subscribers = [await attach(room, seat) for seat in SEATS]
+    rng = random.Random(7)
+    while resign_after_turns and len(room.played) < 2:
+        await wait_until(lambda: room.phase is RoomPhase.PLAYING and room.tree, "a roll with moves", timeout=10)
+        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+        assert verdict.applied, verdict.reason
+    await command(room, WHITE, Resign())
+    await wait_until(lambda: room.completed, "the source's ending committed", timeout=10)
+    del subscribers
+    return room.game_id, created.tokens, principals
+
+
+def as_seat(token: str) -> dict:
+    return {"X-Rematch-Seat-Token": token}
+
+
+async def post(client, game_id: str, token: str | None, action: str, request_id: str | None = None, **headers):
+    body = {"requestId": request_id or str(uuid.uuid4()), "action": action}
+    sent = {**WRITE, **(as_seat(token) if token else {}), **headers}
+    response = await client.post(f"/games/{game_id}/rematch", json=body, headers=sent)
+    return response.status_code, await response.get_json(), response.headers
+
+
+async def get(client, game_id: str, token: str | None, **headers):
+    response = await client.get(f"/games/{game_id}/rematch", headers={**(as_seat(token) if token else {}), **headers})
+    return response.status_code, await response.get_json(), response.headers
+
+
+async def continuation(client, game_id: str) -> dict:
+    response = await client.get(f"/games/{game_id}/continuation")
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    return await response.get_json()
+
+
+def sql(url: str, query: str, params=()):
+    with psycopg.connect(url, autocommit=True) as conn:
+        cursor = conn.execute(query, params)
+        return cursor.fetchall() if cursor.description else None
+
+
+# ----- the whole flow ----------------------------------------------------------------------------
+
+
+async def test_propose_then_accept_commits_one_successor_with_each_seat_told_only_its_own(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, principals = await finished_game(services)
+        status, available, headers = await get(client, game_id, tokens[WHITE])
+        assert status == 200 and headers["Cache-Control"] == "no-store"
+        assert available["phase"] == "available" and available["allowedActions"] == ["propose"]
+        assert available["myConsent"] is False and "deadlineAt" in available
+        assert available["settings"] == {
+            "timeControl": {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}, "rated": False, "mode": "classic",
+        }
+        assert (await continuation(client, game_id))["phase"] == "waiting"
+
+        status, offered, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 200 and offered["phase"] == "offered" and offered["myConsent"] is True
+        assert offered["allowedActions"] == ["propose", "cancel"]
+        _, seen_by_black, _ = await get(client, game_id, tokens[BLACK])
+        assert seen_by_black["allowedActions"] == ["accept", "decline"] and seen_by_black["myConsent"] is False
+        assert seen_by_black["deadlineAt"] == offered["deadlineAt"]
+
+        status, matched, _ = await post(client, game_id, tokens[BLACK], "accept")
+        assert status == 200 and matched["phase"] == "matched", matched
+        assert matched["allowedActions"] == [] and "deadlineAt" not in matched and "closedReason" not in matched
+        _, white_view, _ = await get(client, game_id, tokens[WHITE])
+        assert white_view["nextGameId"] == matched["nextGameId"] and white_view["joinDeadlineAt"] == matched["joinDeadlineAt"]
+        assert {white_view["join"]["seat"], matched["join"]["seat"]} == {"White", "Black"}
+        assert white_view["join"]["token"] != matched["join"]["token"]
+
+        successor = services.registry.get(matched["nextGameId"])
+        assert successor.setup.predecessor == game_id and successor.setup.origin == "rematch"
+        state = json.loads(successor.state_text())
+        assert state["rematchStartup"] == {"phase": "awaiting_joins", "joinDeadlineAt": matched["joinDeadlineAt"]}
+        # The final participants keep their people: each one's new seat is held by them.
+        for view, source_seat in ((white_view, WHITE), (matched, BLACK)):
+            assert successor.seats[view["join"]["seat"]].principal == principals[source_seat]
+        public = await continuation(client, game_id)
+        assert public.pop("serverNow") and public == {"sourceGameId": game_id, "phase": "matched", "nextGameId": matched["nextGameId"]}
+        assert sql(migrated_url, "SELECT count(*) FROM rematch_successors WHERE source_game_id = %s", (game_id,)) == [(1,)]
+
+
+async def test_both_seats_joining_the_successor_starts_it_and_it_can_be_rematched_in_turn(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, principals = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        _, matched, _ = await post(client, game_id, tokens[BLACK], "propose")  # the other's propose is consent
+        assert matched["phase"] == "matched"
+        successor = services.registry.get(matched["nextGameId"])
+        for seat in SEATS:
+            await attach(successor, seat)
+        await wait_until(
+            lambda: json.loads(successor.state_text())["rematchStartup"] == {"phase": "active"}, "the successor begins"
+        )
+        assert successor.phase is RoomPhase.PLAYING and successor.clock.running is not None
+        # The chain goes on: the successor, once finished, is itself a source.
+        continuing = await continuation(client, successor.game_id)
+        assert continuing["phase"] == "waiting" and "deadlineAt" not in continuing
+
+
+async def test_retries_return_the_canonical_state_and_a_reused_id_with_another_action_conflicts(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        request_id = str(uuid.uuid4())
+        first = await post(client, game_id, tokens[WHITE], "propose", request_id)
+        again = await post(client, game_id, tokens[WHITE], "propose", request_id)
+        assert first[0] == again[0] == 200 and again[1]["deadlineAt"] == first[1]["deadlineAt"]
+        status, body, headers = await post(client, game_id, tokens[WHITE], "cancel", request_id)
+        assert status == 409 and body["error"] == {"code": "request_id_conflict"} and body["state"]["phase"] == "offered"
+        assert headers["Cache-Control"] == "no-store"
+        # A rejected command keeps its error on replay, with the state as it is now.
+        bad = str(uuid.uuid4())
+        status, body, _ = await post(client, game_id, tokens[WHITE], "accept", bad)
+        assert status == 409 and body["error"]["code"] == "invalid_transition"
+        await post(client, game_id, tokens[BLACK], "decline")
+        status, body, _ = await post(client, game_id, tokens[WHITE], "accept", bad)
+        assert status == 409 and body["error"]["code"] == "invalid_transition" and body["state"]["phase"] == "closed"
+        # Replaying the first (successful) propose: 200 with the current, closed, state.
+        status, body, _ = await post(client, game_id, tokens[WHITE], "propose", request_id)
+        assert status == 200 and body["phase"] == "closed" and body["closedReason"] == "declined"
+
+
+async def test_decline_and_cancel_close_it_and_closed_stays_closed(migrated_url):
+    async with server(migrated_url) as (services, client):
+        declined, tokens, _ = await finished_game(services)
+        await post(client, declined, tokens[WHITE], "propose")
+        status, body, _ = await post(client, declined, tokens[WHITE], "decline")
+        assert status == 409 and body["error"]["code"] == "invalid_transition"  # the initiator cannot decline
+        status, body, _ = await post(client, declined, tokens[BLACK], "decline")
+        assert status == 200 and body["phase"] == "closed" and body["closedReason"] == "declined"
+        assert body["allowedActions"] == [] and "deadlineAt" not in body
+        status, body, _ = await post(client, declined, tokens[BLACK], "propose")
+        assert status == 410 and body["error"]["code"] == "rematch_closed" and body["state"]["phase"] == "closed"
+        public = await continuation(client, declined)
+        assert public.pop("serverNow") and public == {"sourceGameId": declined, "phase": "closed"}
+
+        cancelled, tokens, _ = await finished_game(services)
+        await post(client, cancelled, tokens[BLACK], "propose")
+        status, body, _ = await post(client, cancelled, tokens[BLACK], "cancel")
+        assert status == 200 and body["closedReason"] == "cancelled"
+
+
+async def test_deadlines_are_absolute_and_equality_rejects(migrated_url):
+    async with server(migrated_url) as (services, client):
+        rematches = services.rematches
+        game_id, tokens, _ = await finished_game(services)
+        _, available, _ = await get(client, game_id, tokens[WHITE])
+        ends = _seconds(available["deadlineAt"])
+        rematches.wall = lambda: ends - 0.001
+        status, offered, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 200 and _seconds(offered["deadlineAt"]) == pytest.approx(ends - 0.001 + 15, abs=0.002)
+        # Reads, repeats and the initiator's own repeated propose do not move the deadline.
+        rematches.wall = lambda: ends + 10
+        await post(client, game_id, tokens[WHITE], "propose")
+        _, still, _ = await get(client, game_id, tokens[BLACK])
+        assert still["deadlineAt"] == offered["deadlineAt"]
+        offer_deadline = _seconds(offered["deadlineAt"])
+        rematches.wall = lambda: offer_deadline  # exactly at the deadline: too late
+        status, body, _ = await post(client, game_id, tokens[BLACK], "accept")
+        assert status == 410 and body["state"]["phase"] == "closed" and body["state"]["closedReason"] == "expired"
+        assert (await continuation(client, game_id))["phase"] == "closed"
+
+        rematches.wall = time.time
+        untouched, tokens, _ = await finished_game(services)
+        _, fresh, _ = await get(client, untouched, tokens[BLACK])
+        rematches.wall = lambda: _seconds(fresh["deadlineAt"])
+        _, expired, _ = await get(client, untouched, tokens[BLACK])
+        assert expired["phase"] == "closed" and expired["closedReason"] == "expired"
+
+
+async def test_who_may_act(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        status, body, _ = await get(client, game_id, None)
+        assert status == 401 and body == {"error": {"code": "authentication_required"}}
+        status, body, _ = await get(client, game_id, "not-a-seat-token")
+        assert status == 403 and body == {"error": {"code": "not_participant"}}
+        # Origin and CSRF are checked before the seat: a valid token does not help without them.
+        for headers in ({"Origin": "https://evil.example"}, {"X-Game-CSRF": ""}, {"Origin": ""}):
+            status, body, _ = await post(client, game_id, tokens[WHITE], "propose", **headers)
+            assert status == 403 and body == {"error": {"code": "not_participant"}}, headers
+        status, body, _ = await get(client, str(uuid.uuid4()), tokens[WHITE])
+        assert status == 404 and body == {"error": {"code": "game_not_found"}}
+        status, body, _ = await get(client, "not-a-game", tokens[WHITE])
+        assert status == 404
+
+
+async def test_an_account_seat_answers_to_its_session_and_never_to_a_token(migrated_url):
+    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
+                     oidc_client_secret="s", public_origin=ORIGIN)
+    with psycopg.connect(migrated_url) as conn:
+        alice = accounts_store.sign_in(conn, "https://id.example", "alice", {"nickname": "alice"})
+        bob = accounts_store.sign_in(conn, "https://id.example", "bob", {"nickname": "bob"})
+        conn.commit()
+    sessions = Sessions(SECRET, 3600)
+    cookie = {account.principal: {"Cookie": f"{SESSION_COOKIE}={sessions.issue(account)}"} for account in (alice, bob)}
+    async with server(migrated_url, **overrides) as (services, client):
+        game_id, tokens, _ = await finished_game(services, {WHITE: alice.principal, BLACK: bob.principal}, rated=True)
+        status, body, _ = await get(client, game_id, tokens[WHITE])
+        assert status == 403 and body == {"error": {"code": "not_participant"}}  # a token never opens an account's seat
+        status, body, _ = await get(client, game_id, None, **cookie[alice.principal])
+        assert status == 200 and body["settings"]["rated"] is True
+        status, body, _ = await post(client, game_id, None, "propose", **cookie[alice.principal])
+        assert status == 200 and body["phase"] == "offered"
+        # Alice's account is deactivated meanwhile: a rated rematch can no longer be made as it was.
+        with psycopg.connect(migrated_url) as conn:
+            accounts_store.set_active(conn, alice.id, False)
+            conn.commit()
+        status, body, _ = await post(client, game_id, None, "accept", **cookie[bob.principal])
+        assert status == 409 and body["error"]["code"] == "settings_unavailable"
+        assert body["state"]["phase"] == "offered" and body["state"]["settings"]["rated"] is True
+
+
+async def test_ineligible_sources_read_closed(migrated_url):
+    async with server(migrated_url) as (services, client):
+        same = f"guest:{uuid.uuid4()}"
+        game_id, tokens, _ = await finished_game(services, {WHITE: same, BLACK: same})
+        status, body, _ = await get(client, game_id, tokens[WHITE])
+        assert status == 200 and body["phase"] == "closed" and body["allowedActions"] == []
+        status, body, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 410 and body["error"]["code"] == "rematch_closed"
+        assert (await continuation(client, game_id))["phase"] == "closed"
+
+        aborted, tokens, _ = await finished_game(services, resign_after_turns=False)  # resigned before both played
+        assert services.registry.get(aborted).ending.termination is Termination.ABORTED
+        _, body, _ = await get(client, aborted, tokens[BLACK])
+        assert body["phase"] == "closed" and body["closedReason"] == "technical_failure"
+
+
+async def test_an_ongoing_game_is_waiting_without_a_deadline(migrated_url):
+    async with server(migrated_url) as (services, client):
+        created = await create_human_game(services.registry, Fischer(300, 3), rated=False, seed_window_s=0, durability="best_effort")
+        body = await continuation(client, created.room.game_id)
+        assert body["phase"] == "waiting" and "deadlineAt" not in body
+
+
+async def test_the_first_serialised_answer_wins_a_race_of_accepts_and_cancels(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        outcomes = []
+
+        async def send(token, action):
+            outcomes.append((action, *(await post(client, game_id, token, action))[:2]))
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(10):
+                nursery.start_soon(send, tokens[BLACK], "accept")
+                nursery.start_soon(send, tokens[WHITE], "cancel")
+        final = (await get(client, game_id, tokens[WHITE]))[1]
+        assert final["phase"] in ("matched", "closed")
+        answers = {action: [(status, body) for a, status, body in outcomes if a == action] for action in ("accept", "cancel")}
+        if final["phase"] == "matched":  # the accept came first: every cancel was too late
+            assert all(status == 200 and body["nextGameId"] == final["nextGameId"] for status, body in answers["accept"])
+            assert all(status == 409 and body["error"]["code"] == "invalid_transition" for status, body in answers["cancel"])
+        else:  # the cancel came first: no accept got through
+            assert final["closedReason"] == "cancelled"
+            assert all(status == 410 for status, _ in answers["accept"])
+        successors = sql(migrated_url, "SELECT count(*) FROM rematch_successors WHERE source_game_id = %s", (game_id,))
+        assert successors == [(1 if final["phase"] == "matched" else 0,)]
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE snapshot->'setup'->>'predecessor' = %s", (game_id,)) == successors
+
+
+async def test_a_request_that_goes_away_after_consent_still_gets_its_successor_on_retry(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        request_id = str(uuid.uuid4())
+        source = await services.rematches.source(game_id)
+        async with trio.open_nursery() as nursery:
+            # The client is gone right after its consent committed, before its answer: the
+            # successor's commit is the service's work, not the request's.
+            nursery.start_soon(services.rematches.command, source, BLACK, uuid.UUID(request_id), "accept")
+            await wait_until(lambda: _phase(migrated_url, game_id) in ("starting", "matched"), "the consent committed")
+            nursery.cancel_scope.cancel()
+        matched = await wait_until(
+            lambda: _matched(client, game_id, tokens[BLACK]), "the successor committed without its request", timeout=10
+        )
+        status, again, _ = await post(client, game_id, tokens[BLACK], "accept", request_id)
+        assert status == 200 and again["nextGameId"] == matched["nextGameId"] and again["join"] == matched["join"]
+
+
+def _phase(url: str, game_id: str) -> str | None:
+    rows = sql(url, "SELECT phase FROM rematch_opportunities WHERE source_game_id = %s", (game_id,))
+    return rows[0][0] if rows else None
+
+
+async def _matched(client, game_id, token):
+    _, body, _ = await get(client, game_id, token)
+    return body if body["phase"] == "matched" else None
+
+
+async def test_a_restart_closes_unfinished_offers_and_aborts_a_successor_that_never_began(migrated_url):
+    async with server(migrated_url) as (services, client):
+        offered, offered_tokens, _ = await finished_game(services)
+        await post(client, offered, offered_tokens[WHITE], "propose")
+        matched_source, tokens, _ = await finished_game(services)
+        await post(client, matched_source, tokens[WHITE], "propose")
+        _, matched, _ = await post(client, matched_source, tokens[BLACK], "accept")
+        untouched, untouched_tokens, _ = await finished_game(services)
+        _, before, _ = await get(client, untouched, untouched_tokens[WHITE])
+    async with server(migrated_url) as (services, client):
+        _, body, _ = await get(client, offered, offered_tokens[BLACK])
+        assert body["phase"] == "closed" and body["closedReason"] == "restart"
+        successor = services.registry.get(matched["nextGameId"])
+        assert successor.ended and successor.ending.termination is Termination.ABORTED
+        assert json.loads(successor.state_text())["rematchStartup"] == {"phase": "aborted"}
+        _, body, _ = await get(client, matched_source, tokens[WHITE])
+        assert body["phase"] == "matched" and body["nextGameId"] == matched["nextGameId"]  # never reopened
+        _, after, _ = await get(client, untouched, untouched_tokens[WHITE])
+        assert after["deadlineAt"] == before["deadlineAt"]  # an untouched window keeps its end-based deadline
+
+
+async def test_bodies_limits_and_the_memory_store(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        url = f"/games/{game_id}/rematch"
+        headers = {**WRITE, **as_seat(tokens[WHITE])}
+        for body in ({"requestId": str(uuid.uuid4())}, {"requestId": str(uuid.uuid4()), "action": "propose", "seat": "White"},
+                     {"requestId": "nope", "action": "propose"}, {"requestId": str(uuid.uuid4()), "action": "rematch"}):
+            response = await client.post(url, json=body, headers=headers)
+            assert response.status_code == 400 and (await response.get_json()) == {"error": {"code": "invalid_request"}}
+        response = await client.post(url, data="requestId=1", headers={**headers, "Content-Type": "text/plain"})
+        assert response.status_code == 400
+        response = await client.post(url, data=json.dumps({"requestId": "x" * 2000, "action": "propose"}),
+                                     headers={**headers, "Content-Type": "application/json"})
+        assert response.status_code == 413 and response.headers["Cache-Control"] == "no-store"
+    async with booted() as services:
+        response = await test_client(services).get(f"/games/{uuid.uuid4()}/continuation")
+        assert response.status_code == 503 and (await response.get_json()) == {"error": {"code": "temporarily_unavailable"}}
+        assert response.headers["Cache-Control"] == "no-store"
+
+
+async def test_thirty_commands_a_minute_then_429(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        answers = [await post(client, game_id, tokens[WHITE], "propose") for _ in range(31)]
+        assert [status for status, _, _ in answers[:30]] == [200] * 30
+        status, body, headers = answers[-1]
+        assert status == 429 and body == {"error": {"code": "rate_limited"}} and headers["Retry-After"] == "60"
+
+
+def _seconds(stamp: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
