@@ -1,16 +1,20 @@
-"""GET /games/{id}/history: a finished game's archive record, independent of live rooms."""
+"""GET /games/{id}/history: a finished game's archive record, independent of live rooms;
+GET /archive: the newest finished games, for the web client's history page."""
 
 from __future__ import annotations
 
 import json
 
-from quart import Response
+from quart import Response, request
 
 from playsite.games.refusals import canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable
+from playsite.http.responses import json_response
 from playsite.services import Services
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+ARCHIVE_LIST_DEFAULT = 30
+ARCHIVE_LIST_MAX = 100
 
 
 def archive_routes(services: Services) -> RouteFamily:
@@ -27,5 +31,15 @@ def archive_routes(services: Services) -> RouteFamily:
             raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
         return Response(text, content_type="application/json", headers={"Cache-Control": IMMUTABLE})
+
+    @routes.get("/archive")
+    async def list_archive():
+        limit = request.args.get("limit", str(ARCHIVE_LIST_DEFAULT))
+        if not limit.isdigit() or not 1 <= int(limit) <= ARCHIVE_LIST_MAX:
+            raise Refusal(400, "invalid_request", f"limit: a whole number from 1 to {ARCHIVE_LIST_MAX}")
+        games = await read_or_unavailable(
+            lambda: services.store.recent_archives(int(limit)), "the finished games could not be read; try again"
+        )
+        return json_response({"games": games}, headers={"Cache-Control": "no-cache"})
 
     return routes

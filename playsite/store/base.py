@@ -110,6 +110,9 @@ class Store(Protocol):
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None: ...
 
+    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
+        """The newest finished games' summaries (`archive_summary`), newest first."""
+
     async def due_outbox(self, limit: int) -> list[OutboxItem]: ...
 
     async def outbox_delivered(self, item_id: int) -> None: ...
@@ -119,3 +122,17 @@ class Store(Protocol):
     async def prune(self, older_than: datetime) -> Pruned:
         """Drop what retention may drop: live-state rows and seat digests of games ended
         before `older_than`, and delivered outbox rows; never archive or results rows."""
+
+
+def archive_summary(record: dict[str, Any], turns: int) -> dict[str, Any]:
+    """What a list of finished games shows of one archive record (GET /archive); `turns`
+    counts the record's turns (the record may come without them)."""
+    return {
+        "gameId": record["gameId"],
+        "players": record.get("players"),
+        "rated": record.get("rated", False),
+        "result": record["result"],
+        "termination": record["termination"],
+        "finishedAt": record["finishedAt"],
+        "turns": turns,
+    }

@@ -14,7 +14,16 @@ from typing import Any
 
 import attrs
 
-from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, ResultRow, StoreHealth, WriteRefused
+from playsite.store.base import (
+    GameEnding,
+    GameWrite,
+    OutboxItem,
+    Pruned,
+    ResultRow,
+    StoreHealth,
+    WriteRefused,
+    archive_summary,
+)
 
 
 @attrs.define
@@ -94,6 +103,11 @@ class MemoryStore:
     async def read_archive(self, game_id: str) -> dict[str, Any] | None:
         text = self.archive.get(game_id)
         return None if text is None else json.loads(text)
+
+    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
+        newest = itertools.islice(reversed(self.archive), limit)  # kept in the order the games finished
+        records = [json.loads(self.archive[game_id]) for game_id in newest]
+        return [archive_summary(record, len(record["turns"])) for record in records]
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]:
         now = datetime.now(timezone.utc)

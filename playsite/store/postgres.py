@@ -16,7 +16,7 @@ import psycopg
 import trio
 from psycopg.types.json import Jsonb
 
-from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth, WriteRefused
+from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth, WriteRefused, archive_summary
 from playsite.store.database import Database, DatabaseUnavailable
 
 HEALTH_PROBE_TIMEOUT_S = 2
@@ -157,6 +157,16 @@ class PostgresStore:
             ).fetchone()
         )
         return None if row is None else row[0]
+
+    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
+        rows = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT record - 'turns', jsonb_array_length(record -> 'turns') FROM game_archive"
+                " ORDER BY finished_at DESC, game_id DESC LIMIT %s",
+                (limit,),
+            ).fetchall()
+        )
+        return [archive_summary(record, turns) for record, turns in rows]
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]:
         rows = await self.database.run(

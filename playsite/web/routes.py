@@ -1,4 +1,9 @@
-"""`GET /`, `GET /play/<id>` and `GET /assets/<hashed name>`: the web client.
+"""The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
+`/@/<nickname>`, `/@/<team>/<name>`) and `GET /assets/<hashed name>`.
+
+Every page has a path of its own, apart from the JSON routes it reads (`/play/<id>` beside
+`/games/<id>`, `/ranking` beside `/leaderboard`, `/@/<nickname>` beside `/players/<nickname>`),
+so no answer depends on the Accept header and nothing needs `Vary`.
 
 Assets are read once at startup; each is served under `<stem>.<first 12 hex of its
 SHA-256><suffix>` with `Cache-Control: public, max-age=31536000, immutable`, and the pages
@@ -34,6 +39,7 @@ PAGE_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 IMPORT = re.compile(r"""(from\s+["'])\./([\w.-]+\.js)(["'])""")
+PAGES = ("home", "play", "history", "replay", "ranking", "profile")
 PLACEHOLDER = re.compile(r"\{\{asset:([\w.-]+)\}\}")
 
 
@@ -69,7 +75,7 @@ class Assets:
 def web_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("web", __name__)
     assets = Assets()
-    pages = {name: assets.page(f"{name}.html") for name in ("home", "play")}
+    pages = {name: assets.page(f"{name}.html") for name in PAGES}
 
     def page(name: str) -> Response:
         return Response(pages[name], content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
@@ -81,6 +87,26 @@ def web_routes(services: Services) -> RouteFamily:
     @routes.get("/play/<game_id>")
     async def play(game_id: str):
         return page("play")
+
+    @routes.get("/history")
+    async def finished_games():
+        return page("history")
+
+    @routes.get("/replay/<game_id>")
+    async def replay(game_id: str):
+        return page("replay")
+
+    @routes.get("/ranking")
+    async def ranking():
+        return page("ranking")
+
+    @routes.get("/@/<nickname>")
+    async def player(nickname: str):
+        return page("profile")
+
+    @routes.get("/@/<team>/<name>")
+    async def bot(team: str, name: str):
+        return page("profile")
 
     @routes.get("/assets/<name>")
     async def asset(name: str):

@@ -39,7 +39,8 @@ class Inline(HTMLParser):
 async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
     async with booted() as services:
         client = test_client(services)
-        for path in ("/", "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"):
+        game = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
+        for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/@/alice", "/@/acme/star"):
             page = await client.get(path)
             assert page.status_code == 200 and page.mimetype == "text/html"
             assert page.headers["Cache-Control"] == "no-cache"

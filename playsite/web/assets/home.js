@@ -1,5 +1,6 @@
 // The home page: the showcase table live (polled with its ETag), a friend game, live games.
 import { getJson, guestId, keepSeat, postJson } from "./net.js";
+import { mountHeader } from "./site.js";
 
 const $ = (id) => document.getElementById(id);
 let showcaseTag = null;
@@ -118,6 +119,7 @@ async function listGames() {
 
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
+mountHeader();
 pollShowcase();
 listBots();
 listGames();

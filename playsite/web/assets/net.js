@@ -32,14 +32,20 @@ export async function getJson(path, etag) {
 }
 
 export async function postJson(path, body, headers = {}) {
+  return sendJson("POST", path, body, headers);
+}
+
+export async function sendJson(method, path, body, headers = {}) {
   const response = await fetch(path, {
-    method: "POST",
+    method,
     // X-Game-CSRF: a signed-in person's writes need it (with the page's own Origin); harmless otherwise.
     headers: { "Content-Type": "application/json", "X-Game-CSRF": "1", ...headers },
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  let parsed = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON: an error page */ }
+  return { status: response.status, body: parsed };
 }
 
 // A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over.

@@ -4,6 +4,7 @@
 // submits it at once.
 import { applyMove, diceOf, parsePlacement, renderBoard } from "./board.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
+import { mountHeader } from "./site.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = location.pathname.split("/").pop();
@@ -29,6 +30,9 @@ const view = {
   clocks: null,
   clockSeat: null,
   clockAt: 0,
+  opponentIsBot: false, // a bot's seat cannot answer a draw offer
+  drawBlocked: false, // my offer was declined: no new one until the opponent offers
+  drawOfferFrom: null, // the seat whose draw offer waits for an answer
 };
 
 function path() {
@@ -60,6 +64,17 @@ function draw() {
   $("submit").disabled = !complete || view.waiting || view.ended;
   $("undo").disabled = view.partial.length === 0 || view.waiting;
   $("resign").disabled = !mine || view.ended;
+  $("offer-draw-label").hidden = !complete || view.waiting || view.ended || view.opponentIsBot || view.drawBlocked;
+  const offer = view.drawOfferFrom && !view.ended;
+  $("draw-offer").hidden = !offer;
+  const answering = offer && mine && view.drawOfferFrom !== mine;
+  $("draw-accept").hidden = !answering;
+  $("draw-decline").hidden = !answering;
+  if (offer) {
+    $("draw-offer-text").textContent = view.drawOfferFrom === mine
+      ? "You offered a draw; waiting for the answer."
+      : `${view.drawOfferFrom} offers a draw.`;
+  }
 }
 
 function click(square) {
@@ -114,7 +129,10 @@ async function takeRoll(dfen, tree) {
 
 function submit() {
   view.waiting = true;
-  socket.send({ SubmitTurn: { moves: view.partial } });
+  const command = { moves: view.partial };
+  if ($("offer-draw").checked && !$("offer-draw-label").hidden) command.offerDraw = true;
+  $("offer-draw").checked = false;
+  socket.send({ SubmitTurn: command });
   draw();
 }
 
@@ -139,7 +157,14 @@ function tick() {
   }
 }
 
+function answerDraw(accept) {
+  socket.send({ AnswerDraw: { accept } });
+  $("draw-accept").hidden = $("draw-decline").hidden = true;
+}
+
 function showPlayers(players) {
+  const opponent = mine === "White" ? players?.black : mine === "Black" ? players?.white : null;
+  view.opponentIsBot = opponent?.kind === "Bot";
   for (const seat of ["white", "black"]) {
     const face = players?.[seat];
     const name = face?.name || (face?.kind === "Bot" ? "bot" : "guest");
@@ -155,6 +180,10 @@ function showOver(over) {
   const text = result === null ? "aborted" : result.Draw ? "a draw" : `${result.Win.side} wins`;
   $("status").textContent = `Game over: ${text} (${over.termination}).`;
   $("status").dataset.status = "ended";
+  view.drawOfferFrom = null;
+  const link = $("replay-link");
+  link.querySelector("a").href = `/replay/${gameId}`;
+  link.hidden = false;
 }
 
 function addHistory(seat, moves) {
@@ -184,16 +213,23 @@ async function onEvent(event) {
     for (const turn of body.history) addHistory(turn.seat, turn.moves);
     view.pieces = parsePlacement(state.dfen);
     view.tree = view.node = null;
+    view.drawOfferFrom = null;
     setClocks(state.clocks, state.dicePending ? state.activeSeat : null);
     if (state.status.Ended) {
       showOver(state.status.Ended.over);
     } else if (state.dicePending) {
       showTurn(state.activeSeat, diceOf(state.dfen));
       if (state.activeSeat === mine) await takeRoll(state.dfen, state.legalMoves);
+    } else if (body.history.length) {
+      // a game under way with no roll pending: the last turn offered a draw, the seat to move answers
+      view.drawOfferFrom = state.activeSeat === "White" ? "Black" : "White";
+      $("status").textContent = "A draw offer waits for its answer.";
+      $("status").dataset.status = "draw-offer";
     } else {
       $("status").textContent = "Waiting for the players...";
     }
   } else if (kind === "DiceRolled") {
+    view.drawOfferFrom = null;
     setClocks(body.clocks, body.seat);
     showTurn(body.seat, body.dice);
     view.pieces = parsePlacement(body.dfen);
@@ -202,6 +238,10 @@ async function onEvent(event) {
     addHistory(body.seat, body.moves);
     view.pieces = parsePlacement(body.fenAfter);
     if (body.seat === mine) { view.tree = view.node = null; view.partial = []; view.waiting = false; }
+    if (body.drawOffer) {
+      view.drawOfferFrom = body.seat;
+      if (body.seat !== mine) view.drawBlocked = false; // the opponent offered: mine may follow again
+    }
     say("");
   } else if (kind === "GameEnded") {
     showOver(body.over);
@@ -209,9 +249,11 @@ async function onEvent(event) {
     if (body.seat === mine) {
       view.waiting = false;
       say(`Refused: ${body.reason}`);
-      undoAll();
+      if (view.tree) undoAll();
     }
   } else if (kind === "DrawDeclined") {
+    if (body.seat !== mine && mine) view.drawBlocked = true;
+    view.drawOfferFrom = null;
     say(`${body.seat} declined the draw.`);
   } else if (kind === "Error") {
     view.waiting = false;
@@ -230,6 +272,9 @@ $("role").textContent = mine ? `You play ${mine}` : "Watching";
 $("submit").addEventListener("click", submit);
 $("undo").addEventListener("click", undo);
 $("resign").addEventListener("click", () => socket.send({ Resign: {} }));
+$("draw-accept").addEventListener("click", () => answerDraw(true));
+$("draw-decline").addEventListener("click", () => answerDraw(false));
+mountHeader();
 const socket = gameSocket(path(), {
   onEvent,
   onState: (state) => { $("connection").dataset.state = state; $("connection").textContent = state; },

@@ -1,0 +1,99 @@
+// Checking a finished game's dice in the browser, with WebCrypto, by the bytes of
+// docs/dice.md (procedure version 1): nothing here trusts the server's word for a roll.
+//
+// message(ply) = u32be(len white) | white | u32be(len black) | black | i64be(ply)   (UTF-8 bytes)
+// block n      = HMAC-SHA256(key = seed, message(ply) | i32be(n))
+// dice         = bytes below 252, in order, as b % 6 + 1; the first three make the roll.
+
+const REJECT_FROM = 252; // 252 = 42 * 6: bytes 252..255 are skipped so every face is equally likely
+const SEED_BYTES = 32;
+
+export function fromHex(hex) {
+  if (typeof hex !== "string" || hex.length % 2 !== 0 || /[^0-9a-fA-F]/.test(hex)) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+export function toHex(bytes) {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function rollMessage(white, black, ply) {
+  const encoder = new TextEncoder(); // UTF-8, the text exactly as recorded (no normalisation)
+  const w = encoder.encode(white), b = encoder.encode(black);
+  const message = new Uint8Array(4 + w.length + 4 + b.length + 8);
+  const view = new DataView(message.buffer);
+  view.setUint32(0, w.length);
+  message.set(w, 4);
+  view.setUint32(4 + w.length, b.length);
+  message.set(b, 8 + w.length);
+  view.setBigInt64(8 + w.length + b.length, BigInt(ply)); // plies go up to 2^63 - 1
+  return message;
+}
+
+export async function hmacKey(seedBytes) {
+  return crypto.subtle.importKey("raw", seedBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+// The three dice rolled at `ply`; `key` is hmacKey(seed). `ply` may be a Number or a BigInt.
+export async function rollWithKey(key, white, black, ply) {
+  const message = rollMessage(white, black, ply);
+  const dice = [];
+  for (let block = 0; ; block += 1) {
+    const input = new Uint8Array(message.length + 4);
+    input.set(message);
+    new DataView(input.buffer).setInt32(message.length, block);
+    const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, input));
+    for (const byte of digest) {
+      if (byte >= REJECT_FROM) continue;
+      dice.push((byte % 6) + 1);
+      if (dice.length === 3) return dice;
+    }
+  }
+}
+
+export async function roll(seedHex, white, black, ply) {
+  return rollWithKey(await hmacKey(fromHex(seedHex)), white, black, ply);
+}
+
+export async function commitmentOf(seedBytes) {
+  return toHex(await crypto.subtle.digest("SHA-256", seedBytes));
+}
+
+// Checks a record shaped like GET /games/{id}/history. The verdict:
+//   {state: "verified", checked, turns: [{turnNumber, ply, expected, ok}]}
+//   {state: "mismatch", turnNumber, ply, seat, expected, recorded, checked, turns}  (the first mismatch)
+//   {state: "commitment", expected, recorded}   the commitment is not SHA-256 of the seed
+//   {state: "unrevealed"}                       no seed yet (the game is not over)
+//   {state: "unsupported"}                      this browser has no WebCrypto (a page not on https)
+//   {state: "unreadable", reason}
+export async function verifyRecord(record) {
+  const fairness = record?.fairness;
+  if (!fairness || typeof fairness.commit !== "string") return { state: "unreadable", reason: "no commitment" };
+  if (fairness.seed === null || fairness.seed === undefined) return { state: "unrevealed" };
+  if (!globalThis.crypto?.subtle) return { state: "unsupported" };
+  const seed = fromHex(fairness.seed);
+  const white = fairness.clientSeeds?.white, black = fairness.clientSeeds?.black;
+  if (!seed || seed.length !== SEED_BYTES) return { state: "unreadable", reason: "the seed is not 32 bytes of hex" };
+  if (typeof white !== "string" || typeof black !== "string") return { state: "unreadable", reason: "no client seeds" };
+  if (!Array.isArray(record.turns)) return { state: "unreadable", reason: "no turns" };
+  const expectedCommit = await commitmentOf(seed);
+  if (fairness.commit.toLowerCase() !== expectedCommit) {
+    return { state: "commitment", expected: expectedCommit, recorded: fairness.commit };
+  }
+  const key = await hmacKey(seed);
+  const ordered = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
+  const turns = [];
+  for (const [ply, turn] of ordered.entries()) {
+    const expected = await rollWithKey(key, white, black, ply);
+    const recorded = turn.dice;
+    const ok = Array.isArray(recorded) && recorded.length === 3 && recorded.every((d, i) => d === expected[i]);
+    turns.push({ turnNumber: turn.turnNumber, ply, expected, ok });
+    if (!ok) {
+      return { state: "mismatch", turnNumber: turn.turnNumber, ply, seat: turn.activeColor, expected, recorded,
+               checked: ply, turns };
+    }
+  }
+  return { state: "verified", checked: turns.length, turns };
+}

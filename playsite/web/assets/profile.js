@@ -1,0 +1,59 @@
+// A profile page: /@/<nickname> reads GET /players/<nickname>, /@/<team>/<name> reads
+// GET /bots/<team>/<name>. Rating, record, opponents and recent games (each to its replay).
+import { getJson } from "./net.js";
+import { $, element, faceLink, mountHeader } from "./site.js";
+
+const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
+const isBot = parts.length === 2;
+const title = isBot ? `${parts[0]}/${parts[1]}` : parts[0];
+const source = isBot
+  ? `/bots/${encodeURIComponent(parts[0])}/${encodeURIComponent(parts[1])}`
+  : `/players/${encodeURIComponent(parts[0])}`;
+
+function cellRow(cells) {
+  const tr = element("tr");
+  for (const cell of cells) {
+    const td = element("td");
+    td.append(cell);
+    tr.append(td);
+  }
+  return tr;
+}
+
+const OUTCOME = { win: "won", loss: "lost", draw: "drawn", unknown: "aborted" };
+
+async function load() {
+  $("profile-name").textContent = isBot ? `Bot ${title}` : title;
+  document.title = `playsite: ${title}`;
+  const answer = await getJson(source);
+  if (answer.status !== 200) {
+    const code = answer.body?.error?.code;
+    $("profile-message").textContent = code === "persistence_required"
+      ? "This server keeps no profiles (it runs without a database)."
+      : code === "player_not_found" || code === "bot_not_found" ? `No ${isBot ? "bot" : "player"} called ${title}.`
+      : "The profile could not be read; reload to try again.";
+    return;
+  }
+  const profile = answer.body;
+  $("profile-rating").textContent = `Rating ${Math.round(profile.rating)} \u00b1${Math.round(profile.rd)}`
+    + `${profile.provisional ? " (provisional)" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
+  $("profile-record").textContent = `${profile.games} rated games: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
+  $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
+    faceLink(opponent.opponent), String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
+  ])));
+  $("recent").replaceChildren(...profile.recent.map((game) => {
+    const item = element("li");
+    item.append(
+      element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `),
+      faceLink(game.opponent),
+      element("span", ` (${game.termination.replace(/_/g, " ")}${game.rated ? ", rated" : ""}) `),
+      element("a", "Replay", { href: `/replay/${game.gameId}` }),
+    );
+    return item;
+  }));
+  if (!profile.recent.length) $("recent").textContent = "No game yet.";
+  $("profile").hidden = false;
+}
+
+mountHeader();
+load().catch(() => { $("profile-message").textContent = "The server is not answering; reload to try again."; });

@@ -1,0 +1,47 @@
+// The ranking page: bots and players from GET /leaderboard, each linking to its profile.
+import { getJson } from "./net.js";
+import { $, element, mountHeader } from "./site.js";
+
+export function ratingText(entry) {
+  return `${Math.round(entry.rating)} \u00b1${Math.round(entry.rd)}`;
+}
+
+function row(cells) {
+  const tr = element("tr");
+  for (const cell of cells) {
+    const td = element("td");
+    td.append(cell);
+    tr.append(td);
+  }
+  return tr;
+}
+
+function record(entry) {
+  return `${entry.wins} / ${entry.draws} / ${entry.losses}`;
+}
+
+async function load() {
+  const answer = await getJson("/leaderboard");
+  if (answer.status !== 200) {
+    $("ranking-message").textContent = answer.body?.error?.code === "persistence_required"
+      ? "This server keeps no ratings (it runs without a database)."
+      : "The ranking could not be read; reload to try again.";
+    return;
+  }
+  const bots = answer.body.leaders.map((bot) => {
+    const href = `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`;
+    const name = element("a", `${bot.team}/${bot.name}`, { href });
+    return row([String(bot.rank), name, ratingText(bot), String(bot.games), record(bot)]);
+  });
+  const players = (answer.body.players || []).map((player) => {
+    const name = element("a", player.nickname, { href: `/@/${encodeURIComponent(player.nickname)}` });
+    return row([String(player.rank), name, ratingText(player), String(player.games), record(player)]);
+  });
+  $("bot-ranking").tBodies[0].replaceChildren(...bots);
+  $("player-ranking").tBodies[0].replaceChildren(...players);
+  if (!bots.length) $("bot-ranking").tBodies[0].append(row(["", "No bot is rated yet.", "", "", ""]));
+  if (!players.length) $("player-ranking").tBodies[0].append(row(["", "No player is rated yet.", "", "", ""]));
+}
+
+mountHeader();
+load().catch(() => { $("ranking-message").textContent = "The server is not answering; reload to try again."; });

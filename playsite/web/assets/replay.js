@@ -1,0 +1,121 @@
+// A finished game, turn by turn, with every roll checked in this browser against the seed
+// the server revealed at the end (fair.js): first / previous / next / last and the arrow keys.
+import { parsePlacement, renderBoard } from "./board.js";
+import { verifyRecord } from "./fair.js";
+import { getJson } from "./net.js";
+import { $, element, faceLink, mountHeader, resultText } from "./site.js";
+
+const gameId = location.pathname.split("/").pop();
+const view = { record: null, turns: [], step: 0, checks: new Map() };
+
+function positionAt(step) {
+  return step === 0 ? view.record.initialDfen : view.turns[step - 1].fenAfter;
+}
+
+// The squares the turn's micro-moves touched, replayed on the position before it.
+function marksOf(step) {
+  const marks = {};
+  if (step === 0) return marks;
+  for (const uci of view.turns[step - 1].moves) {
+    marks[uci.slice(0, 2)] = "moved-from";
+    marks[uci.slice(2, 4)] = "moved-to";
+  }
+  return marks;
+}
+
+function show(step) {
+  view.step = Math.max(0, Math.min(step, view.turns.length));
+  const { turns } = view;
+  renderBoard($("board"), parsePlacement(positionAt(view.step)), { marks: marksOf(view.step) });
+  $("step").textContent = `${view.step} / ${turns.length}`;
+  $("step").dataset.step = String(view.step);
+  const turn = turns[view.step - 1];
+  $("turn-seat").textContent = turn ? `${turn.turnNumber}, ${turn.activeColor}` : "start";
+  $("dice").textContent = turn ? turn.dice.join(" ") : "";
+  $("moves").textContent = turn ? (turn.moves.length ? turn.moves.join(" ") : "(forced pass)") : "";
+  const check = turn && view.checks.get(turn.turnNumber);
+  $("turn-check").textContent = check === undefined ? "" : check ? "checked" : "does not match";
+  $("turn-check").dataset.ok = check === undefined ? "" : String(check);
+  $("first").disabled = $("prev").disabled = view.step === 0;
+  $("next").disabled = $("last").disabled = view.step === turns.length;
+  for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
+}
+
+function listTurns() {
+  $("turns").replaceChildren(...view.turns.map((turn, index) => {
+    const item = element("li");
+    item.dataset.step = String(index + 1);
+    const button = element("button", `${turn.activeColor}: ${turn.dice.join(" ")} | ${turn.moves.join(" ") || "pass"}`,
+      { type: "button", class: "link" });
+    button.addEventListener("click", () => show(index + 1));
+    item.append(button);
+    return item;
+  }));
+}
+
+function showVerdict(verdict) {
+  const badge = $("fairness");
+  badge.dataset.state = verdict.state;
+  for (const turn of verdict.turns || []) view.checks.set(turn.turnNumber, turn.ok);
+  for (const item of $("turns").children) {
+    const turn = view.turns[Number(item.dataset.step) - 1];
+    const ok = view.checks.get(turn.turnNumber);
+    if (ok !== undefined) item.dataset.ok = String(ok);
+  }
+  badge.textContent = {
+    verified: () => `Provably fair: verified (${verdict.checked} rolls checked in your browser)`,
+    mismatch: () => `Mismatch at turn ${verdict.turnNumber}: the seed gives ${verdict.expected.join(" ")}, `
+      + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
+    commitment: () => "Mismatch: the revealed seed is not the one the server committed to",
+    unrevealed: () => "Not revealed yet: the seed is published when the game ends",
+    unsupported: () => "This browser cannot check the dice here (WebCrypto needs https)",
+    unreadable: () => `The record cannot be checked: ${verdict.reason}`,
+  }[verdict.state]();
+  show(view.step);
+}
+
+async function load() {
+  const answer = await getJson(`/games/${gameId}/history`);
+  if (answer.status !== 200) {
+    const live = await getJson(`/games/${gameId}`);
+    if (live.status === 200) {
+      $("fairness").dataset.state = "unrevealed";
+      $("fairness").textContent = "Not revealed yet: the game is still being played.";
+      $("outcome").replaceChildren("Watch it: ", element("a", "the game", { href: `/play/${gameId}` }));
+    } else {
+      $("fairness").dataset.state = "unreadable";
+      $("fairness").textContent = "No finished game with this id.";
+    }
+    return;
+  }
+  const record = answer.body;
+  view.record = record;
+  view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
+  $("player-white").querySelector(".name").replaceChildren("White: ", faceLink(record.players?.white));
+  $("player-black").querySelector(".name").replaceChildren("Black: ", faceLink(record.players?.black));
+  $("outcome").textContent = `${resultText(record.result, record.termination)}, ${new Date(record.finishedAt).toLocaleString()}`;
+  $("commit").textContent = record.fairness.commit;
+  $("seed").textContent = record.fairness.seed ?? "(not revealed)";
+  $("client-white").textContent = JSON.stringify(record.fairness.clientSeeds?.white ?? null);
+  $("client-black").textContent = JSON.stringify(record.fairness.clientSeeds?.black ?? null);
+  listTurns();
+  show(view.turns.length);
+  showVerdict(await verifyRecord(record));
+}
+
+$("first").addEventListener("click", () => show(0));
+$("prev").addEventListener("click", () => show(view.step - 1));
+$("next").addEventListener("click", () => show(view.step + 1));
+$("last").addEventListener("click", () => show(view.turns.length));
+document.addEventListener("keydown", (event) => {
+  if (!view.record || event.target.closest?.("input, textarea, select")) return;
+  const to = { ArrowLeft: view.step - 1, ArrowRight: view.step + 1, Home: 0, End: view.turns.length }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  show(to);
+});
+mountHeader();
+load().catch(() => {
+  $("fairness").dataset.state = "unreadable";
+  $("fairness").textContent = "The game could not be loaded; reload to try again.";
+});

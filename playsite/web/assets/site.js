@@ -1,0 +1,100 @@
+// What every page shares: the account corner of the header (sign in, the nickname, a
+// nickname change, sign out) and small helpers for names and links.
+import { getJson, sendJson } from "./net.js";
+
+export const $ = (id) => document.getElementById(id);
+
+export function element(tag, text, attributes = {}) {
+  const made = document.createElement(tag);
+  if (text !== undefined && text !== null) made.textContent = text;
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+  return made;
+}
+
+// The profile page of a public face ({kind, name}), or null for a guest or an unnamed seat.
+// A bot's name is written "team name" in games and "team/name" in ratings.
+export function profileHref(face) {
+  if (!face?.name) return null;
+  if (face.kind === "Bot") {
+    const [team, name] = face.name.split(/[ /]/);
+    return name ? `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` : null;
+  }
+  return `/@/${encodeURIComponent(face.name)}`;
+}
+
+export function faceName(face) {
+  return face?.name || (face?.kind === "Bot" ? "a bot" : "a guest");
+}
+
+// A face as a link to its profile when it has one, else as plain text.
+export function faceLink(face) {
+  const href = profileHref(face);
+  return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
+}
+
+export function resultText(result, termination) {
+  if (termination === "aborted") return "aborted";
+  const how = termination.replace(/_/g, " ");
+  if (result === 1) return `White won (${how})`;
+  if (result === -1) return `Black won (${how})`;
+  return `draw (${how})`;
+}
+
+// ----- the account corner ---------------------------------------------------------------------
+
+async function showAccount(corner) {
+  let answer;
+  try {
+    answer = await getJson("/auth/me");
+  } catch {
+    return;
+  }
+  if (answer.status === 200) return showSignedIn(corner, answer.body);
+  if (answer.status === 401) {
+    // sign-in is mounted: come back here afterwards
+    const next = encodeURIComponent(location.pathname);
+    corner.replaceChildren(element("a", "Sign in", { href: `/auth/login?next=${next}`, id: "sign-in" }));
+    return;
+  }
+  corner.replaceChildren(); // 404: this server has no sign-in
+}
+
+function showSignedIn(corner, me) {
+  const name = element("span", me.nickname || "signed in", { id: "account-name" });
+  const out = element("button", "Sign out", { id: "sign-out", type: "button" });
+  const form = element("form", null, { id: "nickname-form" });
+  const input = element("input", null, {
+    id: "nickname-input", name: "nickname", required: "", pattern: "[A-Za-z0-9_\\-]{3,20}",
+    placeholder: me.nickname ? "new nickname" : "choose a nickname", "aria-label": "nickname", size: "14",
+  });
+  const save = element("button", "Change", { type: "submit" });
+  const message = element("span", "", { id: "account-message", class: "message" });
+  form.append(input, save);
+  const details = element("details", null, { id: "account-menu" });
+  details.append(element("summary", "Account"), form, message);
+  out.addEventListener("click", async () => {
+    out.disabled = true;
+    const answer = await sendJson("POST", "/auth/logout", {});
+    if (answer.status === 204) return showAccount(corner);
+    out.disabled = false;
+    message.textContent = answer.body?.error?.message || "Signing out failed; try again.";
+    details.open = true;
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await sendJson("PATCH", "/auth/me", { nickname: input.value });
+    if (answer.status === 200) {
+      name.textContent = answer.body.nickname;
+      input.value = "";
+      message.textContent = "Saved.";
+    } else {
+      message.textContent = answer.body?.error?.message || "That nickname cannot be used.";
+    }
+  });
+  corner.replaceChildren(name, out, details);
+}
+
+export function mountHeader() {
+  const corner = $("account");
+  if (corner) showAccount(corner);
+}
