@@ -1,0 +1,123 @@
+"""The history and replay pages in Chromium: a finished game is listed, replayed turn by turn,
+and every roll is checked by the browser itself (WebCrypto) against the revealed seed; a
+record with one roll altered shows the mismatch. The verification module is also run on
+the published golden vectors (specs/dice/vectors-v1.json) inside the browser."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from playsite.web.routes import Assets
+from tests.support.server import ServerProcess
+from tests.web.conftest import finished_game
+
+VECTORS = Path(__file__).resolve().parents[2] / "specs" / "dice" / "vectors-v1.json"
+TURNS = 4
+SEEDS = {"White": "alice's seed \u2713 with a few more bytes", "Black": "b\u00e9b\u00e9's own seed, composed"}
+
+
+@pytest.fixture(scope="module")
+def server_with_a_game():
+    """One server and one finished game for the module (the games are what the tests read)."""
+    server = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}).start()
+    try:
+        yield server, finished_game(server, TURNS, SEEDS)
+    finally:
+        server.close()
+
+
+def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_with_a_game, context):
+    server, game_id = server_with_a_game
+    record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
+    assert record["fairness"]["clientSeeds"] == {"white": SEEDS["White"], "black": SEEDS["Black"]}  # multi-byte UTF-8
+    page = context.new_page()
+    page.goto(f"{server.base_url}/history")
+    page.locator(f'li[data-game="{game_id}"] a.replay').click()
+    expect(page).to_have_url(f"{server.base_url}/replay/{game_id}")
+    badge = page.locator("#fairness")
+    expect(badge).to_have_attribute("data-state", "verified")
+    expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns'])} rolls")
+    # it opens on the final position; stepping shows each turn's dice and position
+    total = len(record["turns"])
+    expect(page.locator("#step")).to_have_text(f"{total} / {total}")
+    page.click("#first")
+    expect(page.locator("#step")).to_have_text(f"0 / {total}")
+    expect(page.locator('[data-square="e1"]')).to_have_attribute("data-piece", "K")
+    page.keyboard.press("ArrowRight")
+    first = record["turns"][0]
+    expect(page.locator("#step")).to_have_text(f"1 / {total}")
+    expect(page.locator("#dice")).to_have_text(" ".join(map(str, first["dice"])))
+    expect(page.locator("#turn-check")).to_have_text("checked")
+    moved_to = first["moves"][-1][2:4]
+    expect(page.locator(f'[data-square="{moved_to}"]')).to_have_class("square " + ("light" if light(moved_to) else "dark")
+                                                                      + " moved-to")
+    page.click("#last")
+    expect(page.locator("#step")).to_have_text(f"{total} / {total}")
+    page.keyboard.press("Home")
+    expect(page.locator("#prev")).to_be_disabled()
+    page.keyboard.press("End")
+    expect(page.locator("#next")).to_be_disabled()
+
+
+def light(square: str) -> bool:
+    return ("abcdefgh".index(square[0]) + int(square[1])) % 2 == 0
+
+
+def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, context):
+    server, game_id = server_with_a_game
+    record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
+    tampered = json.loads(json.dumps(record))
+    turn = tampered["turns"][1]
+    honest = list(turn["dice"])
+    turn["dice"][0] = honest[0] % 6 + 1  # a different face, still a die
+    page = context.new_page()
+    page.route(f"**/games/{game_id}/history",
+               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(tampered)))
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    badge = page.locator("#fairness")
+    expect(badge).to_have_attribute("data-state", "mismatch")
+    expect(badge).to_contain_text(f"Mismatch at turn {turn['turnNumber']}")
+    expect(badge).to_contain_text(f"the seed gives {' '.join(map(str, honest))}")
+    expect(page.locator('#turns li[data-step="2"]')).to_have_attribute("data-ok", "false")
+
+
+def test_a_game_still_being_played_is_not_revealed_yet(server_with_a_game, context):
+    server, _ = server_with_a_game
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    page = context.new_page()
+    page.goto(f"{server.base_url}/replay/{game['gameId']}")
+    expect(page.locator("#fairness")).to_have_attribute("data-state", "unrevealed")
+    expect(page.locator("#fairness")).to_contain_text("Not revealed yet")
+
+
+def test_the_browser_verifier_reproduces_every_published_vector(server_with_a_game, context):
+    server, _ = server_with_a_game
+    page = context.new_page()
+    page.goto(f"{server.base_url}/history")
+    module = f"/assets/{Assets().names['fair.js']}"
+    vectors = json.loads(VECTORS.read_text())["vectors"]
+    cases = [{"seedHex": v["seedHex"], "white": v["white"], "black": v["black"], "commit": v["commit"],
+              "rolls": [{"ply": str(r["ply"]), "dice": r["dice"]} for r in v["rolls"]]} for v in vectors]
+    results = page.evaluate(
+        """async ([module, cases]) => {
+            const fair = await import(module);
+            const out = [];
+            for (const c of cases) {
+              const commit = await fair.commitmentOf(fair.fromHex(c.seedHex));
+              const rolls = [];
+              for (const r of c.rolls) rolls.push(await fair.roll(c.seedHex, c.white, c.black, BigInt(r.ply)));
+              out.push({ commit, rolls });
+            }
+            return out;
+        }""",
+        [module, cases],
+    )
+    assert len(results) == len(vectors) >= 3
+    for vector, result in zip(vectors, results):
+        assert result["commit"] == vector["commit"], vector["id"]
+        assert result["rolls"] == [r["dice"] for r in vector["rolls"]], vector["id"]
