@@ -75,6 +75,9 @@ class Settings:
     """How long a sign-in lasts before the person signs in again (the session cookie's lifetime)."""
 
     idle_forfeit_s: int = 0
+    trusted_proxies: tuple[str, ...] = ()
+    """Peer addresses (IPs or CIDR networks) whose `X-Forwarded-Proto` says whether the
+    client's request came over HTTPS (a TLS-terminating proxy in front of the service)."""
     """Unlimited games: a seat that does not play its roll within this many seconds loses on
     time (0: never; the dicechess-play ecosystem uses 120)."""
     house_bots_enabled: bool = True
@@ -184,6 +187,7 @@ _FIELDS = {
     "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
     "PLAY_HOUSE_BOTS": "house_bots_enabled",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
+    "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
     "PLAY_UNJOINED_GAMES_MAX": "unjoined_games_max",
@@ -283,6 +287,18 @@ class _Reader:
             return None
         return value
 
+    def networks(self, name: str) -> tuple[str, ...]:
+        value = self.raw(name)
+        if value is None:
+            return ()
+        found = []
+        for item in (part.strip() for part in value.split(",")):
+            try:
+                found.append(str(ipaddress.ip_network(item, strict=False)))
+            except ValueError:
+                self.problems.append(f"{name}: {item!r} is not an IP address or CIDR network")
+        return tuple(found)
+
     def uuids(self, name: str) -> tuple[str, ...]:
         value = self.raw(name)
         if value is None:
@@ -350,6 +366,7 @@ class _Reader:
             session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
             house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
+            trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),
             unjoined_games_max=self.integer("PLAY_UNJOINED_GAMES_MAX", 1000, 1, 1_000_000),

@@ -5,6 +5,7 @@ through `playsite.accounts.service.Accounts.caller`, which reads its cookie here
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Protocol
 
 from quart import has_request_context, request, websocket
@@ -77,3 +78,32 @@ def client_address() -> str:
     is reached directly (one serving process), and a header is whatever the client says."""
     context = request if has_request_context() else websocket
     return context.remote_addr or "unknown"
+
+
+LOCAL_PEER = "<local>"
+"""The peer address quart reports for a connection without one."""
+
+
+def over_https(trusted_proxies: tuple[str, ...]) -> bool:
+    """Whether the client's request reached us over HTTPS.
+
+    A peer on `trusted_proxies` (a TLS-terminating proxy) is believed about the client's
+    scheme through `X-Forwarded-Proto`; any other peer is judged by the connection itself:
+    TLS to this server, or a loopback peer (the machine itself: development, `playsite
+    demo`), whose traffic never crossed a network."""
+    context = request if has_request_context() else websocket
+    peer = _address(context.remote_addr)
+    if peer is not None and any(peer in ipaddress.ip_network(net) for net in trusted_proxies):
+        return context.headers.get("X-Forwarded-Proto", "").strip().lower() == "https"
+    if context.scheme in ("https", "wss"):
+        return True
+    if context.remote_addr == LOCAL_PEER:
+        return True  # no network peer at all (a unix socket, an in-process client)
+    return peer is not None and peer.is_loopback
+
+
+def _address(text: str | None):
+    try:
+        return ipaddress.ip_address(text or "")
+    except ValueError:
+        return None

@@ -6,7 +6,9 @@
 
 Who the caller is (authentication rules 1-8): the signed-in account whose principal holds a
 final source seat, else the `X-Rematch-Seat-Token` header matching the capability of a seat
-a guest held. A guest's token never opens an account's seat; a guest id or a nickname alone
+a guest held, accepted only over HTTPS (`http.auth.over_https`: TLS to this server, a
+loopback peer, or a PLAY_TRUSTED_PROXIES proxy saying `X-Forwarded-Proto: https`). A guest's
+token never opens an account's seat; a guest id or a nickname alone
 opens nothing. On POST the Origin and `X-Game-CSRF: 1` checks come first and fail as 403
 `not_participant`, before any seat is looked up. Every answer, errors included, is
 `Cache-Control: no-store`; errors are `{error: {code}, state?}` with the caller's state only
@@ -21,7 +23,7 @@ import uuid
 from quart import request
 
 from playsite.games.refusals import CANONICAL_GAME_ID
-from playsite.http.auth import client_address
+from playsite.http.auth import client_address, over_https
 from playsite.http.bodies import body_limit
 from playsite.http.errors import ErrorShape, Refusal, RouteFamily
 from playsite.http.origin import CSRF_HEADER
@@ -102,6 +104,10 @@ def rematch_routes(services: Services) -> RouteFamily:
             if seat is not None:
                 return seat
         token = request.headers.get(SEAT_TOKEN_HEADER)
+        if token and not over_https(services.settings.trusted_proxies):
+            # A bearer credential that crossed a network in clear text is not used (and a
+            # client that sends it so learns to stop): the same answer as no credential.
+            token = None
         if token:
             for seat in SEATS:
                 held = source.seats[seat]

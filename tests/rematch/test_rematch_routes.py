@@ -245,6 +245,25 @@ async def test_who_may_act(migrated_url):
         assert status == 404
 
 
+async def test_a_guest_token_counts_only_over_https(migrated_url):
+    remote = {"client": ("203.0.113.7", 40000)}
+    async with server(migrated_url, trusted_proxies=("10.0.0.0/8",)) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        url = f"/games/{game_id}/rematch"
+        plain = await client.get(url, headers=as_seat(tokens[WHITE]), scope_base=remote)
+        assert plain.status_code == 401 and (await plain.get_json()) == {"error": {"code": "authentication_required"}}
+        tls = await client.get(url, headers=as_seat(tokens[WHITE]), scope_base=remote, scheme="https")
+        assert tls.status_code == 200
+        proxy = {"client": ("10.1.2.3", 40000)}
+        for proto, status in (("https", 200), ("http", 401), (None, 401)):
+            forwarded = {"X-Forwarded-Proto": proto} if proto else {}
+            answer = await client.get(url, headers={**as_seat(tokens[WHITE]), **forwarded}, scope_base=proxy)
+            assert answer.status_code == status, proto
+        # Anyone else saying X-Forwarded-Proto is not believed.
+        spoofed = await client.get(url, headers={**as_seat(tokens[WHITE]), "X-Forwarded-Proto": "https"}, scope_base=remote)
+        assert spoofed.status_code == 401
+
+
 async def test_an_account_seat_answers_to_its_session_and_never_to_a_token(migrated_url):
     overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
                      oidc_client_secret="s", public_origin=ORIGIN)
