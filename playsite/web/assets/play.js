@@ -4,6 +4,7 @@
 // submits it at once.
 import { applyMove, diceOf, parsePlacement, renderBoard } from "./board.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
+import { followContinuation, mountRematch } from "./rematch.js";
 import { mountHeader } from "./site.js";
 
 const $ = (id) => document.getElementById(id);
@@ -184,7 +185,11 @@ function showOver(over) {
   const link = $("replay-link");
   link.querySelector("a").href = `/replay/${gameId}`;
   link.hidden = false;
+  // The rematch control shows at once on the authoritative end; a spectator follows the chain.
+  if (!afterGame) afterGame = mine ? mountRematch($("rematch-slot"), { gameId, token }) : followContinuation(gameId);
 }
+
+let afterGame = null; // the rematch poller, once the game is over
 
 function addHistory(seat, moves) {
   const item = document.createElement("li");
@@ -225,6 +230,10 @@ async function onEvent(event) {
       view.drawOfferFrom = state.activeSeat === "White" ? "Black" : "White";
       $("status").textContent = "A draw offer waits for its answer.";
       $("status").dataset.status = "draw-offer";
+    } else if (state.rematchStartup?.phase === "awaiting_joins") {
+      const by = new Date(state.rematchStartup.joinDeadlineAt).toLocaleTimeString();
+      $("status").textContent = `Rematch: it starts when both players are here (by ${by}).`;
+      $("status").dataset.status = "awaiting-joins";
     } else {
       $("status").textContent = "Waiting for the players...";
     }
@@ -277,7 +286,11 @@ $("draw-decline").addEventListener("click", () => answerDraw(false));
 mountHeader();
 const socket = gameSocket(path(), {
   onEvent,
-  onState: (state) => { $("connection").dataset.state = state; $("connection").textContent = state; },
+  onState: (state) => {
+    $("connection").dataset.state = state;
+    $("connection").textContent = state;
+    if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
+  },
 });
 setInterval(tick, 250);
 draw();

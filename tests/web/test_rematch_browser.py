@@ -1,0 +1,95 @@
+"""Rematch in real Chromium against a real `playsite serve` on PostgreSQL: two people finish a
+friend game, one proposes a rematch, the other accepts, both land on the successor and it
+starts; a spectator of the first game follows the chain to the successor on its own."""
+
+from __future__ import annotations
+
+import random
+import socket
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until_sync
+from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
+from tests.web.test_browser import pending, play_turn
+
+pytestmark = pytest.mark.postgres
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def server(serve, migrated_url):
+    port = free_port()
+    # The pages' own origin must be allowed: rematch commands need an exact allowed Origin.
+    return serve({
+        "DATABASE_URL": migrated_url, "DICE_SEED_WINDOW_MS": "0", "PLAY_PORT": str(port),
+        "PLAY_CORS_ORIGINS": f"http://127.0.0.1:{port}",
+    })
+
+
+def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_follows(server, chromium, artifacts):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    contexts = {seat: chromium.new_context() for seat in ("White", "Black", "watcher")}
+    try:
+        pages = {}
+        for seat in ("White", "Black"):
+            page = contexts[seat].new_page()
+            page.goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+            pages[seat] = page
+        watcher = contexts["watcher"].new_page()
+        watcher.goto(f"{base}/play/{game_id}")
+        for page in (*pages.values(), watcher):
+            expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+
+        rng = random.Random(3)
+        for _ in range(2):  # a turn each: a resignation then decides the game
+            state = wait_until_sync(lambda: pending(base, game_id), "a roll waiting to be played")
+            page = pages[state["activeSeat"]]
+            expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+            moves = play_turn(page, base, game_id, state["activeSeat"], rng)
+            expect(page.locator("#history")).to_contain_text(" ".join(moves))
+        pages["White"].click("#resign")
+
+        # The control shows on the authoritative end, for both players; the watcher gets none.
+        for page in pages.values():
+            expect(page.locator("#rematch-slot")).to_have_attribute("data-phase", "available")
+        expect(watcher.locator("#rematch-slot")).to_be_hidden()
+        screenshot(pages["White"], artifacts, "rematch-available")
+        pages["White"].click('#rematch-slot button[data-action="propose"]')
+        expect(pages["White"].locator("#rematch-status")).to_contain_text("waiting for your opponent")
+        expect(pages["Black"].locator('#rematch-slot button[data-action="accept"]')).to_be_visible()
+        screenshot(pages["Black"], artifacts, "rematch-offered")
+        pages["Black"].click('#rematch-slot button[data-action="accept"]')
+
+        successor = wait_until_sync(lambda: _successor(base, game_id), "the successor committed")
+        for page in (*pages.values(), watcher):
+            expect(page).to_have_url(f"{base}/play/{successor}")  # no token in any address
+        roles = {pages[seat].locator("#role").inner_text() for seat in ("White", "Black")}
+        assert roles == {"You play White", "You play Black"}
+        expect(watcher.locator("#role")).to_have_text("Watching")
+        state = wait_until_sync(lambda: _begun(base, successor), "the successor begins with both seats here")
+        assert state["rematchStartup"] == {"phase": "active"}
+        screenshot(watcher, artifacts, "rematch-successor-spectated")
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def _successor(base: str, game_id: str) -> str | None:
+    body = httpx.get(f"{base}/games/{game_id}/continuation", timeout=10).json()
+    return body.get("nextGameId")
+
+
+def _begun(base: str, game_id: str) -> dict | None:
+    state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
+    return state if state["rematchStartup"]["phase"] != "awaiting_joins" else None
