@@ -191,9 +191,9 @@ function showOver(over) {
 
 let afterGame = null; // the rematch poller, once the game is over
 
-function addHistory(seat, moves) {
+function addHistory(seat, moves, drawOffer = false) {
   const item = document.createElement("li");
-  item.textContent = `${seat}: ${moves.length ? moves.join(" ") : "(no move possible)"}`;
+  item.textContent = `${seat}: ${moves.length ? moves.join(" ") : "(no move possible)"}${drawOffer ? " (offers a draw)" : ""}`;
   $("history").append(item);
 }
 
@@ -244,7 +244,7 @@ async function onEvent(event) {
     view.pieces = parsePlacement(body.dfen);
     if (body.seat === mine && Object.keys(body.legalMoves || { x: 1 }).length) await takeRoll(body.dfen, body.legalMoves);
   } else if (kind === "TurnPlayed") {
-    addHistory(body.seat, body.moves);
+    addHistory(body.seat, body.moves, body.drawOffer);
     view.pieces = parsePlacement(body.fenAfter);
     if (body.seat === mine) { view.tree = view.node = null; view.partial = []; view.waiting = false; }
     if (body.drawOffer) {
@@ -264,6 +264,10 @@ async function onEvent(event) {
     if (body.seat !== mine && mine) view.drawBlocked = true;
     view.drawOfferFrom = null;
     say(`${body.seat} declined the draw.`);
+    const declined = document.createElement("li");
+    declined.textContent = `${body.seat} declined the draw.`;
+    declined.className = "note";
+    $("history").append(declined);
   } else if (kind === "Error") {
     view.waiting = false;
     say(`Error: ${body.reason}`);

@@ -1,0 +1,86 @@
+"""Draw offers on the play page in Chromium: a turn played with "Offer a draw" shows the
+other side an Accept / Decline banner; a declined offer is announced, an accepted one
+ends the game drawn."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.turns import king_sparing_turn
+from tests.support.waiting import wait_until_sync
+
+OTHER = {"White": "Black", "Black": "White"}
+
+
+@pytest.fixture
+def server(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0"})
+
+
+def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> None:
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    for uci in king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng):
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+        expect(page.locator("#partial")).to_contain_text(uci)
+
+
+def roll_of(base: str, game_id: str) -> str:
+    def pending():
+        state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
+        return state["activeSeat"] if state["dicePending"] else None
+
+    return wait_until_sync(pending, "a roll waiting to be played")
+
+
+def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = {}
+    for seat in ("White", "Black"):
+        pages[seat] = context.new_page()
+        pages[seat].goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+    rng = random.Random(3)
+
+    offerer = roll_of(base, game_id)
+    build_turn(pages[offerer], base, game_id, offerer, rng)
+    pages[offerer].check("#offer-draw")
+    pages[offerer].click("#submit")
+    answerer = pages[OTHER[offerer]]
+    expect(answerer.locator("#draw-offer")).to_contain_text(f"{offerer} offers a draw")
+    expect(pages[offerer].locator("#draw-offer")).to_contain_text("You offered a draw")
+    expect(pages[offerer].locator("#draw-accept")).to_be_hidden()
+    answerer.click("#draw-decline")
+    for page in pages.values():
+        expect(page.locator("#history")).to_contain_text(f"(offers a draw){OTHER[offerer]} declined the draw.")
+        expect(page.locator("#draw-offer")).to_be_hidden()
+
+    # now the decliner offers (the first offerer may not offer again until then); a forced
+    # pass may hand the roll back to the first offerer, who then plays on without an offer
+    for _ in range(6):
+        seat = roll_of(base, game_id)
+        build_turn(pages[seat], base, game_id, seat, rng)
+        if seat == offerer:
+            expect(pages[seat].locator("#offer-draw-label")).to_be_hidden()
+            pages[seat].click("#submit")
+            expect(pages[seat].locator("#partial")).to_have_text("")
+            continue
+        pages[seat].check("#offer-draw")
+        pages[seat].click("#submit")
+        break
+    else:
+        pytest.fail("the decliner never had a roll to offer with")
+    expect(pages[offerer].locator("#draw-offer")).to_contain_text(f"{OTHER[offerer]} offers a draw")
+    pages[offerer].click("#draw-accept")
+    for page in pages.values():
+        expect(page.locator("#status")).to_have_attribute("data-status", "ended")
+        expect(page.locator("#status")).to_contain_text("Game over: a draw")
+        expect(page.locator("#replay-link a")).to_have_attribute("href", f"/replay/{game_id}")
