@@ -1,0 +1,93 @@
+"""Pages that need PostgreSQL, in Chromium: a person signs in from the header (through a
+real OpenID Connect provider), changes the nickname, finds the ranking with a bot and
+with themselves, opens both profiles, then signs out from the header."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import psycopg
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.postgres
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def site(serve, migrated_url, oidc_provider):  # noqa: F811
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    server = serve({
+        "PLAY_PORT": str(port), "DATABASE_URL": migrated_url, "PLAY_SESSION_SECRET": "web-session-secret-" + "x" * 24,
+        "OIDC_ISSUER": oidc_provider.issuer, "OIDC_CLIENT_ID": oidc_provider.client_id,
+        "OIDC_CLIENT_SECRET": oidc_provider.client_secret, "PLAY_PUBLIC_ORIGIN": origin, "PLAY_CORS_ORIGINS": origin,
+        "DICE_SEED_WINDOW_MS": "0",
+    })
+    server.database_url = migrated_url
+    return server
+
+
+def sign_in_at_the_provider(page, login: str) -> None:
+    """The person at the provider's pages: a login form (any password), then consent."""
+    page.fill('input[name="login"]', login)
+    page.fill('input[name="password"]', "any")
+    page.locator('button[type="submit"]').first.click()
+    page.locator('button[type="submit"]').first.click()  # consent
+
+
+def converge(database_url: str) -> None:
+    """Ratings as a season of games would leave them (a converged RD, so they are listed)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO bot_ratings (bot_id, rating, rd, games, wins, draws, losses)"
+                     " VALUES ('acme/star', 1612.4, 80, 30, 18, 2, 10)")
+        conn.execute("INSERT INTO account_ratings (account_id, rating, rd, games, wins, draws, losses)"
+                     " SELECT id, 1555, 90, 25, 13, 1, 11 FROM accounts")
+
+
+def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, context):
+    base = site.base_url
+    registered = httpx.post(f"{base}/bot/register", json={"team": "acme", "name": "star"}, timeout=10)
+    assert registered.status_code in (200, 201), registered.text
+    page = context.new_page()
+    page.goto(base + "/history")
+    page.click("#sign-in")
+    sign_in_at_the_provider(page, "alice")
+    expect(page).to_have_url(base + "/history")  # back where the person started
+    expect(page.locator("#account-name")).to_be_visible()
+    page.click("#account-menu summary")
+    page.fill("#nickname-input", "alice_web")
+    page.click("#nickname-form button[type=submit]")
+    expect(page.locator("#account-name")).to_have_text("alice_web")
+    expect(page.locator("#account-message")).to_have_text("Saved.")
+
+    converge(site.database_url)
+    page.goto(base + "/ranking")
+    expect(page.locator("#bot-ranking tbody tr")).to_have_count(1)
+    expect(page.locator("#bot-ranking tbody")).to_contain_text("acme/star")
+    expect(page.locator("#bot-ranking tbody")).to_contain_text("1612 \u00b180")
+    expect(page.locator("#player-ranking tbody")).to_contain_text("alice_web")
+    page.click("#bot-ranking a")
+    expect(page).to_have_url(base + "/@/acme/star")
+    expect(page.locator("#profile-name")).to_have_text("Bot acme/star")
+    expect(page.locator("#profile-record")).to_contain_text("30 rated games: 18 won, 2 drawn, 10 lost")
+    page.go_back()
+    page.click("#player-ranking a")
+    expect(page).to_have_url(base + "/@/alice_web")
+    expect(page.locator("#profile-rating")).to_contain_text("Rating 1555")
+    page.goto(base + "/@/nobody_here")
+    expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
+
+    page.click("#sign-out")
+    expect(page.locator("#sign-in")).to_be_visible()
+    page.reload()
+    expect(page.locator("#sign-in")).to_be_visible()  # the session is gone from the browser too
