@@ -1,0 +1,128 @@
+"""Benchmark: playsite over real sockets, with tools/loadgen.py, and the transport's ceiling.
+
+    .venv/bin/python bench/sockets.py            # the grid below; writes bench/results/sockets.md
+    .venv/bin/python bench/sockets.py --quick    # a smaller grid, printed only
+
+Each game row starts a fresh `playsite serve` (memory store unless the row says PostgreSQL,
+seed window 0), and loadgen's clients in separate processes: friend games with 2 seats and 3
+spectators each, seats answering after an exponential think. The transport row is loadgen's
+raw ASGI broadcast on hypercorn (no game at all): the ceiling playsite's socket path is
+compared with. The PostgreSQL row runs on a private cluster (tools/devdb.py) with required
+durability: a turn's verdict and broadcast wait for its commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "sockets.md"
+LOADGEN = ROOT / "tools" / "loadgen.py"
+sys.path.insert(0, str(ROOT))
+
+from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
+
+GRID = [
+    ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20"],
+    ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20"],
+    ["--spawn", "--games", "500", "--spectators", "3", "--think", "5", "--duration", "30"],
+    ["--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "30"],
+]
+POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20"]
+QUICK = [
+    ["--transport-only", "--sockets", "500", "--period-ms", "250", "--duration", "8"],
+    ["--spawn", "--games", "50", "--spectators", "3", "--think", "1", "--duration", "8"],
+]
+
+
+def _load_devdb():
+    spec = importlib.util.spec_from_file_location("devdb", ROOT / "tools" / "devdb.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def loadgen(args: list[str]) -> dict:
+    command = [sys.executable, str(LOADGEN), *args, "--clients", "2"]
+    print("bench:", " ".join(command[2:]), file=sys.stderr, flush=True)
+    finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, check=True)
+    return json.loads(finished.stdout.strip().splitlines()[0])
+
+
+def row(label: str, s: dict) -> str:
+    def f(value):
+        return "–" if value is None else f"{value:,}"
+    verdict, broadcast = s["verdict_ms"], s["broadcast_ms"]
+    return (
+        f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {f(broadcast['p50'])} /"
+        f" {f(broadcast['p99'])} / {f(broadcast['max'])} | {f(s['setup_s'])} | {f(s['server_cpu_cores'])} |"
+        f" {f(s['server_rss_mib'])} | {sum(s['errors'].values())} / {sum(s['closes'].values())} |"
+    )
+
+
+def label_of(args: list[str], s: dict, store: str) -> str:
+    if s["mode"] == "transport":
+        return f"transport only (raw ASGI): {s['sockets']:,} sockets, a 1 KB frame every {s['period_ms']} ms"
+    return f"{store}: {s['games']:,} games x {s['sockets'] // s['games']} sockets, think {s['think_s']:g} s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a small grid, printed and not written")
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    rows = []
+    for grid_args in QUICK if args.quick else GRID:
+        summary = loadgen(grid_args)
+        rows.append(row(label_of(grid_args, summary, "memory"), summary))
+        print(rows[-1], file=sys.stderr, flush=True)
+    if not args.quick and not args.no_postgres:
+        devdb = _load_devdb()
+        with devdb.Cluster() as cluster:
+            url = cluster.create_database(f"bench_{uuid.uuid4().hex[:12]}")
+            with psycopg.connect(url, autocommit=True) as conn:
+                apply_pending(conn, load_migrations())
+            env = ["--server-env", f"DATABASE_URL={url}", "--server-env", "GAME_DURABILITY=required"]
+            summary = loadgen(POSTGRES_ROW + env)
+            rows.append(row(label_of(POSTGRES_ROW, summary, "PostgreSQL, required durability"), summary))
+            print(rows[-1], file=sys.stderr, flush=True)
+    table = "\n".join([
+        "# Sockets benchmark: playsite over real sockets (tools/loadgen.py)",
+        "",
+        f"Machine: {os.cpu_count()} CPUs, {platform.python_implementation()} {platform.python_version()}; the server,"
+        " 2 load-client processes (and PostgreSQL) share it. Each game has 2 seats and 3 spectators on the game"
+        " socket; seats answer after an exponential think of the given mean. Verdict: a seat sends its turn ->"
+        " it reads its own TurnPlayed. Broadcast: the same send -> each spectator reads that TurnPlayed."
+        " Server CPU in cores (utime+stime over the measured window), RSS at its peak.",
+        "",
+        "| load | turns/s (transport: messages/s) | verdict p50 / p99 ms | broadcast p50 / p99 / max ms |"
+        " set-up of all sockets s | server CPU | server RSS MiB | errors / closed sockets |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        *rows,
+        "",
+        f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f}.",
+        "",
+    ])
+    print(table)
+    print(f"(whole run: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    if not args.quick:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,638 @@
+#!/usr/bin/env python
+"""playsite's load generator: many live games over real sockets, measured from outside.
+
+    .venv/bin/python tools/loadgen.py --spawn --games 200 --spectators 3 --think 5 --duration 60
+    .venv/bin/python tools/loadgen.py --url http://127.0.0.1:8080 --server-pid 1234 --games 50
+    .venv/bin/python tools/loadgen.py --transport-only --sockets 2000 --period-ms 250 --duration 30
+
+Game mode: each game is a friend game (`POST /games`, Unlimited) with its two seats and
+`--spectators` spectators on the game socket. A seat answers its roll after a random think
+(exponential, mean `--think` s) with a random legal turn; when a game ends another is created,
+so `--games` stay live. Measured, after the sockets are set up:
+- verdict latency: the seat sends its turn -> the seat reads its own TurnPlayed;
+- broadcast latency: the seat sends its turn -> each spectator reads that TurnPlayed (the
+  spectators of a game live in the same client process as its seats: one clock);
+- turns/s, setup time of all sockets, errors, socket closes by code, and the server's CPU,
+  RSS and open files from /proc (with `--spawn`, or `--server-pid`).
+The games are split over `--clients` processes (a client's own CPU must not be the limit).
+
+Transport-only mode measures the framework's ceiling without any game: it serves a raw ASGI
+app on hypercorn that sends one ~1 KB frame to every connected socket each `--period-ms`, and
+reports delivered messages/s and delivery latency.
+
+Everything is bounded: `--duration` of measuring after a `--setup-timeout`; a progress line
+every 5 s on stderr; the summary as JSON on stdout (`--markdown` adds a table row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import queue as queue_module
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import trio
+from trio_websocket import ConnectionClosed, open_websocket_url
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRESS_S = 5.0
+SAMPLE_MAX = 200_000
+"""Latencies kept per client (uniformly thinned beyond this)."""
+
+
+# ----- statistics -------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+class Samples:
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.count = 0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        if len(self.values) < SAMPLE_MAX:
+            self.values.append(value)
+        elif random.random() < SAMPLE_MAX / self.count:
+            self.values[random.randrange(SAMPLE_MAX)] = value
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.turns = 0
+        self.verdict = Samples()
+        self.broadcast = Samples()
+        self.errors: dict[str, int] = {}
+        self.closes: dict[str, int] = {}
+        self.sockets_open = 0
+        self.sockets_ready = 0
+        self.games_created = 0
+        self.measuring = False
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def closed(self, code) -> None:
+        self.closes[str(code)] = self.closes.get(str(code), 0) + 1
+
+
+# ----- the /proc view of the server -------------------------------------------------------------
+
+
+class ProcView:
+    def __init__(self, pid: int | None):
+        self.pid = pid
+        self.ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_s(self) -> float | None:
+        if self.pid is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / self.ticks  # utime + stime
+
+    def rss_mib(self) -> float | None:
+        if self.pid is None:
+            return None
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            return None
+        return None
+
+    def fds(self) -> int | None:
+        if self.pid is None:
+            return None
+        try:
+            return len(os.listdir(f"/proc/{self.pid}/fd"))
+        except OSError:
+            return None
+
+
+# ----- game mode: one client process ------------------------------------------------------------
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    moves = []
+    while tree:
+        move = rng.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+class Game:
+    def __init__(self) -> None:
+        self.sent_at: float | None = None
+        """When the last turn was sent (the seats and spectators of the game share it)."""
+        self.over = trio.Event()
+
+
+async def play_games(conf: dict, stats: Stats, slot: int, ready: trio.Event) -> None:
+    """Keep one game live: create it, seat and watch it, and start another when it ends."""
+    rng = random.Random(conf["seed"] * 100_003 + slot)
+    first = True
+    async with httpx.AsyncClient(base_url=conf["url"], timeout=30) as http:
+        while True:
+            try:
+                created = await http.post("/games", json={"timeControl": {"Unlimited": {}}})
+            except httpx.HTTPError:
+                stats.error("create: transport")
+                await trio.sleep(1)
+                continue
+            if created.status_code != 201:
+                stats.error(f"create: {created.status_code}")
+                await trio.sleep(1)
+                continue
+            stats.games_created += 1
+            body = created.json()
+            game = Game()
+            sockets = 2 + conf["spectators"]
+            opened = trio.Semaphore(0)
+            async with trio.open_nursery() as nursery:
+                for seat in ("White", "Black"):
+                    token = body["seats"][seat.lower()]["token"]
+                    url = f"{conf['ws']}/games/{body['gameId']}/ws?token={token}&guest={_uuid(rng)}"
+                    nursery.start_soon(seat_socket, conf, stats, game, url, seat, http, body["gameId"], rng, opened)
+                for _ in range(conf["spectators"]):
+                    url = f"{conf['ws']}/games/{body['gameId']}/ws?mode=spectator"
+                    nursery.start_soon(spectator_socket, stats, game, url, opened)
+                if first:
+                    for _ in range(sockets):
+                        await opened.acquire()
+                    first = False
+                    ready.set()
+                await game.over.wait()
+                nursery.cancel_scope.cancel()
+
+
+def _uuid(rng: random.Random) -> str:
+    return "%08x-%04x-4%03x-8%03x-%012x" % (
+        rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(12), rng.getrandbits(12), rng.getrandbits(48)
+    )
+
+
+async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http, game_id: str, rng, opened) -> None:
+    try:
+        async with open_websocket_url(url, max_message_size=8 * 1024 * 1024) as ws:
+            stats.sockets_open += 1
+            snapshot = True
+            try:
+                while True:
+                    text = await ws.get_message()
+                    if snapshot:
+                        snapshot = False
+                        opened.release()
+                        stats.sockets_ready += 1
+                        event = json.loads(text)["Snapshot"]
+                        state = event["state"]
+                        if state["dicePending"] and state["activeSeat"] == seat:
+                            await answer(conf, stats, game, ws, state.get("legalMoves"), http, game_id, rng)
+                        continue
+                    if text.startswith('{"DiceRolled"'):
+                        event = json.loads(text)["DiceRolled"]
+                        if event["seat"] == seat:
+                            await answer(conf, stats, game, ws, event.get("legalMoves"), http, game_id, rng)
+                    elif text.startswith('{"TurnPlayed"'):
+                        played = f'"seat":"{seat}"' in text[:40] and '"moves":[]' not in text  # not a forced pass
+                        if played and game.sent_at is not None:
+                            if stats.measuring:
+                                stats.verdict.add(time.perf_counter() - game.sent_at)
+                                stats.turns += 1
+                    elif text.startswith('{"GameEnded"'):
+                        game.over.set()
+                        return
+                    elif text.startswith('{"Rejected"') or text.startswith('{"Error"'):
+                        stats.error("rejected turn")
+            finally:
+                stats.sockets_open -= 1
+    except ConnectionClosed as closed:
+        stats.closed(closed.reason.code if closed.reason else None)
+        game.over.set()
+    except (OSError, trio.BrokenResourceError) as error:
+        stats.error(f"seat socket: {type(error).__name__}")
+        game.over.set()
+
+
+async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, rng) -> None:
+    """Think, then send a random legal turn (a roll without moves passes by itself)."""
+    if tree is None:
+        response = await http.get(f"/games/{game_id}/moves")
+        tree = response.json()["legalMoves"]
+    if not tree:
+        return
+    think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
+    # Thinking must not hold the socket: the reader goes on while the turn is prepared.
+    trio.lowlevel.spawn_system_task(_send_later, stats, game, ws, random_turn(tree, rng), think)
+
+
+async def _send_later(stats: Stats, game: Game, ws, moves: list[str], think: float) -> None:
+    await trio.sleep(think)
+    game.sent_at = time.perf_counter()
+    try:
+        await ws.send_message(json.dumps({"SubmitTurn": {"moves": moves}}, separators=(",", ":")))
+    except (ConnectionClosed, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+
+
+async def spectator_socket(stats: Stats, game: Game, url: str, opened) -> None:
+    try:
+        async with open_websocket_url(url, max_message_size=8 * 1024 * 1024) as ws:
+            stats.sockets_open += 1
+            first = True
+            try:
+                while True:
+                    text = await ws.get_message()
+                    if first:
+                        first = False
+                        opened.release()
+                        stats.sockets_ready += 1
+                    elif text.startswith('{"TurnPlayed"'):
+                        if stats.measuring and game.sent_at is not None and '"moves":[]' not in text:
+                            stats.broadcast.add(time.perf_counter() - game.sent_at)
+                    elif text.startswith('{"GameEnded"'):
+                        return
+            finally:
+                stats.sockets_open -= 1
+    except ConnectionClosed as closed:
+        stats.closed(closed.reason.code if closed.reason else None)
+    except (OSError, trio.BrokenResourceError) as error:
+        stats.error(f"spectator socket: {type(error).__name__}")
+
+
+async def game_client(conf: dict, out) -> None:
+    stats = Stats()
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        readies = []
+        for slot in range(conf["games"]):
+            ready = trio.Event()
+            readies.append(ready)
+            nursery.start_soon(play_games, conf, stats, slot, ready)
+            if conf["connect_rate"]:
+                await trio.sleep(1 / conf["connect_rate"])
+        with trio.move_on_after(conf["setup_timeout"]):
+            for ready in readies:
+                await ready.wait()
+        setup_s = time.perf_counter() - started
+        out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
+        stats.measuring = True
+        measured_from = time.perf_counter()
+        end = measured_from + conf["duration"]
+        while time.perf_counter() < end:
+            await trio.sleep(min(PROGRESS_S, end - time.perf_counter()))
+            out.put({"kind": "progress", "turns": stats.turns, "sockets": stats.sockets_open, "errors": sum(stats.errors.values())})
+        stats.measuring = False
+        window = time.perf_counter() - measured_from
+        nursery.cancel_scope.cancel()
+    out.put({
+        "kind": "result", "setup_s": setup_s, "window_s": window, "turns": stats.turns,
+        "verdict": stats.verdict.values, "broadcast": stats.broadcast.values, "errors": stats.errors,
+        "closes": stats.closes, "games_created": stats.games_created,
+    })
+
+
+# ----- transport-only mode ----------------------------------------------------------------------
+
+
+def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
+    """A raw ASGI app on hypercorn: every connected socket gets one frame per period."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+
+    sockets: set = set()
+    padding = "x" * max(0, frame_bytes - 40)
+
+    async def app(scope, receive, send):
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "websocket":
+            return
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        outbox_in, outbox = trio.open_memory_channel(64)
+        sockets.add(outbox_in)
+        try:
+            async with trio.open_nursery() as nursery:
+                async def pump():
+                    async for text in outbox:
+                        await send({"type": "websocket.send", "text": text})
+                nursery.start_soon(pump)
+                while (await receive())["type"] != "websocket.disconnect":
+                    pass
+                nursery.cancel_scope.cancel()
+        finally:
+            sockets.discard(outbox_in)
+
+    async def broadcast():
+        while True:
+            await trio.sleep(period_ms / 1000)
+            text = json.dumps({"t": time.time(), "pad": padding})
+            for channel in list(sockets):
+                try:
+                    channel.send_nowait(text)
+                except trio.WouldBlock:
+                    pass
+
+    async def main():
+        config = Config()
+        config.bind = [f"127.0.0.1:{port}"]
+        config.accesslog = None
+        config.errorlog = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(broadcast)
+            await serve(app, config)
+
+    trio.run(main)
+
+
+async def transport_client(conf: dict, out) -> None:
+    latencies = Samples()
+    received = 0
+    measuring = False
+    closes: dict[str, int] = {}
+    ready = 0
+
+    async def one():
+        nonlocal received, ready
+        try:
+            async with open_websocket_url(conf["ws"] + "/") as ws:
+                ready += 1
+                while True:
+                    text = await ws.get_message()
+                    if measuring:
+                        received += 1
+                        latencies.add(time.time() - json.loads(text)["t"])
+        except ConnectionClosed as closed:
+            code = str(closed.reason.code if closed.reason else None)
+            closes[code] = closes.get(code, 0) + 1
+
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for _ in range(conf["sockets"]):
+            nursery.start_soon(one)
+            if conf["connect_rate"]:
+                await trio.sleep(1 / conf["connect_rate"])
+        with trio.move_on_after(conf["setup_timeout"]):
+            while ready < conf["sockets"]:
+                await trio.sleep(0.05)
+        setup_s = time.perf_counter() - started
+        out.put({"kind": "ready", "setup_s": setup_s, "ready": ready})
+        measuring = True
+        t0 = time.perf_counter()
+        end = t0 + conf["duration"]
+        while time.perf_counter() < end:
+            await trio.sleep(min(PROGRESS_S, end - time.perf_counter()))
+            out.put({"kind": "progress", "turns": received, "sockets": ready, "errors": 0})
+        measuring = False
+        window = time.perf_counter() - t0
+        nursery.cancel_scope.cancel()
+    out.put({"kind": "result", "setup_s": setup_s, "window_s": window, "turns": received, "verdict": [],
+             "broadcast": latencies.values, "errors": {}, "closes": closes, "games_created": 0})
+
+
+def client_main(mode: str, conf: dict, out) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
+    trio.run(game_client if mode == "game" else transport_client, conf, out)
+
+
+# ----- the parent -------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_listening(port: int, process: subprocess.Popen | multiprocessing.Process, timeout: float = 60) -> None:
+    stop = time.monotonic() + timeout
+    while time.monotonic() < stop:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        alive = process.poll() is None if isinstance(process, subprocess.Popen) else process.is_alive()
+        if not alive:
+            raise SystemExit("the server exited before listening")
+        time.sleep(0.1)
+    raise SystemExit(f"the server did not listen within {timeout} s")
+
+
+def spawn_server(port: int, extra_env: dict[str, str]) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PLAY_HOST": "127.0.0.1",
+        "PLAY_PORT": str(port),
+        "PLAY_HOUSE_BOTS": "false",
+        "DICE_SEED_WINDOW_MS": "0",
+        "PLAY_LOG_LEVEL": "warning",
+        "PLAY_GAME_CREATIONS_PER_MINUTE": "100000",
+        "PLAY_SOCKET_CONNECTS_PER_MINUTE": "100000",
+        "PLAY_SOCKETS_PER_ADDRESS": "1000000",
+        "PLAY_SPECTATORS_PER_ADDRESS": "100000",
+        "PLAY_UNJOINED_GAMES_MAX": "1000000",
+        **extra_env,
+    }
+    log = open(os.devnull, "wb")
+    return subprocess.Popen([sys.executable, "-m", "playsite", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT)
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def run(args: argparse.Namespace) -> dict:
+    server = None
+    pid = args.server_pid
+    if args.transport_only:
+        port = free_port()
+        server = multiprocessing.Process(target=transport_server_main, args=(port, args.period_ms, args.frame_bytes))
+        server.start()
+        pid = server.pid
+        wait_listening(port, server)
+        base = f"http://127.0.0.1:{port}"
+    elif args.spawn:
+        port = free_port()
+        extra = dict(item.split("=", 1) for item in args.server_env)
+        server = spawn_server(port, extra)
+        pid = server.pid
+        wait_listening(port, server)
+        base = f"http://127.0.0.1:{port}"
+    else:
+        base = args.url.rstrip("/")
+    proc = ProcView(pid)
+    mode = "transport" if args.transport_only else "game"
+    counts = split(args.sockets if args.transport_only else args.games, args.clients)
+    out = multiprocessing.Queue()
+    clients = []
+    for index, count in enumerate(counts):
+        conf = {
+            "url": base, "ws": base.replace("http", "ws", 1), "games": count, "sockets": count,
+            "spectators": args.spectators, "think": args.think, "duration": args.duration,
+            "setup_timeout": args.setup_timeout, "seed": args.seed + index,
+            "connect_rate": args.connect_rate / args.clients if args.connect_rate else 0,
+        }
+        client = multiprocessing.Process(target=client_main, args=(mode, conf, out))
+        client.start()
+        clients.append(client)
+    results, readies, progress = [], [], {}
+    cpu_start = cpu_end = None
+    measured_at = None
+    peak_rss, peak_fds = 0.0, 0
+    deadline = time.monotonic() + args.setup_timeout + args.duration + 120
+    try:
+        while len(results) < len(clients):
+            try:
+                message = out.get(timeout=1)
+            except queue_module.Empty:
+                message = None
+            rss, fds = proc.rss_mib(), proc.fds()
+            peak_rss = max(peak_rss, rss or 0)
+            peak_fds = max(peak_fds, fds or 0)
+            if time.monotonic() > deadline:
+                raise SystemExit("the clients did not finish in time")
+            if message is None:
+                continue
+            if message["kind"] == "ready":
+                readies.append(message)
+                if len(readies) == len(clients):
+                    cpu_start, measured_at = proc.cpu_s(), time.monotonic()
+                    ready = sum(r["ready"] for r in readies)
+                    print(f"[loadgen] set up in {max(r['setup_s'] for r in readies):.1f} s ({ready} of "
+                          f"{sum(counts)} {'sockets' if args.transport_only else 'games'} ready); measuring "
+                          f"{args.duration:.0f} s", file=sys.stderr)
+            elif message["kind"] == "progress":
+                progress[id(message)] = message
+                print(f"[loadgen] {'messages' if args.transport_only else 'turns'} so far {message['turns']}, "
+                      f"sockets {message['sockets']}, errors {message['errors']}, server RSS {rss or 0:.0f} MiB",
+                      file=sys.stderr)
+            elif message["kind"] == "result":
+                if cpu_end is None:
+                    cpu_end, measured_end = proc.cpu_s(), time.monotonic()
+                results.append(message)
+    finally:
+        for client in clients:
+            client.join(timeout=30)
+            if client.is_alive():
+                client.kill()
+        if server is not None:
+            if isinstance(server, subprocess.Popen):
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(15)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+            else:
+                server.kill()
+                server.join()
+    window = max(r["window_s"] for r in results)
+    verdict = [v for r in results for v in r["verdict"]]
+    broadcast = [v for r in results for v in r["broadcast"]]
+    errors: dict[str, int] = {}
+    closes: dict[str, int] = {}
+    for r in results:
+        for key, value in r["errors"].items():
+            errors[key] = errors.get(key, 0) + value
+        for key, value in r["closes"].items():
+            closes[key] = closes.get(key, 0) + value
+    cpu = None
+    if cpu_start is not None and cpu_end is not None and measured_at is not None:
+        cpu = (cpu_end - cpu_start) / max(1e-9, measured_end - measured_at)
+    ms = lambda seconds: None if seconds is None else round(seconds * 1000, 1)  # noqa: E731
+    summary = {
+        "mode": mode,
+        "games": None if args.transport_only else args.games,
+        "sockets": args.sockets if args.transport_only else args.games * (2 + args.spectators),
+        "think_s": None if args.transport_only else args.think,
+        "period_ms": args.period_ms if args.transport_only else None,
+        "clients": args.clients,
+        "setup_s": round(max(r["setup_s"] for r in results), 1),
+        "window_s": round(window, 1),
+        "rate_per_s": round(sum(r["turns"] for r in results) / window, 1),
+        "verdict_ms": {"p50": ms(percentile(verdict, 50)), "p99": ms(percentile(verdict, 99)), "max": ms(max(verdict, default=None))},
+        "broadcast_ms": {"p50": ms(percentile(broadcast, 50)), "p99": ms(percentile(broadcast, 99)), "max": ms(max(broadcast, default=None))},
+        "server_cpu_cores": None if cpu is None else round(cpu, 2),
+        "server_rss_mib": round(peak_rss) if peak_rss else None,
+        "server_fds": peak_fds or None,
+        "errors": errors,
+        "closes": closes,
+        "games_created": sum(r["games_created"] for r in results),
+        "load_average": os.getloadavg()[0],
+    }
+    return summary
+
+
+def markdown_row(s: dict) -> str:
+    def f(value, unit=""):
+        return "–" if value is None else f"{value:,}{unit}" if isinstance(value, int) else f"{value}{unit}"
+    if s["mode"] == "transport":
+        shape = f"transport only: {s['sockets']:,} sockets, a frame every {s['period_ms']} ms"
+    else:
+        shape = f"{s['games']:,} games x {2 + (s['sockets'] // s['games'] - 2)} sockets, think {s['think_s']} s"
+    return (
+        f"| {shape} | {f(s['rate_per_s'])} | {f(s['verdict_ms']['p50'])} / {f(s['verdict_ms']['p99'])} ms"
+        f" | {f(s['broadcast_ms']['p50'])} / {f(s['broadcast_ms']['p99'])} / {f(s['broadcast_ms']['max'])} ms"
+        f" | {f(s['setup_s'])} s | {f(s['server_cpu_cores'])} | {f(s['server_rss_mib'])} MiB"
+        f" | {sum(s['errors'].values())} / {sum(s['closes'].values())} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--url", help="a running playsite (give --server-pid to read its CPU and memory)")
+    where.add_argument("--spawn", action="store_true", help="start `playsite serve` (memory store) for the run")
+    where.add_argument("--transport-only", action="store_true", help="no game: a raw ASGI broadcast server")
+    parser.add_argument("--server-pid", type=int)
+    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --spawn: a setting for the server (repeatable), e.g. DATABASE_URL=...")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--spectators", type=int, default=3)
+    parser.add_argument("--think", type=float, default=5.0, help="mean think time per turn, seconds")
+    parser.add_argument("--sockets", type=int, default=1000, help="transport-only: sockets")
+    parser.add_argument("--period-ms", type=int, default=1000, help="transport-only: one frame per socket this often")
+    parser.add_argument("--frame-bytes", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds measured after set-up")
+    parser.add_argument("--setup-timeout", type=float, default=180.0)
+    parser.add_argument("--connect-rate", type=float, default=0, help="games (or sockets) started per second; 0: all at once")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--markdown", action="store_true", help="also print the summary as a table row")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.clients < 1 or args.duration <= 0:
+        parser.error("--games, --clients and --duration must be positive")
+    summary = run(args)
+    print(json.dumps(summary))
+    if args.markdown:
+        print(markdown_row(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
