@@ -39,7 +39,8 @@ async function load() {
     + `${profile.provisional ? " (provisional)" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   $("profile-record").textContent = `${profile.games} rated games: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
-    faceLink(opponent.opponent), String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
+    opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people (guests and the unnamed)" : faceLink(opponent.opponent),
+    String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
   ])));
   $("recent").replaceChildren(...profile.recent.map((game) => {
     const item = element("li");
