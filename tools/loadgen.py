@@ -237,8 +237,12 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
 async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, rng) -> None:
     """Think, then send a random legal turn (a roll without moves passes by itself)."""
     if tree is None:
-        response = await http.get(f"/games/{game_id}/moves")
-        tree = response.json()["legalMoves"]
+        try:
+            response = await http.get(f"/games/{game_id}/moves")
+            tree = response.json()["legalMoves"]
+        except (httpx.HTTPError, ValueError, KeyError):
+            stats.error("moves: failed")
+            return
     if not tree:
         return
     think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
