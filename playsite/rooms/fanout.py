@@ -97,11 +97,13 @@ class Fanout:
         except ValueError:
             return False
 
-    def broadcast(self, text: str) -> list[Subscriber]:
-        """Offer `text` to everyone; returns the subscribers closed for lagging."""
+    def broadcast(self, text: str, watched: str | None = None) -> list[Subscriber]:
+        """Offer `text` to every seat's subscriber and `watched` (default: `text`) to every
+        spectator; returns the subscribers closed for lagging."""
         lagging = []
+        watched = text if watched is None else watched
         for subscriber in self.subscribers:
-            if subscriber.offer(text):
+            if subscriber.offer(text if subscriber.seat is not None else watched):
                 self.stats.delivered += 1
             else:
                 self.stats.dropped_events += 1

@@ -142,7 +142,8 @@ class Room:
         """The room's own nursery (set by the registry) for tasks that must end with the game."""
         self.persistence_stalled = False
         """True while a required-durability write has been failing past the stall grace."""
-        self._pending_events: list[str] = []
+        self._pending_events: list[tuple[str, str]] = []
+        """(text for seats, text for spectators) of each event of the version being written."""
         self._pending_replies: list[tuple] = []
         self._dirty = False
         self._refused: Seat | None = None
@@ -301,8 +302,8 @@ class Room:
     def state_text(self) -> str:
         return self.published.state_text()
 
-    def snapshot_text(self) -> str:
-        return self.published.snapshot_text()
+    def snapshot_text(self, *, spectator: bool = False) -> str:
+        return self.published.snapshot_text(spectator=spectator)
 
     def _working_state(self) -> PublicGameState:
         ended = self.ending is not None
@@ -402,8 +403,8 @@ class Room:
         self._publish_view()
         self.completed = self.ended
         now = trio.current_time()
-        for text in events:
-            for lagging in self.fanout.broadcast(text):
+        for text, watched in events:
+            for lagging in self.fanout.broadcast(text, watched):
                 self._seat_left(lagging, now)
         for reply, value in replies:
             reply.set(value)
@@ -510,7 +511,7 @@ class Room:
                 raise TypeError(f"unknown intent {intent!r}")
 
     def _attach(self, subscriber: Subscriber, now: float) -> bool:
-        if not subscriber.offer(self.snapshot_text()):
+        if not subscriber.offer(self.snapshot_text(spectator=subscriber.seat is None)):
             return False
         self.fanout.add(subscriber)
         if subscriber.seat is not None:
@@ -726,9 +727,16 @@ class Room:
         return ClientSeedsView(white=seeds.white, black=seeds.black)
 
     def _publish(self, make_event) -> None:
-        """Bump the version and encode the event once; `_commit` broadcasts it after the write."""
+        """Bump the version and encode the event once per audience (seats, spectators);
+        `_commit` broadcasts it after the write."""
         self.version += 1
-        self._pending_events.append(encode_event(make_event(self.version)))
+        event = make_event(self.version)
+        text = encode_event(event)
+        watched = text
+        if isinstance(event, DiceRolled) and event.legal_moves:
+            # Spectators never play: the tree (most of a roll's bytes) goes to the seats only.
+            watched = encode_event(attrs.evolve(event, legal_moves=None))
+        self._pending_events.append((text, watched))
 
     # ----- deadlines ----------------------------------------------------------------------
 

@@ -36,11 +36,14 @@ class PublicView:
             )
         return self._texts["state"]
 
-    def snapshot_text(self) -> str:
-        """The Snapshot a new subscriber starts from (full history), encoded once."""
-        if "snapshot" not in self._texts:
-            self._texts["snapshot"] = encode_event(Snapshot(v=self.version, state=self.state, history=self.history))
-        return self._texts["snapshot"]
+    def snapshot_text(self, *, spectator: bool = False) -> str:
+        """The Snapshot a new subscriber starts from (full history), encoded once per
+        audience: a spectator's leaves the legal-move tree out (`legalMoves: null`)."""
+        key = "spectator" if spectator and self.state.legal_moves else "snapshot"
+        if key not in self._texts:
+            state = attrs.evolve(self.state, legal_moves=None) if key == "spectator" else self.state
+            self._texts[key] = encode_event(Snapshot(v=self.version, state=state, history=self.history))
+        return self._texts[key]
 
     def moves_body(self) -> dict[str, Any]:
         """GET /games/{id}/moves: the whole tree of the pending roll, never capped."""
