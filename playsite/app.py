@@ -19,6 +19,7 @@ from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal
 from playsite.http.responses import json_response
 from playsite.lobby.routes import lobby_routes
+from playsite.metrics import metrics_routes
 from playsite.ratings.routes import ratings_routes
 from playsite.rematch.routes import rematch_routes
 from playsite.services import Services
@@ -83,4 +84,6 @@ def create_app(services: Services) -> QuartTrio:
         app.register_blueprint(account_routes(services))
     if services.showcase is not None:
         app.register_blueprint(showcase_routes(services))
+    if services.settings.metrics_token:
+        app.register_blueprint(metrics_routes(services))
     return app

@@ -81,6 +81,10 @@ class Settings:
     """Unlimited games: a seat that does not play its roll within this many seconds loses on
     time (0: never; the dicechess-play ecosystem uses 120)."""
     house_bots_enabled: bool = True
+    metrics_token: str | None = attrs.field(default=None, repr=False)
+    """When set, GET /metrics answers Prometheus text to `Authorization: Bearer <token>`."""
+    gc_tuning: bool = True
+    """Freeze what boot allocated and collect the youngest generation less often (gcwatch)."""
     """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
     dice_seed_window_ms: int = 2000
     game_creations_per_minute: int = 30
@@ -186,6 +190,8 @@ _FIELDS = {
     "PLAY_PUBLIC_ORIGIN": "public_origin",
     "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
     "PLAY_HOUSE_BOTS": "house_bots_enabled",
+    "PLAY_METRICS_TOKEN": "metrics_token",
+    "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
@@ -200,7 +206,7 @@ _FIELDS = {
     "PLAY_MOVE_VERDICT_WAIT_MS": "move_verdict_wait_ms",
     "PLAY_LOG_LEVEL": "log_level",
 }
-_SECRET_FIELDS = {"analytics_token", "session_secret", "oidc_client_secret"}
+_SECRET_FIELDS = {"analytics_token", "session_secret", "oidc_client_secret", "metrics_token"}
 SESSION_SECRET_MIN_BYTES = 32
 """PLAY_SESSION_SECRET signs sessions with HMAC-SHA256: shorter keys are refused."""
 _TRUE = {"1", "true", "yes", "on"}
@@ -365,6 +371,8 @@ class _Reader:
             public_origin=self.origin("PLAY_PUBLIC_ORIGIN"),
             session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
             house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
+            metrics_token=self.raw("PLAY_METRICS_TOKEN"),
+            gc_tuning=self.flag("PLAY_GC_TUNING", True),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),

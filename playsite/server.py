@@ -17,6 +17,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import create_app
 from playsite.config import Settings
+from playsite.gcwatch import tune_after_boot
 from playsite.http.asgi import finish_sends
 from playsite.services import boot
 from playsite.wire import MAX_COMMAND_BYTES
@@ -34,7 +35,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         services = await boot(settings, nursery)
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
-        await run_http(create_app(services), settings, shutdown, task_status=task_status)
+        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings))
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
 
@@ -50,6 +51,20 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
     await hypercorn_serve(finish_sends(app), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+
+
+class _AfterBoot:
+    """Once the port is open, everything boot allocated stays for the process's life: tune
+    the garbage collector then (`gcwatch`), and tell whoever started us."""
+
+    def __init__(self, task_status, settings: Settings):
+        self.task_status = task_status
+        self.settings = settings
+
+    def started(self, value=None):
+        if self.settings.gc_tuning:
+            tune_after_boot()
+        self.task_status.started(value)
 
 
 class _Announce:

@@ -25,6 +25,7 @@ from playsite.bots.store import bot_store_for
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
 from playsite.games.socket_limits import SocketLimits
+from playsite.gcwatch import GcWatch
 from playsite.house.players import HouseBots
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
@@ -74,6 +75,8 @@ class Services:
     ladder: Ladder | None
     version: str
     revision: str | None
+    gc_watch: GcWatch
+    """Pauses of the garbage collector, timed while the services run."""
 
 
 async def boot(
@@ -88,6 +91,7 @@ async def boot(
     `store` and `seed_source` replace the configured ones (tests: a store that fails on
     purpose, dice from fixed seeds)."""
     warn_unbuilt_settings(settings)
+    gc_watch = await nursery.start(run_gc_watch)
     if store is None:
         store = await nursery.start(run_store, settings)
     lease = None
@@ -184,7 +188,19 @@ async def boot(
         ladder=ladder,
         version=package_version(),
         revision=git_revision(),
+        gc_watch=gc_watch,
     )
+
+
+async def run_gc_watch(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Time the collector's pauses for as long as the services run."""
+    watch = GcWatch()
+    watch.install()
+    try:
+        task_status.started(watch)
+        await trio.sleep_forever()
+    finally:
+        watch.remove()
 
 
 UNBUILT_SETTINGS = {

@@ -300,7 +300,7 @@ def test_asyncapi_and_openapi_examples_match_their_own_schemas(documented):
 
 
 async def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
-    async with booted_app(Settings(showcase_enabled=True, showcase_bot="acme/star")) as app:
+    async with booted_app(Settings(showcase_enabled=True, showcase_bot="acme/star", metrics_token="t")) as app:
         # Sign-in needs PostgreSQL and a provider to be mounted; its routes are listed all the same.
         app.register_blueprint(account_routes(app.services))
     served = set()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import attrs
 import trio
+
+from playsite.rooms.counters import FanoutStats
 
 QUEUE_CAPACITY = 64
 """Events a subscriber may have in flight before new ones are dropped."""
@@ -75,17 +76,11 @@ class QueueSubscriber:
         return self._closed
 
 
-@attrs.define
-class FanoutStats:
-    delivered: int = 0
-    dropped_events: int = 0
-    dropped_subscribers: int = 0
-
-
 class Fanout:
-    def __init__(self) -> None:
+    def __init__(self, stats: FanoutStats | None = None) -> None:
         self.subscribers: list[Subscriber] = []
-        self.stats = FanoutStats()
+        self.stats = stats if stats is not None else FanoutStats()
+        """Counts of deliveries and drops (shared by every room of a registry)."""
 
     def add(self, subscriber: Subscriber) -> None:
         self.subscribers.append(subscriber)

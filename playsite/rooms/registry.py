@@ -18,6 +18,7 @@ import trio
 
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
+from playsite.rooms.counters import RoomCounters
 from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
@@ -57,6 +58,8 @@ class Registry:
         self.idle_forfeit_s = idle_forfeit_s
         """Unlimited games created here forfeit a seat idle this long (None: never)."""
         self.seed_source = seed_source
+        self.counters = RoomCounters()
+        """What every room of this registry counts (metrics)."""
         self.store = store
         self.live: dict[str, Room] = {}
         self.finished: OrderedDict[str, Room] = OrderedDict()
@@ -108,7 +111,10 @@ class Registry:
             setup = attrs.evolve(setup, idle_forfeit_s=self.idle_forfeit_s)
         reservation = self.admission.reserve(purpose, participants)
         try:
-            room = Room(setup, Fairness.draw(self.seed_source), self.store, policy=self.policy, wall_clock=self.wall_clock)
+            room = Room(
+                setup, Fairness.draw(self.seed_source), self.store,
+                policy=self.policy, wall_clock=self.wall_clock, counters=self.counters,
+            )
             if commit is None:
                 await self._write_creation(room)
             else:
@@ -143,7 +149,7 @@ class Registry:
             return 0
         snapshots = await self.store.active_games()
         for data in snapshots:
-            room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock)
+            room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock, counters=self.counters)
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
             await self._nursery.start(self._host, room, reservation)
             self._started(room)
@@ -155,7 +161,9 @@ class Registry:
         """Host a room that is committed in the store but not running here, without a restart
         (a rematch successor whose registration failed): it runs on to its own deadlines."""
         assert self._nursery is not None, "the registry is not running"
-        room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False)
+        room = Room.resume(
+            data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters
+        )
         reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
         await self._nursery.start(self._host, room, reservation)
         self._started(room)

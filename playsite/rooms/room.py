@@ -17,6 +17,7 @@ import trio
 
 from playsite.dice import Fairness, SeedVerdict
 from playsite.rooms.clock import GameClock
+from playsite.rooms.counters import RoomCounters
 from playsite.rooms.durable import dump_state, load_state
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
@@ -96,8 +97,11 @@ class Room:
         *,
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
+        counters: RoomCounters | None = None,
     ) -> None:
         self.wall_clock = wall_clock
+        self.counters = counters if counters is not None else RoomCounters()
+        """What this room adds to its registry's counts (metrics)."""
         """Stamps the creation and the ending; injected so tests can control it."""
         if setup.created_at is None:
             setup = attrs.evolve(setup, created_at=wall_clock())
@@ -131,7 +135,9 @@ class Room:
         """When the seat to move got its turn (the idle forfeit of Unlimited games counts from it)."""
         self.seed_deadline: float | None = None
         self.join_deadline: float | None = None
-        self.fanout = Fanout()
+        self.fanout = Fanout(self.counters.fanout)
+        self._commands_taken: list[float] = []
+        """When each player command of the version being written was taken off the queue."""
         self.seated: dict[Subscriber, Seat] = {}
         self._intents_in, self._intents = trio.open_memory_channel(INTENT_QUEUE)
         self.finished = trio.Event()
@@ -163,13 +169,14 @@ class Room:
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         restarted: bool = True,
+        counters: RoomCounters | None = None,
     ) -> Room:
         """Rebuild a room from its last committed version, clocks restarted from now.
 
         `restarted=False`: the server did not restart; the room is hosted late in the same
         process (a successor whose registration failed), so its startup gate runs on."""
         state = load_state(data)
-        room = cls(state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock)
+        room = cls(state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock, counters=counters)
         room._restore(state, trio.current_time())
         room._durable = data
         room.resumed = True
@@ -272,6 +279,10 @@ class Room:
     @property
     def ended(self) -> bool:
         return self.phase is Phase.ENDED
+
+    def queued_intents(self) -> int:
+        """Intents waiting for the room's task (metrics)."""
+        return self._intents_in.statistics().current_buffer_used
 
     @property
     def active_seat(self) -> Seat:
@@ -408,6 +419,9 @@ class Room:
                 self._seat_left(lagging, now)
         for reply, value in replies:
             reply.set(value)
+        taken, self._commands_taken = self._commands_taken, []
+        for started in taken:
+            self.counters.verdict_s.observe(now - started)
 
     async def _persist(self) -> bool:
         if self.store is None:
@@ -417,9 +431,19 @@ class Room:
         write = game_write(state, data)
         if self.ended:
             ending = terminal_records(state)
-            attempt = lambda: self.store.finish_game(write, ending)  # noqa: E731
+            write_once = lambda: self.store.finish_game(write, ending)  # noqa: E731
         else:
-            attempt = lambda: self.store.save_game(write)  # noqa: E731
+            write_once = lambda: self.store.save_game(write)  # noqa: E731
+
+        async def attempt() -> None:
+            started = trio.current_time()
+            try:
+                await write_once()
+            except BaseException:
+                self.counters.write_failures += 1
+                raise
+            finally:
+                self.counters.write_s.observe(trio.current_time() - started)
         started = trio.current_time()
         committed = await self.policy.write(
             attempt,
@@ -502,6 +526,7 @@ class Room:
             case Rebind(seat=seat, principal=principal, name=name):
                 self._later(intent.reply, self._rebind(seat, principal, name))
             case PlayerCommand(seat=seat, command=command):
+                self._commands_taken.append(now)
                 self._later(intent.reply, self._command(seat, command, now))
             case Abort(reason=_):
                 if not self.ended:
@@ -565,6 +590,7 @@ class Room:
         if not verdict.applied and not self.ended and isinstance(command, (SubmitTurn, AnswerDraw)):
             reason = verdict.reason or "refused"
             self._publish(lambda v: Rejected(v=v, seat=seat, reason=reason))
+            self.counters.refused += 1
             self._refused = seat
             verdict = Verdict(False, self.version, reason)
         return verdict
@@ -699,6 +725,8 @@ class Room:
 
     def _record_turn(self, seat: Seat, moves: tuple[str, ...], after: Position, *, draw_offer: bool) -> None:
         fen_after = format_dfen(after)
+        if moves:
+            self.counters.turns += 1
         self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
         self.position = after
         self.tree, self.tree_turns = None, 0
@@ -714,6 +742,7 @@ class Room:
         if self.clock is not None and self.clock.running is not None:
             self.clock.stop(now, completed_turn=False)
         self.ending = attrs.evolve(ending, at=self.wall_clock())
+        self.counters.games_ended += 1
         self.phase = Phase.ENDED
         self.tree, self.tree_turns = None, 0
         self.position = self.position.without_dice()

@@ -1,0 +1,101 @@
+"""`GET /metrics`: what an operator watches, in Prometheus text (prometheus-client).
+
+Mounted only when PLAY_METRICS_TOKEN is set, and answered only to `Authorization: Bearer
+<that token>` (Prometheus's `authorization` scrape setting): the numbers say how busy the
+service is, which the public need not know. Everything is read when scraped, from counts the
+rooms and the socket limits keep anyway; nothing is added to a turn's path but a few integer
+increments. Rates (turns per second, deliveries per second) are the scraper's `rate()` of the
+counters.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, ProcessCollector, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from quart import Response, request
+
+from playsite.gcwatch import GcWatch
+from playsite.http.errors import Refusal, RouteFamily
+from playsite.rooms.counters import Histogram
+from playsite.services import Services
+
+
+def _histogram(name: str, documentation: str, histogram: Histogram, labels: dict[str, str] | None = None):
+    family = HistogramMetricFamily(name, documentation, labels=list(labels or {}))
+    family.add_metric(list((labels or {}).values()), histogram.cumulative(), sum_value=histogram.sum)
+    return family
+
+
+class ServiceCollector:
+    """The service's own numbers, read from the running services at each scrape."""
+
+    def __init__(self, services: Services, gc_watch: GcWatch):
+        self.services = services
+        self.gc_watch = gc_watch
+
+    def collect(self):
+        registry = self.services.registry
+        counters = registry.counters
+        yield GaugeMetricFamily("playsite_rooms_live", "Games being played or waiting for their players.", value=len(registry.live))
+        yield GaugeMetricFamily(
+            "playsite_rooms_awaiting_joins", "Games waiting for both seats to connect.", value=registry.awaiting_joins()
+        )
+        sockets = self.services.sockets
+        total = sum(sockets.by_address.values())
+        watching = sum(sockets.spectators_by_game.values())
+        by_kind = GaugeMetricFamily("playsite_game_sockets", "Open game sockets, by kind.", labels=["kind"])
+        by_kind.add_metric(["seat"], total - watching)
+        by_kind.add_metric(["spectator"], watching)
+        yield by_kind
+        depths = [room.queued_intents() for room in registry.live.values()]
+        yield GaugeMetricFamily("playsite_room_intents_queued", "Intents waiting in all rooms' queues.", value=sum(depths))
+        yield GaugeMetricFamily(
+            "playsite_room_intents_queued_max", "The longest intent queue of any room.", value=max(depths, default=0)
+        )
+        yield CounterMetricFamily("playsite_turns", "Turns played (forced passes not counted).", value=counters.turns)
+        yield CounterMetricFamily("playsite_turns_refused", "Turns and draw answers refused.", value=counters.refused)
+        yield CounterMetricFamily("playsite_games_ended", "Games that ended (any termination).", value=counters.games_ended)
+        fanout = counters.fanout
+        yield CounterMetricFamily("playsite_events_delivered", "Events queued to subscribers.", value=fanout.delivered)
+        yield CounterMetricFamily(
+            "playsite_events_dropped", "Events dropped for a full subscriber queue.", value=fanout.dropped_events
+        )
+        yield CounterMetricFamily(
+            "playsite_subscribers_dropped", "Subscribers closed for lagging.", value=fanout.dropped_subscribers
+        )
+        yield _histogram(
+            "playsite_turn_verdict_seconds", "A player command taken by its room -> its verdict (after the commit).",
+            counters.verdict_s,
+        )
+        yield _histogram("playsite_store_write_seconds", "One store write attempt of a room.", counters.write_s)
+        yield CounterMetricFamily(
+            "playsite_store_write_failures", "Store write attempts of rooms that failed.", value=counters.write_failures
+        )
+        for generation, pauses in self.gc_watch.pauses.items():
+            yield _histogram(
+                "playsite_gc_pause_seconds", "Pauses of the cyclic garbage collector, by generation.", pauses,
+                {"generation": str(generation)},
+            )
+        yield CounterMetricFamily(
+            "playsite_gc_collected_objects", "Objects the cyclic collector freed.", value=self.gc_watch.collected
+        )
+
+
+def metrics_routes(services: Services) -> RouteFamily:
+    routes = RouteFamily("metrics", __name__)
+    token = services.settings.metrics_token
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(ServiceCollector(services, services.gc_watch))
+    registry.register(ProcessCollector(registry=None))
+
+    @routes.get("/metrics")
+    async def metrics():
+        given = request.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            raise Refusal(401, "unauthorized", "metrics need Authorization: Bearer <PLAY_METRICS_TOKEN>",
+                          {"WWW-Authenticate": 'Bearer realm="metrics"'})
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
+
+    return routes
