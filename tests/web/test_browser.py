@@ -91,6 +91,7 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
     page = browser.new_page()
     page.goto(server.base_url + "/")
     expect(page.locator("#showcase")).to_be_hidden()  # no showcase on this server
+    page.select_option("#friend-clock", label="3+2")
     page.click("#friend-create")
     expect(page.locator("#friend-links")).to_be_visible()
     friend_link = page.locator("#friend-black").input_value()
@@ -104,6 +105,9 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
     home = browser.new_page()
     home.goto(server.base_url + "/")
     expect(home.locator("#live-games li a")).to_have_count(1)
+    game_id = friend_link.split("/play/")[1].split("#")[0]
+    state = httpx.get(f"{server.base_url}/games/{game_id}", timeout=10).json()
+    assert state["timeControl"] == {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}  # the one chosen
 
 
 @pytest.fixture

@@ -58,12 +58,23 @@ async function claim() {
   }
 }
 
+// "Fischer:600:10", "SuddenDeath:900", "Unlimited": a choice of the friend form as the wire's time control.
+function timeControl(choice) {
+  const [variant, first, second] = choice.split(":");
+  if (variant === "Fischer") return { Fischer: { initialSeconds: Number(first), incrementSeconds: Number(second) } };
+  if (variant === "SuddenDeath") return { SuddenDeath: { initialSeconds: Number(first) } };
+  return { Unlimited: {} };
+}
+
 async function createFriendGame() {
-  const answer = await postJson("/games", { timeControl: { Fischer: { initialSeconds: 600, incrementSeconds: 10 } } });
+  const body = { timeControl: timeControl($("friend-clock").value), rated: $("friend-rated").checked };
+  const answer = await postJson("/games", body);
   if (answer.status !== 201) {
     $("friend-links").hidden = true;
+    $("friend-message").textContent = answer.body?.error?.message || "The game could not be created; try again.";
     return;
   }
+  $("friend-message").textContent = "";
   const game = answer.body;
   $("friend-white").onclick = () => goPlay(game.gameId, "White", game.seats.white.token);
   $("friend-black").value = friendLink(game.gameId, "Black", game.seats.black.token);
