@@ -25,6 +25,7 @@ from playsite.rematch.routes import rematch_routes
 from playsite.services import Services
 from playsite.showcase.routes import showcase_routes
 from playsite.specs_routes import specs_routes
+from playsite.strength.routes import strength_routes
 from playsite.store.database import DatabaseUnavailable
 from playsite.web.routes import web_routes
 from playsite.webhooks.routes import webhook_routes
@@ -76,6 +77,7 @@ def create_app(services: Services) -> QuartTrio:
         stream_routes,
         webhook_routes,
         ratings_routes,
+        strength_routes,
         specs_routes,
         web_routes,
     ):

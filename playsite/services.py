@@ -29,6 +29,7 @@ from playsite.gcwatch import GcWatch
 from playsite.house.players import HouseBots
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
+from playsite.lobby.wake import Wakes
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
 from playsite.ratings.ladder import Ladder, run_ladder
@@ -38,6 +39,7 @@ from playsite.rooms.registry import Registry
 from playsite.showcase.table import ShowcaseTable
 from playsite.store import Store, run_store
 from playsite.store.lease import ServingLease, run_serving_lease
+from playsite.strength.service import StrengthReports
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
 from playsite.webhooks.registrations import Webhooks
@@ -73,6 +75,10 @@ class Services:
     lease: ServingLease | None
     """This process's serving lease (PostgreSQL only)."""
     ladder: Ladder | None
+    strength: StrengthReports
+    """The strength report (SPRT verdicts, Bradley-Terry ranking), recomputed by its loop."""
+    wakes: Wakes
+    """Waking catalog bots: probes in flight and recent answers, per bot."""
     version: str
     revision: str | None
     gc_watch: GcWatch
@@ -139,6 +145,9 @@ async def boot(
         await nursery.start(run_retention, store, settings.retention_days)
     if ladder is not None:
         await nursery.start(run_ladder, ladder)
+    strength = StrengthReports(store, bots)
+    await nursery.start(strength.run, registry)  # the first report is computed in the background
+    wakes = Wakes(bots, admission, events, webhooks, house)
     showcase = None
     if settings.showcase_enabled:
         showcase = ShowcaseTable(
@@ -186,6 +195,8 @@ async def boot(
         house=house,
         lease=lease,
         ladder=ladder,
+        strength=strength,
+        wakes=wakes,
         version=package_version(),
         revision=git_revision(),
         gc_watch=gc_watch,

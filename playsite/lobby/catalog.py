@@ -21,9 +21,13 @@ def catalog(directory) -> list[BotAccount]:
     return sorted((a for a in directory.registered() if in_catalog(a)), key=lambda a: a.id)
 
 
+def at_capacity(account: BotAccount, admission) -> bool:
+    """The bot plays as many games as it declared it can, right now."""
+    return sum(admission.occupancy(account.principal).values()) >= account.max_concurrent_games
+
+
 def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
     rating = book.rating_of(account.id)
-    active = sum(admission.occupancy(account.principal).values())
     card = {
         "team": account.team,
         "name": account.name,
@@ -33,7 +37,7 @@ def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
     }
     if account.description:
         card["description"] = account.description
-    card["available"] = active < account.max_concurrent_games
+    card["available"] = not at_capacity(account, admission)
     return card
 
 

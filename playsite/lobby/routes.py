@@ -1,4 +1,4 @@
-"""Challenges, seeks and human lobby routes (/bot/challenge..., /bot/seeks..., /lobby/...).
+"""Challenges, seeks, human lobby and wake routes (/bot/challenge..., /bot/seeks..., /lobby/...).
 
 The process's one `Lobby` (built by the boot, which also runs its housekeeping) holds the
 pending offers; these routes only parse, authorise and hand over.
@@ -10,6 +10,7 @@ from playsite.http.errors import RouteFamily
 from playsite.lobby.challenge_routes import mount_challenge_routes
 from playsite.lobby.human_routes import mount_human_routes
 from playsite.lobby.seek_routes import mount_seek_routes
+from playsite.lobby.wake_routes import mount_wake_routes
 from playsite.services import Services
 
 
@@ -18,4 +19,5 @@ def lobby_routes(services: Services) -> RouteFamily:
     mount_challenge_routes(routes, services)
     mount_seek_routes(routes, services)
     mount_human_routes(routes, services)
+    mount_wake_routes(routes, services)
     return routes

@@ -1,0 +1,26 @@
+"""POST /lobby/bots/{team}/{name}/wake: is a catalog bot there to play now? (`lobby/wake.py`)
+
+Public, no body. Each call may make playsite contact the bot, so each client address may
+wake at most `WAKES_PER_MINUTE` times a minute (429 with Retry-After past it), on top of the
+per-bot bound the waking itself keeps.
+"""
+
+from __future__ import annotations
+
+from playsite.http.errors import RouteFamily
+from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.responses import NO_STORE, json_response
+from playsite.services import Services
+
+WAKES_PER_MINUTE = 10
+"""Per client address: a visitor wakes a bot once before each game it starts."""
+
+
+def mount_wake_routes(routes: RouteFamily, services: Services) -> None:
+    wakes = RateLimiter(WAKES_PER_MINUTE, 60)
+
+    @routes.post("/lobby/bots/<team>/<name>/wake")
+    async def wake_catalog_bot(team: str, name: str):
+        limit_by_address(wakes, "wake requests")
+        woken = await services.wakes.wake(f"{team}/{name}")
+        return json_response({"alive": woken.alive, "busy": woken.busy}, headers=NO_STORE)
