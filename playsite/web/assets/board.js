@@ -46,9 +46,16 @@ export function applyMove(pieces, uci) {
   return next;
 }
 
+const PIECE_NAMES = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
+const STEP = { ArrowUp: -8, ArrowDown: 8, ArrowLeft: -1, ArrowRight: 1 };
+
 // Draw the 64 squares into `element`; `marks` gives classes per square, `onSquare` gets clicks.
+// Every square is a keyboard control too: Tab reaches the board, the arrow keys move between
+// squares, Enter or Space picks one; focus stays on its square when the board is redrawn.
 export function renderBoard(element, pieces, { flipped = false, marks = {}, onSquare = () => {} } = {}) {
+  const focused = element.contains(document.activeElement) ? document.activeElement.dataset.square : null;
   element.replaceChildren();
+  element.setAttribute("role", "grid");
   for (let row = 0; row < 8; row += 1) {
     for (let column = 0; column < 8; column += 1) {
       const rank = flipped ? row + 1 : 8 - row;
@@ -61,8 +68,29 @@ export function renderBoard(element, pieces, { flipped = false, marks = {}, onSq
         square.textContent = GLYPHS[pieces[name]];
         square.dataset.piece = pieces[name];
       }
+      const piece = pieces[name];
+      const owner = piece ? (piece === piece.toUpperCase() ? "white" : "black") : null;
+      square.setAttribute("role", "button");
+      square.setAttribute("aria-label", piece ? `${name}, ${owner} ${PIECE_NAMES[piece.toUpperCase()]}` : name);
+      square.tabIndex = name === (focused || "") || (!focused && row === 7 && column === 0) ? 0 : -1;
       square.addEventListener("click", () => onSquare(name));
+      square.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          onSquare(name);
+        } else if (event.key in STEP) {
+          event.preventDefault();
+          const index = row * 8 + column + STEP[event.key];
+          const target = element.children[index];
+          if (target && !(STEP[event.key] === 1 && column === 7) && !(STEP[event.key] === -1 && column === 0)) {
+            square.tabIndex = -1;
+            target.tabIndex = 0;
+            target.focus();
+          }
+        }
+      });
       element.append(square);
     }
   }
+  if (focused) element.querySelector(`[data-square="${focused}"]`)?.focus();
 }
