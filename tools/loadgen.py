@@ -41,7 +41,7 @@ from pathlib import Path
 
 import httpx
 import trio
-from trio_websocket import ConnectionClosed, open_websocket_url
+from trio_websocket import ConnectionClosed, ConnectionRejected, ConnectionTimeout, HandshakeError, open_websocket_url
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS_S = 5.0
@@ -229,7 +229,7 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
     except ConnectionClosed as closed:
         stats.closed(closed.reason.code if closed.reason else None)
         game.over.set()
-    except (OSError, trio.BrokenResourceError) as error:
+    except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
         stats.error(f"seat socket: {type(error).__name__}")
         game.over.set()
 
@@ -280,7 +280,7 @@ async def spectator_socket(stats: Stats, game: Game, url: str, opened) -> None:
                 stats.sockets_open -= 1
     except ConnectionClosed as closed:
         stats.closed(closed.reason.code if closed.reason else None)
-    except (OSError, trio.BrokenResourceError) as error:
+    except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
         stats.error(f"spectator socket: {type(error).__name__}")
 
 
@@ -300,6 +300,7 @@ async def game_client(conf: dict, out) -> None:
                 await ready.wait()
         setup_s = time.perf_counter() - started
         out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
+        await trio.to_thread.run_sync(conf["go"].wait)  # every client measures the same window
         stats.measuring = True
         measured_from = time.perf_counter()
         end = measured_from + conf["duration"]
@@ -408,6 +409,7 @@ async def transport_client(conf: dict, out) -> None:
                 await trio.sleep(0.05)
         setup_s = time.perf_counter() - started
         out.put({"kind": "ready", "setup_s": setup_s, "ready": ready})
+        await trio.to_thread.run_sync(conf["go"].wait)
         measuring = True
         t0 = time.perf_counter()
         end = t0 + conf["duration"]
@@ -427,6 +429,46 @@ def client_main(mode: str, conf: dict, out) -> None:
 
 
 # ----- the parent -------------------------------------------------------------------------------
+
+
+def scrape_gc(base: str, token: str | None) -> dict | None:
+    """The server's GC pause counts from GET /metrics (PLAY_METRICS_TOKEN), or None."""
+    if not token:
+        return None
+    try:
+        text = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10).text
+    except httpx.HTTPError:
+        return None
+    found: dict = {"seconds": 0.0, "count": 0, "buckets": {}}
+    for line in text.splitlines():
+        if line.startswith("playsite_gc_pause_seconds_sum"):
+            found["seconds"] += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("playsite_gc_pause_seconds_count"):
+            found["count"] += int(float(line.rsplit(" ", 1)[1]))
+        elif line.startswith("playsite_gc_pause_seconds_bucket"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            found["buckets"][bound] = found["buckets"].get(bound, 0) + int(float(line.rsplit(" ", 1)[1]))
+    return found
+
+
+def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> dict | None:
+    """Collections, their share of the server's CPU, and the pause p99 bound, over the window."""
+    if before is None or after is None:
+        return None
+    count = after["count"] - before["count"]
+    seconds = after["seconds"] - before["seconds"]
+    p99 = None
+    if count:
+        for bound in sorted((b for b in after["buckets"] if b != "+Inf"), key=float) + ["+Inf"]:
+            if after["buckets"][bound] - before["buckets"].get(bound, 0) >= 0.99 * count:
+                p99 = bound
+                break
+    return {
+        "collections": count,
+        "seconds": round(seconds, 3),
+        "share_of_cpu": None if not cpu_s else round(seconds / cpu_s, 3),
+        "pause_p99_at_most_s": p99,
+    }
 
 
 def free_port() -> int:
@@ -484,6 +526,8 @@ def run(args: argparse.Namespace) -> dict:
     elif args.spawn:
         port = free_port()
         extra = dict(item.split("=", 1) for item in args.server_env)
+        if args.metrics_token:
+            extra["PLAY_METRICS_TOKEN"] = args.metrics_token
         server = spawn_server(port, extra)
         pid = server.pid
         wait_listening(port, server)
@@ -494,6 +538,7 @@ def run(args: argparse.Namespace) -> dict:
     mode = "transport" if args.transport_only else "game"
     counts = split(args.sockets if args.transport_only else args.games, args.clients)
     out = multiprocessing.Queue()
+    go = multiprocessing.Event()
     clients = []
     for index, count in enumerate(counts):
         conf = {
@@ -501,11 +546,13 @@ def run(args: argparse.Namespace) -> dict:
             "spectators": args.spectators, "think": args.think, "duration": args.duration,
             "setup_timeout": args.setup_timeout, "seed": args.seed + index,
             "connect_rate": args.connect_rate / args.clients if args.connect_rate else 0,
+            "go": go,
         }
         client = multiprocessing.Process(target=client_main, args=(mode, conf, out))
         client.start()
         clients.append(client)
     results, readies, progress = [], [], {}
+    gc_before = gc_after = None
     cpu_start = cpu_end = None
     measured_at = None
     peak_rss, peak_fds = 0.0, 0
@@ -526,7 +573,9 @@ def run(args: argparse.Namespace) -> dict:
             if message["kind"] == "ready":
                 readies.append(message)
                 if len(readies) == len(clients):
+                    gc_before = scrape_gc(base, args.metrics_token)
                     cpu_start, measured_at = proc.cpu_s(), time.monotonic()
+                    go.set()
                     ready = sum(r["ready"] for r in readies)
                     print(f"[loadgen] set up in {max(r['setup_s'] for r in readies):.1f} s ({ready} of "
                           f"{sum(counts)} {'sockets' if args.transport_only else 'games'} ready); measuring "
@@ -539,6 +588,7 @@ def run(args: argparse.Namespace) -> dict:
             elif message["kind"] == "result":
                 if cpu_end is None:
                     cpu_end, measured_end = proc.cpu_s(), time.monotonic()
+                    gc_after = scrape_gc(base, args.metrics_token)
                 results.append(message)
     finally:
         for client in clients:
@@ -588,6 +638,7 @@ def run(args: argparse.Namespace) -> dict:
         "closes": closes,
         "games_created": sum(r["games_created"] for r in results),
         "load_average": os.getloadavg()[0],
+        "gc": gc_summary(gc_before, gc_after, None if cpu is None else cpu * (measured_end - measured_at)),
     }
     return summary
 
@@ -627,6 +678,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setup-timeout", type=float, default=180.0)
     parser.add_argument("--connect-rate", type=float, default=0, help="games (or sockets) started per second; 0: all at once")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--metrics-token", help="read the server's GC pauses from GET /metrics with this token"
+                        " (with --spawn it is given to the server)")
     parser.add_argument("--markdown", action="store_true", help="also print the summary as a table row")
     args = parser.parse_args(argv)
     if args.games < 1 or args.clients < 1 or args.duration <= 0:
