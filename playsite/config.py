@@ -75,17 +75,20 @@ class Settings:
     """How long a sign-in lasts before the person signs in again (the session cookie's lifetime)."""
 
     idle_forfeit_s: int = 0
+    """Unlimited games: a seat that does not play its roll within this many seconds loses on
+    time (0: never; the dicechess-play ecosystem uses 120)."""
     trusted_proxies: tuple[str, ...] = ()
     """Peer addresses (IPs or CIDR networks) whose `X-Forwarded-Proto` says whether the
     client's request came over HTTPS (a TLS-terminating proxy in front of the service)."""
-    """Unlimited games: a seat that does not play its roll within this many seconds loses on
-    time (0: never; the dicechess-play ecosystem uses 120)."""
     house_bots_enabled: bool = True
+    """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
     metrics_token: str | None = attrs.field(default=None, repr=False)
     """When set, GET /metrics answers Prometheus text to `Authorization: Bearer <token>`."""
     gc_tuning: bool = True
     """Freeze what boot allocated and collect the youngest generation less often (gcwatch)."""
-    """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
+    send_buffer_bytes: int = 0
+    """Kernel send buffer of every accepted connection (0: the kernel sizes it). Bounds what
+    a client that stops reading holds in the kernel before its events queue up and it is dropped."""
     dice_seed_window_ms: int = 2000
     game_creations_per_minute: int = 30
     """`POST /games` per client address per minute."""
@@ -192,6 +195,7 @@ _FIELDS = {
     "PLAY_HOUSE_BOTS": "house_bots_enabled",
     "PLAY_METRICS_TOKEN": "metrics_token",
     "PLAY_GC_TUNING": "gc_tuning",
+    "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
@@ -373,6 +377,7 @@ class _Reader:
             house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
             metrics_token=self.raw("PLAY_METRICS_TOKEN"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
+            send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),

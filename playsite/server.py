@@ -8,6 +8,7 @@ SIGINT/SIGTERM triggers a graceful shutdown.
 from __future__ import annotations
 
 import logging
+import socket
 import signal
 import sys
 
@@ -41,7 +42,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
-    config = HypercornConfig()
+    config = _Config(settings.send_buffer_bytes)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them
     config.errorlog = logging.getLogger("hypercorn.error")
@@ -51,6 +52,22 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
     await hypercorn_serve(finish_sends(app), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+
+
+class _Config(HypercornConfig):
+    """hypercorn's settings, with a fixed kernel send buffer on the listening sockets when one
+    is configured (accepted connections inherit it)."""
+
+    def __init__(self, send_buffer_bytes: int):
+        super().__init__()
+        self.send_buffer_bytes = send_buffer_bytes
+
+    def create_sockets(self):
+        sockets = super().create_sockets()
+        if self.send_buffer_bytes:
+            for sock in (*sockets.secure_sockets, *sockets.insecure_sockets):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
+        return sockets
 
 
 class _AfterBoot:

@@ -278,11 +278,14 @@ async def test_two_players_and_a_spectator_play_a_full_game_over_real_sockets(se
 # ----- a slow spectator ---------------------------------------------------------------------
 
 
-SLOW_RECEIVE_BUFFER = 32768
+SLOW_RECEIVE_BUFFER = 8192
 """The non-reading client's kernel receive buffer: small, so the server's sends block after a
 few dozen events, yet above loopback segment sizes (a tiny buffer makes the sender fall back to
 zero-window probes, and the late reader would wait seconds for data)."""
-SLOW_GAME_EVENTS = 220
+SLOW_SEND_BUFFER = 4096
+"""The server's kernel send buffer (`PLAY_SEND_BUFFER_BYTES`). Left to the kernel, loopback's
+64 KiB segments let it grow to megabytes, which would swallow a whole game of spectator events."""
+SLOW_GAME_EVENTS = 300
 """The players resign once the game has published this many events: far more than the slow
 socket's buffers, its queue (64) and its drop limit (16) can absorb."""
 SLOW_GAME_ATTEMPTS = 3
@@ -328,7 +331,7 @@ async def play_past_a_slow_spectator(server, http: httpx.AsyncClient, seeds: tup
 
 
 async def test_a_spectator_that_never_reads_is_dropped_and_play_goes_on(serve):
-    server = serve(NO_SEED_WINDOW)
+    server = serve({**NO_SEED_WINDOW, "PLAY_SEND_BUFFER_BYTES": str(SLOW_SEND_BUFFER)})
     with trio.fail_after(TEST_DEADLINE_S):
         async with http_client(server) as http:
             for attempt in range(SLOW_GAME_ATTEMPTS):
