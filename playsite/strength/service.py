@@ -68,6 +68,9 @@ class StrengthReports:
         """trio time of the computation that made `report`."""
         self.computations = 0
         self._stale = True
+        self._computing = trio.Lock()
+        """One computation at a time: a refresh that starts while another runs waits for it and
+        then reads the store afresh, so the report kept is never older than one already read."""
 
     async def run(self, registry, *, check_s: float = CHECK_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Recompute whenever due (see the module's docstring) until cancelled."""
@@ -91,17 +94,18 @@ class StrengthReports:
 
     async def refresh(self) -> StrengthReport:
         """Compute the report now from what the store holds, and keep it."""
-        self._stale = False  # a game ending from here on is read next time
-        try:
-            rows = await self._read_rows()
-        except BaseException:
-            self._stale = True
-            raise
-        names = {account.principal: account.public_name for account in self.bots.registered()}
-        report, body = await trio.to_thread.run_sync(self._compute, rows, names, abandon_on_cancel=True)
-        self.report, self.body = report, body
-        self.computed_at = trio.current_time()
-        self.computations += 1
+        async with self._computing:
+            self._stale = False  # a game ending from here on is read next time
+            try:
+                rows = await self._read_rows()
+            except BaseException:
+                self._stale = True
+                raise
+            names = {account.principal: account.public_name for account in self.bots.registered()}
+            report, body = await trio.to_thread.run_sync(self._compute, rows, names, abandon_on_cancel=True)
+            self.report, self.body = report, body
+            self.computed_at = trio.current_time()
+            self.computations += 1
         log.debug("strength report: %d matchups, %d bots, %d games", len(report.pairwise), len(report.ranking), report.singles)
         return report
 
