@@ -8,8 +8,8 @@ SIGINT/SIGTERM triggers a graceful shutdown.
 from __future__ import annotations
 
 import logging
-import socket
 import signal
+import socket
 import sys
 
 import trio
