@@ -84,6 +84,11 @@ class Settings:
     """`house/random` and `house/greedy`, played in-process (docs/bots/house.md)."""
     metrics_token: str | None = attrs.field(default=None, repr=False)
     """When set, GET /metrics answers Prometheus text to `Authorization: Bearer <token>`."""
+    secrets_key: str | None = attrs.field(default=None, repr=False)
+    """32 random bytes as 64 hex characters: webhook secrets are stored sealed under it
+    (AES-256-GCM, playsite/webhooks/sealing.py). Unset: they are stored in plain text."""
+    secrets_key_previous: str | None = attrs.field(default=None, repr=False)
+    """The key before a rotation: values sealed under it still open, and the boot re-seals them."""
     gc_tuning: bool = True
     """Freeze what boot allocated and collect the youngest generation less often (gcwatch)."""
     send_buffer_bytes: int = 0
@@ -194,6 +199,8 @@ _FIELDS = {
     "PLAY_SESSION_LIFETIME_HOURS": "session_lifetime_hours",
     "PLAY_HOUSE_BOTS": "house_bots_enabled",
     "PLAY_METRICS_TOKEN": "metrics_token",
+    "PLAY_SECRETS_KEY": "secrets_key",
+    "PLAY_SECRETS_KEY_PREVIOUS": "secrets_key_previous",
     "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
@@ -211,6 +218,8 @@ _FIELDS = {
     "PLAY_LOG_LEVEL": "log_level",
 }
 _SECRET_FIELDS = {"analytics_token", "session_secret", "oidc_client_secret", "metrics_token"}
+_SECRET_FIELDS |= {"secrets_key", "secrets_key_previous"}
+_SECRETS_KEY = re.compile(r"[0-9a-fA-F]{64}")
 SESSION_SECRET_MIN_BYTES = 32
 """PLAY_SESSION_SECRET signs sessions with HMAC-SHA256: shorter keys are refused."""
 _TRUE = {"1", "true", "yes", "on"}
@@ -321,6 +330,19 @@ class _Reader:
                 self.problems.append(f"{name}: {item!r} is not an account UUID")
         return tuple(found)
 
+    def key(self, name: str) -> str | None:
+        """32 bytes as 64 hex characters (lowercased); a problem never echoes the value."""
+        value = self.raw(name)
+        if value is None:
+            return None
+        if not _SECRETS_KEY.fullmatch(value):
+            self.problems.append(
+                f"{name} must be 32 random bytes as 64 hex characters"
+                ' (python -c "import secrets; print(secrets.token_hex(32))")'
+            )
+            return None
+        return value.lower()
+
     def host(self, name: str, default: str) -> str:
         value = self.raw(name)
         if value is None:
@@ -376,6 +398,8 @@ class _Reader:
             session_lifetime_hours=self.integer("PLAY_SESSION_LIFETIME_HOURS", 168, 1, 24 * 90),
             house_bots_enabled=self.flag("PLAY_HOUSE_BOTS", True),
             metrics_token=self.raw("PLAY_METRICS_TOKEN"),
+            secrets_key=self.key("PLAY_SECRETS_KEY"),
+            secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
@@ -413,6 +437,8 @@ class _Reader:
             self.problems.append("GAME_DURABILITY=required needs persistence (DATABASE_URL)")
         if s.analytics_enabled and s.analytics_url is None:
             self.problems.append("ANALYTICS_INGEST_ENABLED=true needs ANALYTICS_URL")
+        if s.secrets_key_previous is not None and self.raw("PLAY_SECRETS_KEY") is None:
+            self.problems.append("PLAY_SECRETS_KEY_PREVIOUS needs PLAY_SECRETS_KEY (the new key it rotates to)")
         if s.session_secret is not None and len(s.session_secret.encode()) < SESSION_SECRET_MIN_BYTES:
             self.problems.append(f"PLAY_SESSION_SECRET must be at least {SESSION_SECRET_MIN_BYTES} bytes (it signs sessions)")
         if s.showcase_enabled:
