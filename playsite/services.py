@@ -43,6 +43,7 @@ from playsite.strength.service import StrengthReports
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
 from playsite.webhooks.registrations import Webhooks
+from playsite.webhooks.store import seal_at_boot
 
 log = logging.getLogger("playsite")
 
@@ -123,6 +124,7 @@ async def boot(
     )
     ratings = RatingBook(store)
     webhooks = Webhooks.from_settings(store, settings)
+    await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
     lobby = Lobby(games, bots)
     ladder = Ladder(games, bots, ratings) if settings.ladder_enabled else None

@@ -100,6 +100,9 @@ async def deliver_once(webhooks: Webhooks, registration: Registration, body: str
     def took() -> int:
         return max(0, round((trio.current_time() - started) * 1000))
 
+    if registration.unusable:
+        log.warning("webhook delivery not sent: bot=%s %s", registration.bot_id, registration.unusable)
+        return Attempt("unreachable", "the server cannot read this webhook's secret: register the webhook again", took())
     try:
         target = await resolve_and_pin(registration.url, webhooks.policy, webhooks.resolver)
     except UrlRefused as refused:

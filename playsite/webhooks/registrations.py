@@ -40,6 +40,7 @@ from playsite.transports.pinned import (
     post_pinned,
     resolve_and_pin,
 )
+from playsite.webhooks.sealing import Sealer
 from playsite.webhooks.store import Delivery, DeliveryStats, Registration, WebhookStore, webhook_store_for
 
 log = logging.getLogger("playsite.webhooks")
@@ -121,7 +122,7 @@ class Webhooks:
     @classmethod
     def from_settings(cls, store, settings) -> Webhooks:
         return cls(
-            webhook_store_for(store),
+            webhook_store_for(store, Sealer.from_settings(settings)),
             UrlPolicy.from_settings(settings),
             enabled=settings.webhook_push_enabled,
         )
@@ -235,7 +236,7 @@ class Webhooks:
     async def probe(self, bot_id: str) -> bool:
         """Does the bot's current webhook answer the verification echo now? (showcase readiness)"""
         registration = await self.current(bot_id)
-        if registration is None or not self.enabled:
+        if registration is None or registration.unusable or not self.enabled:
             return False
         try:
             target = await resolve_and_pin(registration.url, self.policy, self.resolver)

@@ -4,7 +4,8 @@ A bot has at most one current registration. Every registration gets a new genera
 (`registration_id`, strictly increasing), so a delivery can tell whether the registration
 it was sent under is still the current one. Secrets are stored because every delivery is
 signed with them (they are HMAC keys, not credentials we could keep as digests); they are
-shown once at registration and never logged.
+shown once at registration and never logged. With PLAY_SECRETS_KEY, PostgreSQL holds them
+sealed (sealing.py) and `seal_at_boot` seals or re-seals what an earlier boot left.
 
 Delivery records feed `GET /bot/webhook/stats`: one row per attempt, kept a little longer
 than the 7-day window the stats report.
@@ -13,6 +14,7 @@ than the 7-day window the stats report.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections import defaultdict, deque
 from datetime import datetime, timedelta, timezone
@@ -20,6 +22,10 @@ from typing import Protocol
 
 import attrs
 import psycopg
+
+from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
+
+log = logging.getLogger("playsite.webhooks")
 
 STATS_WINDOWS = (("last24h", timedelta(hours=24)), ("last7d", timedelta(days=7)))
 DELIVERY_RETENTION = timedelta(days=8)
@@ -43,6 +49,9 @@ class Registration:
     url: str
     secret: str = attrs.field(repr=False)
     verified_at: datetime
+    unusable: str | None = None
+    """Why the stored secret cannot be opened (key missing or wrong), when it cannot; then
+    `secret` is empty and nothing is delivered under this registration."""
 
 
 @attrs.frozen
@@ -190,11 +199,27 @@ SELECT at, reason FROM webhook_deliveries
 """
 
 
-class PostgresWebhookStore:
-    """The same records in PostgreSQL, through the store's one `Database` adapter."""
+@attrs.frozen
+class Resealed:
+    """What `PostgresWebhookStore.reseal` did (counts and bot ids only, never a secret)."""
 
-    def __init__(self, database) -> None:
+    plain: int
+    """Rows that held the secret in plain text, now sealed."""
+    rotated: int
+    """Rows sealed under PLAY_SECRETS_KEY_PREVIOUS, now sealed under PLAY_SECRETS_KEY."""
+    unreadable: tuple[str, ...]
+    """Bots whose stored secret opens under neither key (left as they are)."""
+
+
+class PostgresWebhookStore:
+    """The same records in PostgreSQL, through the store's one `Database` adapter.
+
+    With a `sealer`, secrets are written sealed and opened on reading; without one they are
+    written in plain text (and a sealed one reads as an unusable registration)."""
+
+    def __init__(self, database, sealer: Sealer | None = None) -> None:
         self.database = database
+        self.sealer = sealer
 
     async def current(self, bot_id: str) -> Registration | None:
         row = await self.database.run(
@@ -203,15 +228,75 @@ class PostgresWebhookStore:
                 (bot_id,),
             ).fetchone()
         )
-        return None if row is None else Registration(bot_id, row[0], row[1], row[2], row[3])
+        if row is None:
+            return None
+        registration_id, url, stored, verified_at = row
+        try:
+            secret = open_stored(self.sealer, stored, bot_id)
+        except SecretUnreadable as unreadable:
+            log.warning(
+                "webhook registration of bot=%s is unusable: %s; nothing is delivered to it until the key is"
+                " restored or the bot registers its webhook again", bot_id, unreadable.reason,
+            )
+            return Registration(bot_id, registration_id, url, "", verified_at, unusable=unreadable.reason)
+        return Registration(bot_id, registration_id, url, secret, verified_at)
+
+    def replace_in(
+        self, conn: psycopg.Connection, bot_id: str, url: str, secret: str, verified_at: datetime
+    ) -> Registration:
+        """`replace` inside the caller's transaction on `conn` (its commit makes it current).
+        The secret is written sealed when there is a key; the registration returned holds it plain."""
+        stored = secret if self.sealer is None else self.sealer.seal(secret, bot_id)
+        generation = conn.execute(_REPLACE, (bot_id, url, stored, verified_at)).fetchone()[0]
+        return Registration(bot_id, generation, url, secret, verified_at)
 
     async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
-        def work(conn: psycopg.Connection) -> int:
+        def work(conn: psycopg.Connection) -> Registration:
             with conn.transaction():
-                return conn.execute(_REPLACE, (bot_id, url, secret, verified_at)).fetchone()[0]
+                return self.replace_in(conn, bot_id, url, secret, verified_at)
 
-        generation = await self.database.run(work)
-        return Registration(bot_id, generation, url, secret, verified_at)
+        return await self.database.run(work)
+
+    async def reseal(self) -> Resealed:
+        """Seal every plain-text secret, and re-seal every one sealed under the previous key,
+        under the current key, in one transaction. Needs a sealer."""
+        sealer = self.sealer
+        if sealer is None:
+            raise ValueError("re-sealing needs PLAY_SECRETS_KEY")
+
+        def work(conn: psycopg.Connection) -> Resealed:
+            plain, rotated, unreadable = 0, 0, []
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT bot_id, secret FROM webhook_registrations WHERE secret NOT LIKE %s"
+                    " ORDER BY bot_id FOR UPDATE",
+                    (f"sealed1:{sealer.key_id}:%",),
+                ).fetchall()
+                for bot_id, stored in rows:
+                    try:
+                        secret = sealer.open(stored, bot_id)
+                    except SecretUnreadable:
+                        unreadable.append(bot_id)
+                        continue
+                    if is_sealed(stored):
+                        rotated += 1
+                    else:
+                        plain += 1
+                    conn.execute(
+                        "UPDATE webhook_registrations SET secret = %s WHERE bot_id = %s",
+                        (sealer.seal(secret, bot_id), bot_id),
+                    )
+            return Resealed(plain, rotated, tuple(unreadable))
+
+        return await self.database.run(work)
+
+    async def count_sealed(self) -> int:
+        """How many stored secrets are sealed (by any key)."""
+        return await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT count(*) FROM webhook_registrations WHERE secret ~ '^sealed[0-9]+:'"
+            ).fetchone()[0]
+        )
 
     async def delete(self, bot_id: str) -> bool:
         def work(conn: psycopg.Connection) -> bool:
@@ -262,8 +347,41 @@ class PostgresWebhookStore:
         return await self.database.run(work)
 
 
-def webhook_store_for(store) -> WebhookStore:
-    """PostgreSQL beside a PostgreSQL game store; memory otherwise."""
+def webhook_store_for(store, sealer: Sealer | None = None) -> WebhookStore:
+    """PostgreSQL beside a PostgreSQL game store (secrets sealed by `sealer`, if any); memory otherwise."""
     if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
-        return PostgresWebhookStore(store.database)
+        return PostgresWebhookStore(store.database, sealer)
     return MemoryWebhookStore()
+
+
+async def seal_at_boot(webhook_store: WebhookStore, settings) -> Resealed | None:
+    """Before the port opens: with a key, seal what is stored in plain text and re-seal what
+    is sealed under the previous key (one transaction, counts logged); without one, warn that
+    PostgreSQL holds the secrets unencrypted. Memory stores keep nothing to seal."""
+    if not isinstance(webhook_store, PostgresWebhookStore):
+        return None
+    if webhook_store.sealer is None:
+        if settings.webhook_push_enabled:
+            log.warning(
+                "webhook secrets are stored unencrypted in PostgreSQL: set PLAY_SECRETS_KEY to seal them"
+                " (docs/configuration.md)"
+            )
+        if sealed := await webhook_store.count_sealed():
+            log.warning(
+                "webhook secrets: %d are stored sealed but PLAY_SECRETS_KEY is not set: those registrations"
+                " are unusable until the key is set again or the bots register again", sealed,
+            )
+        return None
+    done = await webhook_store.reseal()
+    log.info(
+        "webhook secrets: sealed %d stored in plain text, re-sealed %d under the new key", done.plain, done.rotated
+    )
+    if done.unreadable:
+        log.warning(
+            "webhook secrets: %d cannot be opened with PLAY_SECRETS_KEY or PLAY_SECRETS_KEY_PREVIOUS, left as"
+            " they are; those registrations are unusable until the bots register again: %s",
+            len(done.unreadable), ", ".join(done.unreadable),
+        )
+    elif webhook_store.sealer.previous_key_id is not None:
+        log.info("webhook secrets: every secret is sealed under PLAY_SECRETS_KEY; PLAY_SECRETS_KEY_PREVIOUS can go")
+    return done
