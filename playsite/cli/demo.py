@@ -37,7 +37,7 @@ def run(args) -> int:
     import trio
 
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing
-    from playsite.demo.settings import demo_settings
+    from playsite.demo.settings import demo_secrets_key, demo_settings
     from playsite.store.migrations import apply_pending, load_migrations
 
     state_dir = Path(args.dir).resolve()
@@ -69,7 +69,8 @@ def run(args) -> int:
             for migration in apply_pending(conn, load_migrations()):
                 print(f"playsite demo: applied migration {migration.version:03d}_{migration.name}", file=sys.stderr)
         try:
-            settings = demo_settings(os.environ, postgres.url, host=args.host, port=args.port)
+            settings = demo_settings(os.environ, postgres.url, host=args.host, port=args.port,
+                                     secrets_key=demo_secrets_key(state_dir))
         except ConfigError as error:
             for problem in error.problems:
                 print(f"playsite demo: configuration error: {problem}", file=sys.stderr)
