@@ -25,9 +25,10 @@ from playsite.rematch.routes import rematch_routes
 from playsite.services import Services
 from playsite.showcase.routes import showcase_routes
 from playsite.specs_routes import specs_routes
-from playsite.strength.routes import strength_routes
 from playsite.store.database import DatabaseUnavailable
+from playsite.strength.routes import strength_routes
 from playsite.web.routes import web_routes
+from playsite.webhooks.management_routes import management_routes
 from playsite.webhooks.routes import webhook_routes
 
 
@@ -84,6 +85,9 @@ def create_app(services: Services) -> QuartTrio:
         app.register_blueprint(family(services))
     if services.accounts.enabled:
         app.register_blueprint(account_routes(services))
+    if services.management is not None:
+        app.register_blueprint(management_routes(services, "owner"))
+        app.register_blueprint(management_routes(services, "admin"))
     if services.showcase is not None:
         app.register_blueprint(showcase_routes(services))
     if services.settings.metrics_token:

@@ -156,15 +156,20 @@ class Settings:
     def accounts_enabled(self) -> bool:
         return not self.accounts_missing()
 
+    def management_missing(self) -> list[str]:
+        """What keeps `/me` and `/admin` unmounted although WEBHOOK_SESSION_MANAGEMENT_ENABLED
+        asks for them (service.md: persistence, session verification, an origin allow-list)."""
+        needed = {
+            "DATABASE_URL (persistence)": self.persistence_enabled,
+            "sign-in (" + ", ".join(self.accounts_missing()) + ")": self.accounts_enabled,
+            "PLAY_CORS_ORIGINS": bool(self.cors_origins),
+        }
+        return [name for name, present in needed.items() if not present]
+
     @property
     def session_management_mountable(self) -> bool:
         """service.md: `/me` and `/admin` are mounted only when all four conditions hold."""
-        return (
-            self.webhook_session_management_enabled
-            and self.persistence_enabled
-            and self.session_secret is not None
-            and bool(self.cors_origins)
-        )
+        return self.webhook_session_management_enabled and not self.management_missing()
 
 
 # Environment name -> Settings field, in banner order.

@@ -15,6 +15,7 @@ import logging
 import attrs
 import trio
 
+from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.service import Accounts
 from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
@@ -42,6 +43,7 @@ from playsite.store.lease import ServingLease, run_serving_lease
 from playsite.strength.service import StrengthReports
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
+from playsite.webhooks.management import WebhookManagement
 from playsite.webhooks.registrations import Webhooks
 from playsite.webhooks.store import seal_at_boot
 
@@ -80,6 +82,8 @@ class Services:
     """The strength report (SPRT verdicts, Bradley-Terry ranking), recomputed by its loop."""
     wakes: Wakes
     """Waking catalog bots: probes in flight and recent answers, per bot."""
+    management: WebhookManagement | None
+    """Account-owned bots and staged webhook management (`/me`, `/admin`), when mountable."""
     version: str
     revision: str | None
     gc_watch: GcWatch
@@ -97,7 +101,6 @@ async def boot(
 
     `store` and `seed_source` replace the configured ones (tests: a store that fails on
     purpose, dice from fixed seeds)."""
-    warn_unbuilt_settings(settings)
     gc_watch = await nursery.start(run_gc_watch)
     if store is None:
         store = await nursery.start(run_store, settings)
@@ -174,6 +177,16 @@ async def boot(
         if not settings.cors_origins:
             log.warning("PLAY_CORS_ORIGINS is empty: rematch reads work, every rematch command is refused")
 
+    management = None
+    if settings.session_management_mountable:
+        admins = await nursery.start(AdminAuthority(store.database, settings.admins).run)
+        management = WebhookManagement(store.database, webhooks, bots, admins)
+    elif settings.webhook_session_management_enabled:
+        log.warning("webhook management (/me, /admin) is not mounted: missing %s", "; ".join(settings.management_missing()))
+    elif settings.admins:
+        log.warning("PLAY_ADMINS has no effect: it names who may use /admin, mounted only with "
+                    "WEBHOOK_SESSION_MANAGEMENT_ENABLED")
+
     return Services(
         settings=settings,
         store=store,
@@ -199,6 +212,7 @@ async def boot(
         ladder=ladder,
         strength=strength,
         wakes=wakes,
+        management=management,
         version=package_version(),
         revision=git_revision(),
         gc_watch=gc_watch,
@@ -216,14 +230,6 @@ async def run_gc_watch(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
         watch.remove()
 
 
-UNBUILT_SETTINGS = {
-    "PLAY_ADMINS": lambda s: bool(s.admins),
-    "WEBHOOK_SESSION_MANAGEMENT_ENABLED": lambda s: s.webhook_session_management_enabled,
-}
-"""Settings that validate but that no feature of this version reads yet (webhook management
-is still being built): setting one changes nothing."""
-
-
 def warn_accounts(settings: Settings, accounts: Accounts) -> None:
     """Say why sign-in is off when it was half configured, and what a working one still lacks."""
     missing = settings.accounts_missing()
@@ -235,14 +241,3 @@ def warn_accounts(settings: Settings, accounts: Accounts) -> None:
     elif accounts.enabled and settings.public_origin not in settings.cors_origins:
         log.warning("PLAY_PUBLIC_ORIGIN %s is not in PLAY_CORS_ORIGINS: pages served here cannot make session writes",
                     settings.public_origin)
-
-
-def unbuilt_settings_in_use(settings: Settings) -> list[str]:
-    return [name for name, in_use in UNBUILT_SETTINGS.items() if in_use(settings)]
-
-
-def warn_unbuilt_settings(settings: Settings) -> None:
-    if names := unbuilt_settings_in_use(settings):
-        log.warning(
-            "these settings are accepted but not built yet, so they have no effect: %s", ", ".join(names)
-        )

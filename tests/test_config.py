@@ -114,9 +114,14 @@ def test_session_management_mounts_only_when_all_conditions_hold():
         "WEBHOOK_SESSION_MANAGEMENT_ENABLED": "true",
         "DATABASE_URL": "postgresql://db/play",
         "PLAY_SESSION_SECRET": "s" * 32,
+        "OIDC_ISSUER": "https://id.example",
+        "OIDC_CLIENT_ID": "playsite",
+        "OIDC_CLIENT_SECRET": "c" * 16,
+        "PLAY_PUBLIC_ORIGIN": "https://play.example",
         "PLAY_CORS_ORIGINS": "https://play.example",
     }
     assert Settings.from_environ(base).session_management_mountable
+    assert Settings.from_environ(base).management_missing() == []
     for missing in base:
         env = {k: v for k, v in base.items() if k != missing}
         assert not Settings.from_environ(env).session_management_mountable, missing

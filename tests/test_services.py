@@ -11,7 +11,6 @@ import trio
 
 from playsite.config import Settings
 from playsite.lobby.challenges import CHALLENGE_TTL_S
-from playsite.services import UNBUILT_SETTINGS, unbuilt_settings_in_use
 from playsite.store import MemoryStore, StoreHealth
 from playsite.wire import Unlimited
 from tests.support.app import booted, test_client
@@ -46,21 +45,28 @@ async def test_the_ladder_exists_only_when_enabled():
         assert on.ladder is not None and off.ladder is None
 
 
-def test_unbuilt_settings_are_named_and_the_defaults_name_none():
-    assert unbuilt_settings_in_use(Settings()) == []
-    settings = Settings(session_secret="x" * 32, cors_origins=("https://a.example",), webhook_session_management_enabled=True)
-    assert unbuilt_settings_in_use(settings) == ["WEBHOOK_SESSION_MANAGEMENT_ENABLED"]
-    assert set(UNBUILT_SETTINGS) >= {"PLAY_ADMINS"} and "SHOWCASE_ENABLED" not in UNBUILT_SETTINGS
-
-
-async def test_the_boot_warns_about_unbuilt_settings_without_their_values(caplog):
+async def test_admins_without_management_are_named_in_a_warning_without_their_ids(caplog):
     admin = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
     with caplog.at_level(logging.WARNING, logger="playsite"):
-        async with booted(Settings(admins=(admin,))):
-            pass
-    warnings = [r.getMessage() for r in caplog.records if "not built yet" in r.getMessage()]
-    assert len(warnings) == 1 and "PLAY_ADMINS" in warnings[0]
+        async with booted(Settings(admins=(admin,))) as services:
+            assert services.management is None
+    warnings = [r.getMessage() for r in caplog.records if "PLAY_ADMINS" in r.getMessage()]
+    assert len(warnings) == 1 and "WEBHOOK_SESSION_MANAGEMENT_ENABLED" in warnings[0]
     assert admin not in caplog.text
+
+
+async def test_management_asked_for_but_not_mountable_names_what_is_missing(caplog):
+    settings = Settings(session_secret="x" * 32, webhook_session_management_enabled=True)
+    with caplog.at_level(logging.WARNING, logger="playsite"):
+        async with booted(settings) as services:
+            assert services.management is None
+            assert (await test_client(services).get("/me/bots")).status_code == 404
+            assert (await test_client(services).get("/admin/bots")).status_code == 404
+    warnings = [r.getMessage() for r in caplog.records if "/me, /admin" in r.getMessage()]
+    assert len(warnings) == 1
+    for missing in ("DATABASE_URL", "OIDC_ISSUER", "PLAY_CORS_ORIGINS"):
+        assert missing in warnings[0]
+    assert "x" * 32 not in caplog.text
 
 
 async def test_half_configured_sign_in_is_named_in_a_warning_without_the_secret(caplog):

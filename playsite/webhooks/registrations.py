@@ -183,6 +183,12 @@ class Webhooks:
             self._announce(bot_id)
         return removed
 
+    def installed(self, bot_id: str, registration: Registration | None) -> None:
+        """A registration written or removed elsewhere (staged management, `management.py`),
+        committed while the caller held the bot's fence: cache it and tell the listeners."""
+        self._cache[bot_id] = registration
+        self._announce(bot_id)
+
     def _announce(self, bot_id: str) -> None:
         for listener in list(self.listeners):
             try:

@@ -352,8 +352,11 @@ async def test_a_request_that_goes_away_after_consent_still_gets_its_successor_o
             nursery.start_soon(services.rematches.command, source, BLACK, uuid.UUID(request_id), "accept")
             await wait_until(lambda: _phase(migrated_url, game_id) in ("starting", "matched"), "the consent committed")
             nursery.cancel_scope.cancel()
+        # Read back as a client would, about once per 250 ms: well under the 120 reads a minute
+        # the route allows one address.
         matched = await wait_until(
-            lambda: _matched(client, game_id, tokens[BLACK]), "the successor committed without its request", timeout=10
+            lambda: _matched(client, game_id, tokens[BLACK]), "the successor committed without its request",
+            timeout=10, interval=0.25,
         )
         status, again, _ = await post(client, game_id, tokens[BLACK], "accept", request_id)
         assert status == 200 and again["nextGameId"] == matched["nextGameId"] and again["join"] == matched["join"]
@@ -365,7 +368,8 @@ def _phase(url: str, game_id: str) -> str | None:
 
 
 async def _matched(client, game_id, token):
-    _, body, _ = await get(client, game_id, token)
+    status, body, _ = await get(client, game_id, token)
+    assert status == 200, body
     return body if body["phase"] == "matched" else None
 
 

@@ -68,7 +68,10 @@ def test_concurrent_migrators_apply_each_file_once(database_url):
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(len(applied) for applied in results) == [0, 0, 0, len(migrations)]
+    # Each file runs in its own transaction under the lock, so migrators may take turns; what
+    # matters is that every file was applied by exactly one of them.
+    assert len(results) == 4
+    assert sorted(m.version for applied in results for m in applied) == [m.version for m in migrations]
 
 
 def test_check_schema_names_pending_and_unknown_migrations(database_url):

@@ -1,0 +1,443 @@
+"""Account-owned bots and staged webhook management: the one implementation behind `/me/...`
+(a bot's owner) and `/admin/...` (administrators). Only `Actor.authority` differs between them;
+status mapping, compare-and-set, redaction, verification and audit are this module's.
+
+A bot's webhook *slot* has a revision (the strong ETag) that every change bumps. A change names
+the revision it was made against (`If-Match`); another one is refused 412 `revision_mismatch`.
+The slot holds at most one *setup*: a candidate URL waiting to become the bot's registration.
+
+Activation is two-phase and leased (service.md, "Staged webhook activation"):
+
+1. One transaction under the bot's fence (`slots.fence`): authority, a live lease (409
+   `activation_in_progress`), the setup's state and deadline, the revision, the attempt budget;
+   then a new lease bound to the setup and the next revision, one attempt spent, and the
+   `webhook.activation.start` audit event, all committed together. A request refused here spent
+   nothing and caused no lookup and no outbound request.
+2. Outside any transaction: the candidate's host resolved and pinned once, and the signed
+   verification echo sent through the pinned transport (`Webhooks.verify_echo`).
+3. One transaction under the fence again: the bot's incarnation, the actor's authority, the
+   revision, the setup, its candidate and the lease must all still be the ones of step 1 and
+   the lease unexpired (database clock). Then the registration is written (its secret sealed
+   by the store), the setup ends `activated` and the secret is shown once. A failed echo ends
+   the lease with the attempt spent (`exhausted` after the fifth).
+
+A process that dies between 1 and 3 leaves the lease to expire (`slots.LEASE_LIFETIME_S`); the
+attempt stays spent. Nothing here reads a webhook secret back: views show none.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from datetime import datetime
+
+import attrs
+import httpx
+import psycopg
+
+from playsite.accounts.admins import AdminAuthority
+from playsite.accounts.model import Account
+from playsite.bots import owners
+from playsite.bots.accounts import BotDirectory
+from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
+from playsite.webhooks import slots
+from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
+from playsite.webhooks.slots import ATTEMPTS_MAX, Setup, Slot
+
+log = logging.getLogger("playsite.webhooks")
+
+AUDIT_SHOWN = 20
+"""Audit events a slot's view carries, newest first."""
+
+
+class SlotRefusal(Exception):
+    """A refused management request: HTTP `status`, a stable `code`, a sentence."""
+
+    def __init__(self, status: int, code: str, message: str, *, retry_after_s: int | None = None, revision: int | None = None):
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after_s = retry_after_s
+        self.revision = revision
+        """The slot's current revision, sent as ETag with a 412 so the client can re-read."""
+
+
+def bot_not_found() -> SlotRefusal:
+    return SlotRefusal(404, "bot_not_found", "no such bot among the bots you manage")
+
+
+def admin_required() -> SlotRefusal:
+    return SlotRefusal(403, "admin_required", "administrator authority is not available for this request")
+
+
+@attrs.frozen
+class Actor:
+    """Who asks, and under which authority: 'owner' (`/me`) or 'admin' (`/admin`)."""
+
+    account: Account
+    authority: str
+
+    @property
+    def principal(self) -> str:
+        return self.account.principal
+
+
+def redacted(url: str) -> str:
+    """A URL as views, logs and the audit trail show it: scheme, host, port and path; a query
+    (where serverless platforms put their keys) is replaced by `?…`."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return "(unparseable)"
+    shown = parsed.copy_with(query=None, fragment=None, userinfo=b"")
+    return str(shown) + ("?…" if parsed.query else "")
+
+
+def host_of(url: str) -> str:
+    try:
+        return httpx.URL(url).host
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return ""
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+@attrs.frozen
+class Activated:
+    view: dict
+    revision: int
+    secret: str = attrs.field(repr=False)
+
+
+class WebhookManagement:
+    def __init__(self, database, webhooks: Webhooks, bots: BotDirectory, admins: AdminAuthority):
+        self.database = database
+        self.webhooks = webhooks
+        self.bots = bots
+        self.admins = admins
+        self.admins.on_sole.append(self.scrub_foreign_admin_setups)
+
+    # ----- authority -----------------------------------------------------------------------
+
+    def _authorise(self, conn: psycopg.Connection, actor: Actor, bot_id: str) -> Slot:
+        """The slot under the fence when `actor` may manage `bot_id`; refusals otherwise. An
+        admin's authority is checked first, so a refusal says nothing about the bot."""
+        if actor.authority == "admin":
+            if not self.admins.admits(conn, actor.account.id):
+                raise admin_required()
+            slot = slots.fence(conn, bot_id)
+        else:
+            slot = slots.fence(conn, bot_id)
+            if slot is not None and owners.owner_of(conn, bot_id) != actor.account.id:
+                slot = None
+        if slot is None:
+            raise bot_not_found()
+        return slot
+
+    def _authority_holds(self, conn: psycopg.Connection, actor: Actor, bot_id: str, setup: Setup) -> bool:
+        """At completion: may the actor still activate this setup?"""
+        if actor.authority == "admin":
+            return self.admins.admits(conn, actor.account.id) and setup.admin_generation == self.admins.digest
+        return owners.owner_of(conn, bot_id) == actor.account.id
+
+    @staticmethod
+    def _check_revision(slot: Slot, if_match: int | None) -> None:
+        if if_match is None:
+            raise SlotRefusal(428, "revision_required", "send If-Match with the slot's ETag (GET it first)")
+        if if_match != slot.revision:
+            raise SlotRefusal(
+                412, "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
+            )
+
+    @staticmethod
+    def _check_no_lease(setup: Setup | None) -> None:
+        if setup is not None and setup.lease_live:
+            raise SlotRefusal(
+                409, "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
+                retry_after_s=slots.LEASE_LIFETIME_S,
+            )
+
+    async def _run(self, work):
+        return await self.database.run(work)
+
+    # ----- views ---------------------------------------------------------------------------
+
+    def _view(self, conn: psycopg.Connection, bot_id: str) -> tuple[dict, int]:
+        slot = slots.peek(conn, bot_id)
+        setup = slots.setup_of(conn, bot_id)
+        registration = conn.execute(
+            "SELECT registration_id, url, verified_at FROM webhook_registrations WHERE bot_id = %s", (bot_id,)
+        ).fetchone()
+        owner = owners.owner_of(conn, bot_id)
+        team, name = bot_id.split("/", 1)
+        body = {
+            "bot": {"id": bot_id, "team": team, "name": name, "owner": None if owner is None else f"user:{owner}"},
+            "revision": slot.revision,
+            "registration": None
+            if registration is None
+            else {"registrationId": registration[0], "url": redacted(registration[1]), "verifiedAt": iso(registration[2])},
+            "setup": None if setup is None else self._setup_body(setup),
+            "audit": [
+                {"at": iso(event["at"]), "kind": event["kind"], "actor": event["actor"], "detail": event["detail"]}
+                for event in slots.audit_trail(conn, bot_id, AUDIT_SHOWN)
+            ],
+        }
+        return body, slot.revision
+
+    @staticmethod
+    def _setup_body(setup: Setup) -> dict:
+        state = "expired" if setup.expired else setup.state
+        return {
+            "setupId": str(setup.setup_id),
+            "candidateUrl": redacted(setup.candidate_url),
+            "state": state,
+            "authority": setup.authority,
+            "stagedBy": setup.created_by,
+            "activationAttempts": setup.attempts,
+            "attemptsLeft": max(0, ATTEMPTS_MAX - setup.attempts) if setup.state == "pending" else 0,
+            "activating": setup.lease_live,
+            "leaseExpiresAt": iso(setup.lease_expires_at) if setup.lease_live else None,
+            "stagedAt": iso(setup.created_at),
+            "expiresAt": iso(setup.expires_at),
+            "endedAt": iso(setup.ended_at),
+        }
+
+    async def view(self, actor: Actor, bot_id: str) -> tuple[dict, int]:
+        def work(conn):
+            self._authorise(conn, actor, bot_id)
+            return self._view(conn, bot_id)
+
+        return await self._run(work)
+
+    # ----- ownership -----------------------------------------------------------------------
+
+    async def claim(self, account: Account, token: object) -> tuple[dict, bool]:
+        """The bot whose token this is becomes the account's; (its summary, newly claimed)."""
+        bot = self.bots.authenticate(token) if isinstance(token, str) and token else None
+        if bot is None or not bot.registered:
+            raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+
+        def work(conn):
+            owner, claimed_at, new = owners.claim(conn, bot.id, account.id)
+            if owner != account.id:
+                raise SlotRefusal(409, "bot_owned", "another account owns this bot; its owner can release it")
+            if new:
+                slots.audit(conn, "bot.claimed", account.principal, bot.id, {})
+            return {"id": bot.id, "team": bot.team, "name": bot.name, "claimedAt": iso(claimed_at)}, new
+
+        return await self._run(work)
+
+    async def release(self, account: Account, bot_id: str) -> None:
+        """The account stops owning the bot; a setup it staged can no longer be activated."""
+
+        def work(conn):
+            if slots.fence(conn, bot_id) is None or not owners.release(conn, bot_id, account.id):
+                raise bot_not_found()
+            setup = slots.setup_of(conn, bot_id)
+            if setup is not None and setup.state == "pending" and setup.authority == "owner":
+                slots.scrub(conn, bot_id)
+                slots.bump(conn, bot_id)
+            slots.audit(conn, "bot.released", account.principal, bot_id, {})
+
+        await self._run(work)
+
+    async def bots_of(self, actor: Actor) -> list[dict]:
+        def work(conn):
+            if actor.authority == "admin":
+                if not self.admins.admits(conn, actor.account.id):
+                    raise admin_required()
+                rows = owners.owned_bots(conn, None)
+            else:
+                rows = owners.owned_bots(conn, actor.account.id)
+            return [
+                {
+                    "id": bot_id,
+                    "team": bot_id.split("/", 1)[0],
+                    "name": bot_id.split("/", 1)[1],
+                    "owner": None if owner is None else f"user:{owner}",
+                    "claimedAt": iso(claimed_at),
+                    "webhookRegistered": registered,
+                }
+                for bot_id, owner, claimed_at, registered in rows
+            ]
+
+        return await self._run(work)
+
+    # ----- slot mutations --------------------------------------------------------------------
+
+    async def stage(self, actor: Actor, bot_id: str, if_match: int | None, url: object) -> tuple[dict, int]:
+        """Stage `url` as the slot's candidate (replacing any setup that is not activating)."""
+        try:
+            check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
+        except UrlRefused as refused:
+            raise SlotRefusal(422, "url_policy", refused.reason) from None
+
+        def work(conn):
+            slot = self._authorise(conn, actor, bot_id)
+            self._check_no_lease(slots.setup_of(conn, bot_id))
+            self._check_revision(slot, if_match)
+            generation = self.admins.digest if actor.authority == "admin" else None
+            slots.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
+            slots.bump(conn, bot_id)
+            slots.audit(conn, "webhook.setup.staged", actor.principal, bot_id,
+                        {"authority": actor.authority, "host": host_of(str(url))})
+            return self._view(conn, bot_id)
+
+        return await self._run(work)
+
+    async def discard(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
+        def work(conn):
+            slot = self._authorise(conn, actor, bot_id)
+            setup = slots.setup_of(conn, bot_id)
+            self._check_no_lease(setup)
+            self._check_revision(slot, if_match)
+            if setup is None:
+                raise SlotRefusal(409, "no_setup", "this bot has no staged setup")
+            slots.discard(conn, bot_id)
+            slots.bump(conn, bot_id)
+            slots.audit(conn, "webhook.setup.discarded", actor.principal, bot_id, {"authority": actor.authority})
+            return self._view(conn, bot_id)
+
+        return await self._run(work)
+
+    async def remove(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
+        """Delete the bot's current registration: no more webhook deliveries."""
+
+        def work(conn):
+            slot = self._authorise(conn, actor, bot_id)
+            self._check_no_lease(slots.setup_of(conn, bot_id))
+            self._check_revision(slot, if_match)
+            if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
+                raise SlotRefusal(409, "no_registration", "this bot has no webhook registration")
+            slots.bump(conn, bot_id)
+            slots.audit(conn, "webhook.registration.removed", actor.principal, bot_id, {"authority": actor.authority})
+            return self._view(conn, bot_id)
+
+        async with self.webhooks.fence(bot_id):  # deliveries' stale checks wait for the change
+            result = await self._run(work)
+            self.webhooks.installed(bot_id, None)
+        return result
+
+    # ----- activation ----------------------------------------------------------------------
+
+    async def activate(self, actor: Actor, bot_id: str, if_match: int | None) -> Activated:
+        lease = await self._run(lambda conn: self._lease(conn, actor, bot_id, if_match))
+        setup, lease_id, revision = lease
+        failure: tuple[str, str] | None = None
+        secret = secrets.token_hex(SECRET_BYTES)
+        try:
+            target = await resolve_and_pin(setup.candidate_url, self.webhooks.policy, self.webhooks.resolver)
+            await self.webhooks.verify_echo(target, secret)
+        except UrlRefused as refused:
+            failure = ("url_policy", refused.reason)
+        except RegistrationRefused as refused:
+            failure = (refused.code, refused.reason)
+        async with self.webhooks.fence(bot_id):
+            outcome = await self._run(lambda conn: self._complete(conn, actor, bot_id, setup, lease_id, revision, secret, failure))
+            if outcome[0] is not None:
+                self.webhooks.installed(bot_id, outcome[0])
+        registration, view, current, abandoned = outcome
+        if abandoned is not None:
+            raise SlotRefusal(409, "setup_changed", f"the activation was not completed: {abandoned}; read the slot again")
+        if failure is not None:
+            code, reason = failure
+            left = view["setup"]["attemptsLeft"] if view["setup"] else 0
+            raise SlotRefusal(422, code, f"{reason} ({left} activation attempts left)", revision=current)
+        log.info("webhook activated: bot=%s by=%s host=%s generation=%d", bot_id, actor.authority,
+                 host_of(setup.candidate_url), registration.registration_id)
+        return Activated(view, current, secret)
+
+    def _lease(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+        slot = self._authorise(conn, actor, bot_id)
+        setup = slots.setup_of(conn, bot_id)
+        self._check_no_lease(setup)
+        self._check_revision(slot, if_match)
+        if setup is None or setup.state in ("activated", "scrubbed"):
+            raise SlotRefusal(409, "no_setup", "stage a candidate URL first")
+        if setup.state == "exhausted" or setup.attempts >= ATTEMPTS_MAX:
+            raise SlotRefusal(409, "attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
+        if setup.expired:
+            raise SlotRefusal(410, "setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
+        if setup.incarnation != slot.incarnation:
+            raise SlotRefusal(409, "setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
+        if actor.authority == "admin" and setup.authority == "admin" and setup.admin_generation != self.admins.digest:
+            raise SlotRefusal(409, "setup_changed", "this setup was staged under an earlier admin list; stage it again")
+        revision = slots.bump(conn, bot_id)
+        lease_id, attempts = slots.take_lease(conn, bot_id, revision)
+        slots.audit(conn, "webhook.activation.start", actor.principal, bot_id, {
+            "authority": actor.authority, "setupId": str(setup.setup_id), "attempt": attempts,
+            "host": host_of(setup.candidate_url), "leaseId": str(lease_id),
+        })
+        return setup, lease_id, revision
+
+    def _complete(self, conn, actor: Actor, bot_id: str, setup: Setup, lease_id: uuid.UUID, revision: int,
+                  secret: str, failure: tuple[str, str] | None):
+        slot = slots.fence(conn, bot_id)
+        now = slots.setup_of(conn, bot_id) if slot is not None else None
+        ours = now is not None and now.lease_id == lease_id
+        why = None
+        if slot is None or slot.incarnation != setup.incarnation:
+            why = "the bot was replaced"
+        elif not ours:
+            why = "the lease was lost"
+        elif not now.lease_live:
+            why = "the lease expired"
+        elif slot.revision != revision or now.lease_revision != revision:
+            why = "the slot changed"
+        elif now.setup_id != setup.setup_id or now.candidate_url != setup.candidate_url:
+            why = "the setup changed"
+        elif not self._authority_holds(conn, actor, bot_id, now):
+            why = "the authority is gone"
+        if why is not None:
+            if ours:
+                slots.end_lease(conn, bot_id, "pending")
+                slots.bump(conn, bot_id)
+            slots.audit(conn, "webhook.activation.abandoned", actor.principal, bot_id,
+                        {"setupId": str(setup.setup_id), "leaseId": str(lease_id), "why": why})
+            return None, None, None, why  # committed, then refused
+        registration = None
+        if failure is None:
+            registration = self.webhooks.store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
+            slots.end_lease(conn, bot_id, "activated")
+            kind, detail = "webhook.activation.complete", {"registrationId": registration.registration_id}
+        else:
+            spent = now.attempts >= ATTEMPTS_MAX
+            slots.end_lease(conn, bot_id, "exhausted" if spent else "pending")
+            kind, detail = "webhook.activation.failed", {"reason": failure[0]}
+        slots.bump(conn, bot_id)
+        slots.audit(conn, kind, actor.principal, bot_id,
+                    {"setupId": str(setup.setup_id), "leaseId": str(lease_id), **detail})
+        view, current = self._view(conn, bot_id)
+        return registration, view, current, None
+
+    # ----- the sole admin generation's duty --------------------------------------------------
+
+    async def scrub_foreign_admin_setups(self) -> int:
+        """Pending setups admins staged under another allow-list can never be activated: end
+        them, each under its fence and only while ours is still the sole live generation."""
+        bot_ids = await self._run(lambda conn: slots.admin_setups_of_other_generations(conn, self.admins.digest))
+        scrubbed = 0
+        for bot_id in bot_ids:
+            def work(conn, bot_id=bot_id):
+                if slots.fence(conn, bot_id) is None or not self.admins.sole(conn):
+                    return False
+                setup = slots.setup_of(conn, bot_id)
+                if setup is None or setup.state != "pending" or setup.authority != "admin":
+                    return False
+                if setup.admin_generation == self.admins.digest:
+                    return False
+                slots.scrub(conn, bot_id)
+                slots.bump(conn, bot_id)
+                slots.audit(conn, "webhook.setup.scrubbed", "system:admin-generation", bot_id,
+                            {"setupId": str(setup.setup_id), "generation": self.admins.digest[:12]})
+                return True
+
+            scrubbed += await self._run(work)
+        if scrubbed:
+            log.info("admin authority: scrubbed %d setups staged under an earlier allow-list", scrubbed)
+        await self._run(slots.prune)
+        return scrubbed

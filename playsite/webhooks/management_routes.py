@@ -1,0 +1,162 @@
+"""`/me/...` and `/admin/...`: one set of routes mounted twice (docs/webhook-management.md).
+
+`management_routes(services, "owner")` mounts `/me/...`, `("admin")` mounts `/admin/...`.
+Both go through the same steps, in this order, so a refused request costs nothing:
+
+1. a mutation passes the browser boundary: exact allowed `Origin`, `X-Game-CSRF: 1`
+   (403 `csrf_origin_rejected`) and `Content-Type: application/json` (415);
+2. a live session (401 `not_signed_in`); for `/admin`, an account on `PLAY_ADMINS`
+   (403 `admin_required`; the database then also checks the generation is the sole live one);
+3. the per-account limit (429 with Retry-After);
+4. `WebhookManagement` does the rest under the bot's fence (`If-Match`, leases, budget).
+
+Every answer is `Cache-Control: no-store, private`; a slot's answers carry its `ETag`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from quart import request
+
+from playsite.accounts.model import Account
+from playsite.accounts.routes import csrf_origin_rejected, not_signed_in
+from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
+from playsite.http.ratelimit import RateLimiter
+from playsite.http.responses import empty_response, json_response
+from playsite.services import Services
+from playsite.webhooks.management import Actor, SlotRefusal, admin_required
+
+PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
+BODY_MAX = 4096
+READS_PER_MINUTE = 240
+CHANGES_PER_MINUTE = 60
+CLAIMS_PER_MINUTE = 10
+"""Per account. A claim checks a bot token, so it is held to fewer."""
+_ETAG = re.compile(r'"(\d{1,18})"')
+
+
+def etag(revision: int) -> str:
+    return f'"{revision}"'
+
+
+def if_match() -> int | None:
+    """The revision named by a strong `If-Match`; None when absent; -1 when it names none of
+    ours (a weak tag, `*`, a list: never equal to a revision, so 412)."""
+    value = request.headers.get("If-Match")
+    if value is None:
+        return None
+    match = _ETAG.fullmatch(value.strip())
+    return int(match[1]) if match else -1
+
+
+def refusal_of(refused: SlotRefusal) -> Refusal:
+    headers = {}
+    if refused.retry_after_s is not None:
+        headers["Retry-After"] = str(refused.retry_after_s)
+    if refused.revision is not None:
+        headers["ETag"] = etag(refused.revision)
+    return Refusal(refused.status, refused.code, refused.message, {**PRIVATE, **headers})
+
+
+def management_routes(services: Services, authority: str) -> RouteFamily:
+    prefix = "/me" if authority == "owner" else "/admin"
+    routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE)
+    management = services.management
+    accounts = services.accounts
+    reads = RateLimiter(READS_PER_MINUTE, 60)
+    changes = RateLimiter(CHANGES_PER_MINUTE, 60)
+    claims = RateLimiter(CLAIMS_PER_MINUTE, 60)
+
+    async def actor(*, write: bool, limiter: RateLimiter | None = None) -> Actor:
+        if write:
+            await services.origins.require_write(csrf_origin_rejected())
+            if request.mimetype != "application/json":
+                raise Refusal(415, "unsupported_media_type", "send mutations as application/json")
+        account: Account | None = await accounts.signed_in()
+        if account is None:
+            raise not_signed_in()
+        if authority == "admin" and not management.admins.is_admin(account.id):
+            raise refusal_of(admin_required())
+        limiter = limiter or (changes if write else reads)
+        if (retry_after := limiter.attempt(str(account.id))) is not None:
+            raise rate_limited("management requests", retry_after)
+        return Actor(account, authority)
+
+    async def managed(call):
+        try:
+            return await call
+        except SlotRefusal as refused:
+            raise refusal_of(refused) from None
+
+    def slot_answer(view: dict, revision: int, status: int = 200, extra: dict | None = None):
+        return json_response({**view, **(extra or {})}, status, {**PRIVATE, "ETag": etag(revision)})
+
+    async def no_fields() -> None:
+        reject_unknown_fields(await json_object(), set())
+
+    @routes.get(f"{prefix}/bots")
+    async def list_bots():
+        who = await actor(write=False)
+        return json_response({"bots": await managed(management.bots_of(who))}, 200, PRIVATE)
+
+    if authority == "owner":
+
+        @routes.post("/me/bots")
+        @body_limit(BODY_MAX)
+        async def claim_bot():
+            who = await actor(write=True, limiter=claims)
+            body = await json_object()
+            reject_unknown_fields(body, {"token"})
+            bot, new = await managed(management.claim(who.account, body.get("token")))
+            return json_response(bot, 201 if new else 200, PRIVATE)
+
+        @routes.delete("/me/bots/<team>/<name>")
+        @body_limit(BODY_MAX)
+        async def release_bot(team: str, name: str):
+            who = await actor(write=True)
+            await no_fields()
+            await managed(management.release(who.account, f"{team}/{name}"))
+            return empty_response(204, PRIVATE)
+
+    @routes.get(f"{prefix}/bots/<team>/<name>/webhook")
+    async def read_slot(team: str, name: str):
+        who = await actor(write=False)
+        view, revision = await managed(management.view(who, f"{team}/{name}"))
+        return slot_answer(view, revision)
+
+    @routes.put(f"{prefix}/bots/<team>/<name>/webhook/setup")
+    @body_limit(BODY_MAX)
+    async def stage_setup(team: str, name: str):
+        who = await actor(write=True)
+        body = await json_object()
+        reject_unknown_fields(body, {"url"})
+        view, revision = await managed(management.stage(who, f"{team}/{name}", if_match(), body.get("url")))
+        return slot_answer(view, revision)
+
+    @routes.delete(f"{prefix}/bots/<team>/<name>/webhook/setup")
+    @body_limit(BODY_MAX)
+    async def discard_setup(team: str, name: str):
+        who = await actor(write=True)
+        await no_fields()
+        view, revision = await managed(management.discard(who, f"{team}/{name}", if_match()))
+        return slot_answer(view, revision)
+
+    @routes.post(f"{prefix}/bots/<team>/<name>/webhook/setup/activate")
+    @body_limit(BODY_MAX)
+    async def activate_setup(team: str, name: str):
+        who = await actor(write=True)
+        await no_fields()
+        activated = await managed(management.activate(who, f"{team}/{name}", if_match()))
+        return slot_answer(activated.view, activated.revision, extra={"secret": activated.secret})
+
+    @routes.delete(f"{prefix}/bots/<team>/<name>/webhook")
+    @body_limit(BODY_MAX)
+    async def remove_registration(team: str, name: str):
+        who = await actor(write=True)
+        await no_fields()
+        view, revision = await managed(management.remove(who, f"{team}/{name}", if_match()))
+        return slot_answer(view, revision)
+
+    return routes
