@@ -8,10 +8,10 @@ with persistence: on the memory store they answer 404, as the anchor does (see
 
 from __future__ import annotations
 
+from playsite.accounts.model import NICKNAME
 from playsite.bots.accounts import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
-from playsite.accounts.model import NICKNAME
 from playsite.ratings.leaderboard import read_leaders, read_player_leaders, read_player_profile, read_profile
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable

@@ -33,8 +33,7 @@ from playsite.periodic import run_every
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
-from playsite.webhooks.registrations import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign  # noqa: F401 (re-exported)
-from playsite.webhooks.registrations import Webhooks, signed_headers
+from playsite.webhooks.registrations import SIGNATURE_HEADER, TIMESTAMP_HEADER, Webhooks, sign, signed_headers  # noqa: F401 (re-exported)
 from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
 from playsite.wire import MAX_TURN_MOVES, WHITE, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
 
