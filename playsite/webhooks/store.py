@@ -23,6 +23,7 @@ from typing import Protocol
 import attrs
 import psycopg
 
+from playsite.webhooks import slots
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
 
 log = logging.getLogger("playsite.webhooks")
@@ -251,9 +252,17 @@ class PostgresWebhookStore:
         return Registration(bot_id, generation, url, secret, verified_at)
 
     async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
+        """The bot's own registration (`POST /bot/webhook`): a change of its webhook slot like
+        any other, under the slot's fence, bumping its revision (docs/webhook-management.md)."""
+
         def work(conn: psycopg.Connection) -> Registration:
             with conn.transaction():
-                return self.replace_in(conn, bot_id, url, secret, verified_at)
+                slots.fence(conn, bot_id)
+                registration = self.replace_in(conn, bot_id, url, secret, verified_at)
+                slots.bump(conn, bot_id)
+                slots.audit(conn, "webhook.registration.replaced", f"bot:{bot_id}", bot_id,
+                            {"registrationId": registration.registration_id})
+                return registration
 
         return await self.database.run(work)
 
@@ -301,7 +310,12 @@ class PostgresWebhookStore:
     async def delete(self, bot_id: str) -> bool:
         def work(conn: psycopg.Connection) -> bool:
             with conn.transaction():
-                return conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount > 0
+                slots.fence(conn, bot_id)
+                if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
+                    return False
+                slots.bump(conn, bot_id)
+                slots.audit(conn, "webhook.registration.removed", f"bot:{bot_id}", bot_id, {})
+                return True
 
         return await self.database.run(work)
 

@@ -28,6 +28,7 @@ def settings_for(url: str, admins: tuple[str, ...] = (), **overrides) -> Setting
         database_url=url, persistence_enabled=True, dice_seed_window_ms=0, cors_origins=(ORIGIN,),
         session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite", oidc_client_secret="s",
         public_origin=ORIGIN, webhook_session_management_enabled=True, webhook_allow_loopback=True, admins=admins,
+        webhook_push_enabled=True,
     )
     values.update(overrides)
     return Settings(**values)

@@ -290,3 +290,23 @@ async def test_a_change_during_the_echo_keeps_the_candidate_from_being_installed
             assert status == 409 and body["code"] == "setup_changed"
             assert await services.webhooks.current(bot) is None and len(receiver.seen) == 1
     assert audit_kinds(migrated_url, bot)[-1] == "webhook.activation.abandoned"
+
+
+async def test_the_bots_own_registration_is_a_change_of_the_slot(migrated_url):
+    alice = make_account(migrated_url, "alice")
+    with WebhookReceiver() as receiver:
+        async with managed_server(migrated_url) as (services, client, _):
+            a = browser(client, alice)
+            bot, token = await owned_bot(services, a)
+            revision = await stage(a, bot, hook_url(receiver))
+            response = await client.post("/bot/webhook", json={"url": receiver.url()}, headers={"Authorization": f"Bearer {token}"})
+            assert response.status_code == 201, await response.get_data(as_text=True)
+            read, now = await slot(a, bot)
+            assert now == revision + 1 and read["registration"]["url"] == receiver.url()
+            assert read["audit"][0]["kind"] == "webhook.registration.replaced" and read["audit"][0]["actor"] == f"bot:{bot}"
+            status, body, _ = await activate(a, bot, revision)  # made against the slot before the bot's change
+            assert status == 412 and body["code"] == "revision_mismatch"
+            response = await client.delete("/bot/webhook", headers={"Authorization": f"Bearer {token}"})
+            assert response.status_code in (200, 204)
+            _, after = await slot(a, bot)
+            assert after == now + 1
