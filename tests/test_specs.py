@@ -45,6 +45,7 @@ from playsite.bots.refusals import REFUSAL_STATUS
 from playsite.config import Settings
 from playsite.http.edge import install_edge
 from playsite.specs_routes import specs_routes
+from playsite.webhooks.management_routes import management_routes
 from tests.support.app import booted
 from tests.support.turns import random_turn
 from tests.support.waiting import deadline
@@ -301,8 +302,11 @@ def test_asyncapi_and_openapi_examples_match_their_own_schemas(documented):
 
 async def test_every_app_route_is_documented_and_every_documented_route_is_served(documented):
     async with booted_app(Settings(showcase_enabled=True, showcase_bot="acme/star", metrics_token="t")) as app:
-        # Sign-in needs PostgreSQL and a provider to be mounted; its routes are listed all the same.
+        # Sign-in needs PostgreSQL and a provider to be mounted, and bot management (/me, /admin)
+        # needs sign-in and PLAY_CORS_ORIGINS as well; their routes are listed all the same.
         app.register_blueprint(account_routes(app.services))
+        for authority in ("owner", "admin"):
+            app.register_blueprint(management_routes(app.services, authority))
     served = set()
     for rule in app.url_map.iter_rules():
         if rule.endpoint in FRAMEWORK_ENDPOINTS:
