@@ -20,6 +20,7 @@ from playsite.app import create_app
 from playsite.config import Settings
 from playsite.gcwatch import tune_after_boot
 from playsite.http.asgi import finish_sends
+from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import boot
 from playsite.wire import MAX_COMMAND_BYTES
 
@@ -42,6 +43,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
+    install_websocket_failing()
     config = _Config(settings.send_buffer_bytes)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them

@@ -1,12 +1,16 @@
 """HTTP connections of a real `playsite serve` end: `Connection: close` is honoured at once,
 an idle kept-alive connection is closed after the keep-alive timeout, and many clients
-leave no descriptors behind."""
+leave no descriptors behind. A WebSocket client that breaks the protocol gets a Close frame
+with the reason's code before the connection ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
+
+import pytest
 
 from playsite.server import KEEP_ALIVE_TIMEOUT_S
 
@@ -65,3 +69,71 @@ def test_many_clients_leave_no_descriptors_behind(serve):
     while open_descriptors(pid) > before + 5 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert open_descriptors(pid) <= before + 5, f"descriptors: {before} before, {open_descriptors(pid)} after"
+
+
+# ----- WebSocket protocol errors ------------------------------------------------------------------
+
+
+def server_frames(data: bytes) -> list[tuple[int, bytes]]:
+    """(opcode, payload) of each complete unmasked frame in `data`."""
+    frames, at = [], 0
+    while at + 2 <= len(data):
+        opcode, length, at = data[at] & 0x0F, data[at + 1] & 0x7F, at + 2
+        if length == 126:
+            length, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+        elif length == 127:
+            length, at = int.from_bytes(data[at:at + 8], "big"), at + 8
+        if at + length > len(data):
+            break
+        frames.append((opcode, data[at:at + length]))
+        at += length
+    return frames
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    key = os.urandom(4)
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def spectator_socket(server) -> socket.socket:
+    """A raw socket past the handshake of a new game's spectator WebSocket."""
+    body = b'{"timeControl":{"Unlimited":{}}}'
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"POST /games HTTP/1.1\r\nHost: playsite\r\nContent-Type: application/json\r\n"
+                     b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    path = json.loads(answer.split(b"\r\n\r\n", 1)[1])["spectatorWsUrl"]
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: playsite\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b"\x81\x02hi", 1002),  # a client frame without a mask
+        (masked(0x3, b"x"), 1002),  # a reserved opcode
+        (masked(0x1, b"\xff\xfe"), 1007),  # a text message that is not UTF-8
+    ],
+    ids=["unmasked", "reserved-opcode", "bad-utf8"],
+)
+def test_a_protocol_violation_is_answered_with_a_close_frame_before_the_connection_ends(serve, frame, code):
+    server = serve()
+    with spectator_socket(server) as sock:
+        sock.sendall(frame)
+        sock.settimeout(5)
+        received = b""
+        while chunk := sock.recv(65536):  # to the end: the server closes the connection
+            received += chunk
+    frames = server_frames(received)
+    assert frames, "the server sent nothing before closing"
+    opcode, payload = frames[-1]
+    assert opcode == 0x8 and int.from_bytes(payload[:2], "big") == code, frames[-1]
+    assert "Traceback" not in server.output()
