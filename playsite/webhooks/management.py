@@ -141,7 +141,8 @@ class WebhookManagement:
     def _authority_holds(self, conn: psycopg.Connection, actor: Actor, bot_id: str, setup: Setup) -> bool:
         """At completion: may the actor still activate this setup?"""
         if actor.authority == "admin":
-            return self.admins.admits(conn, actor.account.id) and setup.admin_generation == self.admins.digest
+            staged_here = setup.authority != "admin" or setup.admin_generation == self.admins.digest
+            return self.admins.admits(conn, actor.account.id) and staged_here
         return owners.owner_of(conn, bot_id) == actor.account.id
 
     @staticmethod
@@ -198,7 +199,7 @@ class WebhookManagement:
             "authority": setup.authority,
             "stagedBy": setup.created_by,
             "activationAttempts": setup.attempts,
-            "attemptsLeft": max(0, ATTEMPTS_MAX - setup.attempts) if setup.state == "pending" else 0,
+            "attemptsLeft": max(0, ATTEMPTS_MAX - setup.attempts) if state == "pending" else 0,
             "activating": setup.lease_live,
             "leaseExpiresAt": iso(setup.lease_expires_at) if setup.lease_live else None,
             "stagedAt": iso(setup.created_at),
@@ -271,15 +272,15 @@ class WebhookManagement:
 
     async def stage(self, actor: Actor, bot_id: str, if_match: int | None, url: object) -> tuple[dict, int]:
         """Stage `url` as the slot's candidate (replacing any setup that is not activating)."""
-        try:
-            check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
-        except UrlRefused as refused:
-            raise SlotRefusal(422, "url_policy", refused.reason) from None
 
         def work(conn):
             slot = self._authorise(conn, actor, bot_id)
             self._check_no_lease(slots.setup_of(conn, bot_id))
             self._check_revision(slot, if_match)
+            try:
+                check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
+            except UrlRefused as refused:
+                raise SlotRefusal(422, "url_policy", refused.reason) from None
             generation = self.admins.digest if actor.authority == "admin" else None
             slots.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
             slots.bump(conn, bot_id)

@@ -69,6 +69,13 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     claims = RateLimiter(CLAIMS_PER_MINUTE, 60)
 
+    @routes.after_request
+    async def private(response):
+        """Every answer of the family, refusals included, is for this person only."""
+        response.headers["Cache-Control"] = PRIVATE["Cache-Control"]
+        response.vary.add("Cookie")
+        return response
+
     async def actor(*, write: bool, limiter: RateLimiter | None = None) -> Actor:
         if write:
             await services.origins.require_write(csrf_origin_rejected())

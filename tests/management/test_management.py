@@ -310,3 +310,23 @@ async def test_the_bots_own_registration_is_a_change_of_the_slot(migrated_url):
             assert response.status_code in (200, 204)
             _, after = await slot(a, bot)
             assert after == now + 1
+
+
+async def test_an_admin_may_activate_what_an_owner_staged_and_every_answer_is_private(migrated_url):
+    alice, root = make_account(migrated_url, "alice"), make_account(migrated_url, "root")
+    with WebhookReceiver() as receiver:
+        async with managed_server(migrated_url, admins=(str(root.id),)) as (services, client, _):
+            a, r = browser(client, alice), browser(client, root)
+            bot, _ = await owned_bot(services, a)
+            revision = await stage(a, bot, hook_url(receiver))
+            status, body, headers = await activate(r, bot, revision, prefix="/admin")
+            assert status == 200, body
+            assert body["audit"][0]["actor"] == root.principal and body["setup"]["authority"] == "owner"
+            refusals = [
+                await a.call("GET", "/admin/bots"),  # not an admin
+                await a.call("PUT", f"/me/bots/{bot}/webhook/setup", body={"url": "x"}),  # no If-Match
+                await a.call("PUT", f"/me/bots/{bot}/webhook/setup", headers={"Cookie": "access_token=forged"}),
+            ]
+            assert [status for status, _, _ in refusals] == [403, 428, 403]
+            for _, _, headers in refusals:
+                assert headers["Cache-Control"] == "no-store, private" and "Cookie" in headers["Vary"]
