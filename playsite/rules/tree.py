@@ -193,18 +193,19 @@ def legal_tree(position: Position) -> MoveTree:
 
 def count_turns(tree: Mapping) -> int:
     """Number of complete turns (root-to-leaf paths); shared subtrees are counted once each."""
-    counts: dict[int, int] = {}
+    return _count(tree, {}) if tree else 0
 
-    def count(node: Mapping) -> int:
-        if not node:
-            return 1
-        known = counts.get(id(node))
-        if known is None:
-            known = sum(count(child) for child in node.values())
-            counts[id(node)] = known
-        return known
 
-    return count(tree) if tree else 0
+def _count(node: Mapping, counts: dict[int, int]) -> int:
+    # Module-level rather than a closure: a recursive closure refers to itself through its cell,
+    # a reference cycle per call that only the cyclic collector could free.
+    if not node:
+        return 1
+    known = counts.get(id(node))
+    if known is None:
+        known = sum(_count(child, counts) for child in node.values())
+        counts[id(node)] = known
+    return known
 
 
 def iter_turns(tree: Mapping):
