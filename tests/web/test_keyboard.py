@@ -21,10 +21,12 @@ def server(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
-def arrows(start: str, end: str) -> list[str]:
-    """The arrow keys from `start` to `end` on a board seen from White."""
+def arrows(start: str, end: str, seat: str) -> list[str]:
+    """The arrow keys from `start` to `end` on the board as `seat` sees it (Black's is turned)."""
     across = FILES.index(end[0]) - FILES.index(start[0])
     up = int(end[1]) - int(start[1])
+    if seat == "Black":
+        across, up = -across, -up
     return ["ArrowRight" if across > 0 else "ArrowLeft"] * abs(across) + ["ArrowUp" if up > 0 else "ArrowDown"] * abs(up)
 
 
@@ -37,25 +39,27 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
         page = context.new_page() if seat == "White" else context.browser.new_context().new_page()
         page.goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
         pages[seat] = page
-    white = pages["White"]
-    state = wait_until_sync(lambda: (s := pending(base, game_id)) and s["activeSeat"] == "White" and s, "White's roll")
-    expect(white.locator("#status")).to_have_attribute("data-status", "your-turn")
+    # The first roll with moves: White's, or Black's when White's dice had no move (a forced pass).
+    state = wait_until_sync(lambda: pending(base, game_id), "a roll to play")
+    seat = state["activeSeat"]
+    other = pages["Black" if seat == "White" else "White"]
+    player = pages[seat]  # the seat that plays, White in most games
+    expect(player.locator("#status")).to_have_attribute("data-status", "your-turn")
     roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
-    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], "White", random.Random(4))
-    white.focus('[data-square="a1"]')  # where Tab enters the board
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, random.Random(4))
+    player.focus('[data-square="a1"]')  # where Tab enters the board
     at = "a1"
     for uci in moves:
         for square in (uci[:2], uci[2:4]):
-            for key in arrows(at, square):
-                white.keyboard.press(key)
-            expect(white.locator(f'[data-square="{square}"]')).to_be_focused()
-            white.keyboard.press("Enter")
+            for key in arrows(at, square, seat):
+                player.keyboard.press(key)
+            expect(player.locator(f'[data-square="{square}"]')).to_be_focused()
+            player.keyboard.press("Enter")
             at = square
         if len(uci) == 5:
-            white.focus(f'#promotion button[data-move="{uci}"]')
-            white.keyboard.press("Enter")
-        expect(white.locator("#partial")).to_contain_text(uci)
-    white.focus("#submit")
-    white.keyboard.press("Enter")
-    expect(pages["Black"].locator("#history")).to_contain_text(f"White: {' '.join(moves)}")
-    assert state["activeSeat"] == "White"
+            player.focus(f'#promotion button[data-move="{uci}"]')
+            player.keyboard.press("Enter")
+        expect(player.locator("#partial")).to_contain_text(uci)
+    player.focus("#submit")
+    player.keyboard.press("Enter")
+    expect(other.locator("#history")).to_contain_text(f"{seat}: {' '.join(moves)}")
