@@ -34,12 +34,15 @@ sys.path.insert(0, str(ROOT))
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
 
 GRID = [
-    ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20"],
-    ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20"],
-    ["--spawn", "--games", "500", "--spectators", "3", "--think", "5", "--duration", "30"],
-    ["--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "30"],
+    ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20", "--connect-rate", "400"],
+    ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20", "--connect-rate", "40"],
+    ["--spawn", "--games", "500", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
+    ["--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
 ]
-POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20"]
+"""Sockets are opened at a steady rate (--connect-rate: games or sockets per second), as
+players arrive, rather than all in one burst."""
+POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
+                "--connect-rate", "40"]
 QUICK = [
     ["--transport-only", "--sockets", "500", "--period-ms", "250", "--duration", "8"],
     ["--spawn", "--games", "50", "--spectators", "3", "--think", "1", "--duration", "8"],

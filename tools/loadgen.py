@@ -382,6 +382,7 @@ async def transport_client(conf: dict, out) -> None:
     received = 0
     measuring = False
     closes: dict[str, int] = {}
+    errors: dict[str, int] = {}
     ready = 0
 
     async def one():
@@ -397,6 +398,9 @@ async def transport_client(conf: dict, out) -> None:
         except ConnectionClosed as closed:
             code = str(closed.reason.code if closed.reason else None)
             closes[code] = closes.get(code, 0) + 1
+        except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
+            kind = f"connect: {type(error).__name__}"  # counted, like the game client's: a run never dies of it
+            errors[kind] = errors.get(kind, 0) + 1
 
     started = time.perf_counter()
     async with trio.open_nursery() as nursery:
@@ -415,12 +419,12 @@ async def transport_client(conf: dict, out) -> None:
         end = t0 + conf["duration"]
         while time.perf_counter() < end:
             await trio.sleep(min(PROGRESS_S, end - time.perf_counter()))
-            out.put({"kind": "progress", "turns": received, "sockets": ready, "errors": 0})
+            out.put({"kind": "progress", "turns": received, "sockets": ready, "errors": sum(errors.values())})
         measuring = False
         window = time.perf_counter() - t0
         nursery.cancel_scope.cancel()
     out.put({"kind": "result", "setup_s": setup_s, "window_s": window, "turns": received, "verdict": [],
-             "broadcast": latencies.values, "errors": {}, "closes": closes, "games_created": 0})
+             "broadcast": latencies.values, "errors": errors, "closes": closes, "games_created": 0})
 
 
 def client_main(mode: str, conf: dict, out) -> None:
