@@ -65,8 +65,12 @@ def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
     expect(watcher.locator("#role")).to_have_text("Watching")
 
     rng = random.Random(11)
-    for _ in range(TURNS):
+    played = []
+    # At least TURNS turns, and one by each side: a resignation before both have played is an
+    # abort, and a seat whose dice have no move passes by itself.
+    while len(played) < TURNS or set(played) != {"White", "Black"}:
         state = wait_until_sync(lambda: pending(base, game_id), "a roll waiting to be played")
+        played.append(state["activeSeat"])
         page = pages[state["activeSeat"]]
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
         moves = play_turn(page, base, game_id, state["activeSeat"], rng)
