@@ -218,26 +218,25 @@ def format_dice(dice, turn: chess.Color) -> str:
 
 
 def format_board(position: Position) -> str:
-    rows = []
+    # One pass over the occupied squares (a few dozen), not 64 squares times six masks.
+    board = [""] * 64
     white = position.white
-    masks = position._piece_masks()
+    pieces = list(zip("pnbrqk", position._piece_masks()))
+    for letter, mask in reversed(pieces):  # the first piece kind that has a square wins, as ever
+        for square in chess.scan_forward(mask):
+            board[square] = letter.upper() if white & chess.BB_SQUARES[square] else letter
+    rows = []
     for rank in range(7, -1, -1):
         row = ""
         empty = 0
-        for file in range(8):
-            square_bb = chess.BB_SQUARES[chess.square(file, rank)]
-            letter = ""
-            for index, mask in enumerate(masks):
-                if mask & square_bb:
-                    letter = "pnbrqk"[index]
-                    break
+        for letter in board[rank * 8 : rank * 8 + 8]:
             if not letter:
                 empty += 1
                 continue
             if empty:
                 row += str(empty)
                 empty = 0
-            row += letter.upper() if white & square_bb else letter
+            row += letter
         if empty:
             row += str(empty)
         rows.append(row)
