@@ -54,7 +54,6 @@ class AdminAuthority:
         self.admins = frozenset(str(uuid.UUID(str(a))) for a in admins)
         self.digest = generation_digest(self.admins)
         self.instance_id = instance_id or uuid.uuid4()
-        self.beats = 0
         self.on_sole: list = []
         """Async callables run after a beat that found this generation the only live one."""
 
@@ -103,7 +102,6 @@ class AdminAuthority:
         except Exception as error:  # a missed beat fails closed by itself (LIVE_S)
             log.warning("admin heartbeat failed: %s", type(error).__name__)
             return
-        self.beats += 1
         if sole:
             for work in list(self.on_sole):
                 try:

@@ -20,7 +20,7 @@ import re
 from quart import request
 
 from playsite.accounts.model import Account
-from playsite.accounts.routes import csrf_origin_rejected, not_signed_in
+from playsite.accounts.routes import PRIVATE, csrf_origin_rejected, not_signed_in
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
 from playsite.http.ratelimit import RateLimiter
@@ -28,7 +28,6 @@ from playsite.http.responses import empty_response, json_response
 from playsite.services import Services
 from playsite.webhooks.management import Actor, SlotRefusal, admin_required
 
-PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 BODY_MAX = 4096
 READS_PER_MINUTE = 240
 CHANGES_PER_MINUTE = 60
@@ -57,7 +56,7 @@ def refusal_of(refused: SlotRefusal) -> Refusal:
         headers["Retry-After"] = str(refused.retry_after_s)
     if refused.revision is not None:
         headers["ETag"] = etag(refused.revision)
-    return Refusal(refused.status, refused.code, refused.message, {**PRIVATE, **headers})
+    return Refusal(refused.status, refused.code, refused.message, headers)
 
 
 def management_routes(services: Services, authority: str) -> RouteFamily:
@@ -71,7 +70,8 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
     @routes.after_request
     async def private(response):
-        """Every answer of the family, refusals included, is for this person only."""
+        """Every answer of the family, refusals included, is for this person only (one place
+        sets it, so no route or refusal can forget it)."""
         response.headers["Cache-Control"] = PRIVATE["Cache-Control"]
         response.vary.add("Cookie")
         return response
@@ -98,7 +98,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             raise refusal_of(refused) from None
 
     def slot_answer(view: dict, revision: int, status: int = 200, extra: dict | None = None):
-        return json_response({**view, **(extra or {})}, status, {**PRIVATE, "ETag": etag(revision)})
+        return json_response({**view, **(extra or {})}, status, {"ETag": etag(revision)})
 
     async def no_fields() -> None:
         reject_unknown_fields(await json_object(), set())
@@ -106,7 +106,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     @routes.get(f"{prefix}/bots")
     async def list_bots():
         who = await actor(write=False)
-        return json_response({"bots": await managed(management.bots_of(who))}, 200, PRIVATE)
+        return json_response({"bots": await managed(management.bots_of(who))})
 
     if authority == "owner":
 
@@ -117,7 +117,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             body = await json_object()
             reject_unknown_fields(body, {"token"})
             bot, new = await managed(management.claim(who.account, body.get("token")))
-            return json_response(bot, 201 if new else 200, PRIVATE)
+            return json_response(bot, 201 if new else 200)
 
         @routes.delete("/me/bots/<team>/<name>")
         @body_limit(BODY_MAX)
@@ -125,7 +125,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             who = await actor(write=True)
             await no_fields()
             await managed(management.release(who.account, f"{team}/{name}"))
-            return empty_response(204, PRIVATE)
+            return empty_response(204)
 
     @routes.get(f"{prefix}/bots/<team>/<name>/webhook")
     async def read_slot(team: str, name: str):
