@@ -38,9 +38,9 @@ from playsite.webhooks.store import (
     nearest_rank,
 )
 from playsite.wire import Fischer, PerMove, Unlimited
-from tests.support.app import booted, test_client
+from tests.support.app import booted, call, test_client
 from tests.support.waiting import deadline, wait_until
-from tests.transports.webhook_receiver import Reply, WebhookReceiver, valid_signature
+from tests.transports.webhook_receiver import Reply, WebhookReceiver, echo, valid_signature
 
 ENDPOINTS = [
     ("POST", "/bot/webhook"),
@@ -67,12 +67,7 @@ class Harness:
         return self.services.bots.mint_anonymous(None)[1]
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs):
-        headers = kwargs.pop("headers", {})
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        response = await self.client.open(path, method=method, headers=headers, **kwargs)
-        text = await response.get_data(as_text=True)
-        return response.status_code, (json.loads(text) if text else None), response.headers
+        return await call(self.client, method, path, token, **kwargs)
 
     async def register(self, token: str, url: str):
         return await self.call("POST", "/bot/webhook", token, json={"url": url})
@@ -255,7 +250,7 @@ async def test_handshake_success_stores_the_registration_and_shows_the_secret_on
         (lambda seen: Reply(200, b"OK"), '{"nonce"'),
         (lambda seen: Reply(200, json.dumps({"echo": seen.json["nonce"]}).encode()), '{"nonce"'),
         (lambda seen: Reply(404, b""), "HTTP 404"),
-        (lambda seen: Reply(201, json.dumps({"nonce": seen.json["nonce"]}).encode()), "HTTP 201"),
+        (lambda seen: echo(seen, status=201), "HTTP 201"),
         (lambda seen: Reply(302, headers={"Location": "http://127.0.0.1:1/"}), "HTTP 302"),
         (lambda seen: Reply(200, b" " * (64 * 1024 + 1)), "larger than"),
     ],
@@ -273,7 +268,7 @@ async def test_handshake_failures_are_422_and_store_nothing(harness, reply, word
 async def test_handshake_timeout_is_5_s_and_422(harness, monkeypatch):
     assert VERIFICATION_ECHO_TIMEOUT_S == 5.0
     monkeypatch.setattr("playsite.webhooks.registrations.VERIFICATION_ECHO_TIMEOUT_S", 0.5)
-    with WebhookReceiver(lambda seen: Reply(200, json.dumps({"nonce": seen.json["nonce"]}).encode(), delay_s=3)) as r:
+    with WebhookReceiver(lambda seen: echo(seen, delay_s=3)) as r:
         _, token = await harness.bot()
         started = trio.current_time()
         status, body, _ = await harness.register(token, r.url())

@@ -6,7 +6,6 @@ staged under the old list."""
 
 from __future__ import annotations
 
-import json
 import threading
 
 import httpx
@@ -19,7 +18,7 @@ from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.webhooks.slots import LEASE_LIFETIME_S
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
+from tests.transports.webhook_receiver import WebhookReceiver, echo
 
 pytestmark = pytest.mark.postgres
 
@@ -70,7 +69,7 @@ async def test_kill_9_after_the_echo_leaves_a_lease_that_expires_and_an_attempt_
 
     def held_echo(seen):
         release.wait(timeout=60)  # the first echo is never answered: its server dies meanwhile
-        return Reply(200, json.dumps({"nonce": seen.json["nonce"]}).encode())
+        return echo(seen)
 
     with WebhookReceiver(held_echo) as receiver:
         server = serve(env_for(migrated_url))

@@ -26,7 +26,7 @@ from playsite.lobby.wake_routes import WAKES_PER_MINUTE
 from playsite.services import Services
 from playsite.webhooks.registrations import VERIFICATION_ECHO_TIMEOUT_S
 from playsite.wire import Unlimited
-from tests.support.app import booted, test_client
+from tests.support.app import booted, call, test_client
 from tests.support.errors import assert_error
 from tests.transports.webhook_receiver import Reply, Seen, WebhookReceiver
 
@@ -78,12 +78,7 @@ class Harness:
         return self.services.wakes
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs):
-        headers = kwargs.pop("headers", {})
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        response = await self.client.open(path, method=method, headers=headers, **kwargs)
-        text = await response.get_data(as_text=True)
-        return response.status_code, (json.loads(text) if text else None), response.headers
+        return await call(self.client, method, path, token, **kwargs)
 
     async def register(self, name: str, *, catalog: bool = True, capacity: int | None = None) -> dict:
         status, bot, _ = await self.call("POST", "/bot/register", json={"team": "acme", "name": name})

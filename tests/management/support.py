@@ -14,7 +14,7 @@ from playsite.accounts import store as accounts_store
 from playsite.accounts.model import Account
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
-from tests.support.app import booted, test_client
+from tests.support.app import booted, call, test_client
 
 ORIGIN = "https://play.example"
 SECRET = "management-session-secret-" + "m" * 20
@@ -76,9 +76,7 @@ class Browser:
         write = method != "GET"
         sent = headers if headers is not None else self.headers(write, revision)
         data = json.dumps(body if body is not None else {}) if write else None
-        response = await self.client.open(path, method=method, headers=sent, data=data)
-        text = await response.get_data(as_text=True)
-        return response.status_code, (json.loads(text) if text else None), response.headers
+        return await call(self.client, method, path, headers=sent, data=data)
 
 
 @contextlib.asynccontextmanager

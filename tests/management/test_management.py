@@ -4,8 +4,6 @@ endpoint and a resolver that counts every lookup."""
 
 from __future__ import annotations
 
-import json
-
 import psycopg
 import pytest
 import trio
@@ -13,7 +11,7 @@ import trio
 from playsite.webhooks import slots
 from tests.management.support import browser, hook_url, make_account, managed_server, new_bot_name
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
+from tests.transports.webhook_receiver import Reply, WebhookReceiver, echo
 
 pytestmark = pytest.mark.postgres
 
@@ -161,7 +159,7 @@ async def test_two_concurrent_activations_take_one_lease_and_the_other_is_409(mi
     alice = make_account(migrated_url, "alice")
 
     def slow_echo(seen):
-        return Reply(200, json.dumps({"nonce": seen.json["nonce"]}).encode(), delay_s=1.0)
+        return echo(seen, delay_s=1.0)
 
     with WebhookReceiver(slow_echo) as receiver:
         async with managed_server(migrated_url) as (services, client, _):
@@ -269,7 +267,7 @@ async def test_a_change_during_the_echo_keeps_the_candidate_from_being_installed
 
     def slow_echo(seen):
         token.run_sync_soon(echoed.set)
-        return Reply(200, json.dumps({"nonce": seen.json["nonce"]}).encode(), delay_s=1.5)
+        return echo(seen, delay_s=1.5)
 
     with WebhookReceiver(slow_echo) as receiver:
         async with managed_server(migrated_url) as (services, client, _):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 import attrs
-
 import trio
 
 from playsite.app import create_app
@@ -35,3 +35,14 @@ def test_client(services: Services):
 
 
 test_client.__test__ = False  # a helper, not a test
+
+
+async def call(client, method: str, path: str, token: str | None = None, **kwargs):
+    """One request through `test_client`: (status, the JSON body or None, headers); `token`
+    goes as the bot's bearer token."""
+    headers = kwargs.pop("headers", {})
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    response = await client.open(path, method=method, headers=headers, **kwargs)
+    text = await response.get_data(as_text=True)
+    return response.status_code, (json.loads(text) if text else None), response.headers

@@ -58,6 +58,11 @@ class Seen:
 Script = Callable[[Seen], "Reply | None"]
 
 
+def echo(seen: Seen, *, status: int = 200, delay_s: float = 0.0) -> Reply:
+    """The verification echo's answer: the nonce sent back (after `delay_s`)."""
+    return Reply(status, json.dumps({"nonce": seen.json["nonce"]}).encode(), delay_s=delay_s)
+
+
 def valid_signature(secret: str, seen: Seen) -> bool:
     timestamp = seen.headers.get("x-dicechess-timestamp", "")
     signature = seen.headers.get("x-dicechess-signature", "")
@@ -117,7 +122,7 @@ class WebhookReceiver:
     def default_reply(self, seen: Seen) -> Reply:
         message = seen.json
         if message.get("type") == "verification":
-            return Reply(200, json.dumps({"nonce": message["nonce"]}).encode())
+            return echo(seen)
         if message.get("type") == "yourTurn":
             if self.secret is not None and not valid_signature(self.secret, seen):
                 with self._lock:
