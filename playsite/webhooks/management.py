@@ -145,6 +145,19 @@ class WebhookManagement:
             return self.admins.admits(conn, actor.account.id) and staged_here
         return owners.owner_of(conn, bot_id) == actor.account.id
 
+    def _begin_change(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+        """Every change of a slot starts so, in this order: authority under the fence, then no
+        live lease (409), then `If-Match` (428/412). Returns (slot, setup)."""
+        slot = self._authorise(conn, actor, bot_id)
+        setup = slots.setup_of(conn, bot_id)
+        if setup is not None and setup.lease_live:
+            raise SlotRefusal(
+                409, "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
+                retry_after_s=slots.LEASE_LIFETIME_S,
+            )
+        self._check_revision(slot, if_match)
+        return slot, setup
+
     @staticmethod
     def _check_revision(slot: Slot, if_match: int | None) -> None:
         if if_match is None:
@@ -152,14 +165,6 @@ class WebhookManagement:
         if if_match != slot.revision:
             raise SlotRefusal(
                 412, "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
-            )
-
-    @staticmethod
-    def _check_no_lease(setup: Setup | None) -> None:
-        if setup is not None and setup.lease_live:
-            raise SlotRefusal(
-                409, "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
-                retry_after_s=slots.LEASE_LIFETIME_S,
             )
 
     async def _run(self, work):
@@ -274,9 +279,7 @@ class WebhookManagement:
         """Stage `url` as the slot's candidate (replacing any setup that is not activating)."""
 
         def work(conn):
-            slot = self._authorise(conn, actor, bot_id)
-            self._check_no_lease(slots.setup_of(conn, bot_id))
-            self._check_revision(slot, if_match)
+            slot, _ = self._begin_change(conn, actor, bot_id, if_match)
             try:
                 check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
             except UrlRefused as refused:
@@ -292,10 +295,7 @@ class WebhookManagement:
 
     async def discard(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
         def work(conn):
-            slot = self._authorise(conn, actor, bot_id)
-            setup = slots.setup_of(conn, bot_id)
-            self._check_no_lease(setup)
-            self._check_revision(slot, if_match)
+            _, setup = self._begin_change(conn, actor, bot_id, if_match)
             if setup is None:
                 raise SlotRefusal(409, "no_setup", "this bot has no staged setup")
             slots.discard(conn, bot_id)
@@ -309,9 +309,7 @@ class WebhookManagement:
         """Delete the bot's current registration: no more webhook deliveries."""
 
         def work(conn):
-            slot = self._authorise(conn, actor, bot_id)
-            self._check_no_lease(slots.setup_of(conn, bot_id))
-            self._check_revision(slot, if_match)
+            self._begin_change(conn, actor, bot_id, if_match)
             if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
                 raise SlotRefusal(409, "no_registration", "this bot has no webhook registration")
             slots.bump(conn, bot_id)
@@ -353,10 +351,7 @@ class WebhookManagement:
         return Activated(view, current, secret)
 
     def _lease(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
-        slot = self._authorise(conn, actor, bot_id)
-        setup = slots.setup_of(conn, bot_id)
-        self._check_no_lease(setup)
-        self._check_revision(slot, if_match)
+        slot, setup = self._begin_change(conn, actor, bot_id, if_match)
         if setup is None or setup.state in ("activated", "scrubbed"):
             raise SlotRefusal(409, "no_setup", "stage a candidate URL first")
         if setup.state == "exhausted" or setup.attempts >= ATTEMPTS_MAX:
