@@ -30,6 +30,11 @@ class ConfigError(Exception):
         self.problems = problems
 
 
+def default_tree_workers() -> int:
+    """One tree worker per core beyond the one serving sockets, at most 4."""
+    return max(0, min(4, (os.cpu_count() or 1) - 1))
+
+
 @attrs.frozen(kw_only=True)
 class Settings:
     host: str = "0.0.0.0"
@@ -91,6 +96,9 @@ class Settings:
     """The key before a rotation: values sealed under it still open, and the boot re-seals them."""
     gc_tuning: bool = True
     """Freeze what boot allocated and collect the youngest generation less often (gcwatch)."""
+    tree_workers: int = 0
+    """Worker processes computing legal-move trees (rooms/trees.py); 0: in the serving process.
+    From the environment the default is one per core beyond the first, at most 4."""
     send_buffer_bytes: int = 0
     """Kernel send buffer of every accepted connection (0: the kernel sizes it). Bounds what
     a client that stops reading holds in the kernel before its events queue up and it is dropped."""
@@ -208,6 +216,7 @@ _FIELDS = {
     "PLAY_SECRETS_KEY_PREVIOUS": "secrets_key_previous",
     "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
+    "PLAY_TREE_WORKERS": "tree_workers",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
@@ -407,6 +416,7 @@ class _Reader:
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
+            tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),

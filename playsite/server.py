@@ -30,6 +30,11 @@ GRACEFUL_SHUTDOWN_S = 3
 KEEP_ALIVE_TIMEOUT_S = 5
 """An idle kept-alive HTTP connection is closed after this long."""
 WEBSOCKET_MESSAGE_MAX = 2 * MAX_COMMAND_BYTES
+LISTEN_BACKLOG = 2048
+"""Connections the kernel completes and holds while the loop is busy (the kernel caps it at
+net.core.somaxconn). hypercorn's default of 100 overflows when hundreds of players arrive at
+once: an overflowed handshake is retried by the client after 1, 3, 7 s..., so a burst of
+arrivals took minutes to seat."""
 
 
 async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -50,6 +55,7 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = GRACEFUL_SHUTDOWN_S
     config.keep_alive_timeout = KEEP_ALIVE_TIMEOUT_S
+    config.backlog = LISTEN_BACKLOG
     # A command is at most MAX_COMMAND_BYTES; a bigger frame is refused with an Error frame,
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX

@@ -37,6 +37,7 @@ from playsite.ratings.ladder import Ladder, run_ladder
 from playsite.rematch.service import Rematches
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
+from playsite.rooms.trees import TreePool
 from playsite.showcase.table import ShowcaseTable
 from playsite.store import Store, run_store
 from playsite.store.lease import ServingLease, run_serving_lease
@@ -116,8 +117,11 @@ async def boot(
     bots = BotDirectory(bot_store_for(store), featured=settings.showcase_bot if settings.showcase_enabled else None)
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)
+    trees = await nursery.start(TreePool(settings.tree_workers).run) if settings.tree_workers else None
     registry = await nursery.start(
-        Registry(admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None).run
+        Registry(
+            admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None, trees=trees
+        ).run
     )
     await registry.resume_all()
 

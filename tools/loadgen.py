@@ -27,6 +27,7 @@ every 5 s on stderr; the summary as JSON on stdout (`--markdown` adds a table ro
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import os
@@ -40,11 +41,14 @@ import time
 from pathlib import Path
 
 import httpx
+import orjson
 import trio
-from trio_websocket import ConnectionClosed, ConnectionRejected, ConnectionTimeout, HandshakeError, open_websocket_url
+from wsclient import Closed, Refused, Socket
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS_S = 5.0
+CONNECT_TIMEOUT_S = 60
+CONNECT_ERRORS = (OSError, trio.BrokenResourceError, trio.TooSlowError, Refused)
 SAMPLE_MAX = 200_000
 """Latencies kept per client (uniformly thinned beyond this)."""
 
@@ -109,6 +113,22 @@ class ProcView:
             return None
         return (int(fields[11]) + int(fields[12])) / self.ticks  # utime + stime
 
+    def children_cpu_s(self) -> float:
+        """CPU of the server's live child processes (its tree workers)."""
+        if self.pid is None:
+            return 0.0
+        total = 0.0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.pid:
+                total += (int(fields[11]) + int(fields[12])) / self.ticks
+        return total
+
     def rss_mib(self) -> float | None:
         if self.pid is None:
             return None
@@ -127,6 +147,11 @@ class ProcView:
             return len(os.listdir(f"/proc/{self.pid}/fd"))
         except OSError:
             return None
+
+
+async def connect(url: str) -> Socket:
+    with trio.fail_after(CONNECT_TIMEOUT_S):
+        return await Socket.connect(url)
 
 
 # ----- game mode: one client process ------------------------------------------------------------
@@ -194,24 +219,24 @@ def _uuid(rng: random.Random) -> str:
 
 async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http, game_id: str, rng, opened) -> None:
     try:
-        async with open_websocket_url(url, max_message_size=8 * 1024 * 1024) as ws:
+        async with await connect(url) as ws:
             stats.sockets_open += 1
             snapshot = True
             try:
                 while True:
-                    text = await ws.get_message()
+                    text = await ws.receive()
                     if snapshot:
                         snapshot = False
                         opened.release()
                         stats.sockets_ready += 1
-                        event = json.loads(text)["Snapshot"]
+                        event = orjson.loads(text)["Snapshot"]
                         state = event["state"]
                         if state["dicePending"] and state["activeSeat"] == seat:
                             await answer(conf, stats, game, ws, state.get("legalMoves"), http, game_id, rng)
                         continue
                     if text.startswith('{"DiceRolled"'):
-                        event = json.loads(text)["DiceRolled"]
-                        if event["seat"] == seat:
+                        if f'"seat":"{seat}"' in text[:60]:  # the other seat's tree is not parsed
+                            event = orjson.loads(text)["DiceRolled"]
                             await answer(conf, stats, game, ws, event.get("legalMoves"), http, game_id, rng)
                     elif text.startswith('{"TurnPlayed"'):
                         played = f'"seat":"{seat}"' in text[:40] and '"moves":[]' not in text  # not a forced pass
@@ -226,10 +251,10 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
                         stats.error("rejected turn")
             finally:
                 stats.sockets_open -= 1
-    except ConnectionClosed as closed:
-        stats.closed(closed.reason.code if closed.reason else None)
+    except Closed as closed:
+        stats.closed(closed.code)
         game.over.set()
-    except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
+    except CONNECT_ERRORS as error:
         stats.error(f"seat socket: {type(error).__name__}")
         game.over.set()
 
@@ -239,7 +264,7 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
     if tree is None:
         try:
             response = await http.get(f"/games/{game_id}/moves")
-            tree = response.json()["legalMoves"]
+            tree = orjson.loads(response.content)["legalMoves"]
         except (httpx.HTTPError, ValueError, KeyError):
             stats.error("moves: failed")
             return
@@ -254,19 +279,19 @@ async def _send_later(stats: Stats, game: Game, ws, moves: list[str], think: flo
     await trio.sleep(think)
     game.sent_at = time.perf_counter()
     try:
-        await ws.send_message(json.dumps({"SubmitTurn": {"moves": moves}}, separators=(",", ":")))
-    except (ConnectionClosed, trio.BrokenResourceError, trio.ClosedResourceError):
+        await ws.send(json.dumps({"SubmitTurn": {"moves": moves}}, separators=(",", ":")))
+    except (Closed, trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
         pass
 
 
 async def spectator_socket(stats: Stats, game: Game, url: str, opened) -> None:
     try:
-        async with open_websocket_url(url, max_message_size=8 * 1024 * 1024) as ws:
+        async with await connect(url) as ws:
             stats.sockets_open += 1
             first = True
             try:
                 while True:
-                    text = await ws.get_message()
+                    text = await ws.receive()
                     if first:
                         first = False
                         opened.release()
@@ -278,10 +303,19 @@ async def spectator_socket(stats: Stats, game: Game, url: str, opened) -> None:
                         return
             finally:
                 stats.sockets_open -= 1
-    except ConnectionClosed as closed:
-        stats.closed(closed.reason.code if closed.reason else None)
-    except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
+    except Closed as closed:
+        stats.closed(closed.code)
+    except CONNECT_ERRORS as error:
         stats.error(f"spectator socket: {type(error).__name__}")
+
+
+async def report_setup(out, client: int, sockets_ready, set_up: trio.Event) -> None:
+    """While the sockets are being set up: how many are ready, every PROGRESS_S."""
+    while True:
+        with trio.move_on_after(PROGRESS_S):
+            await set_up.wait()
+            return
+        out.put({"kind": "setup", "client": client, "sockets": sockets_ready()})
 
 
 async def game_client(conf: dict, out) -> None:
@@ -295,11 +329,15 @@ async def game_client(conf: dict, out) -> None:
             nursery.start_soon(play_games, conf, stats, slot, ready)
             if conf["connect_rate"]:
                 await trio.sleep(1 / conf["connect_rate"])
+        set_up = trio.Event()
+        nursery.start_soon(report_setup, out, conf["client"], lambda: stats.sockets_ready, set_up)
         with trio.move_on_after(conf["setup_timeout"]):
             for ready in readies:
                 await ready.wait()
+        set_up.set()
         setup_s = time.perf_counter() - started
         out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
+        gc.freeze()  # the sockets' long-lived state is never walked again
         await trio.to_thread.run_sync(conf["go"].wait)  # every client measures the same window
         stats.measuring = True
         measured_from = time.perf_counter()
@@ -370,6 +408,7 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
         config.bind = [f"127.0.0.1:{port}"]
         config.accesslog = None
         config.errorlog = None
+        config.backlog = 2048  # as playsite's server: a burst of arrivals is held, not dropped
         async with trio.open_nursery() as nursery:
             nursery.start_soon(broadcast)
             await serve(app, config)
@@ -388,17 +427,17 @@ async def transport_client(conf: dict, out) -> None:
     async def one():
         nonlocal received, ready
         try:
-            async with open_websocket_url(conf["ws"] + "/") as ws:
+            async with await connect(conf["ws"] + "/") as ws:
                 ready += 1
                 while True:
-                    text = await ws.get_message()
+                    text = await ws.receive()
                     if measuring:
                         received += 1
                         latencies.add(time.time() - json.loads(text)["t"])
-        except ConnectionClosed as closed:
-            code = str(closed.reason.code if closed.reason else None)
+        except Closed as closed:
+            code = str(closed.code)
             closes[code] = closes.get(code, 0) + 1
-        except (OSError, trio.BrokenResourceError, ConnectionTimeout, HandshakeError, ConnectionRejected) as error:
+        except CONNECT_ERRORS as error:
             kind = f"connect: {type(error).__name__}"  # counted, like the game client's: a run never dies of it
             errors[kind] = errors.get(kind, 0) + 1
 
@@ -408,9 +447,12 @@ async def transport_client(conf: dict, out) -> None:
             nursery.start_soon(one)
             if conf["connect_rate"]:
                 await trio.sleep(1 / conf["connect_rate"])
+        set_up = trio.Event()
+        nursery.start_soon(report_setup, out, conf["client"], lambda: ready, set_up)
         with trio.move_on_after(conf["setup_timeout"]):
             while ready < conf["sockets"]:
                 await trio.sleep(0.05)
+        set_up.set()
         setup_s = time.perf_counter() - started
         out.put({"kind": "ready", "setup_s": setup_s, "ready": ready})
         await trio.to_thread.run_sync(conf["go"].wait)
@@ -429,6 +471,9 @@ async def transport_client(conf: dict, out) -> None:
 
 def client_main(mode: str, conf: dict, out) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
+    # The client's own collector must not be what is measured: parsed trees are thousands of
+    # young dicts, and every collection walks the state of thousands of sockets.
+    gc.set_threshold(100_000, 50, 1000)
     trio.run(game_client if mode == "game" else transport_client, conf, out)
 
 
@@ -548,7 +593,7 @@ def run(args: argparse.Namespace) -> dict:
         conf = {
             "url": base, "ws": base.replace("http", "ws", 1), "games": count, "sockets": count,
             "spectators": args.spectators, "think": args.think, "duration": args.duration,
-            "setup_timeout": args.setup_timeout, "seed": args.seed + index,
+            "setup_timeout": args.setup_timeout, "seed": args.seed + index, "client": index,
             "connect_rate": args.connect_rate / args.clients if args.connect_rate else 0,
             "go": go,
         }
@@ -556,8 +601,11 @@ def run(args: argparse.Namespace) -> dict:
         client.start()
         clients.append(client)
     results, readies, progress = [], [], {}
+    setting_up: dict[int, int] = {}
+    total_sockets = args.sockets if args.transport_only else args.games * (2 + args.spectators)
     gc_before = gc_after = None
     cpu_start = cpu_end = None
+    client_cpu_start = client_cpu_end = workers_cpu_start = workers_cpu_end = 0.0
     measured_at = None
     peak_rss, peak_fds = 0.0, 0
     deadline = time.monotonic() + args.setup_timeout + args.duration + 120
@@ -579,11 +627,18 @@ def run(args: argparse.Namespace) -> dict:
                 if len(readies) == len(clients):
                     gc_before = scrape_gc(base, args.metrics_token)
                     cpu_start, measured_at = proc.cpu_s(), time.monotonic()
+                    client_cpu_start = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
+                    workers_cpu_start = proc.children_cpu_s()
                     go.set()
                     ready = sum(r["ready"] for r in readies)
                     print(f"[loadgen] set up in {max(r['setup_s'] for r in readies):.1f} s ({ready} of "
                           f"{sum(counts)} {'sockets' if args.transport_only else 'games'} ready); measuring "
                           f"{args.duration:.0f} s", file=sys.stderr)
+            elif message["kind"] == "setup":
+                setting_up[message["client"]] = message["sockets"]
+                if message["client"] == 0:
+                    print(f"[loadgen] setting up: {sum(setting_up.values())} of {total_sockets} sockets ready, "
+                          f"server RSS {rss or 0:.0f} MiB", file=sys.stderr)
             elif message["kind"] == "progress":
                 progress[id(message)] = message
                 print(f"[loadgen] {'messages' if args.transport_only else 'turns'} so far {message['turns']}, "
@@ -592,6 +647,8 @@ def run(args: argparse.Namespace) -> dict:
             elif message["kind"] == "result":
                 if cpu_end is None:
                     cpu_end, measured_end = proc.cpu_s(), time.monotonic()
+                    client_cpu_end = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
+                    workers_cpu_end = proc.children_cpu_s()
                     gc_after = scrape_gc(base, args.metrics_token)
                 results.append(message)
     finally:
@@ -637,6 +694,8 @@ def run(args: argparse.Namespace) -> dict:
         "broadcast_ms": {"p50": ms(percentile(broadcast, 50)), "p99": ms(percentile(broadcast, 99)), "max": ms(max(broadcast, default=None))},
         "server_cpu_cores": None if cpu is None else round(cpu, 2),
         "server_rss_mib": round(peak_rss) if peak_rss else None,
+        "server_workers_cpu_cores": None if cpu is None else round((workers_cpu_end - workers_cpu_start) / window, 2),
+        "client_cpu_cores": None if cpu is None else round((client_cpu_end - client_cpu_start) / window, 2),
         "server_fds": peak_fds or None,
         "errors": errors,
         "closes": closes,

@@ -7,10 +7,10 @@ Streams are live-only: polling endpoints recover anything missed.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 
 from playsite.rooms.fanout import QueueSubscriber
+from playsite.wire.text import compact_json
 
 
 class AccountEvents:
@@ -36,7 +36,7 @@ class AccountEvents:
 
     def publish(self, bot_id: str, event: dict) -> None:
         """Encode once, offer to every open stream of `bot_id`; laggards are closed."""
-        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+        text = compact_json(event)
         streams = self._streams.get(bot_id, [])
         for subscriber in list(streams):
             if not subscriber.offer(text) and subscriber.closed:

@@ -9,13 +9,14 @@ endpoints share. Never a traceback, never a 500 for a client's mistake.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import attrs
 import trio
 from quart import Blueprint, Response, current_app, has_request_context, request, websocket
+
+from playsite.wire.text import compact_json
 
 RETRY_AFTER_S = 5
 READ_TIMEOUT_S = 3
@@ -94,5 +95,5 @@ def render(refusal: Refusal) -> Response:
     context = request if has_request_context() else websocket
     family = current_app.blueprints.get(context.blueprint or "")
     shape = getattr(family, "error_shape", BOT_API_SHAPE)
-    text = json.dumps(shape.body(refusal), separators=(",", ":"), ensure_ascii=False)
+    text = compact_json(shape.body(refusal))
     return Response(text, status=refusal.status, content_type=shape.content_type, headers=refusal.headers)

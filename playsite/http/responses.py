@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 from quart import Response
+
+from playsite.wire.text import compact_json
 
 NO_STORE = {"Cache-Control": "no-store"}
 NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 def json_text(body) -> str:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return compact_json(body)
 
 
 def json_response(body, status: int = 200, headers: dict[str, str] | None = None) -> Response:

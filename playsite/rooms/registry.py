@@ -22,6 +22,7 @@ from playsite.rooms.counters import RoomCounters
 from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
+from playsite.rooms.trees import Trees
 from playsite.store.base import GameWrite
 from playsite.wire import Unlimited
 
@@ -49,8 +50,11 @@ class Registry:
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         idle_forfeit_s: float | None = None,
+        trees: Trees | None = None,
     ):
         self.admission = admission
+        self.trees = trees
+        """Where every room of this registry computes its trees (None: in this process)."""
         self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
         """The one durability policy every room of this registry writes by."""
         self.wall_clock = wall_clock
@@ -113,7 +117,7 @@ class Registry:
         try:
             room = Room(
                 setup, Fairness.draw(self.seed_source), self.store,
-                policy=self.policy, wall_clock=self.wall_clock, counters=self.counters,
+                policy=self.policy, wall_clock=self.wall_clock, counters=self.counters, trees=self.trees,
             )
             if commit is None:
                 await self._write_creation(room)
@@ -149,7 +153,9 @@ class Registry:
             return 0
         snapshots = await self.store.active_games()
         for data in snapshots:
-            room = Room.resume(data, self.store, policy=self.policy, wall_clock=self.wall_clock, counters=self.counters)
+            room = Room.resume(
+                data, self.store, policy=self.policy, wall_clock=self.wall_clock, counters=self.counters, trees=self.trees
+            )
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
             await self._nursery.start(self._host, room, reservation)
             self._started(room)
@@ -162,7 +168,8 @@ class Registry:
         (a rematch successor whose registration failed): it runs on to its own deadlines."""
         assert self._nursery is not None, "the registry is not running"
         room = Room.resume(
-            data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters
+            data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters,
+            trees=self.trees,
         )
         reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
         await self._nursery.start(self._host, room, reservation)

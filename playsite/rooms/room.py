@@ -40,6 +40,7 @@ from playsite.rooms.model import (
 )
 from playsite.rooms.persistence import DurabilityPolicy, attempt_write
 from playsite.rooms.records import game_write, terminal_records
+from playsite.rooms.trees import Trees
 from playsite.rooms.view import PublicView
 from playsite.rules import (
     IllegalTurn,
@@ -98,8 +99,11 @@ class Room:
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         counters: RoomCounters | None = None,
+        trees: Trees | None = None,
     ) -> None:
         self.wall_clock = wall_clock
+        self.trees = trees if trees is not None else Trees()
+        """Where the tree of each roll is computed (the registry hands every room the same pool)."""
         self.counters = counters if counters is not None else RoomCounters()
         """What this room adds to its registry's counts (metrics)."""
         """Stamps the creation and the ending; injected so tests can control it."""
@@ -120,6 +124,9 @@ class Room:
         self.rolled: tuple[int, ...] = ()
         self.tree: dict | None = None
         self.tree_turns = 0
+        self._roll_due: float | None = None
+        """When the active seat was given a roll whose dice and tree are still to be made
+        (`_settle_roll`, before the version commits)."""
         self.ply = 0
         self.version = 0
         self.history: list[HistoryTurn] = []
@@ -170,13 +177,16 @@ class Room:
         wall_clock: WallClock = utc_now,
         restarted: bool = True,
         counters: RoomCounters | None = None,
+        trees: Trees | None = None,
     ) -> Room:
         """Rebuild a room from its last committed version, clocks restarted from now.
 
         `restarted=False`: the server did not restart; the room is hosted late in the same
         process (a successor whose registration failed), so its startup gate runs on."""
         state = load_state(data)
-        room = cls(state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock, counters=counters)
+        room = cls(
+            state.setup, state.fairness, store, policy=policy, wall_clock=wall_clock, counters=counters, trees=trees
+        )
         room._restore(state, trio.current_time())
         room._durable = data
         room.resumed = True
@@ -261,6 +271,7 @@ class Room:
     def reset_derived_state(self) -> None:
         """Recompute what follows from the durable fields (after a restore)."""
         self.tree, self.tree_turns = None, 0
+        self._roll_due = None
         if self.phase is Phase.PLAYING and self.position.dice:
             self.tree = legal_tree(self.position)
             self.tree_turns = count_turns(self.tree)
@@ -402,7 +413,8 @@ class Room:
         self._pending_replies.append((reply, value))
 
     async def _commit(self) -> None:
-        """Persist the new state, then broadcast its events, then answer the requesters."""
+        """Finish a roll, persist the new state, then broadcast its events, then answer the requesters."""
+        await self._settle_roll()
         if self._pending_events or self._dirty:
             if not await self._persist():
                 self._roll_back_and_abort()
@@ -693,8 +705,15 @@ class Room:
             self.clock.start(self.active_seat, now)
 
     def _roll(self, now: float) -> None:
-        """Roll for the active seat; a roll without legal moves passes at once, for free."""
-        while True:
+        """Roll for the active seat: done by `_settle_roll` before the version commits, as
+        the roll's tree may be computed in a worker process."""
+        self._roll_due = now
+
+    async def _settle_roll(self) -> None:
+        """Roll the dice due and compute their tree; a roll without legal moves passes at
+        once, for free, and the other seat rolls."""
+        while self._roll_due is not None:
+            now = self._roll_due
             if self.ply == 0:
                 self.fairness = self.fairness.freeze_client_seeds()
                 self.seed_deadline = None
@@ -703,8 +722,7 @@ class Room:
             self.ply += 1
             self.rolled = tuple(dice)
             self.position = self.position.with_dice(dice)
-            self.tree = legal_tree(self.position)
-            self.tree_turns = count_turns(self.tree) if self.tree else 0
+            self.tree, self.tree_turns = await self.trees.compute(self.position)
             self.phase = Phase.PLAYING
             seat = self.active_seat
             inline = self.tree if self.tree_turns <= INLINE_TREE_MAX_TURNS else None
@@ -715,6 +733,7 @@ class Room:
                 )
             )
             if self.tree:
+                self._roll_due = None
                 return
             # Forced pass: no clock time is charged for it and no increment is earned.
             if self.clock is not None:

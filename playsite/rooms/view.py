@@ -8,12 +8,12 @@ nor a seed revealed by an ending that has not committed.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import attrs
 
 from playsite.wire import HistoryTurn, PublicGameState, Snapshot, encode_event, encode_public_game_state
+from playsite.wire.text import compact_json
 
 
 @attrs.frozen
@@ -31,9 +31,7 @@ class PublicView:
     def state_text(self) -> str:
         """The public state as JSON, encoded once."""
         if "state" not in self._texts:
-            self._texts["state"] = json.dumps(
-                encode_public_game_state(self.state), separators=(",", ":"), ensure_ascii=False
-            )
+            self._texts["state"] = compact_json(encode_public_game_state(self.state))
         return self._texts["state"]
 
     def snapshot_text(self, *, spectator: bool = False) -> str:

@@ -32,6 +32,7 @@ class GameWrite:
     durability: str
     rated: bool
     snapshot: dict[str, Any]
+    """Handed over: the writer builds it for this write and never changes it afterwards."""
     seats: dict[str, tuple[bytes, str | None]]
     """Seat -> (token digest, principal or None)."""
 

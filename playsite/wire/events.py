@@ -6,11 +6,12 @@ ndjson stream; the text is compact and holds no newline, so it is one ndjson lin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Union
 
 import attrs
+
+from playsite.wire.text import compact_json
 
 from . import _read
 from .common import (
@@ -162,7 +163,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 def encode_event(event: Event) -> str:
     """`event` as one compact line of JSON text, ready for every subscriber."""
-    return json.dumps(event_to_json(event), separators=(",", ":"), ensure_ascii=False)
+    return compact_json(event_to_json(event))
 
 
 # Decoding (clients, tools and tests; the server only encodes events).
@@ -266,7 +267,7 @@ class ErrorFrame:
 
 def encode_error(reason: str) -> str:
     """The protocol error frame ``{"Error": {"reason": ...}}``, sent instead of hanging up."""
-    return json.dumps({"Error": {"reason": reason}}, separators=(",", ":"), ensure_ascii=False)
+    return compact_json({"Error": {"reason": reason}})
 
 
 def decode_frame(text: str | bytes) -> Event | ErrorFrame:

@@ -1,0 +1,159 @@
+"""Legal-move trees in worker processes (rooms/trees.py): the same trees as the serving
+process computes, and never a lost tree when the pool is busy, slow or broken. Real worker
+processes, so these run on the real clock."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+from pathlib import Path
+
+import trio
+
+from playsite.rooms import trees as trees_module
+from playsite.rooms.admission import Purpose
+from playsite.rooms.trees import TreePool, tree_and_count
+from playsite.rules import START_DFEN, legal_tree, parse_dfen, play_turn
+from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
+from tests.support.turns import random_turn
+
+from .harness import attach, play_randomly, room_setup, running_registry
+
+
+def positions(count: int, seed: int = 7) -> list:
+    """Positions with dice pending, from seeded random play (some without any legal move)."""
+    rng = random.Random(seed)
+    found = []
+    position = parse_dfen(START_DFEN)
+    while len(found) < count:
+        position = position.with_dice(tuple(rng.randint(1, 6) for _ in range(3)))
+        found.append(position)
+        tree = legal_tree(position)
+        outcome = play_turn(position, tuple(random_turn(tree, rng)) if tree else (), tree=tree)
+        position = parse_dfen(START_DFEN) if outcome.end is not None else outcome.after
+    return found
+
+
+def worker_pids() -> list[int]:
+    """This process's trio-parallel workers."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"spawn_main" in command:
+            pids.append(int(entry))
+    return pids
+
+
+async def started_pool(nursery: trio.Nursery, workers: int = 1) -> TreePool:
+    pool = await nursery.start(TreePool(workers).run)
+    with trio.fail_after(60):
+        await pool.warm.wait()
+    return pool
+
+
+async def test_the_pool_computes_the_very_trees_of_the_serving_process():
+    forced_pass = parse_dfen(START_DFEN).with_dice((3, 4, 5))  # only pawns and knights can move
+    sample = [*positions(60), forced_pass]
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+        for position in sample:
+            assert await pool.compute(position) == tree_and_count(position)
+        nursery.cancel_scope.cancel()
+    assert pool.computed_by_workers == len(sample)
+    assert pool.computed_here == pool.fallbacks == 0
+    assert tree_and_count(forced_pass) == ({}, 0)
+
+
+async def test_trees_asked_together_go_to_a_worker_as_one_batch():
+    sample = positions(12, seed=11)
+    results = {}
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+
+        async def compute(index, position):
+            results[index] = await pool.compute(position)
+
+        async with trio.open_nursery() as together:
+            for index, position in enumerate(sample):
+                together.start_soon(compute, index, position)
+        nursery.cancel_scope.cancel()
+    assert results == {index: tree_and_count(position) for index, position in enumerate(sample)}
+    assert pool.computed_by_workers == len(sample)
+    assert pool.batches <= 2, "one batch, or two if the worker woke before every tree was asked"
+
+
+async def test_a_batch_past_its_timeout_has_its_worker_killed_and_is_computed_here(monkeypatch):
+    sample = positions(3, seed=5)
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
+        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
+        assert await pool.compute(sample[0]) == tree_and_count(sample[0])
+        assert (pool.fallbacks, pool.computed_here, pool.computed_by_workers) == (1, 1, 0)
+        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 30.0)
+        # A fresh worker takes over.
+        assert await pool.compute(sample[1]) == tree_and_count(sample[1])
+        assert pool.computed_by_workers == 1
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_pool_that_keeps_failing_is_given_up(monkeypatch):
+    sample = positions(8, seed=3)
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
+        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
+        for position in sample:
+            assert await pool.compute(position) == tree_and_count(position)
+        nursery.cancel_scope.cancel()
+    assert pool.fallbacks == trees_module.FAILURES_TO_GIVE_UP
+    assert not pool.enabled and pool.statistics()["workers"] == 0
+    assert pool.computed_here == len(sample) and pool.computed_by_workers == 0
+
+
+async def test_a_killed_worker_loses_no_tree():
+    sample = positions(4, seed=9)
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+        assert await pool.compute(sample[0]) == tree_and_count(sample[0])
+        killed = worker_pids()
+        assert killed, "the pool runs a worker process"
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        for position in sample[1:]:
+            assert await pool.compute(position) == tree_and_count(position)
+        nursery.cancel_scope.cancel()
+    assert pool.computed_by_workers + pool.computed_here == len(sample)
+
+
+async def test_a_game_on_the_pool_is_the_game_played_in_process():
+    """Same seed, same players: the same events, version for version."""
+
+    async def watched_game(**options) -> list[str]:
+        async with running_registry(seeds=[bytes(32)], **options) as registry:
+            room = await registry.create(room_setup(time_control=Unlimited()), Purpose.GENERAL, ())
+            white, black, spectator = await attach(room, "White"), await attach(room, "Black"), await attach(room)
+            texts = []
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play_randomly, room, white, random.Random(1))
+                nursery.start_soon(play_randomly, room, black, random.Random(2))
+                async for text in spectator.events:
+                    texts.append(text)
+            return texts
+
+    in_process = await watched_game()
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery)
+        pooled = await watched_game(trees=pool)
+        nursery.cancel_scope.cancel()
+    assert isinstance(decode_event(in_process[-1]), GameEnded)
+    assert isinstance(decode_event(in_process[0]), Snapshot)
+    assert pooled[1:] == in_process[1:]
+    assert pool.computed_by_workers > 10
