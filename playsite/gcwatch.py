@@ -43,7 +43,11 @@ class GcWatch:
 
     pauses: dict[int, Histogram] = attrs.field(factory=lambda: {g: Histogram(PAUSE_BUCKETS_S) for g in range(3)})
     collected: int = 0
+    cpu_seconds: float = 0.0
+    """CPU time the collections took (a pause's wall time also counts any time the process
+    was not running, which on a busy machine can be most of it)."""
     _started: float | None = None
+    _started_cpu: float = 0.0
 
     def install(self) -> None:
         if self._on_gc not in gc.callbacks:
@@ -56,8 +60,10 @@ class GcWatch:
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
             self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
         elif self._started is not None:
             self.pauses[info["generation"]].observe(time.perf_counter() - self._started)
+            self.cpu_seconds += time.thread_time() - self._started_cpu
             self.collected += info.get("collected", 0)
             self._started = None
 

@@ -92,6 +92,9 @@ class ServiceCollector:
                 {"generation": str(generation)},
             )
         yield CounterMetricFamily(
+            "playsite_gc_cpu_seconds", "CPU time of the cyclic collector's collections.", value=self.gc_watch.cpu_seconds
+        )
+        yield CounterMetricFamily(
             "playsite_gc_collected_objects", "Objects the cyclic collector freed.", value=self.gc_watch.collected
         )
 

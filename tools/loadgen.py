@@ -488,8 +488,12 @@ def scrape_gc(base: str, token: str | None) -> dict | None:
         text = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10).text
     except httpx.HTTPError:
         return None
-    found: dict = {"seconds": 0.0, "count": 0, "buckets": {}}
+    found: dict = {"seconds": 0.0, "count": 0, "buckets": {}, "cpu_seconds": 0.0, "collected": 0}
     for line in text.splitlines():
+        if line.startswith("playsite_gc_cpu_seconds_total"):
+            found["cpu_seconds"] = float(line.rsplit(" ", 1)[1])
+        elif line.startswith("playsite_gc_collected_objects_total"):
+            found["collected"] = int(float(line.rsplit(" ", 1)[1]))
         if line.startswith("playsite_gc_pause_seconds_sum"):
             found["seconds"] += float(line.rsplit(" ", 1)[1])
         elif line.startswith("playsite_gc_pause_seconds_count"):
@@ -512,10 +516,13 @@ def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> 
             if after["buckets"][bound] - before["buckets"].get(bound, 0) >= 0.99 * count:
                 p99 = bound
                 break
+    gc_cpu = after["cpu_seconds"] - before["cpu_seconds"]
     return {
         "collections": count,
+        "collected_objects": after["collected"] - before["collected"],
         "seconds": round(seconds, 3),
-        "share_of_cpu": None if not cpu_s else round(seconds / cpu_s, 3),
+        "cpu_seconds": round(gc_cpu, 3),
+        "share_of_cpu": None if not cpu_s else round(gc_cpu / cpu_s, 3),
         "pause_p99_at_most_s": p99,
     }
 

@@ -111,7 +111,7 @@ def game_routes(services: Services) -> RouteFamily:
     @routes.get("/games/<game_id>/moves")
     async def read_moves(game_id: str):
         view = await view_of(game_id)
-        return json_response(view.moves_body(), headers={"Cache-Control": "no-cache"})
+        return Response(view.moves_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     return routes
 

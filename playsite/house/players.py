@@ -87,10 +87,10 @@ class HouseBots:
                 if room.phase is Phase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
                     acted_at = view.version
                     await self._command(room, seat, AnswerDraw(accept=False))
-                elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.tree is not None:
+                elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.packed is not None:
                     acted_at = view.version
                     position = parse_dfen(state.dfen)
-                    moves = choose(position, view.tree, self.rng)
+                    moves = choose(position, view.packed.unpack(), self.rng)
                     await self._command(room, seat, SubmitTurn(moves))
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(ANSWER_TIMEOUT_S):

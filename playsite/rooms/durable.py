@@ -103,12 +103,23 @@ def _load_seat(data: dict[str, Any]) -> SeatSetup:
     )
 
 
-def dump_state(state: RoomState) -> dict[str, Any]:
-    """Everything needed to rebuild a room at `state.version`."""
+def dump_history_turn(turn: HistoryTurn) -> dict[str, Any]:
+    return {"seat": turn.seat, "dice": list(turn.dice), "moves": list(turn.moves), "fenAfter": turn.fen_after}
+
+
+def dump_state(
+    state: RoomState, *, setup: dict[str, Any] | None = None, history: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Everything needed to rebuild a room at `state.version`.
+
+    `setup` and `history`, when given, are `dump_setup(state.setup)` and the
+    `dump_history_turn` of each turn, made earlier: a room writes its state at every
+    version, and rebuilding every past turn's record each time made a game's writes
+    quadratic, and kept the garbage collector busy with copies."""
     seeds = state.fairness.client_seeds
     return {
         "format": FORMAT,
-        "setup": dump_setup(state.setup),
+        "setup": setup if setup is not None else dump_setup(state.setup),
         "version": state.version,
         "phase": state.phase.value,
         "position": format_dfen(state.position),
@@ -117,10 +128,7 @@ def dump_state(state: RoomState) -> dict[str, Any]:
         "seed": state.fairness.seed.hex(),
         "clientSeeds": {"white": seeds.white, "black": seeds.black, "frozen": seeds.frozen},
         "principals": dict(state.principals),
-        "history": [
-            {"seat": t.seat, "dice": list(t.dice), "moves": list(t.moves), "fenAfter": t.fen_after}
-            for t in state.history
-        ],
+        "history": history if history is not None else [dump_history_turn(t) for t in state.history],
         "played": sorted(state.played),
         "clock": None
         if state.clock is None

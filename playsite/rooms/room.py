@@ -18,7 +18,7 @@ import trio
 from playsite.dice import Fairness, SeedVerdict
 from playsite.rooms.clock import GameClock
 from playsite.rooms.counters import RoomCounters
-from playsite.rooms.durable import dump_state, load_state
+from playsite.rooms.durable import dump_history_turn, dump_setup, dump_state, load_state
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.intents import Abort, Attach, Detach, PlayerCommand, Rebind, Verdict
 from playsite.rooms.model import (
@@ -40,15 +40,13 @@ from playsite.rooms.model import (
 )
 from playsite.rooms.persistence import DurabilityPolicy, attempt_write
 from playsite.rooms.records import game_write, terminal_records
-from playsite.rooms.trees import Trees
+from playsite.rooms.trees import PackedTree, Trees, pack
 from playsite.rooms.view import PublicView
 from playsite.rules import (
     IllegalTurn,
     Position,
     Termination,
-    count_turns,
     format_dfen,
-    legal_tree,
     play_turn,
 )
 from playsite.wire import (
@@ -75,8 +73,6 @@ from playsite.wire import (
 from playsite.wire import Active as ActiveStatus
 from playsite.wire import Ended as EndedStatus
 
-INLINE_TREE_MAX_TURNS = 2000
-"""Above this many complete turns, inline copies of the tree are null (GET .../moves has it)."""
 INTENT_QUEUE = 64
 
 
@@ -122,8 +118,8 @@ class Room:
         after a restart a name shows again when its owner reconnects."""
         self.position = setup.start
         self.rolled: tuple[int, ...] = ()
-        self.tree: dict | None = None
-        self.tree_turns = 0
+        self.packed: PackedTree | None = None
+        """The tree of the pending roll (None when no dice are pending)."""
         self._roll_due: float | None = None
         """When the active seat was given a roll whose dice and tree are still to be made
         (`_settle_roll`, before the version commits)."""
@@ -161,6 +157,9 @@ class Room:
         self._dirty = False
         self._refused: Seat | None = None
         """The seat whose refused command the pending version is (a Rejected and nothing else)."""
+        self._setup_record: dict | None = None
+        self._history_records: list[dict] = []
+        """`durable.dump_history_turn` of each turn of `history` so far (see `_dump`)."""
         self._durable: dict | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
         self.completed = False
@@ -215,6 +214,15 @@ class Room:
             self._durable = data
         return error
 
+    def _dump(self, state: RoomState) -> dict:
+        """`dump_state(state)`, from the records of the setup and of past turns made before
+        (shared by every snapshot, never changed: a snapshot is handed over for good)."""
+        if self._setup_record is None:
+            self._setup_record = dump_setup(self.setup)
+        records = self._history_records
+        records.extend(dump_history_turn(turn) for turn in state.history[len(records):])
+        return dump_state(state, setup=self._setup_record, history=list(records))
+
     def state(self) -> RoomState:
         """Everything durable about the room now (what `durable` and `records` work from)."""
         clock = None
@@ -252,6 +260,7 @@ class Room:
             self.seats[seat].joined = seat in state.joined
         self.activated = state.activated
         self.history = list(state.history)
+        self._history_records = []
         self.played = set(state.played)
         if self.clock is not None and state.clock is not None:
             self.clock.remaining_ms = dict(state.clock.remaining_ms)
@@ -265,16 +274,20 @@ class Room:
         self.reset_derived_state()
 
     @property
+    def tree(self) -> dict | None:
+        """The tree of the pending roll, unpacked (a new copy at each read)."""
+        return None if self.packed is None else self.packed.unpack()
+
+    @property
     def required(self) -> bool:
         return self.setup.durability == REQUIRED
 
     def reset_derived_state(self) -> None:
         """Recompute what follows from the durable fields (after a restore)."""
-        self.tree, self.tree_turns = None, 0
+        self.packed = None
         self._roll_due = None
         if self.phase is Phase.PLAYING and self.position.dice:
-            self.tree = legal_tree(self.position)
-            self.tree_turns = count_turns(self.tree)
+            self.packed = pack(self.position)
         self._publish_view()
 
     # ----- the public surface -------------------------------------------------------------
@@ -329,7 +342,7 @@ class Room:
 
     def _working_state(self) -> PublicGameState:
         ended = self.ending is not None
-        inline_tree = self.tree if self.tree is not None and self.tree_turns <= INLINE_TREE_MAX_TURNS else None
+        inline_tree = self.packed.inline() if self.packed is not None else None
         return PublicGameState(
             version=self.version,
             dfen=format_dfen(self.position),
@@ -356,8 +369,8 @@ class Room:
 
     def _publish_view(self) -> None:
         """The working state is committed: from now on, it is what the public reads."""
-        tree = self.tree if self.phase is Phase.PLAYING else None
-        self.published = PublicView(state=self._working_state(), history=tuple(self.history), tree=tree)
+        tree = self.packed if self.phase is Phase.PLAYING else None
+        self.published = PublicView(state=self._working_state(), history=tuple(self.history), packed=tree)
 
     # ----- the task -----------------------------------------------------------------------
 
@@ -439,7 +452,7 @@ class Room:
         if self.store is None:
             return True
         state = self.state()
-        data = dump_state(state)
+        data = self._dump(state)
         write = game_write(state, data)
         if self.ended:
             ending = terminal_records(state)
@@ -645,7 +658,7 @@ class Room:
         if offer_draw and seat in self.draw_blocked:
             return self._reject("you may not offer a draw again until your opponent has offered one")
         try:
-            outcome = play_turn(self.position, moves, tree=self.tree)
+            outcome = play_turn(self.position, moves, tree=self.packed.unpack() if self.packed else None)
         except IllegalTurn as illegal:
             return self._reject(f"illegal turn: {illegal.reason}")
         if self.clock is not None and self.clock.stop(now, completed_turn=True) <= 0:
@@ -722,23 +735,23 @@ class Room:
             self.ply += 1
             self.rolled = tuple(dice)
             self.position = self.position.with_dice(dice)
-            self.tree, self.tree_turns = await self.trees.compute(self.position)
+            self.packed = await self.trees.compute(self.position)
             self.phase = Phase.PLAYING
             seat = self.active_seat
-            inline = self.tree if self.tree_turns <= INLINE_TREE_MAX_TURNS else None
+            inline = self.packed.inline()
             clocks = self.clock.read(now) if self.clock else None
             self._publish(
                 lambda v: DiceRolled(
                     v=v, seat=seat, dice=self.rolled, dfen=format_dfen(self.position), clocks=clocks, legal_moves=inline
                 )
             )
-            if self.tree:
+            if self.packed.turns:
                 self._roll_due = None
                 return
             # Forced pass: no clock time is charged for it and no increment is earned.
             if self.clock is not None:
                 self.clock.stop(now, completed_turn=False)
-            outcome = play_turn(self.position, (), tree=self.tree)
+            outcome = play_turn(self.position, (), tree={})
             self._record_turn(seat, (), outcome.after, draw_offer=False)
             self._start_turn(now)
 
@@ -748,7 +761,7 @@ class Room:
             self.counters.turns += 1
         self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
         self.position = after
-        self.tree, self.tree_turns = None, 0
+        self.packed = None
         self._publish(lambda v: TurnPlayed(v=v, seat=seat, moves=moves, fen_after=fen_after, draw_offer=draw_offer))
 
     def _decided(self, termination: Termination, *, winner: Seat | None) -> Ending:
@@ -763,7 +776,7 @@ class Room:
         self.ending = attrs.evolve(ending, at=self.wall_clock())
         self.counters.games_ended += 1
         self.phase = Phase.ENDED
-        self.tree, self.tree_turns = None, 0
+        self.packed = None
         self.position = self.position.without_dice()
         over = ending.over
         self._publish(

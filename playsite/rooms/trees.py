@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import logging
 import math
+import pickle
 
 import attrs
+import orjson
 import trio
 import trio_parallel
 
@@ -23,6 +25,8 @@ from playsite.rules import START_DFEN, Position, count_turns, legal_tree, parse_
 
 log = logging.getLogger(__name__)
 
+INLINE_TREE_MAX_TURNS = 2000
+"""Above this many complete turns, inline copies of the tree are null (GET .../moves has it)."""
 BATCH_MAX = 64
 """Trees one worker takes at once."""
 BATCH_TIMEOUT_S = 2.0
@@ -33,15 +37,45 @@ FAILURES_TO_GIVE_UP = 5
 """Failed batches in a row after which the pool is given up until the server restarts."""
 
 
-def tree_and_count(position: Position) -> tuple[dict, int]:
-    """The legal-move tree of `position` (dice pending) and its number of complete turns."""
+@attrs.frozen
+class PackedTree:
+    """A roll's legal-move tree, packed as bytes. The serving process keeps no tree as
+    objects: a tree is hundreds of dicts, which the cyclic garbage collector would walk at
+    every collection for as long as the roll is pending. It is unpacked for the moment a
+    turn is checked against it, and its JSON goes into events and states as it is."""
+
+    turns: int
+    """Complete turns (root-to-leaf paths); 0 for a roll without legal moves."""
+    pickled: bytes
+    inline_json: bytes | None
+    """The tree as compact JSON, or None above INLINE_TREE_MAX_TURNS turns."""
+
+    def unpack(self) -> dict:
+        return pickle.loads(self.pickled)  # bytes this process or its own workers made
+
+    def inline(self) -> dict | orjson.Fragment | None:
+        """What events and states carry as `legalMoves`: `{}` for a forced pass, the JSON
+        inserted as is, or None when the tree is too big to inline."""
+        if self.turns == 0:
+            return {}
+        return None if self.inline_json is None else orjson.Fragment(self.inline_json)
+
+    def json(self) -> bytes:
+        """The whole tree as compact JSON, however big."""
+        return self.inline_json if self.inline_json is not None else orjson.dumps(self.unpack())
+
+
+def pack(position: Position) -> PackedTree:
+    """The legal-move tree of `position` (dice pending), packed."""
     tree = legal_tree(position)
-    return tree, count_turns(tree) if tree else 0
+    turns = count_turns(tree) if tree else 0
+    inline_json = orjson.dumps(tree) if turns <= INLINE_TREE_MAX_TURNS else None
+    return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
 
 
-def trees_and_counts(positions: list[Position]) -> list[tuple[dict, int]]:
+def pack_all(positions: list[Position]) -> list[PackedTree]:
     """A worker's job: one batch."""
-    return [tree_and_count(position) for position in positions]
+    return [pack(position) for position in positions]
 
 
 class Trees:
@@ -50,8 +84,8 @@ class Trees:
 
     workers = 0
 
-    async def compute(self, position: Position) -> tuple[dict, int]:
-        return tree_and_count(position)
+    async def compute(self, position: Position) -> PackedTree:
+        return pack(position)
 
     def statistics(self) -> dict[str, int]:
         return {"workers": 0, "busy": 0, "queued": 0, "by_workers": 0, "here": 0, "fallbacks": 0}
@@ -61,7 +95,7 @@ class Trees:
 class _Asked:
     position: Position
     answered: trio.Event = attrs.field(factory=trio.Event)
-    answer: tuple[dict, int] | None = None
+    answer: PackedTree | None = None
 
 
 class TreePool(Trees):
@@ -100,10 +134,10 @@ class TreePool(Trees):
                     await warmed.wait()
                 self.warm.set()
 
-    async def compute(self, position: Position) -> tuple[dict, int]:
+    async def compute(self, position: Position) -> PackedTree:
         if not self.enabled:
             self.computed_here += 1
-            return tree_and_count(position)
+            return pack(position)
         asked = _Asked(position)
         self._ask.send_nowait(asked)
         await asked.answered.wait()
@@ -129,14 +163,14 @@ class TreePool(Trees):
                 asked.answer = answer
                 asked.answered.set()
 
-    async def _run_batch(self, context: trio_parallel.WorkerContext, batch: list[_Asked]) -> list[tuple[dict, int]]:
+    async def _run_batch(self, context: trio_parallel.WorkerContext, batch: list[_Asked]) -> list[PackedTree]:
         positions = [asked.position for asked in batch]
         if self.enabled:
             self.busy += 1
             try:
                 with trio.fail_after(BATCH_TIMEOUT_S + BATCH_TIMEOUT_PER_TREE_S * len(batch)):
                     answers = await context.run_sync(
-                        trees_and_counts, positions, kill_on_cancel=True, limiter=self._unlimited
+                        pack_all, positions, kill_on_cancel=True, limiter=self._unlimited
                     )
                 self.computed_by_workers += len(batch)
                 self.batches += 1
@@ -154,7 +188,7 @@ class TreePool(Trees):
             finally:
                 self.busy -= 1
         self.computed_here += len(batch)
-        return trees_and_counts(positions)
+        return pack_all(positions)
 
     def statistics(self) -> dict[str, int]:
         return {

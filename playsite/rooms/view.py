@@ -8,10 +8,10 @@ nor a seed revealed by an ending that has not committed.
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
+import orjson
 
+from playsite.rooms.trees import PackedTree
 from playsite.wire import HistoryTurn, PublicGameState, Snapshot, encode_event, encode_public_game_state
 from playsite.wire.text import compact_json
 
@@ -20,7 +20,7 @@ from playsite.wire.text import compact_json
 class PublicView:
     state: PublicGameState
     history: tuple[HistoryTurn, ...]
-    tree: dict | None
+    packed: PackedTree | None
     """The full tree of the pending roll (the state may inline it, or not when it is large)."""
     _texts: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -43,11 +43,18 @@ class PublicView:
             self._texts[key] = encode_event(Snapshot(v=self.version, state=state, history=self.history))
         return self._texts[key]
 
-    def moves_body(self) -> dict[str, Any]:
-        """GET /games/{id}/moves: the whole tree of the pending roll, never capped."""
-        return {
-            "version": self.version,
-            "dfen": self.state.dfen,
-            "dicePending": self.state.dice_pending,
-            "legalMoves": self.tree or {},
-        }
+    @property
+    def tree(self) -> dict | None:
+        """The tree of the pending roll, unpacked (a new copy at each read)."""
+        return None if self.packed is None else self.packed.unpack()
+
+    def moves_text(self) -> str:
+        """GET /games/{id}/moves: the whole tree of the pending roll, never capped, encoded once."""
+        if "moves" not in self._texts:
+            self._texts["moves"] = compact_json({
+                "version": self.version,
+                "dfen": self.state.dfen,
+                "dicePending": self.state.dice_pending,
+                "legalMoves": orjson.Fragment(self.packed.json()) if self.packed is not None else {},
+            })
+        return self._texts["moves"]

@@ -11,8 +11,6 @@ from typing import Any, Union
 
 import attrs
 
-from playsite.wire.text import compact_json
-
 from . import _read
 from .common import (
     ClientSeedsView,
@@ -34,6 +32,7 @@ from .common import (
 from .errors import WireError
 from .outcome import Over, decode_over, encode_over
 from .state import PublicGameState, decode_public_game_state, encode_public_game_state
+from .text import compact_json
 
 
 @attrs.frozen

@@ -9,12 +9,13 @@ import random
 import signal
 from pathlib import Path
 
+import orjson
 import trio
 
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
-from playsite.rooms.trees import TreePool, tree_and_count
-from playsite.rules import START_DFEN, legal_tree, parse_dfen, play_turn
+from playsite.rooms.trees import INLINE_TREE_MAX_TURNS, PackedTree, TreePool, pack
+from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
 from tests.support.turns import random_turn
 
@@ -33,6 +34,16 @@ def positions(count: int, seed: int = 7) -> list:
         outcome = play_turn(position, tuple(random_turn(tree, rng)) if tree else (), tree=tree)
         position = parse_dfen(START_DFEN) if outcome.end is not None else outcome.after
     return found
+
+
+def expected(position) -> tuple[dict, int]:
+    """What the serving process itself finds: the tree and its count."""
+    tree = legal_tree(position)
+    return tree, count_turns(tree) if tree else 0
+
+
+def unpacked(packed: PackedTree) -> tuple[dict, int]:
+    return packed.unpack(), packed.turns
 
 
 def worker_pids() -> list[int]:
@@ -64,11 +75,24 @@ async def test_the_pool_computes_the_very_trees_of_the_serving_process():
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
         for position in sample:
-            assert await pool.compute(position) == tree_and_count(position)
+            assert unpacked(await pool.compute(position)) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.computed_by_workers == len(sample)
     assert pool.computed_here == pool.fallbacks == 0
-    assert tree_and_count(forced_pass) == ({}, 0)
+    assert expected(forced_pass) == ({}, 0)
+
+
+def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
+    small = next(p for p in positions(200, seed=2) if 0 < expected(p)[1] <= 50)
+    packed = pack(small)
+    tree, turns = expected(small)
+    assert (packed.unpack(), packed.turns) == (tree, turns)
+    assert orjson.loads(packed.json()) == tree
+    assert orjson.dumps({"legalMoves": packed.inline()}) == orjson.dumps({"legalMoves": tree})
+    assert pack(parse_dfen(START_DFEN).with_dice((3, 4, 5))).inline() == {}
+    big = next((p for p in positions(400, seed=4) if expected(p)[1] > INLINE_TREE_MAX_TURNS), None)
+    assert big is not None, "the sample has a tree over the inline cap"
+    assert pack(big).inline() is None and orjson.loads(pack(big).json()) == expected(big)[0]
 
 
 async def test_trees_asked_together_go_to_a_worker_as_one_batch():
@@ -78,13 +102,13 @@ async def test_trees_asked_together_go_to_a_worker_as_one_batch():
         pool = await started_pool(nursery)
 
         async def compute(index, position):
-            results[index] = await pool.compute(position)
+            results[index] = unpacked(await pool.compute(position))
 
         async with trio.open_nursery() as together:
             for index, position in enumerate(sample):
                 together.start_soon(compute, index, position)
         nursery.cancel_scope.cancel()
-    assert results == {index: tree_and_count(position) for index, position in enumerate(sample)}
+    assert results == {index: expected(position) for index, position in enumerate(sample)}
     assert pool.computed_by_workers == len(sample)
     assert pool.batches <= 2, "one batch, or two if the worker woke before every tree was asked"
 
@@ -95,11 +119,11 @@ async def test_a_batch_past_its_timeout_has_its_worker_killed_and_is_computed_he
         pool = await started_pool(nursery)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
-        assert await pool.compute(sample[0]) == tree_and_count(sample[0])
+        assert unpacked(await pool.compute(sample[0])) == expected(sample[0])
         assert (pool.fallbacks, pool.computed_here, pool.computed_by_workers) == (1, 1, 0)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 30.0)
         # A fresh worker takes over.
-        assert await pool.compute(sample[1]) == tree_and_count(sample[1])
+        assert unpacked(await pool.compute(sample[1])) == expected(sample[1])
         assert pool.computed_by_workers == 1
         nursery.cancel_scope.cancel()
 
@@ -111,7 +135,7 @@ async def test_a_pool_that_keeps_failing_is_given_up(monkeypatch):
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
         for position in sample:
-            assert await pool.compute(position) == tree_and_count(position)
+            assert unpacked(await pool.compute(position)) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.fallbacks == trees_module.FAILURES_TO_GIVE_UP
     assert not pool.enabled and pool.statistics()["workers"] == 0
@@ -122,13 +146,13 @@ async def test_a_killed_worker_loses_no_tree():
     sample = positions(4, seed=9)
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
-        assert await pool.compute(sample[0]) == tree_and_count(sample[0])
+        assert unpacked(await pool.compute(sample[0])) == expected(sample[0])
         killed = worker_pids()
         assert killed, "the pool runs a worker process"
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         for position in sample[1:]:
-            assert await pool.compute(position) == tree_and_count(position)
+            assert unpacked(await pool.compute(position)) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.computed_by_workers + pool.computed_here == len(sample)
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 WIRE = Path(__file__).resolve().parents[2] / "playsite" / "wire"
-PURE_IMPORTS = {"__future__", "attrs", "collections.abc", "enum", "json", "re", "typing", "playsite.rules.ending"}
+PURE_IMPORTS = {
+    "__future__", "attrs", "collections.abc", "enum", "json", "orjson", "re", "typing", "playsite.rules.ending"
+}
 SCHEMA_HELPER_IMPORTS = {"__future__", "functools", "json", "pathlib", "typing", "jsonschema", "referencing"}
 
 
