@@ -33,14 +33,20 @@ sys.path.insert(0, str(ROOT))
 
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
 
+NO_POOL = ["--server-env", "PLAY_TREE_WORKERS=0"]
 GRID = [
     ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20", "--connect-rate", "400"],
+    ["--transport-only", "--sockets", "10000", "--period-ms", "1000", "--duration", "20", "--connect-rate", "400"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20", "--connect-rate", "40"],
     ["--spawn", "--games", "500", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
-    ["--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
+    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40"],
+    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40",
+     *NO_POOL],
+    ["--spawn", "--games", "2000", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
 ]
 """Sockets are opened at a steady rate (--connect-rate: games or sockets per second), as
-players arrive, rather than all in one burst."""
+players arrive, rather than all in one burst. Game rows run with the server's default tree
+pool (one worker on a 2-core machine) unless they say otherwise."""
 POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
                 "--connect-rate", "40"]
 QUICK = [
@@ -58,6 +64,8 @@ def _load_devdb():
 
 def loadgen(args: list[str]) -> dict:
     command = [sys.executable, str(LOADGEN), *args, "--clients", "2"]
+    if "--spawn" in args:
+        command += ["--metrics-token", "bench"]
     print("bench:", " ".join(command[2:]), file=sys.stderr, flush=True)
     finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, check=True)
     return json.loads(finished.stdout.strip().splitlines()[0])
@@ -66,10 +74,12 @@ def loadgen(args: list[str]) -> dict:
 def row(label: str, s: dict) -> str:
     def f(value):
         return "–" if value is None else f"{value:,}"
-    verdict, broadcast = s["verdict_ms"], s["broadcast_ms"]
+    verdict, broadcast, gc = s["verdict_ms"], s["broadcast_ms"], s.get("gc")
+    collector = "–" if not gc else f"{gc['share_of_cpu'] * 100:.1f}% / <= {gc['pause_p99_at_most_s']} s"
     return (
         f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {f(broadcast['p50'])} /"
         f" {f(broadcast['p99'])} / {f(broadcast['max'])} | {f(s['setup_s'])} | {f(s['server_cpu_cores'])} |"
+        f" {f(s.get('server_workers_cpu_cores'))} | {f(s.get('client_cpu_cores'))} | {collector} |"
         f" {f(s['server_rss_mib'])} | {sum(s['errors'].values())} / {sum(s['closes'].values())} |"
     )
 
@@ -77,7 +87,8 @@ def row(label: str, s: dict) -> str:
 def label_of(args: list[str], s: dict, store: str) -> str:
     if s["mode"] == "transport":
         return f"transport only (raw ASGI): {s['sockets']:,} sockets, a 1 KB frame every {s['period_ms']} ms"
-    return f"{store}: {s['games']:,} games x {s['sockets'] // s['games']} sockets, think {s['think_s']:g} s"
+    pool = ", no tree pool" if "PLAY_TREE_WORKERS=0" in args else ""
+    return f"{store}: {s['games']:,} games x {s['sockets'] // s['games']} sockets, think {s['think_s']:g} s{pool}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,11 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         " 2 load-client processes (and PostgreSQL) share it. Each game has 2 seats and 3 spectators on the game"
         " socket; seats answer after an exponential think of the given mean. Verdict: a seat sends its turn ->"
         " it reads its own TurnPlayed. Broadcast: the same send -> each spectator reads that TurnPlayed."
-        " Server CPU in cores (utime+stime over the measured window), RSS at its peak.",
+        " CPU in cores (utime+stime over the measured window): the serving process, its tree workers, the"
+        " load clients. GC: the collector's CPU as a share of the serving process's, and the bucket its"
+        " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak.",
         "",
         "| load | turns/s (transport: messages/s) | verdict p50 / p99 ms | broadcast p50 / p99 / max ms |"
-        " set-up of all sockets s | server CPU | server RSS MiB | errors / closed sockets |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        " set-up of all sockets s | server CPU | tree workers CPU | clients CPU | GC share / pause p99 |"
+        " server RSS MiB | errors / closed sockets |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
         f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f}.",
