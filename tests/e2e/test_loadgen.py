@@ -1,0 +1,96 @@
+"""The load generator (tools/loadgen.py) and its WebSocket client (tools/wsclient.py) against
+a real `playsite serve`: games are played and measured, the transport mode delivers frames,
+and the client reports refusals and close codes as the server sends them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+ROOT = Path(__file__).resolve().parents[2]
+LOADGEN = ROOT / "tools" / "loadgen.py"
+OPEN_LIMITS = {
+    "DICE_SEED_WINDOW_MS": "0",
+    "PLAY_GAME_CREATIONS_PER_MINUTE": "10000",
+    "PLAY_SOCKET_CONNECTS_PER_MINUTE": "10000",
+    "PLAY_SPECTATORS_PER_ADDRESS": "1000",
+}
+
+
+def _wsclient():
+    spec = importlib.util.spec_from_file_location("wsclient", ROOT / "tools" / "wsclient.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+wsclient = _wsclient()
+
+
+def loadgen(*args: str) -> dict:
+    finished = subprocess.run(
+        [sys.executable, str(LOADGEN), *args, "--clients", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert finished.returncode == 0, finished.stderr
+    return json.loads(finished.stdout.splitlines()[0])
+
+
+def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
+    server = serve(OPEN_LIMITS)
+    summary = loadgen(
+        "--url", server.base_url, "--server-pid", str(server.process.pid),
+        "--games", "4", "--spectators", "1", "--think", "0.05", "--duration", "4",
+    )
+    assert summary["errors"] == {} and summary["closes"] == {}
+    assert summary["sockets"] == 12 and summary["rate_per_s"] > 0
+    assert summary["verdict_ms"]["p50"] is not None and summary["broadcast_ms"]["p50"] is not None
+    assert 0 < summary["verdict_ms"]["p50"] <= summary["verdict_ms"]["p99"] <= summary["verdict_ms"]["max"]
+    assert summary["server_cpu_cores"] is not None and summary["server_rss_mib"] > 0
+
+
+def test_the_transport_mode_delivers_every_socket_its_frames():
+    summary = loadgen("--transport-only", "--sockets", "20", "--period-ms", "100", "--duration", "3")
+    assert summary["errors"] == {} and summary["closes"] == {}
+    # 20 sockets x 10 frames/s for 3 s, less what a loaded machine delays past the window.
+    assert summary["rate_per_s"] > 100
+    assert summary["broadcast_ms"]["p50"] is not None
+
+
+@pytest.fixture
+def server(serve):
+    return serve(OPEN_LIMITS)
+
+
+async def test_a_refused_handshake_says_its_status(server):
+    with pytest.raises(wsclient.Refused) as refused:
+        await wsclient.Socket.connect(f"{server.ws_url}/games/00000000-0000-4000-8000-000000000000/ws?mode=spectator")
+    assert refused.value.status == 404
+
+
+async def test_the_client_reads_a_whole_game_and_the_close_code_that_ends_it(server):
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        game = (await http.post("/games", json={"timeControl": {"Unlimited": {}}})).json()
+    game_ws = f"{server.ws_url}/games/{game['gameId']}/ws"
+    seats = {seat: f"{game_ws}?token={game['seats'][seat]['token']}&guest={guest}" for seat, guest in (
+        ("white", "6f1d3c1e-2f43-4a9e-9a4e-1f6a0c2b7d11"), ("black", "0b6c7e7a-5a0e-4d0e-8f57-8d8f2f3a9c22"))}
+    async with await wsclient.Socket.connect(f"{game_ws}?mode=spectator") as spectator:
+        assert json.loads(await spectator.receive())["Snapshot"]["v"] == 0  # nobody has joined yet
+        async with await wsclient.Socket.connect(seats["white"]) as white, \
+                await wsclient.Socket.connect(seats["black"]) as black:
+            assert "Snapshot" in json.loads(await white.receive())
+            assert "Snapshot" in json.loads(await black.receive())
+            await white.send(json.dumps({"Resign": {}}))
+            with trio.fail_after(10):
+                seen = []
+                with pytest.raises(wsclient.Closed) as closed:
+                    while True:
+                        seen.append(next(iter(json.loads(await spectator.receive()))))
+    assert seen[-1] == "GameEnded"
+    assert closed.value.code == 1000
