@@ -19,7 +19,6 @@ from quart import Response, request
 from playsite.gcwatch import GcWatch
 from playsite.http.errors import Refusal, RouteFamily
 from playsite.rooms.counters import Histogram
-from playsite.rooms.trees import Trees
 from playsite.services import Services
 
 
@@ -55,16 +54,16 @@ class ServiceCollector:
         yield GaugeMetricFamily(
             "playsite_room_intents_queued_max", "The longest intent queue of any room.", value=max(depths, default=0)
         )
-        trees = (registry.trees or Trees()).statistics()
+        trees = registry.trees.statistics()
         yield GaugeMetricFamily("playsite_tree_workers", "Worker processes computing legal-move trees.", value=trees["workers"])
-        yield GaugeMetricFamily("playsite_tree_workers_busy", "Tree workers computing a tree now.", value=trees["busy"])
+        yield GaugeMetricFamily("playsite_tree_workers_busy", "Tree workers computing a batch of trees now.", value=trees["busy"])
         yield GaugeMetricFamily("playsite_tree_queue", "Trees asked for, waiting for a tree worker.", value=trees["queued"])
         computed = CounterMetricFamily("playsite_trees", "Legal-move trees computed, by where.", labels=["where"])
         computed.add_metric(["worker"], trees["by_workers"])
         computed.add_metric(["serving_process"], trees["here"])
         yield computed
         yield CounterMetricFamily(
-            "playsite_tree_fallbacks", "Trees the worker pool failed to deliver, computed in the serving process.",
+            "playsite_tree_fallbacks", "Batches the worker pool failed to deliver, computed in the serving process.",
             value=trees["fallbacks"],
         )
         yield CounterMetricFamily("playsite_turns", "Turns played (forced passes not counted).", value=counters.turns)

@@ -3,26 +3,19 @@ and real server processes."""
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.support.server import ServerProcess
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
-def _load_devdb():
-    spec = importlib.util.spec_from_file_location("devdb", ROOT / "tools" / "devdb.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-devdb = _load_devdb()
+devdb = load_tool("devdb")
 
 
 @pytest.fixture(scope="session")

@@ -99,35 +99,32 @@ class Stats:
 # ----- the /proc view of the server -------------------------------------------------------------
 
 
+def _stat_fields(pid) -> list[str] | None:
+    """/proc/<pid>/stat after the command name: state, ppid, ..., utime (11), stime (12)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 class ProcView:
     def __init__(self, pid: int | None):
         self.pid = pid
         self.ticks = os.sysconf("SC_CLK_TCK")
 
-    def cpu_s(self) -> float | None:
-        if self.pid is None:
-            return None
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
+    def _cpu_of(self, fields: list[str]) -> float:
         return (int(fields[11]) + int(fields[12])) / self.ticks  # utime + stime
+
+    def cpu_s(self) -> float | None:
+        fields = None if self.pid is None else _stat_fields(self.pid)
+        return None if fields is None else self._cpu_of(fields)
 
     def children_cpu_s(self) -> float:
         """CPU of the server's live child processes (its tree workers)."""
         if self.pid is None:
             return 0.0
-        total = 0.0
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.pid:
-                total += (int(fields[11]) + int(fields[12])) / self.ticks
-        return total
+        children = (_stat_fields(entry) for entry in os.listdir("/proc") if entry.isdigit())
+        return sum(self._cpu_of(fields) for fields in children if fields is not None and int(fields[1]) == self.pid)
 
     def rss_mib(self) -> float | None:
         if self.pid is None:

@@ -53,8 +53,8 @@ class Registry:
         trees: Trees | None = None,
     ):
         self.admission = admission
-        self.trees = trees
-        """Where every room of this registry computes its trees (None: in this process)."""
+        self.trees = trees if trees is not None else Trees()
+        """Where every room of this registry computes its trees."""
         self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
         """The one durability policy every room of this registry writes by."""
         self.wall_clock = wall_clock

@@ -204,7 +204,7 @@ class Room:
         `commit(write)`, when given, is the caller's own creation transaction: it runs once,
         and what it raises propagates (nothing is started from an unknown outcome)."""
         state = self.state()
-        data = dump_state(state)
+        data = self._dump(state)
         if commit is not None:
             await commit(game_write(state, data))
             self._durable = data

@@ -82,8 +82,6 @@ class Trees:
     """Trees computed in the serving process: the fallback, and what tests on a mock clock use
     (a worker's real time would let an autojumping clock race ahead)."""
 
-    workers = 0
-
     async def compute(self, position: Position) -> PackedTree:
         return pack(position)
 

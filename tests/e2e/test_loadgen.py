@@ -4,7 +4,6 @@ and the client reports refusals and close codes as the server sends them."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,6 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 import trio
+
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADGEN = ROOT / "tools" / "loadgen.py"
@@ -24,14 +25,7 @@ OPEN_LIMITS = {
 }
 
 
-def _wsclient():
-    spec = importlib.util.spec_from_file_location("wsclient", ROOT / "tools" / "wsclient.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wsclient = _wsclient()
+wsclient = load_tool("wsclient")
 
 
 def loadgen(*args: str) -> dict:

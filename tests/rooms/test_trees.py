@@ -62,6 +62,12 @@ def worker_pids() -> list[int]:
     return pids
 
 
+def make_every_batch_time_out(monkeypatch) -> None:
+    """A microsecond per batch: no worker can answer in time."""
+    monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
+    monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
+
+
 async def started_pool(nursery: trio.Nursery, workers: int = 1) -> TreePool:
     pool = await nursery.start(TreePool(workers).run)
     with trio.fail_after(60):
@@ -117,8 +123,7 @@ async def test_a_batch_past_its_timeout_has_its_worker_killed_and_is_computed_he
     sample = positions(3, seed=5)
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
-        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
-        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
+        make_every_batch_time_out(monkeypatch)
         assert unpacked(await pool.compute(sample[0])) == expected(sample[0])
         assert (pool.fallbacks, pool.computed_here, pool.computed_by_workers) == (1, 1, 0)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 30.0)
@@ -132,8 +137,7 @@ async def test_a_pool_that_keeps_failing_is_given_up(monkeypatch):
     sample = positions(8, seed=3)
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
-        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 1e-6)
-        monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
+        make_every_batch_time_out(monkeypatch)
         for position in sample:
             assert unpacked(await pool.compute(position)) == expected(position)
         nursery.cancel_scope.cancel()
