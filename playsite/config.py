@@ -95,7 +95,10 @@ class Settings:
     secrets_key_previous: str | None = attrs.field(default=None, repr=False)
     """The key before a rotation: values sealed under it still open, and the boot re-seals them."""
     gc_tuning: bool = True
-    """Freeze what boot allocated and collect the youngest generation less often (gcwatch)."""
+    """Freeze what boot allocated and what survives each collection, collect the youngest
+    generation less often (gcwatch)."""
+    gc_full_interval_s: int = 600
+    """Seconds between full collections (frozen objects included) once tuned."""
     tree_workers: int = 0
     """Worker processes computing legal-move trees (rooms/trees.py); 0: in the serving process.
     From the environment the default is one per core beyond the first, at most 4."""
@@ -215,6 +218,7 @@ _FIELDS = {
     "PLAY_SECRETS_KEY": "secrets_key",
     "PLAY_SECRETS_KEY_PREVIOUS": "secrets_key_previous",
     "PLAY_GC_TUNING": "gc_tuning",
+    "PLAY_GC_FULL_INTERVAL_S": "gc_full_interval_s",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
     "PLAY_TREE_WORKERS": "tree_workers",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
@@ -415,6 +419,7 @@ class _Reader:
             secrets_key=self.key("PLAY_SECRETS_KEY"),
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
+            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 600, 10, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),

@@ -3,51 +3,58 @@
 A serving process allocates everything long-lived at boot (modules, the app, resumed rooms),
 and then churns through short-lived objects per message and per turn, which reference
 counting frees at once. The collector only matters for cycles; left at its defaults it
-walks every live object again and again, which grows with the number of sockets and rooms.
-So, once the port is open:
+walks every live object again and again, and with thousands of sockets open that is
+millions of objects (~300 per socket: its tasks, cancel scopes, protocol state): a full
+collection then pauses the process for a second or more. So, once the port is open
+(`GcWatch.tune`):
 
 - `gc.freeze()` moves everything boot allocated into the permanent generation, which no
   collection walks again;
 - the youngest generation is collected every GEN0_THRESHOLD allocations instead of 700, and
-  the older ones as rarely as the defaults. A young collection has a large cost whatever its
-  size, so fewer of them cost less in all: with 1,000 games over 5,000 sockets the collector
-  took 33.5% of the server's CPU at 10,000 and 7.4% at 50,000 (bench/results/gc.md), at the
-  price of longer pauses (~0.1 s each);
+  whatever survives a collection is frozen too. Automatic collections therefore only ever
+  walk what was allocated since the last one, and their pauses no longer grow with the
+  number of sockets;
+- a frozen object that later becomes part of a garbage cycle (a finished connection's
+  objects, hypercorn's included, are such cycles) is not collected until the next *full*
+  collection, which unfreezes everything and walks it once every `full_interval_s`
+  (PLAY_GC_FULL_INTERVAL_S). That pause grows with the sockets open (~1-2 s with 6,000);
+  between two of them, garbage cycles through long-lived objects wait in memory.
 
-and every collection's pause is timed (`GcWatch`, read by the metrics endpoint).
+Every collection's pause is timed (read by the metrics endpoint).
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from functools import partial
 
 import attrs
+import trio
 
+from playsite.periodic import run_every
 from playsite.rooms.counters import Histogram
 
-GEN0_THRESHOLD = 50_000
+GEN0_THRESHOLD = 200_000
+YOUNG_PERIOD_S = 0.25
 GEN1_THRESHOLD = 10
 GEN2_THRESHOLD = 10
-PAUSE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
-
-
-def tune_after_boot() -> None:
-    """Freeze what boot allocated and raise the youngest generation's threshold."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GEN0_THRESHOLD, GEN1_THRESHOLD, GEN2_THRESHOLD)
+PAUSE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 @attrs.define
 class GcWatch:
-    """Times each collection through `gc.callbacks`, per generation, while installed."""
+    """Times each collection through `gc.callbacks`, per generation, while installed; once
+    tuned, freezes what survives each collection."""
 
     pauses: dict[int, Histogram] = attrs.field(factory=lambda: {g: Histogram(PAUSE_BUCKETS_S) for g in range(3)})
     collected: int = 0
     cpu_seconds: float = 0.0
     """CPU time the collections took (a pause's wall time also counts any time the process
     was not running, which on a busy machine can be most of it)."""
+    full_collections: int = 0
+    """Full collections run by `collect_everything` (the periodic ones)."""
+    tuned: bool = False
     _started: float | None = None
     _started_cpu: float = 0.0
 
@@ -59,6 +66,21 @@ class GcWatch:
         if self._on_gc in gc.callbacks:
             gc.callbacks.remove(self._on_gc)
 
+    def tune(self) -> None:
+        """Freeze what exists, raise the youngest generation's threshold, and from now on
+        freeze the survivors of every collection. Once per process, when the port is open."""
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(GEN0_THRESHOLD, GEN1_THRESHOLD, GEN2_THRESHOLD)
+        self.tuned = True
+
+    def collect_everything(self) -> int:
+        """A full collection over every object, frozen ones included; returns what it freed."""
+        gc.unfreeze()
+        found = gc.collect()  # once tuned, its callback freezes the survivors again
+        self.full_collections += 1
+        return found
+
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
             self._started = time.perf_counter()
@@ -68,8 +90,43 @@ class GcWatch:
             self.cpu_seconds += time.thread_time() - self._started_cpu
             self.collected += info.get("collected", 0)
             self._started = None
+            if self.tuned:
+                gc.freeze()
 
     @property
     def seconds(self) -> float:
         """Time spent in collections while installed."""
         return sum(histogram.sum for histogram in self.pauses.values())
+
+    @property
+    def frozen(self) -> int:
+        return gc.get_freeze_count()
+
+
+async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Time the collector's pauses for as long as the services run; once tuned, collect the
+    youngest generation every YOUNG_PERIOD_S and everything every `full_interval_s`."""
+    watch = GcWatch()
+    watch.install()
+
+    async def young_collection() -> None:
+        if watch.tuned:
+            gc.collect(0)
+
+    async def full_collection() -> None:
+        if watch.tuned:
+            watch.collect_everything()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(run_every, YOUNG_PERIOD_S, young_collection, name="young garbage collection",
+                        first_after_period=True)
+            )
+            nursery.start_soon(
+                partial(run_every, full_interval_s, full_collection, name="full garbage collection",
+                        first_after_period=True)
+            )
+            task_status.started(watch)
+    finally:
+        watch.remove()

@@ -18,7 +18,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from playsite.app import create_app
 from playsite.config import Settings
-from playsite.gcwatch import tune_after_boot
+from playsite.gcwatch import GcWatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import boot
@@ -42,7 +42,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         services = await boot(settings, nursery)
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
-        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings))
+        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings, services.gc_watch))
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
 
@@ -82,13 +82,14 @@ class _AfterBoot:
     """Once the port is open, everything boot allocated stays for the process's life: tune
     the garbage collector then (`gcwatch`), and tell whoever started us."""
 
-    def __init__(self, task_status, settings: Settings):
+    def __init__(self, task_status, settings: Settings, gc_watch: GcWatch):
         self.task_status = task_status
         self.settings = settings
+        self.gc_watch = gc_watch
 
     def started(self, value=None):
         if self.settings.gc_tuning:
-            tune_after_boot()
+            self.gc_watch.tune()
         self.task_status.started(value)
 
 

@@ -26,7 +26,7 @@ from playsite.bots.store import bot_store_for
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
 from playsite.games.socket_limits import SocketLimits
-from playsite.gcwatch import GcWatch
+from playsite.gcwatch import GcWatch, run_gc_watch
 from playsite.house.players import HouseBots
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
@@ -102,7 +102,7 @@ async def boot(
 
     `store` and `seed_source` replace the configured ones (tests: a store that fails on
     purpose, dice from fixed seeds)."""
-    gc_watch = await nursery.start(run_gc_watch)
+    gc_watch = await nursery.start(run_gc_watch, settings.gc_full_interval_s)
     if store is None:
         store = await nursery.start(run_store, settings)
     lease = None
@@ -221,17 +221,6 @@ async def boot(
         revision=git_revision(),
         gc_watch=gc_watch,
     )
-
-
-async def run_gc_watch(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """Time the collector's pauses for as long as the services run."""
-    watch = GcWatch()
-    watch.install()
-    try:
-        task_status.started(watch)
-        await trio.sleep_forever()
-    finally:
-        watch.remove()
 
 
 def warn_accounts(settings: Settings, accounts: Accounts) -> None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import random
+import weakref
 
+import trio
+import trio.testing
 from prometheus_client.parser import text_string_to_metric_families
 
 from playsite.config import Settings
 from playsite.games.creation import create_human_game
-from playsite.gcwatch import GEN0_THRESHOLD, GcWatch, tune_after_boot
+from playsite.gcwatch import GEN0_THRESHOLD, YOUNG_PERIOD_S, GcWatch, run_gc_watch
 from playsite.rooms.intents import Rebind
 from playsite.wire import WHITE, Fischer, Resign, SubmitTurn
 from tests.rooms.harness import attach, command, sparing_turn
@@ -60,6 +64,7 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert found[("playsite_events_delivered_total", ())] > 0
         assert ("playsite_gc_pause_seconds_count", (("generation", "2"),)) in found
         assert ("process_resident_memory_bytes", ()) in found
+        assert ("playsite_gc_frozen_objects", ()) in found and ("playsite_gc_full_collections_total", ()) in found
         del subscribers
 
 
@@ -80,11 +85,80 @@ def test_the_watch_times_every_collection_while_installed():
     assert watch.pauses[2].count == 1  # removed: no longer called
 
 
-def test_tuning_freezes_what_exists_and_raises_the_young_threshold():
+class Node:
+    """A weakly referenceable object to build cycles with."""
+
+    def __init__(self):
+        self.other = self
+
+
+@contextlib.contextmanager
+def tuned_watch():
+    """A watch that tuned this process's collector; everything is put back afterwards."""
     before = gc.get_threshold()
+    watch = GcWatch()
+    watch.install()
     try:
-        tune_after_boot()
-        assert gc.get_threshold()[0] == GEN0_THRESHOLD and gc.get_freeze_count() > 0
+        watch.tune()
+        yield watch
     finally:
+        watch.remove()
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def in_a_generation(target) -> bool:
+    return any(any(o is target for o in gc.get_objects(generation)) for generation in range(3))
+
+
+def test_tuning_freezes_what_exists_and_raises_the_young_threshold():
+    with tuned_watch():
+        assert gc.get_threshold()[0] == GEN0_THRESHOLD and gc.get_freeze_count() > 0
+
+
+def test_once_tuned_the_survivors_of_a_young_collection_are_frozen():
+    with tuned_watch() as watch:
+        survivor = Node()
+        assert in_a_generation(survivor)
+        frozen = watch.frozen
+        gc.collect(0)
+        assert not in_a_generation(survivor), "a survivor stayed where young collections walk it"
+        assert watch.frozen > frozen and watch.pauses[0].count >= 1
+
+
+def test_a_frozen_cycle_waits_for_the_full_collection():
+    with tuned_watch() as watch:
+        node = Node()
+        gc.collect(0)  # survives: frozen
+        gone = weakref.ref(node)
+        del node
+        gc.collect(0)
+        gc.collect(2)
+        assert gone() is not None, "an automatic collection walked the permanent generation"
+        assert watch.collect_everything() >= 1
+        assert gone() is None and watch.full_collections == 1
+        assert gc.get_freeze_count() > 0, "what survived the full collection is frozen again"
+
+
+async def test_once_tuned_the_watch_collects_the_young_often_and_everything_every_interval(autojump_clock):
+    before = gc.get_threshold()
+    async with trio.open_nursery() as nursery:
+        watch = await nursery.start(run_gc_watch, 60)
+        try:
+            await trio.sleep(61)
+            assert watch.full_collections == 0, "an untuned process keeps Python's own schedule"
+            assert watch.pauses[0].count == 0
+            watch.tune()
+            await trio.sleep(YOUNG_PERIOD_S * 10)
+            assert 9 <= watch.pauses[0].count <= 11, "young collections are not on the watch's period"
+            await trio.sleep(60 - YOUNG_PERIOD_S * 10)
+            await trio.testing.wait_all_tasks_blocked()
+            assert watch.full_collections == 1
+            await trio.sleep(60)
+            await trio.testing.wait_all_tasks_blocked()
+            assert watch.full_collections == 2 and watch.pauses[2].count >= 2
+        finally:
+            nursery.cancel_scope.cancel()
+            gc.unfreeze()
+            gc.set_threshold(*before)
+    assert watch._on_gc not in gc.callbacks
