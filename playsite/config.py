@@ -97,7 +97,7 @@ class Settings:
     gc_tuning: bool = True
     """Freeze what boot allocated and what survives each collection, collect the youngest
     generation less often (gcwatch)."""
-    gc_full_interval_s: int = 600
+    gc_full_interval_s: int = 300
     """Seconds between full collections (frozen objects included) once tuned."""
     tree_workers: int = 0
     """Worker processes computing legal-move trees (rooms/trees.py); 0: in the serving process.
@@ -419,7 +419,7 @@ class _Reader:
             secrets_key=self.key("PLAY_SECRETS_KEY"),
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
-            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 600, 10, 86_400),
+            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 300, 10, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
