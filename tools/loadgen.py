@@ -111,6 +111,9 @@ class ProcView:
     def __init__(self, pid: int | None):
         self.pid = pid
         self.ticks = os.sysconf("SC_CLK_TCK")
+        self._children: dict[int, float] = {}
+        """The last CPU seen of every child process: one that exits (a tree worker replaced)
+        keeps counting what it used until it was last seen."""
 
     def _cpu_of(self, fields: list[str]) -> float:
         return (int(fields[11]) + int(fields[12])) / self.ticks  # utime + stime
@@ -120,11 +123,14 @@ class ProcView:
         return None if fields is None else self._cpu_of(fields)
 
     def children_cpu_s(self) -> float:
-        """CPU of the server's live child processes (its tree workers)."""
+        """CPU of the server's child processes (its tree workers), the exited ones included."""
         if self.pid is None:
             return 0.0
-        children = (_stat_fields(entry) for entry in os.listdir("/proc") if entry.isdigit())
-        return sum(self._cpu_of(fields) for fields in children if fields is not None and int(fields[1]) == self.pid)
+        for entry in os.listdir("/proc"):
+            fields = _stat_fields(entry) if entry.isdigit() else None
+            if fields is not None and int(fields[1]) == self.pid:
+                self._children[int(entry)] = self._cpu_of(fields)
+        return sum(self._children.values())
 
     def rss_mib(self) -> float | None:
         if self.pid is None:
@@ -620,6 +626,7 @@ def run(args: argparse.Namespace) -> dict:
             except queue_module.Empty:
                 message = None
             rss, fds = proc.rss_mib(), proc.fds()
+            proc.children_cpu_s()  # seen often, a worker that exits keeps most of its CPU counted
             peak_rss = max(peak_rss, rss or 0)
             peak_fds = max(peak_fds, fds or 0)
             if time.monotonic() > deadline:

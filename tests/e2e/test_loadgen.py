@@ -5,8 +5,10 @@ and the client reports refusals and close codes as the server sends them."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -88,3 +90,21 @@ async def test_the_client_reads_a_whole_game_and_the_close_code_that_ends_it(ser
                         seen.append(next(iter(json.loads(await spectator.receive()))))
     assert seen[-1] == "GameEnded"
     assert closed.value.code == 1000
+
+
+def test_a_child_that_exits_keeps_its_cpu_counted():
+    """The CPU of the server's tree workers: one replaced mid-run must not take what it used with it."""
+    loadgen_module = load_tool("loadgen")
+    burn = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\ninput()"
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE, text=True)
+    try:
+        view = loadgen_module.ProcView(os.getpid())
+        deadline = time.monotonic() + 30
+        while view.children_cpu_s() < 0.3:  # the child has burnt its CPU and waits on stdin
+            assert time.monotonic() < deadline, "the child never showed its CPU"
+            time.sleep(0.05)
+        seen = view.children_cpu_s()
+    finally:
+        child.communicate("\n", timeout=30)
+    assert child.returncode == 0
+    assert view.children_cpu_s() >= seen >= 0.3
