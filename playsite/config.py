@@ -105,6 +105,9 @@ class Settings:
     send_buffer_bytes: int = 0
     """Kernel send buffer of every accepted connection (0: the kernel sizes it). Bounds what
     a client that stops reading holds in the kernel before its events queue up and it is dropped."""
+    send_stall_timeout_s: int = 30
+    """A connection whose client has taken none of the bytes sent to it for this long is cut by
+    the kernel (TCP_USER_TIMEOUT on the listening sockets, inherited by every connection)."""
     dice_seed_window_ms: int = 2000
     game_creations_per_minute: int = 30
     """`POST /games` per client address per minute."""
@@ -220,6 +223,7 @@ _FIELDS = {
     "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_GC_FULL_INTERVAL_S": "gc_full_interval_s",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
+    "PLAY_SEND_STALL_TIMEOUT_S": "send_stall_timeout_s",
     "PLAY_TREE_WORKERS": "tree_workers",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
@@ -421,6 +425,7 @@ class _Reader:
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
             gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 300, 10, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
+            send_stall_timeout_s=self.integer("PLAY_SEND_STALL_TIMEOUT_S", 30, 1, 3600),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),

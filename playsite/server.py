@@ -49,7 +49,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
     install_websocket_failing()
-    config = _Config(settings.send_buffer_bytes)
+    config = _Config(settings.send_buffer_bytes, settings.send_stall_timeout_s)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them
     config.errorlog = logging.getLogger("hypercorn.error")
@@ -63,18 +63,27 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
 
 
 class _Config(HypercornConfig):
-    """hypercorn's settings, with a fixed kernel send buffer on the listening sockets when one
-    is configured (accepted connections inherit it)."""
+    """hypercorn's settings, with kernel options on the listening sockets that every accepted
+    connection inherits: a fixed send buffer when one is configured, and a stall timeout.
 
-    def __init__(self, send_buffer_bytes: int):
+    The stall timeout (TCP_USER_TIMEOUT) makes the kernel cut a connection whose sent bytes
+    stay unacknowledged that long, a client that stopped reading (its window stays zero)
+    included. A write cannot do it: hypercorn shields its socket writes from cancellation, so
+    a game socket's sender would otherwise wait on such a client for as long as it lives."""
+
+    def __init__(self, send_buffer_bytes: int, send_stall_timeout_s: int):
         super().__init__()
         self.send_buffer_bytes = send_buffer_bytes
+        self.send_stall_timeout_s = send_stall_timeout_s
 
     def create_sockets(self):
         sockets = super().create_sockets()
-        if self.send_buffer_bytes:
-            for sock in (*sockets.secure_sockets, *sockets.insecure_sockets):
+        for sock in (*sockets.secure_sockets, *sockets.insecure_sockets):
+            if sock.family not in (socket.AF_INET, socket.AF_INET6):
+                continue
+            if self.send_buffer_bytes:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, self.send_stall_timeout_s * 1000)
         return sockets
 
 

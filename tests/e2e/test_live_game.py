@@ -18,6 +18,7 @@ import attrs
 import httpx
 import pytest
 import trio
+from prometheus_client.parser import text_string_to_metric_families
 from trio_websocket import (
     ConnectionClosed,
     ConnectionRejected,
@@ -43,6 +44,7 @@ from playsite.wire import (
 )
 from tests.support.server import ServerProcess
 from tests.support.turns import king_sparing_turn, random_turn
+from tests.support.waiting import wait_until
 
 NO_SEED_WINDOW = {"DICE_SEED_WINDOW_MS": "0"}
 UNLIMITED = {"timeControl": {"Unlimited": {}}}
@@ -289,6 +291,9 @@ SLOW_GAME_EVENTS = 300
 """The players resign once the game has published this many events: far more than the slow
 socket's buffers, its queue (64) and its drop limit (16) can absorb."""
 SLOW_GAME_ATTEMPTS = 3
+STALL_TIMEOUT_S = 2
+"""`PLAY_SEND_STALL_TIMEOUT_S` for the test whose slow client never reads again."""
+METRICS_TOKEN = "metrics-token-for-the-live-game-tests"
 """A random game can still end early (a king capture is sometimes the only complete turn);
 then the scenario is played again with a new game."""
 
@@ -361,6 +366,43 @@ async def test_a_spectator_that_never_reads_is_dropped_and_play_goes_on(serve):
     round_trips = [rt for log in run.logs.values() for rt in log.round_trips]
     assert max(round_trips) < 2.0, f"a turn waited {max(round_trips):.2f} s for its broadcast"
     assert run.play_seconds < 15
+    assert_clean(server)
+
+
+async def open_game_sockets(http: httpx.AsyncClient) -> dict[str, float]:
+    response = await http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert response.status_code == 200, response.text
+    return {
+        sample.labels["kind"]: sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name == "playsite_game_sockets"
+    }
+
+
+async def test_a_spectator_that_never_reads_again_is_cut_after_the_stall_timeout(serve):
+    server = serve({
+        **NO_SEED_WINDOW,
+        "PLAY_SEND_BUFFER_BYTES": str(SLOW_SEND_BUFFER),
+        "PLAY_SEND_STALL_TIMEOUT_S": str(STALL_TIMEOUT_S),
+        "PLAY_METRICS_TOKEN": METRICS_TOKEN,
+    })
+    async with http_client(server) as http, trio.open_nursery() as nursery:
+        with trio.fail_after(TEST_DEADLINE_S):
+            game = await create_game(server, http)
+            slow = await open_slow_spectator(nursery, game)
+            await play_full_game(game, http, resign_after=SLOW_GAME_EVENTS, resign_from_version=SLOW_GAME_EVENTS)
+        # The game is over and its seats closed. The slow socket never read its way to the end:
+        # its sender is stuck on a full window until the kernel gives up on the connection.
+        assert (await open_game_sockets(http)).get("spectator") == 1
+
+        async def spectator_gone() -> bool:
+            return (await open_game_sockets(http)).get("spectator") == 0
+
+        await wait_until(spectator_gone, "the stalled spectator's socket to be cut", timeout=STALL_TIMEOUT_S + 10)
+        nursery.cancel_scope.cancel()
+    with trio.move_on_after(FRAME_WAIT_S):
+        await slow.aclose()  # the server is gone from this connection: no close handshake can finish
     assert_clean(server)
 
 
