@@ -119,6 +119,9 @@ class Room:
         self.position = setup.start
         self.rolled: tuple[int, ...] = ()
         self.packed: PackedTree | None = None
+        self._dfen_of: tuple[Position, str] | None = None
+        """The last position formatted, and its DFEN: a turn's events, state and snapshot all
+        show the same one."""
         """The tree of the pending roll (None when no dice are pending)."""
         self._roll_due: float | None = None
         """When the active seat was given a roll whose dice and tree are still to be made
@@ -345,7 +348,7 @@ class Room:
         inline_tree = self.packed.inline() if self.packed is not None else None
         return PublicGameState(
             version=self.version,
-            dfen=format_dfen(self.position),
+            dfen=self._dfen(self.position),
             active_seat=self.active_seat,
             dice_pending=self.phase is Phase.PLAYING,
             status=EndedStatus(self.ending.over) if ended else ActiveStatus(),
@@ -742,7 +745,7 @@ class Room:
             clocks = self.clock.read(now) if self.clock else None
             self._publish(
                 lambda v: DiceRolled(
-                    v=v, seat=seat, dice=self.rolled, dfen=format_dfen(self.position), clocks=clocks, legal_moves=inline
+                    v=v, seat=seat, dice=self.rolled, dfen=self._dfen(self.position), clocks=clocks, legal_moves=inline
                 )
             )
             if self.packed.turns:
@@ -755,8 +758,13 @@ class Room:
             self._record_turn(seat, (), outcome.after, draw_offer=False)
             self._start_turn(now)
 
+    def _dfen(self, position: Position) -> str:
+        if self._dfen_of is None or self._dfen_of[0] is not position:
+            self._dfen_of = (position, format_dfen(position))
+        return self._dfen_of[1]
+
     def _record_turn(self, seat: Seat, moves: tuple[str, ...], after: Position, *, draw_offer: bool) -> None:
-        fen_after = format_dfen(after)
+        fen_after = self._dfen(after)
         if moves:
             self.counters.turns += 1
         self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
