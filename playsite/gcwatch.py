@@ -10,10 +10,13 @@ collection then pauses the process for a second or more. So, once the port is op
 
 - `gc.freeze()` moves everything boot allocated into the permanent generation, which no
   collection walks again;
-- the youngest generation is collected every GEN0_THRESHOLD allocations instead of 700, and
-  whatever survives a collection is frozen too. Automatic collections therefore only ever
-  walk what was allocated since the last one, and their pauses no longer grow with the
-  number of sockets;
+- the youngest generation is collected every YOUNG_PERIOD_S by the watch's own task (so
+  between two steps of the event loop), or sooner after GEN0_THRESHOLD allocations; what
+  survives a collection is frozen too. Automatic collections therefore only ever walk what
+  was allocated since the last one, and their pauses no longer grow with the number of
+  sockets. (A threshold alone does not bound them: its count is of allocations minus
+  deallocations, frozen objects' included, so while sockets open and close the young
+  generation grew far past it before it was collected);
 - a frozen object that later becomes part of a garbage cycle (a finished connection's
   objects, hypercorn's included, are such cycles) is not collected until the next *full*
   collection, which unfreezes everything and walks it once every `full_interval_s`
@@ -35,8 +38,10 @@ import trio
 from playsite.periodic import run_every
 from playsite.rooms.counters import Histogram
 
-GEN0_THRESHOLD = 200_000
 YOUNG_PERIOD_S = 0.25
+"""How often the watch collects the youngest generation once tuned (bench/results/gc.md)."""
+GEN0_THRESHOLD = 200_000
+"""The allocation threshold behind it, for a burst between two periods."""
 GEN1_THRESHOLD = 10
 GEN2_THRESHOLD = 10
 PAUSE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -68,7 +73,8 @@ class GcWatch:
 
     def tune(self) -> None:
         """Freeze what exists, raise the youngest generation's threshold, and from now on
-        freeze the survivors of every collection. Once per process, when the port is open."""
+        freeze the survivors of every collection (and, from `run_gc_watch`, collect the young
+        every YOUNG_PERIOD_S). Once per process, when the port is open."""
         gc.collect()
         gc.freeze()
         gc.set_threshold(GEN0_THRESHOLD, GEN1_THRESHOLD, GEN2_THRESHOLD)
