@@ -71,6 +71,9 @@ class Registry:
         self.creation_hooks: list[CreationHook] = []
         """Called with every room started, created or resumed (e.g. to attach webhook delivery)."""
         self._nursery: trio.Nursery | None = None
+        self._awaiting: dict[str, Room] = {}
+        """Live rooms that went live awaiting their joins (a room never returns to that phase):
+        `awaiting_joins` counts these, not every live room, on every game created."""
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
@@ -80,7 +83,10 @@ class Registry:
 
     def awaiting_joins(self) -> int:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
-        return sum(1 for room in self.live.values() if room.phase is Phase.AWAITING_JOINS)
+        moved_on = [game_id for game_id, room in self._awaiting.items() if room.phase is not Phase.AWAITING_JOINS]
+        for game_id in moved_on:
+            del self._awaiting[game_id]
+        return len(self._awaiting)
 
     def seated_unfinished(self, principal: str) -> list[Room]:
         """Live games not yet ended in which `principal` holds a seat."""
@@ -178,6 +184,8 @@ class Registry:
 
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room
+        if room.phase is Phase.AWAITING_JOINS:
+            self._awaiting[room.game_id] = room
         try:
             # Each room owns a nursery of its own: tasks it starts (deliveries, timers of
             # its transports) end with it and never outlive the game.
@@ -194,6 +202,7 @@ class Registry:
 
     def _deregister(self, room: Room, reservation: Reservation) -> None:
         """Idempotent: a second completion finds nothing to remove and releases nothing."""
+        self._awaiting.pop(room.game_id, None)
         if self.live.pop(room.game_id, None) is not None:
             self.finished[room.game_id] = room
             while len(self.finished) > FINISHED_ROOMS_KEPT:

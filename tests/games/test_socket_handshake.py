@@ -146,6 +146,27 @@ async def test_game_creations_socket_connects_and_waiting_games_are_bounded(auto
         assert (await client.post("/games", json={})).status_code == 503  # still two waiting
 
 
+async def test_a_waiting_game_whose_players_arrive_frees_its_place_among_the_waiting():
+    settings = Settings(dice_seed_window_ms=0, unjoined_games_max=2)
+    async with booted(settings) as services:
+        client = test_client(services)
+        games = [
+            await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+            for _ in range(2)
+        ]
+        assert services.registry.awaiting_joins() == 2
+        assert (await client.post("/games", json={})).status_code == 503
+        async with client.websocket(seat_path(games[0], "White", uuid.uuid4())) as white, client.websocket(
+            seat_path(games[0], "Black", uuid.uuid4())
+        ) as black:
+            await white.receive()
+            await black.receive()
+            await trio.testing.wait_all_tasks_blocked()
+            assert services.registry.awaiting_joins() == 1, "the game both players joined no longer waits"
+            assert (await client.post("/games", json={})).status_code == 201
+            assert services.registry.awaiting_joins() == 2
+
+
 async def test_one_address_holds_at_most_its_sockets_seats_included():
     settings = Settings(dice_seed_window_ms=0, sockets_per_address=2)
     async with booted(settings) as services:
