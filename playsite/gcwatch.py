@@ -59,7 +59,8 @@ class GcWatch:
     was not running, which on a busy machine can be most of it)."""
     full_collections: int = 0
     """Full collections run by `collect_everything` (the periodic ones)."""
-    tuned: bool = False
+    tuned_event: trio.Event = attrs.field(factory=trio.Event)
+    """Set by `tune`: the periodic collections of `run_gc_watch` start then, never before."""
     _started: float | None = None
     _started_cpu: float = 0.0
 
@@ -78,7 +79,11 @@ class GcWatch:
         gc.collect()
         gc.freeze()
         gc.set_threshold(GEN0_THRESHOLD, GEN1_THRESHOLD, GEN2_THRESHOLD)
-        self.tuned = True
+        self.tuned_event.set()
+
+    @property
+    def tuned(self) -> bool:
+        return self.tuned_event.is_set()
 
     def collect_everything(self) -> int:
         """A full collection over every object, frozen ones included; returns what it freed."""
@@ -111,19 +116,20 @@ class GcWatch:
 
 async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Time the collector's pauses for as long as the services run; once tuned, collect the
-    youngest generation every YOUNG_PERIOD_S and everything every `full_interval_s`."""
+    youngest generation every YOUNG_PERIOD_S and everything every `full_interval_s` (a
+    process that is never tuned keeps Python's own schedule, and this task sleeps)."""
     watch = GcWatch()
     watch.install()
 
     async def young_collection() -> None:
-        if watch.tuned:
-            gc.collect(0)
+        gc.collect(0)
 
     async def full_collection() -> None:
-        if watch.tuned:
-            watch.collect_everything()
+        watch.collect_everything()
 
     try:
+        task_status.started(watch)
+        await watch.tuned_event.wait()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(run_every, YOUNG_PERIOD_S, young_collection, name="young garbage collection",
@@ -133,6 +139,5 @@ async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_I
                 partial(run_every, full_interval_s, full_collection, name="full garbage collection",
                         first_after_period=True)
             )
-            task_status.started(watch)
     finally:
         watch.remove()

@@ -119,10 +119,10 @@ class Room:
         self.position = setup.start
         self.rolled: tuple[int, ...] = ()
         self.packed: PackedTree | None = None
+        """The tree of the pending roll (None when no dice are pending)."""
         self._dfen_of: tuple[Position, str] | None = None
         """The last position formatted, and its DFEN: a turn's events, state and snapshot all
         show the same one."""
-        """The tree of the pending roll (None when no dice are pending)."""
         self._roll_due: float | None = None
         """When the active seat was given a roll whose dice and tree are still to be made
         (`_settle_roll`, before the version commits)."""
