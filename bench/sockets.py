@@ -5,7 +5,7 @@
 
 Each game row starts a fresh `playsite serve` (memory store unless the row says PostgreSQL,
 seed window 0), and loadgen's clients in separate processes: friend games with 2 seats and 3
-spectators each, seats answering after an exponential think. The transport row is loadgen's
+or 4 spectators each (as the row says), seats answering after an exponential think. The transport row is loadgen's
 raw ASGI broadcast on hypercorn (no game at all): the ceiling playsite's socket path is
 compared with. The PostgreSQL row runs on a private cluster (tools/devdb.py) with required
 durability: a turn's verdict and broadcast wait for its commit.
@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         "# Sockets benchmark: playsite over real sockets (tools/loadgen.py)",
         "",
         f"Machine: {os.cpu_count()} CPUs, {platform.python_implementation()} {platform.python_version()}; the server,"
-        " 2 load-client processes (and PostgreSQL) share it. Each game has 2 seats and 3 spectators on the game"
-        " socket; seats answer after an exponential think of the given mean. Verdict: a seat sends its turn ->"
+        " 2 load-client processes (and PostgreSQL) share it. Each game has 2 seats and the rest of its sockets"
+        " (the row says how many) are spectators on the game socket; seats answer after an exponential think of the given mean. Verdict: a seat sends its turn ->"
         " it reads its own TurnPlayed. Broadcast: the same send -> each spectator reads that TurnPlayed."
         " CPU in cores (utime+stime over the measured window): the serving process, its tree workers, the"
         " load clients. GC: the collector's CPU as a share of the serving process's, and the bucket its"
