@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
-from playsite.config import REDACTED, ConfigError, Settings
+from playsite.config import REDACTED, ConfigError, Settings, default_tree_workers
 
 
 def problems(env: dict[str, str]) -> list[str]:
@@ -173,3 +174,10 @@ def test_account_settings_are_validated_and_the_client_secret_redacted():
     shown = dict(settings.effective())
     assert shown["OIDC_CLIENT_SECRET"] == REDACTED and shown["PLAY_SESSION_SECRET"] == REDACTED
     assert "client-secret-value" not in repr(settings) + repr(shown)
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(1, 0), (2, 2), (3, 2), (4, 3), (5, 4), (64, 4)])
+def test_tree_workers_default_to_two_once_there_is_a_second_core(monkeypatch, cores, workers):
+    # With one worker, a tree asked while it computes a batch waits for that whole batch.
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert default_tree_workers() == workers
