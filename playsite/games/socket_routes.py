@@ -125,6 +125,10 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
                 if subscriber.lagging:
                     break  # dropped for lagging: close now rather than push stale events
                 await send(text)
+                # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
+                # queued are sent without a trip round the event loop each.
+                while not subscriber.lagging and (text := _queued(subscriber)) is not None:
+                    await send(text)
             nursery.cancel_scope.cancel()
         if subscriber.lagging or subscriber.dropped:
             await close_socket(1013, "too slow: reconnect for a fresh snapshot")
@@ -136,6 +140,13 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
             await room.send(Detach(subscriber))
+
+
+def _queued(subscriber: QueueSubscriber) -> str | None:
+    try:
+        return subscriber.events.receive_nowait()
+    except (trio.WouldBlock, trio.EndOfChannel):
+        return None
 
 
 async def _read_commands(room, subscriber: QueueSubscriber, scope: trio.CancelScope) -> None:
