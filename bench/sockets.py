@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
 
 NO_POOL = ["--server-env", "PLAY_TREE_WORKERS=0"]
+ONE_WORKER = ["--server-env", "PLAY_TREE_WORKERS=1"]
 GRID = [
     ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20", "--connect-rate", "400"],
     ["--transport-only", "--sockets", "10000", "--period-ms", "1000", "--duration", "20", "--connect-rate", "400"],
@@ -42,11 +43,13 @@ GRID = [
     ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40"],
     ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40",
      *NO_POOL],
+    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40",
+     *ONE_WORKER],
     ["--spawn", "--games", "2000", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
 ]
 """Sockets are opened at a steady rate (--connect-rate: games or sockets per second), as
 players arrive, rather than all in one burst. Game rows run with the server's default tree
-pool (one worker on a 2-core machine) unless they say otherwise."""
+pool (two workers on a 2-core machine) unless they say otherwise."""
 POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
                 "--connect-rate", "40"]
 QUICK = [
@@ -76,8 +79,14 @@ def row(label: str, s: dict) -> str:
         return "–" if value is None else f"{value:,}"
     verdict, broadcast, gc = s["verdict_ms"], s["broadcast_ms"], s.get("gc")
     collector = "–" if not gc else f"{gc['share_of_cpu'] * 100:.1f}% / <= {gc['pause_p99_at_most_s']} s"
+    in_server = "–"
+    timed = s.get("server") or {}
+    if timed.get("verdict"):
+        in_server = f"{timed['verdict']['mean_ms']} / <= {float(timed['verdict']['p99_at_most_s']) * 1000:g}"
+        if timed.get("tree_wait"):
+            in_server += f" (tree {timed['tree_wait']['mean_ms']} / <= {float(timed['tree_wait']['p99_at_most_s']) * 1000:g})"
     return (
-        f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {f(broadcast['p50'])} /"
+        f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {in_server} | {f(broadcast['p50'])} /"
         f" {f(broadcast['p99'])} / {f(broadcast['max'])} | {f(s['setup_s'])} | {f(s['server_cpu_cores'])} |"
         f" {f(s.get('server_workers_cpu_cores'))} | {f(s.get('client_cpu_cores'))} | {collector} |"
         f" {f(s['server_rss_mib'])} | {sum(s['errors'].values())} / {sum(s['closes'].values())} |"
@@ -87,7 +96,8 @@ def row(label: str, s: dict) -> str:
 def label_of(args: list[str], s: dict, store: str) -> str:
     if s["mode"] == "transport":
         return f"transport only (raw ASGI): {s['sockets']:,} sockets, a 1 KB frame every {s['period_ms']} ms"
-    pool = ", no tree pool" if "PLAY_TREE_WORKERS=0" in args else ""
+    workers = next((a.split("=", 1)[1] for a in args if a.startswith("PLAY_TREE_WORKERS=")), None)
+    pool = {None: "", "0": ", no tree pool", "1": ", one tree worker"}.get(workers, f", {workers} tree workers")
     return f"{store}: {s['games']:,} games x {s['sockets'] // s['games']} sockets, think {s['think_s']:g} s{pool}"
 
 
@@ -121,13 +131,17 @@ def main(argv: list[str] | None = None) -> int:
         " (the row says how many) are spectators on the game socket; seats answer after an exponential think of the given mean. Verdict: a seat sends its turn ->"
         " it reads its own TurnPlayed. Broadcast: the same send -> each spectator reads that TurnPlayed."
         " CPU in cores (utime+stime over the measured window): the serving process, its tree workers, the"
-        " load clients. GC: the collector's CPU as a share of the serving process's, and the bucket its"
+        " load clients. In the server: the room's own timing of a command -> its verdict, and the part of it"
+        " spent waiting for the next roll's legal-move tree (mean, and the bucket of GET /metrics its p99"
+        " falls in); the rest of a verdict is the way through the sockets and both processes' turns on the"
+        " CPUs. GC: the collector's CPU as a share of the serving process's, and the bucket its"
         " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak.",
         "",
-        "| load | turns/s (transport: messages/s) | verdict p50 / p99 ms | broadcast p50 / p99 / max ms |"
+        "| load | turns/s (transport: messages/s) | verdict p50 / p99 ms | in the server: verdict mean / p99"
+        " (the next roll's tree) ms | broadcast p50 / p99 / max ms |"
         " set-up of all sockets s | server CPU | tree workers CPU | clients CPU | GC share / pause p99 |"
         " server RSS MiB | errors / closed sockets |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
         f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f}.",

@@ -62,6 +62,10 @@ class ServiceCollector:
         computed.add_metric(["worker"], trees["by_workers"])
         computed.add_metric(["serving_process"], trees["here"])
         yield computed
+        yield _histogram(
+            "playsite_tree_wait_seconds", "A room asking for a roll's legal-move tree -> the tree (worker or here).",
+            registry.trees.waits,
+        )
         yield CounterMetricFamily(
             "playsite_tree_fallbacks", "Batches the worker pool failed to deliver, computed in the serving process.",
             value=trees["fallbacks"],

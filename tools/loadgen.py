@@ -13,7 +13,9 @@ so `--games` stay live. Measured, after the sockets are set up:
 - broadcast latency: the seat sends its turn -> each spectator reads that TurnPlayed (the
   spectators of a game live in the same client process as its seats: one clock);
 - turns/s, setup time of all sockets, errors, socket closes by code, and the server's CPU,
-  RSS and open files from /proc (with `--spawn`, or `--server-pid`).
+  RSS and open files from /proc (with `--spawn`, or `--server-pid`);
+- with `--metrics-token`, from the server's GET /metrics over the same window: the collector's
+  share and pauses, and the server's own timing of a verdict and of its wait for the next tree.
 The games are split over `--clients` processes (a client's own CPU must not be the limit).
 
 Transport-only mode measures the framework's ceiling without any game: it serves a raw ASGI
@@ -43,6 +45,7 @@ from pathlib import Path
 import httpx
 import orjson
 import trio
+from prometheus_client.parser import text_string_to_metric_families
 from wsclient import Closed, Refused, Socket
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -483,50 +486,70 @@ def client_main(mode: str, conf: dict, out) -> None:
 # ----- the parent -------------------------------------------------------------------------------
 
 
-def scrape_gc(base: str, token: str | None) -> dict | None:
-    """The server's GC pause counts from GET /metrics (PLAY_METRICS_TOKEN), or None."""
+def scrape_metrics(base: str, token: str | None) -> dict[tuple[str, str | None], float] | None:
+    """Every sample of the server's GET /metrics (PLAY_METRICS_TOKEN), summed over its labels
+    but a histogram's `le`, as {(name, le): value}; None without a token or an answer."""
     if not token:
         return None
     try:
-        text = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10).text
-    except httpx.HTTPError:
+        answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        answer.raise_for_status()
+        families = list(text_string_to_metric_families(answer.text))
+    except (httpx.HTTPError, ValueError):
         return None
-    found: dict = {"seconds": 0.0, "count": 0, "buckets": {}, "cpu_seconds": 0.0, "collected": 0}
-    for line in text.splitlines():
-        if line.startswith("playsite_gc_cpu_seconds_total"):
-            found["cpu_seconds"] = float(line.rsplit(" ", 1)[1])
-        elif line.startswith("playsite_gc_collected_objects_total"):
-            found["collected"] = int(float(line.rsplit(" ", 1)[1]))
-        if line.startswith("playsite_gc_pause_seconds_sum"):
-            found["seconds"] += float(line.rsplit(" ", 1)[1])
-        elif line.startswith("playsite_gc_pause_seconds_count"):
-            found["count"] += int(float(line.rsplit(" ", 1)[1]))
-        elif line.startswith("playsite_gc_pause_seconds_bucket"):
-            bound = line.split('le="', 1)[1].split('"', 1)[0]
-            found["buckets"][bound] = found["buckets"].get(bound, 0) + int(float(line.rsplit(" ", 1)[1]))
+    found: dict[tuple[str, str | None], float] = {}
+    for family in families:
+        for sample in family.samples:
+            key = (sample.name, sample.labels.get("le"))
+            found[key] = found.get(key, 0.0) + sample.value
     return found
+
+
+def histogram_window(before: dict, after: dict, name: str) -> dict | None:
+    """A server histogram over the measured window: how many, their mean, and the bucket
+    bounds p50 and p99 fall under (a Prometheus histogram knows no more than its buckets)."""
+    delta = lambda key: after.get(key, 0.0) - before.get(key, 0.0)  # noqa: E731
+    count = delta((f"{name}_count", None))
+    if count <= 0:
+        return None
+    bounds = sorted((le for (sample, le) in after if sample == f"{name}_bucket" and le != "+Inf"), key=float)
+
+    def at_most(share: float) -> str:
+        return next((le for le in bounds if delta((f"{name}_bucket", le)) >= share * count), "+Inf")
+
+    return {
+        "count": int(count),
+        "mean_ms": round(1000 * delta((f"{name}_sum", None)) / count, 1),
+        "p50_at_most_s": at_most(0.5),
+        "p99_at_most_s": at_most(0.99),
+    }
 
 
 def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> dict | None:
     """Collections, their share of the server's CPU, and the pause p99 bound, over the window."""
     if before is None or after is None:
         return None
-    count = after["count"] - before["count"]
-    seconds = after["seconds"] - before["seconds"]
-    p99 = None
-    if count:
-        for bound in sorted((b for b in after["buckets"] if b != "+Inf"), key=float) + ["+Inf"]:
-            if after["buckets"][bound] - before["buckets"].get(bound, 0) >= 0.99 * count:
-                p99 = bound
-                break
-    gc_cpu = after["cpu_seconds"] - before["cpu_seconds"]
+    pauses = histogram_window(before, after, "playsite_gc_pause_seconds")
+    delta = lambda key: after.get((key, None), 0.0) - before.get((key, None), 0.0)  # noqa: E731
+    gc_cpu = delta("playsite_gc_cpu_seconds_total")
     return {
-        "collections": count,
-        "collected_objects": after["collected"] - before["collected"],
-        "seconds": round(seconds, 3),
+        "collections": 0 if pauses is None else pauses["count"],
+        "collected_objects": int(delta("playsite_gc_collected_objects_total")),
+        "seconds": round(delta("playsite_gc_pause_seconds_sum"), 3),
         "cpu_seconds": round(gc_cpu, 3),
         "share_of_cpu": None if not cpu_s else round(gc_cpu / cpu_s, 3),
-        "pause_p99_at_most_s": p99,
+        "pause_p99_at_most_s": None if pauses is None else pauses["p99_at_most_s"],
+    }
+
+
+def server_latencies(before: dict | None, after: dict | None) -> dict | None:
+    """What the server itself timed over the window: a command taken by its room -> its
+    verdict, and the part of it spent waiting for the next roll's tree."""
+    if before is None or after is None:
+        return None
+    return {
+        "verdict": histogram_window(before, after, "playsite_turn_verdict_seconds"),
+        "tree_wait": histogram_window(before, after, "playsite_tree_wait_seconds"),
     }
 
 
@@ -613,7 +636,7 @@ def run(args: argparse.Namespace) -> dict:
     results, readies, progress = [], [], {}
     setting_up: dict[int, int] = {}
     total_sockets = args.sockets if args.transport_only else args.games * (2 + args.spectators)
-    gc_before = gc_after = None
+    metrics_before = metrics_after = None
     cpu_start = cpu_end = None
     client_cpu_start = client_cpu_end = workers_cpu_start = workers_cpu_end = 0.0
     measured_at = None
@@ -636,7 +659,7 @@ def run(args: argparse.Namespace) -> dict:
             if message["kind"] == "ready":
                 readies.append(message)
                 if len(readies) == len(clients):
-                    gc_before = scrape_gc(base, args.metrics_token)
+                    metrics_before = scrape_metrics(base, args.metrics_token)
                     cpu_start, measured_at = proc.cpu_s(), time.monotonic()
                     client_cpu_start = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
                     workers_cpu_start = proc.children_cpu_s()
@@ -660,7 +683,7 @@ def run(args: argparse.Namespace) -> dict:
                     cpu_end, measured_end = proc.cpu_s(), time.monotonic()
                     client_cpu_end = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
                     workers_cpu_end = proc.children_cpu_s()
-                    gc_after = scrape_gc(base, args.metrics_token)
+                    metrics_after = scrape_metrics(base, args.metrics_token)
                 results.append(message)
     finally:
         for client in clients:
@@ -712,7 +735,8 @@ def run(args: argparse.Namespace) -> dict:
         "closes": closes,
         "games_created": sum(r["games_created"] for r in results),
         "load_average": os.getloadavg()[0],
-        "gc": gc_summary(gc_before, gc_after, None if cpu is None else cpu * (measured_end - measured_at)),
+        "gc": gc_summary(metrics_before, metrics_after, None if cpu is None else cpu * (measured_end - measured_at)),
+        "server": server_latencies(metrics_before, metrics_after),
     }
     return summary
 
@@ -752,7 +776,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setup-timeout", type=float, default=180.0)
     parser.add_argument("--connect-rate", type=float, default=0, help="games (or sockets) started per second; 0: all at once")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--metrics-token", help="read the server's GC pauses from GET /metrics with this token"
+    parser.add_argument("--metrics-token", help="read the server's GC pauses and its own latencies from GET /metrics with this token"
                         " (with --spawn it is given to the server)")
     parser.add_argument("--markdown", action="store_true", help="also print the summary as a table row")
     args = parser.parse_args(argv)

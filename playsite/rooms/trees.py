@@ -21,6 +21,7 @@ import orjson
 import trio
 import trio_parallel
 
+from playsite.rooms.counters import Histogram
 from playsite.rules import START_DFEN, Position, count_turns, legal_tree, parse_dfen
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,19 @@ class Trees:
     """Trees computed in the serving process: the fallback, and what tests on a mock clock use
     (a worker's real time would let an autojumping clock race ahead)."""
 
+    def __init__(self) -> None:
+        self.waits = Histogram()
+        """A room asking for a roll's tree -> the tree, wherever it was computed: what every
+        roll adds to the verdict of the turn before it (GET /metrics)."""
+
     async def compute(self, position: Position) -> PackedTree:
+        started = trio.current_time()
+        try:
+            return await self._compute(position)
+        finally:
+            self.waits.observe(trio.current_time() - started)
+
+    async def _compute(self, position: Position) -> PackedTree:
         return pack(position)
 
     def statistics(self) -> dict[str, int]:
@@ -101,6 +114,7 @@ class TreePool(Trees):
 
     def __init__(self, workers: int) -> None:
         assert workers > 0
+        super().__init__()
         self.workers = workers
         self._ask, self._asked = trio.open_memory_channel(math.inf)
         self._unlimited = trio.CapacityLimiter(math.inf)
@@ -132,7 +146,7 @@ class TreePool(Trees):
                     await warmed.wait()
                 self.warm.set()
 
-    async def compute(self, position: Position) -> PackedTree:
+    async def _compute(self, position: Position) -> PackedTree:
         if not self.enabled:
             self.computed_here += 1
             return pack(position)

@@ -39,16 +39,35 @@ def loadgen(*args: str) -> dict:
 
 
 def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
-    server = serve(OPEN_LIMITS)
+    server = serve({**OPEN_LIMITS, "PLAY_METRICS_TOKEN": "bench-token"})
     summary = loadgen(
         "--url", server.base_url, "--server-pid", str(server.process.pid),
-        "--games", "4", "--spectators", "1", "--think", "0.05", "--duration", "4",
+        "--games", "4", "--spectators", "1", "--think", "0.05", "--duration", "4", "--metrics-token", "bench-token",
     )
     assert summary["errors"] == {} and summary["closes"] == {}
     assert summary["sockets"] == 12 and summary["rate_per_s"] > 0
     assert summary["verdict_ms"]["p50"] is not None and summary["broadcast_ms"]["p50"] is not None
     assert 0 < summary["verdict_ms"]["p50"] <= summary["verdict_ms"]["p99"] <= summary["verdict_ms"]["max"]
     assert summary["server_cpu_cores"] is not None and summary["server_rss_mib"] > 0
+    # What the server timed itself over the same window, from its GET /metrics.
+    verdict, tree_wait = summary["server"]["verdict"], summary["server"]["tree_wait"]
+    assert verdict["count"] > 0 and tree_wait["count"] > 0 and verdict["mean_ms"] > 0
+    assert float(verdict["p50_at_most_s"]) <= float(verdict["p99_at_most_s"])
+    assert summary["gc"]["collections"] >= 0 and summary["gc"]["share_of_cpu"] is not None
+
+
+def test_a_server_histogram_is_read_over_the_window_only():
+    loadgen_module = load_tool("loadgen")
+    name = "playsite_turn_verdict_seconds"
+
+    def scraped(at_001: int, at_01: int, total: int, seconds: float) -> dict:
+        return {(f"{name}_bucket", "0.01"): at_001, (f"{name}_bucket", "0.1"): at_01,
+                (f"{name}_bucket", "+Inf"): total, (f"{name}_count", None): total, (f"{name}_sum", None): seconds}
+
+    # 100 observations before the window; in it, 60 under 10 ms, 39 more under 100 ms, 1 above.
+    window = loadgen_module.histogram_window(scraped(100, 100, 100, 0.5), scraped(160, 199, 200, 5.5), name)
+    assert window == {"count": 100, "mean_ms": 50.0, "p50_at_most_s": "0.01", "p99_at_most_s": "0.1"}
+    assert loadgen_module.histogram_window(scraped(1, 1, 1, 0.1), scraped(1, 1, 1, 0.1), name) is None
 
 
 def test_the_transport_mode_delivers_every_socket_its_frames():

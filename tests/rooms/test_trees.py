@@ -86,6 +86,7 @@ async def test_the_pool_computes_the_very_trees_of_the_serving_process():
     assert pool.computed_by_workers == len(sample)
     assert pool.computed_here == pool.fallbacks == 0
     assert expected(forced_pass) == ({}, 0)
+    assert pool.waits.count == len(sample) and pool.waits.sum > 0  # each wait timed, for GET /metrics
 
 
 def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
