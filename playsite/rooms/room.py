@@ -124,10 +124,8 @@ class Room:
         """The last position formatted, and its DFEN: a turn's events, state and snapshot all
         show the same one."""
         self._roll_due: float | None = None
-        """When the active seat was given a roll whose dice are still to be made (`_roll_dice`,
-        before the version commits)."""
-        self._announce: tuple[int, object, float] | None = None
-        """The version, clocks and time of a committed roll whose DiceRolled waits for its tree."""
+        """When the active seat was given a roll whose dice and tree are still to be made
+        (`_settle_roll`, before the version commits)."""
         self.ply = 0
         self.version = 0
         self.history: list[HistoryTurn] = []
@@ -291,7 +289,6 @@ class Room:
         """Recompute what follows from the durable fields (after a restore)."""
         self.packed = None
         self._roll_due = None
-        self._announce = None
         if self.phase is Phase.PLAYING and self.position.dice:
             self.packed = pack(self.position)
         self._publish_view()
@@ -353,14 +350,14 @@ class Room:
             version=self.version,
             dfen=self._dfen(self.position),
             active_seat=self.active_seat,
-            dice_pending=self._dice_pending(),
+            dice_pending=self.phase is Phase.PLAYING,
             status=EndedStatus(self.ending.over) if ended else ActiveStatus(),
             time_control=self.setup.time_control,
             clocks=self.clock.read(trio.current_time()) if self.clock else None,
             commit=self.fairness.commit,
             seed=self.fairness.seed.hex() if ended else None,
             client_seeds=self._client_seeds_view() if ended else None,
-            legal_moves=inline_tree if self._dice_pending() else None,
+            legal_moves=inline_tree if self.phase is Phase.PLAYING else None,
             players=self.players,
             rated=self.rated,
             rematch_startup=self._startup_marker(),
@@ -375,16 +372,8 @@ class Room:
 
     def _publish_view(self) -> None:
         """The working state is committed: from now on, it is what the public reads."""
-        self.published = self._view()
-
-    def _view(self) -> PublicView:
-        tree = self.packed if self._dice_pending() else None
-        return PublicView(state=self._working_state(), history=tuple(self.history), packed=tree)
-
-    def _dice_pending(self) -> bool:
-        """Dice are rolled for the active seat (not merely due: between a turn and the next
-        roll, the view shows none)."""
-        return self.phase is Phase.PLAYING and self._roll_due is None
+        tree = self.packed if self.phase is Phase.PLAYING else None
+        self.published = PublicView(state=self._working_state(), history=tuple(self.history), packed=tree)
 
     # ----- the task -----------------------------------------------------------------------
 
@@ -432,10 +421,6 @@ class Room:
             for seat in self.seats.values():
                 if not seat.setup.always_present:
                     seat.grace_until = now + DISCONNECT_GRACE_S
-        if self.phase is Phase.PLAYING and self.packed is not None and not self.packed.turns:
-            # The server stopped after committing a roll without legal moves and before its
-            # forced pass: the pass is played now, as it would have been then.
-            self._forced_pass(now)
 
     # ----- publish after commit -----------------------------------------------------------
 
@@ -444,54 +429,27 @@ class Room:
         self._pending_replies.append((reply, value))
 
     async def _commit(self) -> None:
-        """Persist the new state, then broadcast its events, then answer the requesters.
-
-        A roll commits in the same write as the turn before it, but its DiceRolled waits for
-        the roll's legal-move tree (computed by a worker, tens of milliseconds away on a busy
-        machine): the turn is published and answered first, from a view of the state between
-        the turn and the roll, and the roll follows once its tree is there. A roll without
-        legal moves is a forced pass, and the next roll: another version, another write."""
-        while True:
-            between = self._roll_dice()
-            if self._pending_events or self._dirty or between is not None:
-                if not await self._persist():
-                    self._roll_back_and_abort()  # the roll is discarded with the rest of the write
-                    between = None
-                    await self._persist()  # terminal: retried until it commits
-            self._publish_committed(between)
-            if self._announce is None:
-                return
-            self.packed = await self.trees.compute(self.position)
-            rolled_at = self._announce_roll()
-            if self.packed.turns:
-                return
-            self._forced_pass(rolled_at)
-
-    def _publish_committed(self, between: PublicView | None) -> None:
-        """The version is committed: publish its view (`between`, when a roll's DiceRolled is
-        still to come), broadcast its events, answer its requesters."""
+        """Finish a roll, persist the new state, then broadcast its events, then answer the requesters."""
+        await self._settle_roll()
+        if self._pending_events or self._dirty:
+            if not await self._persist():
+                self._roll_back_and_abort()
+                await self._persist()  # terminal: retried until it commits
         events, self._pending_events = self._pending_events, []
         replies, self._pending_replies = self._pending_replies, []
         self._dirty = False
         self._refused = None
-        if between is not None:
-            self.published = between
-        else:
-            self._publish_view()
+        self._publish_view()
         self.completed = self.ended
-        self._broadcast(events)
-        for reply, value in replies:
-            reply.set(value)
-        now = trio.current_time()
-        taken, self._commands_taken = self._commands_taken, []
-        for started in taken:
-            self.counters.verdict_s.observe(now - started)
-
-    def _broadcast(self, events: list[tuple[str, str]]) -> None:
         now = trio.current_time()
         for text, watched in events:
             for lagging in self.fanout.broadcast(text, watched):
                 self._seat_left(lagging, now)
+        for reply, value in replies:
+            reply.set(value)
+        taken, self._commands_taken = self._commands_taken, []
+        for started in taken:
+            self.counters.verdict_s.observe(now - started)
 
     async def _persist(self) -> bool:
         if self.store is None:
@@ -763,52 +721,42 @@ class Room:
             self.clock.start(self.active_seat, now)
 
     def _roll(self, now: float) -> None:
-        """Roll for the active seat: done by `_roll_dice` before the version commits."""
+        """Roll for the active seat: done by `_settle_roll` before the version commits, as
+        the roll's tree may be computed in a worker process."""
         self._roll_due = now
 
-    def _roll_dice(self) -> PublicView | None:
-        """Roll the dice due, if any, and return the view of the state just before them (what
-        is public until the roll's tree is there); its DiceRolled is announced by
-        `_announce_roll`, with the version it takes now."""
-        if self._roll_due is None:
-            return None
-        between = self._view()
-        now, self._roll_due = self._roll_due, None
-        if self.ply == 0:
-            self.fairness = self.fairness.freeze_client_seeds()
-            self.seed_deadline = None
+    async def _settle_roll(self) -> None:
+        """Roll the dice due and compute their tree; a roll without legal moves passes at
+        once, for free, and the other seat rolls."""
+        while self._roll_due is not None:
+            now = self._roll_due
+            if self.ply == 0:
+                self.fairness = self.fairness.freeze_client_seeds()
+                self.seed_deadline = None
+                self._start_turn(now)
+            dice = self.fairness.roll(self.ply)
+            self.ply += 1
+            self.rolled = tuple(dice)
+            self.position = self.position.with_dice(dice)
+            self.packed = await self.trees.compute(self.position)
+            self.phase = Phase.PLAYING
+            seat = self.active_seat
+            inline = self.packed.inline()
+            clocks = self.clock.read(now) if self.clock else None
+            self._publish(
+                lambda v: DiceRolled(
+                    v=v, seat=seat, dice=self.rolled, dfen=self._dfen(self.position), clocks=clocks, legal_moves=inline
+                )
+            )
+            if self.packed.turns:
+                self._roll_due = None
+                return
+            # Forced pass: no clock time is charged for it and no increment is earned.
+            if self.clock is not None:
+                self.clock.stop(now, completed_turn=False)
+            outcome = play_turn(self.position, (), tree={})
+            self._record_turn(seat, (), outcome.after, draw_offer=False)
             self._start_turn(now)
-        dice = self.fairness.roll(self.ply)
-        self.ply += 1
-        self.rolled = tuple(dice)
-        self.position = self.position.with_dice(dice)
-        self.packed = None
-        self.phase = Phase.PLAYING
-        self.version += 1
-        self._announce = (self.version, self.clock.read(now) if self.clock else None, now)
-        return between
-
-    def _announce_roll(self) -> float:
-        """The committed roll's tree is there: publish the roll; returns when it was rolled."""
-        version, clocks, rolled_at = self._announce
-        self._announce = None
-        self.published = self._view()
-        self._broadcast([self._encoded(DiceRolled(
-            v=version, seat=self.active_seat, dice=self.rolled, dfen=self._dfen(self.position), clocks=clocks,
-            legal_moves=self.packed.inline(),
-        ))])
-        return rolled_at
-
-    def _forced_pass(self, now: float) -> None:
-        """A roll without legal moves passes at once, for free, and the other seat rolls (no
-        clock time is charged for it and no increment is earned)."""
-        if self.clock is not None:
-            self.clock.stop(now, completed_turn=False)
-        seat = self.active_seat
-        outcome = play_turn(self.position, (), tree={})
-        self._record_turn(seat, (), outcome.after, draw_offer=False)
-        self._start_turn(now)
-        self._roll(now)
 
     def _dfen(self, position: Position) -> str:
         if self._dfen_of is None or self._dfen_of[0] is not position:
@@ -848,18 +796,16 @@ class Room:
         return ClientSeedsView(white=seeds.white, black=seeds.black)
 
     def _publish(self, make_event) -> None:
-        """Bump the version and encode the event; `_commit` broadcasts it after the write."""
+        """Bump the version and encode the event once per audience (seats, spectators);
+        `_commit` broadcasts it after the write."""
         self.version += 1
-        self._pending_events.append(self._encoded(make_event(self.version)))
-
-    @staticmethod
-    def _encoded(event) -> tuple[str, str]:
-        """The event's text for seats and for spectators, each encoded once."""
+        event = make_event(self.version)
         text = encode_event(event)
+        watched = text
         if isinstance(event, DiceRolled) and event.legal_moves:
             # Spectators never play: the tree (most of a roll's bytes) goes to the seats only.
-            return text, encode_event(attrs.evolve(event, legal_moves=None))
-        return text, text
+            watched = encode_event(attrs.evolve(event, legal_moves=None))
+        self._pending_events.append((text, watched))
 
     # ----- deadlines ----------------------------------------------------------------------
 
