@@ -33,7 +33,7 @@ class ConfigError(Exception):
 def default_tree_workers() -> int:
     """One tree worker per core beyond the one serving sockets, at least 2 (at most 4) when
     there is a second core: with a single worker, every tree asked while it computes a batch
-    waits for that whole batch and then for its own (bench/results/sockets.md)."""
+    waits for that whole batch and then for its own (bench/results/tree_workers.md)."""
     cores = os.cpu_count() or 1
     return 0 if cores < 2 else max(2, min(4, cores - 1))
 
