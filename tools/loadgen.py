@@ -270,9 +270,13 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
     if tree is None:
         try:
             response = await http.get(f"/games/{game_id}/moves")
+        except httpx.HTTPError as error:
+            stats.error(f"moves: {type(error).__name__}")
+            return
+        try:
             tree = orjson.loads(response.content)["legalMoves"]
-        except (httpx.HTTPError, ValueError, KeyError):
-            stats.error("moves: failed")
+        except (ValueError, KeyError):
+            stats.error(f"moves: HTTP {response.status_code}")
             return
     if not tree:
         return
