@@ -291,11 +291,11 @@ SLOW_GAME_EVENTS = 300
 """The players resign once the game has published this many events: far more than the slow
 socket's buffers, its queue (64) and its drop limit (16) can absorb."""
 SLOW_GAME_ATTEMPTS = 3
+"""A random game can still end early (a king capture is sometimes the only complete turn);
+then the scenario is played again with a new game."""
 STALL_TIMEOUT_S = 2
 """`PLAY_SEND_STALL_TIMEOUT_S` for the test whose slow client never reads again."""
 METRICS_TOKEN = "metrics-token-for-the-live-game-tests"
-"""A random game can still end early (a king capture is sometimes the only complete turn);
-then the scenario is played again with a new game."""
 
 
 @attrs.define
