@@ -74,17 +74,20 @@ def loadgen(args: list[str]) -> dict:
     return json.loads(finished.stdout.strip().splitlines()[0])
 
 
+def mean_and_p99(window: dict) -> str:
+    """A server histogram over the window as `mean / <= p99 bucket`, in ms."""
+    return f"{window['mean_ms']} / <= {float(window['p99_at_most_s']) * 1000:g}"
+
+
 def row(label: str, s: dict) -> str:
     def f(value):
         return "–" if value is None else f"{value:,}"
     verdict, broadcast, gc = s["verdict_ms"], s["broadcast_ms"], s.get("gc")
     collector = "–" if not gc else f"{gc['share_of_cpu'] * 100:.1f}% / <= {gc['pause_p99_at_most_s']} s"
-    in_server = "–"
     timed = s.get("server") or {}
-    if timed.get("verdict"):
-        in_server = f"{timed['verdict']['mean_ms']} / <= {float(timed['verdict']['p99_at_most_s']) * 1000:g}"
-        if timed.get("tree_wait"):
-            in_server += f" (tree {timed['tree_wait']['mean_ms']} / <= {float(timed['tree_wait']['p99_at_most_s']) * 1000:g})"
+    in_server = "–" if not timed.get("verdict") else mean_and_p99(timed["verdict"])
+    if timed.get("tree_wait"):
+        in_server += f" (tree {mean_and_p99(timed['tree_wait'])})"
     return (
         f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {in_server} | {f(broadcast['p50'])} /"
         f" {f(broadcast['p99'])} / {f(broadcast['max'])} | {f(s['setup_s'])} | {f(s['server_cpu_cores'])} |"

@@ -509,21 +509,25 @@ def scrape_metrics(base: str, token: str | None) -> dict[tuple[str, str | None],
     return found
 
 
+def grown(before: dict, after: dict, name: str, le: str | None = None) -> float:
+    """How much a scraped sample grew over the window."""
+    return after.get((name, le), 0.0) - before.get((name, le), 0.0)
+
+
 def histogram_window(before: dict, after: dict, name: str) -> dict | None:
     """A server histogram over the measured window: how many, their mean, and the bucket
     bounds p50 and p99 fall under (a Prometheus histogram knows no more than its buckets)."""
-    delta = lambda key: after.get(key, 0.0) - before.get(key, 0.0)  # noqa: E731
-    count = delta((f"{name}_count", None))
+    count = grown(before, after, f"{name}_count")
     if count <= 0:
         return None
     bounds = sorted((le for (sample, le) in after if sample == f"{name}_bucket" and le != "+Inf"), key=float)
 
     def at_most(share: float) -> str:
-        return next((le for le in bounds if delta((f"{name}_bucket", le)) >= share * count), "+Inf")
+        return next((le for le in bounds if grown(before, after, f"{name}_bucket", le) >= share * count), "+Inf")
 
     return {
         "count": int(count),
-        "mean_ms": round(1000 * delta((f"{name}_sum", None)) / count, 1),
+        "mean_ms": round(1000 * grown(before, after, f"{name}_sum") / count, 1),
         "p50_at_most_s": at_most(0.5),
         "p99_at_most_s": at_most(0.99),
     }
@@ -534,12 +538,11 @@ def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> 
     if before is None or after is None:
         return None
     pauses = histogram_window(before, after, "playsite_gc_pause_seconds")
-    delta = lambda key: after.get((key, None), 0.0) - before.get((key, None), 0.0)  # noqa: E731
-    gc_cpu = delta("playsite_gc_cpu_seconds_total")
+    gc_cpu = grown(before, after, "playsite_gc_cpu_seconds_total")
     return {
         "collections": 0 if pauses is None else pauses["count"],
-        "collected_objects": int(delta("playsite_gc_collected_objects_total")),
-        "seconds": round(delta("playsite_gc_pause_seconds_sum"), 3),
+        "collected_objects": int(grown(before, after, "playsite_gc_collected_objects_total")),
+        "seconds": round(grown(before, after, "playsite_gc_pause_seconds_sum"), 3),
         "cpu_seconds": round(gc_cpu, 3),
         "share_of_cpu": None if not cpu_s else round(gc_cpu / cpu_s, 3),
         "pause_p99_at_most_s": None if pauses is None else pauses["p99_at_most_s"],
