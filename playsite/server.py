@@ -19,6 +19,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.gcwatch import GcWatch
+from playsite.http import wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import boot
@@ -49,6 +50,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
     install_websocket_failing()
+    wsbatch.install()
     config = _Config(settings.send_buffer_bytes, settings.send_stall_timeout_s)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them
@@ -59,7 +61,7 @@ async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status
     # A command is at most MAX_COMMAND_BYTES; a bigger frame is refused with an Error frame,
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
-    await hypercorn_serve(finish_sends(app), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+    await hypercorn_serve(wsbatch.expose(finish_sends(app)), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
 
 
 class _Config(HypercornConfig):

@@ -17,6 +17,7 @@ from playsite.games.refusals import game_not_found
 from playsite.http.auth import client_address
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.services import Services
@@ -117,18 +118,19 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     # A client that stops reading is not timed out here: hypercorn's writes cannot be
     # cancelled, and the kernel cuts a connection stalled for PLAY_SEND_STALL_TIMEOUT_S
     # (server._Config). Meanwhile its queue overflows and the room drops it.
-    send = websocket._get_current_object().send  # once, not through the proxy per frame
+    send = _sender()
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
             async for text in subscriber.events:
                 if subscriber.lagging:
                     break  # dropped for lagging: close now rather than push stale events
-                await send(text)
                 # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
-                # queued are sent without a trip round the event loop each.
+                # queued go with the first, in one write.
+                texts = [text]
                 while not subscriber.lagging and (text := _queued(subscriber)) is not None:
-                    await send(text)
+                    texts.append(text)
+                await send(texts)
             nursery.cancel_scope.cancel()
         if subscriber.lagging or subscriber.dropped:
             await close_socket(1013, "too slow: reconnect for a fresh snapshot")
@@ -140,6 +142,21 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
             await room.send(Detach(subscriber))
+
+
+def _sender():
+    """What sends a list of texts to this socket, each as its own message: in one write under
+    hypercorn (http/wsbatch.py), one by one where the server cannot (quart's test client)."""
+    server_send = websocket.scope.get(SEND_KEY)
+    if server_send is not None:
+        return lambda texts: server_send({"type": SEND_TEXTS, "texts": texts})
+    send_one = websocket._get_current_object().send  # once, not through the proxy per frame
+
+    async def one_by_one(texts: list[str]) -> None:
+        for text in texts:
+            await send_one(text)
+
+    return one_by_one
 
 
 def _queued(subscriber: QueueSubscriber) -> str | None:

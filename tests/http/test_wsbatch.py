@@ -1,0 +1,52 @@
+"""Several texts handed to hypercorn at once still reach the client as separate messages, in order."""
+
+from __future__ import annotations
+
+import trio
+import trio_websocket
+
+from playsite.config import Settings
+from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
+from playsite.server import run_http
+
+TEXTS = ["first", "é, then a second", "x" * 70_000]
+"""A long one too: its frame header carries a 64-bit length."""
+
+
+async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
+    finished = trio.Event()
+    sent_after_close: list[bool] = []
+
+    async def app(scope, receive, send):
+        if scope["type"] == "lifespan":
+            while (message := await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": TEXTS})
+        await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": ["last"]})
+        await send({"type": "websocket.close", "code": 1000})
+        # After the close a send is dropped quietly, as hypercorn drops a single message.
+        await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": ["after the close"]})
+        sent_after_close.append(True)
+        finished.set()
+
+    settings = Settings.from_environ({"PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0"})
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(run_http, app, settings, trio.Event())
+        url = binds[0].replace("http://", "ws://") + "/anything"
+        received = []
+        with trio.fail_after(10):
+            async with trio_websocket.open_websocket_url(url) as ws:
+                try:
+                    while True:
+                        received.append(await ws.get_message())
+                except trio_websocket.ConnectionClosed as closed:
+                    code = closed.reason.code
+            await finished.wait()
+        nursery.cancel_scope.cancel()
+    assert received == [*TEXTS, "last"]
+    assert code == 1000
+    assert sent_after_close == [True]
