@@ -51,6 +51,8 @@ from wsclient import Closed, Refused, Socket
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS_S = 5.0
 CONNECT_TIMEOUT_S = 60
+KEEPALIVE_EXPIRY_S = 2.0
+"""How long an idle HTTP connection is kept for reuse: well under the server's keep-alive timeout."""
 CONNECT_ERRORS = (OSError, trio.BrokenResourceError, trio.TooSlowError, Refused)
 SAMPLE_MAX = 200_000
 """Latencies kept per client (uniformly thinned beyond this)."""
@@ -183,7 +185,10 @@ async def play_games(conf: dict, stats: Stats, slot: int, ready: trio.Event) -> 
     """Keep one game live: create it, seat and watch it, and start another when it ends."""
     rng = random.Random(conf["seed"] * 100_003 + slot)
     first = True
-    async with httpx.AsyncClient(base_url=conf["url"], timeout=30) as http:
+    # Idle connections are dropped well before the server's keep-alive timeout (5 s), so a
+    # request never goes out on a connection the server is closing at that moment.
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S)
+    async with httpx.AsyncClient(base_url=conf["url"], timeout=30, limits=limits) as http:
         while True:
             try:
                 created = await http.post("/games", json={"timeControl": {"Unlimited": {}}})
@@ -269,7 +274,7 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
     """Think, then send a random legal turn (a roll without moves passes by itself)."""
     if tree is None:
         try:
-            response = await http.get(f"/games/{game_id}/moves")
+            response = await _get(http, f"/games/{game_id}/moves")
         except httpx.HTTPError as error:
             stats.error(f"moves: {type(error).__name__}")
             return
@@ -283,6 +288,15 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
     think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
     # Thinking must not hold the socket: the reader goes on while the turn is prepared.
     trio.lowlevel.spawn_system_task(_send_later, stats, game, ws, random_turn(tree, rng), think)
+
+
+async def _get(http: httpx.AsyncClient, path: str) -> httpx.Response:
+    """GET, once more if the connection broke before an answer (a kept-alive connection the
+    server closed as the request left): a GET can be repeated, as browsers do."""
+    try:
+        return await http.get(path)
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        return await http.get(path)
 
 
 async def _send_later(stats: Stats, game: Game, ws, moves: list[str], think: float) -> None:
