@@ -51,6 +51,8 @@ from wsclient import Closed, Refused, Socket
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS_S = 5.0
 CONNECT_TIMEOUT_S = 60
+WINDOW_RELEASE_TIMEOUT_S = 60
+"""How long a client whose window is over waits for the others before closing its sockets."""
 KEEPALIVE_EXPIRY_S = 2.0
 """How long an idle HTTP connection is kept for reuse: well under the server's keep-alive timeout."""
 CONNECT_ERRORS = (OSError, trio.BrokenResourceError, trio.TooSlowError, Refused)
@@ -371,6 +373,7 @@ async def game_client(conf: dict, out) -> None:
             out.put({"kind": "progress", "turns": stats.turns, "sockets": stats.sockets_open, "errors": sum(stats.errors.values())})
         stats.measuring = False
         window = time.perf_counter() - measured_from
+        await end_of_window(conf, out)
         nursery.cancel_scope.cancel()
     out.put({
         "kind": "result", "setup_s": setup_s, "window_s": window, "turns": stats.turns,
@@ -488,9 +491,18 @@ async def transport_client(conf: dict, out) -> None:
             out.put({"kind": "progress", "turns": received, "sockets": ready, "errors": sum(errors.values())})
         measuring = False
         window = time.perf_counter() - t0
+        await end_of_window(conf, out)
         nursery.cancel_scope.cancel()
     out.put({"kind": "result", "setup_s": setup_s, "window_s": window, "turns": received, "verdict": [],
              "broadcast": latencies.values, "errors": errors, "closes": closes, "games_created": 0})
+
+
+async def end_of_window(conf: dict, out) -> None:
+    """Say the window is over, and keep the sockets open until every client has said so and
+    the coordinator has read the server: closing thousands of sockets is work for the server
+    (and its collector) that is no part of the measured load."""
+    out.put({"kind": "measured"})
+    await trio.to_thread.run_sync(conf["release"].wait, WINDOW_RELEASE_TIMEOUT_S)
 
 
 def client_main(mode: str, conf: dict, out) -> None:
@@ -642,6 +654,7 @@ def run(args: argparse.Namespace) -> dict:
     counts = split(args.sockets if args.transport_only else args.games, args.clients)
     out = multiprocessing.Queue()
     go = multiprocessing.Event()
+    release = multiprocessing.Event()
     clients = []
     for index, count in enumerate(counts):
         conf = {
@@ -650,6 +663,7 @@ def run(args: argparse.Namespace) -> dict:
             "setup_timeout": args.setup_timeout, "seed": args.seed + index, "client": index,
             "connect_rate": args.connect_rate / args.clients if args.connect_rate else 0,
             "go": go,
+            "release": release,
         }
         client = multiprocessing.Process(target=client_main, args=(mode, conf, out))
         client.start()
@@ -661,6 +675,7 @@ def run(args: argparse.Namespace) -> dict:
     cpu_start = cpu_end = None
     client_cpu_start = client_cpu_end = workers_cpu_start = workers_cpu_end = 0.0
     measured_at = None
+    measured = 0
     peak_rss, peak_fds = 0.0, 0
     deadline = time.monotonic() + args.setup_timeout + args.duration + 120
     try:
@@ -699,12 +714,15 @@ def run(args: argparse.Namespace) -> dict:
                 print(f"[loadgen] {'messages' if args.transport_only else 'turns'} so far {message['turns']}, "
                       f"sockets {message['sockets']}, errors {message['errors']}, server RSS {rss or 0:.0f} MiB",
                       file=sys.stderr)
-            elif message["kind"] == "result":
-                if cpu_end is None:
+            elif message["kind"] == "measured":
+                measured += 1
+                if measured == len(clients):  # every window is over; no socket is closed yet
                     cpu_end, measured_end = proc.cpu_s(), time.monotonic()
                     client_cpu_end = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
                     workers_cpu_end = proc.children_cpu_s()
                     metrics_after = scrape_metrics(base, args.metrics_token)
+                    release.set()
+            elif message["kind"] == "result":
                 results.append(message)
     finally:
         for client in clients:
