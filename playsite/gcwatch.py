@@ -109,10 +109,6 @@ class GcWatch:
         """Time spent in collections while installed."""
         return sum(histogram.sum for histogram in self.pauses.values())
 
-    @property
-    def frozen(self) -> int:
-        return gc.get_freeze_count()
-
 
 async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Time the collector's pauses for as long as the services run; once tuned, collect the

@@ -100,10 +100,6 @@ class ServiceCollector:
         yield CounterMetricFamily(
             "playsite_gc_collected_objects", "Objects the cyclic collector freed.", value=self.gc_watch.collected
         )
-        yield GaugeMetricFamily(
-            "playsite_gc_frozen_objects", "Objects in the permanent generation (no collection but a full one walks them).",
-            value=self.gc_watch.frozen,
-        )
         yield CounterMetricFamily(
             "playsite_gc_full_collections", "Periodic full collections (PLAY_GC_FULL_INTERVAL_S).",
             value=self.gc_watch.full_collections,

@@ -65,7 +65,7 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert found[("playsite_events_delivered_total", ())] > 0
         assert ("playsite_gc_pause_seconds_count", (("generation", "2"),)) in found
         assert ("process_resident_memory_bytes", ()) in found
-        assert ("playsite_gc_frozen_objects", ()) in found and ("playsite_gc_full_collections_total", ()) in found
+        assert ("playsite_gc_full_collections_total", ()) in found
         del subscribers
 
 
@@ -121,10 +121,10 @@ def test_once_tuned_the_survivors_of_a_young_collection_are_frozen():
     with tuned_watch() as watch:
         survivor = Node()
         assert in_a_generation(survivor)
-        frozen = watch.frozen
+        frozen = gc.get_freeze_count()
         gc.collect(0)
         assert not in_a_generation(survivor), "a survivor stayed where young collections walk it"
-        assert watch.frozen > frozen and watch.pauses[0].count >= 1
+        assert gc.get_freeze_count() > frozen and watch.pauses[0].count >= 1
 
 
 def test_a_frozen_cycle_waits_for_the_full_collection():
