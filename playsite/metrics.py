@@ -62,6 +62,11 @@ class ServiceCollector:
         computed.add_metric(["worker"], trees["by_workers"])
         computed.add_metric(["serving_process"], trees["here"])
         yield computed
+        yield CounterMetricFamily(
+            "playsite_trees_taken_back",
+            "Trees computed in the serving process because no worker had taken them in time (among serving_process).",
+            value=trees["taken_back"],
+        )
         yield _histogram(
             "playsite_tree_wait_seconds", "A room asking for a roll's legal-move tree -> the tree (worker or here).",
             registry.trees.waits,

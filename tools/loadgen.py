@@ -577,12 +577,15 @@ def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> 
 
 def server_latencies(before: dict | None, after: dict | None) -> dict | None:
     """What the server itself timed over the window: a command taken by its room -> its
-    verdict, and the part of it spent waiting for the next roll's tree."""
+    verdict, the part of it spent waiting for the next roll's tree, and the trees computed (and
+    how many of them the serving process took back from the pool)."""
     if before is None or after is None:
         return None
     return {
         "verdict": histogram_window(before, after, "playsite_turn_verdict_seconds"),
         "tree_wait": histogram_window(before, after, "playsite_tree_wait_seconds"),
+        "trees": int(grown(before, after, "playsite_trees_total")),
+        "trees_taken_back": int(grown(before, after, "playsite_trees_taken_back_total")),
     }
 
 

@@ -36,6 +36,8 @@ tree takes ~6 ms) has its worker killed, and is computed in the serving process.
 BATCH_TIMEOUT_PER_TREE_S = 0.05
 FAILURES_TO_GIVE_UP = 5
 """Failed batches in a row after which the pool is given up until the server restarts."""
+TAKE_BACK_AFTER_S = 0.02
+"""A tree that no worker has taken after this long is computed in the serving process."""
 
 
 @attrs.frozen
@@ -99,7 +101,7 @@ class Trees:
         return pack(position)
 
     def statistics(self) -> dict[str, int]:
-        return {"workers": 0, "busy": 0, "queued": 0, "by_workers": 0, "here": 0, "fallbacks": 0}
+        return {"workers": 0, "busy": 0, "queued": 0, "by_workers": 0, "here": 0, "taken_back": 0, "fallbacks": 0}
 
 
 @attrs.define(eq=False)
@@ -107,15 +109,24 @@ class _Asked:
     position: Position
     answered: trio.Event = attrs.field(factory=trio.Event)
     answer: PackedTree | None = None
+    taken: bool = False
+    """A worker's batch holds it, or the asker took it back: nobody else computes it."""
 
 
 class TreePool(Trees):
-    """Trees computed by `workers` worker processes, started (and warmed) by `run`."""
+    """Trees computed by `workers` worker processes, started (and warmed) by `run`.
 
-    def __init__(self, workers: int) -> None:
+    A tree still waiting for a worker after `take_back_after_s`, while every worker is busy,
+    is taken back and computed here. A batch's trees are answered together when the whole
+    batch is done, so a late batch (its worker waiting for a CPU, or a big tree in it) makes
+    the next one bigger and later still; taking back what waits keeps the queue short, for a
+    little of the serving process's CPU while it lasts."""
+
+    def __init__(self, workers: int, *, take_back_after_s: float = TAKE_BACK_AFTER_S) -> None:
         assert workers > 0
         super().__init__()
         self.workers = workers
+        self.take_back_after_s = take_back_after_s
         self._ask, self._asked = trio.open_memory_channel(math.inf)
         self._unlimited = trio.CapacityLimiter(math.inf)
         """trio-parallel's own limiter, out of the way: `workers` dispatchers bound the workers."""
@@ -128,7 +139,9 @@ class TreePool(Trees):
         """Batches the workers delivered."""
         self.computed_by_workers = 0
         self.computed_here = 0
-        """Trees computed in the serving process (the pool not running, or failing)."""
+        """Trees computed in the serving process (the pool not running, or failing, or taken back)."""
+        self.taken_back = 0
+        """Trees taken back from the queue after waiting `take_back_after_s` (in computed_here)."""
         self.fallbacks = 0
         """Batches the pool failed to deliver, computed in the serving process instead."""
         self._failed_in_a_row = 0
@@ -152,6 +165,15 @@ class TreePool(Trees):
             return pack(position)
         asked = _Asked(position)
         self._ask.send_nowait(asked)
+        with trio.move_on_after(self.take_back_after_s):
+            await asked.answered.wait()
+        # Taken back only while every worker is busy: a dispatcher that is free but has not
+        # run yet means this process is the one behind, and computing here would slow it more.
+        if not asked.taken and self.busy >= self.workers:
+            asked.taken = True
+            self.taken_back += 1
+            self.computed_here += 1
+            return pack(position)
         await asked.answered.wait()
         assert asked.answer is not None
         return asked.answer
@@ -170,6 +192,11 @@ class TreePool(Trees):
                     batch.append(self._asked.receive_nowait())
                 except trio.WouldBlock:
                     break
+            batch = [asked for asked in batch if not asked.taken]  # the rest were taken back
+            if not batch:
+                continue
+            for asked in batch:
+                asked.taken = True
             answers = await self._run_batch(context, batch)
             for asked, answer in zip(batch, answers):
                 asked.answer = answer
@@ -209,6 +236,7 @@ class TreePool(Trees):
             "queued": self._asked.statistics().current_buffer_used,
             "by_workers": self.computed_by_workers,
             "here": self.computed_here,
+            "taken_back": self.taken_back,
             "fallbacks": self.fallbacks,
         }
 

@@ -4,6 +4,7 @@ processes, so these run on the real clock."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import signal
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import orjson
 import trio
+import trio.testing
 
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
@@ -68,8 +70,10 @@ def make_every_batch_time_out(monkeypatch) -> None:
     monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_PER_TREE_S", 0)
 
 
-async def started_pool(nursery: trio.Nursery, workers: int = 1) -> TreePool:
-    pool = await nursery.start(TreePool(workers).run)
+async def started_pool(nursery: trio.Nursery, workers: int = 1, take_back_after_s: float = math.inf) -> TreePool:
+    """A pool that never takes a tree back, unless asked to: which trees the workers computed
+    is then up to the test, not to how fast a busy machine runs them."""
+    pool = await nursery.start(TreePool(workers, take_back_after_s=take_back_after_s).run)
     with trio.fail_after(60):
         await pool.warm.wait()
     return pool
@@ -118,6 +122,33 @@ async def test_trees_asked_together_go_to_a_worker_as_one_batch():
     assert results == {index: expected(position) for index, position in enumerate(sample)}
     assert pool.computed_by_workers == len(sample)
     assert pool.batches <= 2, "one batch, or two if the worker woke before every tree was asked"
+
+
+async def test_a_tree_no_worker_takes_in_time_is_taken_back_while_every_worker_is_busy():
+    sample = positions(400, seed=21)
+    heavy = sorted(sample, key=lambda p: expected(p)[1], reverse=True)[:16] * 4  # one batch: >= 0.2 s of work
+    extra = sample[1]
+    async with trio.open_nursery() as nursery:
+        pool = await started_pool(nursery, take_back_after_s=0.05)
+        answers = {}
+
+        async def compute(index, position):
+            answers[index] = unpacked(await pool.compute(position))
+
+        async with trio.open_nursery() as asking:
+            for index, position in enumerate(heavy):
+                asking.start_soon(compute, index, position)
+            await trio.testing.wait_all_tasks_blocked()
+            assert pool.busy == 1, "the worker holds the batch"
+            # Asked while the only worker is busy: taken back after 0.05 s, computed here.
+            assert unpacked(await pool.compute(extra)) == expected(extra)
+            assert (pool.taken_back, pool.computed_here) == (1, 1)
+        # The worker's batch is answered all the same; the dispatcher skips what was taken back.
+        pool.take_back_after_s = math.inf
+        assert unpacked(await pool.compute(sample[2])) == expected(sample[2])
+        nursery.cancel_scope.cancel()
+    assert answers == {index: expected(position) for index, position in enumerate(heavy)}
+    assert (pool.computed_by_workers, pool.computed_here, pool.batches) == (len(heavy) + 1, 1, 2)
 
 
 async def test_a_batch_past_its_timeout_has_its_worker_killed_and_is_computed_here(monkeypatch):
