@@ -390,6 +390,9 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
+    from playsite.config import Settings
+    from playsite.gcwatch import run_gc_watch
+
     sockets: set = set()
     padding = "x" * max(0, frame_bytes - 40)
 
@@ -437,8 +440,11 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
         config.errorlog = None
         config.backlog = 2048  # as playsite's server: a burst of arrivals is held, not dropped
         async with trio.open_nursery() as nursery:
+            # The collector as playsite's server runs it (docs/metrics.md): tuned once the port is open.
+            watch = await nursery.start(run_gc_watch, Settings.from_environ({}).gc_full_interval_s)
             nursery.start_soon(broadcast)
-            await serve(app, config)
+            await nursery.start(serve, app, config)
+            watch.tune()
 
     trio.run(main)
 
