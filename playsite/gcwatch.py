@@ -38,7 +38,7 @@ import trio
 from playsite.periodic import run_every
 from playsite.rooms.counters import Histogram
 
-YOUNG_PERIOD_S = 0.25
+YOUNG_PERIOD_S = 0.125
 """How often the watch collects the youngest generation once tuned (bench/results/gc.md)."""
 GEN0_THRESHOLD = 200_000
 """The allocation threshold behind it, for a burst between two periods."""
