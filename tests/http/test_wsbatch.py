@@ -19,7 +19,7 @@ async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
 
     async def app(scope, receive, send):
         if scope["type"] == "lifespan":
-            while (message := await receive())["type"] != "lifespan.shutdown":
+            while (await receive())["type"] != "lifespan.shutdown":
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
