@@ -22,7 +22,7 @@ import trio
 import trio_parallel
 
 from playsite.rooms.counters import Histogram
-from playsite.rules import START_DFEN, Position, count_turns, legal_tree, parse_dfen
+from playsite.rules import START_DFEN, Position, legal_tree, legal_tree_and_turns, parse_dfen
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,7 @@ class PackedTree:
 
 def pack(position: Position) -> PackedTree:
     """The legal-move tree of `position` (dice pending), packed."""
-    tree = legal_tree(position)
-    turns = count_turns(tree) if tree else 0
+    tree, turns = legal_tree_and_turns(position)
     inline_json = orjson.dumps(tree) if turns <= INLINE_TREE_MAX_TURNS else None
     return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
 

@@ -58,6 +58,24 @@ for _sq in (chess.A1, chess.H1, chess.A8, chess.H8):
 RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
 
 
+#: Moves of one piece, keyed by `targets << 6 | from square`: (uci, from, to, 0) tuples in
+#: _RUNS, UCI names in _NAMES. A memo of a pure function (a piece on a square with a given
+#: target set always has the same moves), shared by every search in the process: most of a
+#: tree's leaves repeat some piece's run. Each table is emptied when it reaches _RUNS_MAX.
+_RUNS: dict[int, tuple] = {}
+_NAMES: dict[int, tuple] = {}
+_PAWN_PUSHES: dict[int, tuple] = {}
+_PAWN_CAPTURES: dict[int, tuple] = {}
+_RUNS_MAX = 1 << 16
+
+
+def _remember(table: dict, key: int, run: tuple) -> tuple:
+    if len(table) >= _RUNS_MAX:
+        table.clear()
+    table[key] = run
+    return run
+
+
 def bits(mask: int):
     """Squares of `mask`, lowest first."""
     while mask:
@@ -89,59 +107,97 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
     them = state[THEM]
     occupied = us | them
     out = []
-    append = out.append
     own = state[piece_type] & us
     if piece_type == PAWN:
-        _pawn_moves(state, own, us, them, occupied, white, append)
-    elif piece_type == KNIGHT or piece_type == KING:
+        _pawn_moves(state, own, us, them, occupied, white, out)
+        return out
+    extend = out.extend
+    runs = _RUNS
+    if piece_type == KNIGHT or piece_type == KING:
         table = _KNIGHT if piece_type == KNIGHT else _KING
-        for f in bits(own):
-            row = UCI[f]
-            for t in bits(table[f] & ~us):
-                append((row[t], f, t, 0))
-        if piece_type == KING and castling and state[CASTLING]:
-            for right, k, kt, _, _, between in CASTLES[white]:
-                if state[CASTLING] & BB[right] and not occupied & between:
-                    append((UCI[k][kt], k, kt, 0))
-    else:
-        for f in bits(own):
-            row = UCI[f]
-            for t in bits(_sliding(f, occupied, piece_type) & ~us):
-                append((row[t], f, t, 0))
+    while own:
+        low = own & -own
+        own ^= low
+        f = low.bit_length() - 1
+        if piece_type == KNIGHT or piece_type == KING:
+            targets = table[f] & ~us
+        else:
+            targets = _sliding(f, occupied, piece_type) & ~us
+        key = targets << 6 | f
+        run = runs.get(key)
+        if run is None:
+            run = _remember(runs, key, tuple((UCI[f][t], f, t, 0) for t in bits(targets)))
+        extend(run)
+    if piece_type == KING and castling and state[CASTLING]:
+        for right, k, kt, _, _, between in CASTLES[white]:
+            if state[CASTLING] & BB[right] and not occupied & between:
+                out.append((UCI[k][kt], k, kt, 0))
     return out
 
 
-def _pawn_moves(state, own, us, them, occupied, white, append) -> None:
+def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
     empty = ~occupied & ALL
-    kings = state[KING]
     if white:
         single = (own << 8) & empty
         double = ((single & chess.BB_RANK_3) << 8) & empty
-        last_rank, step, victim_step = chess.BB_RANK_8, 8, -8
     else:
         single = (own >> 8) & empty
         double = ((single & chess.BB_RANK_6) >> 8) & empty
-        last_rank, step, victim_step = chess.BB_RANK_1, -8, 8
+    if single:
+        key = (single << 64 | double) << 1 | white
+        run = _PAWN_PUSHES.get(key)
+        if run is None:
+            run = _remember(_PAWN_PUSHES, key, _pushes(single, double, white))
+        out.extend(run)
+    ep = state[EP] & empty
+    if white:
+        reach = ((own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+    else:
+        reach = (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
+    if not reach & (them | ep):
+        return  # no pawn can capture: most of the time
+    kings = state[KING]
+    attacks = _PAWN_ATTACKS[white]
+    captures = _PAWN_CAPTURES
+    while own:
+        low = own & -own
+        own ^= low
+        f = low.bit_length() - 1
+        targets = attacks[f] & them
+        if targets:
+            key = ((targets & kings) << 64 | targets) << 6 | f
+            run = captures.get(key)
+            if run is None:
+                run = _remember(captures, key, _pawn_captures(f, targets, kings, white))
+            out.extend(run)
+        if ep and attacks[f] & ep:
+            victim_step = -8 if white else 8
+            for t in bits(attacks[f] & ep):
+                if state[PAWN] & them & BB[t + victim_step]:
+                    out.append((UCI[f][t], f, t, 0))
+
+
+def _pushes(single: int, double: int, white: bool) -> tuple:
+    out = []
+    step = 8 if white else -8
     for t in bits(single):
-        _pawn_arrival(t - step, t, last_rank, False, append)
+        _pawn_arrival(t - step, t, white, False, out.append)
     for t in bits(double):
         f = t - 2 * step
-        append((UCI[f][t], f, t, 0))
-    ep = state[EP] & empty
-    enemy_pawns = state[PAWN] & them
-    attacks = _PAWN_ATTACKS[white]
-    for f in bits(own):
-        targets = attacks[f]
-        for t in bits(targets & them):
-            _pawn_arrival(f, t, last_rank, bool(kings & BB[t]), append)
-        for t in bits(targets & ep):
-            if enemy_pawns & BB[t + victim_step]:
-                append((UCI[f][t], f, t, 0))
+        out.append((UCI[f][t], f, t, 0))
+    return tuple(out)
 
 
-def _pawn_arrival(f, t, last_rank, takes_king, append) -> None:
+def _pawn_captures(f: int, targets: int, kings: int, white: bool) -> tuple:
+    out = []
+    for t in bits(targets):
+        _pawn_arrival(f, t, white, bool(kings & BB[t]), out.append)
+    return tuple(out)
+
+
+def _pawn_arrival(f, t, white, takes_king, append) -> None:
     uci = UCI[f][t]
-    if BB[t] & last_rank and not takes_king:
+    if BB[t] & (chess.BB_RANK_8 if white else chess.BB_RANK_1) and not takes_king:
         for promotion in PROMOTIONS:
             append((uci + PROMOTION_LETTERS[promotion], f, t, promotion))
     else:
@@ -160,16 +216,22 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
         return [m[0] for m in moves(state, PAWN, white, False)]
     names = []
     extend = names.extend
-    if piece_type == KNIGHT or piece_type == KING:
+    runs = _NAMES
+    leaper = piece_type == KNIGHT or piece_type == KING
+    if leaper:
         table = _KNIGHT if piece_type == KNIGHT else _KING
-        for f in bits(own):
-            row = UCI[f]
-            extend([row[t] for t in bits(table[f] & ~us)])
     else:
         occupied = us | state[THEM]
-        for f in bits(own):
-            row = UCI[f]
-            extend([row[t] for t in bits(_sliding(f, occupied, piece_type) & ~us)])
+    while own:
+        low = own & -own
+        own ^= low
+        f = low.bit_length() - 1
+        targets = (table[f] if leaper else _sliding(f, occupied, piece_type)) & ~us
+        key = targets << 6 | f
+        run = runs.get(key)
+        if run is None:
+            run = _remember(runs, key, tuple(UCI[f][t] for t in bits(targets)))
+        extend(run)
     return names
 
 
@@ -195,33 +257,38 @@ def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: b
 
     The mover stays the mover: the result is the state for the rest of the same turn.
     """
+    to_bb = BB[t]
+    captured = 0
+    if state[THEM] & to_bb:
+        captured = next(victim for victim in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING) if state[victim] & to_bb)
+    elif piece_type == PAWN and (t - f) % 8:
+        captured = PAWN  # a diagonal step onto an empty square: en passant
+    created = BB[(f + t) // 2] if piece_type == PAWN and (t - f == 16 or f - t == 16) else 0
+    return advance(state, piece_type, f, t, promotion, white), captured, created
+
+
+def advance(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple:
+    """The state after one micro-move: `play` without the facts about it (the tree's hot path)."""
     s = list(state)
     from_bb = BB[f]
     to_bb = BB[t]
-    captured = 0
     if s[THEM] & to_bb:
         s[THEM] ^= to_bb
         for captured in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
             if s[captured] & to_bb:
                 s[captured] ^= to_bb
                 break
+    elif piece_type == PAWN and (t - f) % 8:
+        victim = BB[t - 8 if white else t + 8]
+        s[THEM] ^= victim
+        s[PAWN] ^= victim
     s[US] ^= from_bb | to_bb
     s[piece_type] ^= from_bb
     s[promotion or piece_type] |= to_bb
-    created = 0
-    if piece_type == PAWN:
-        distance = t - f
-        if distance == 16 or distance == -16:
-            created = BB[f + distance // 2]
-        elif not captured and distance not in (8, -8):
-            victim = BB[t - 8 if white else t + 8]
-            s[THEM] ^= victim
-            s[PAWN] ^= victim
-            captured = PAWN
-    elif piece_type == KING and (t - f == 2 or f - t == 2):
+    if piece_type == KING and (t - f == 2 or f - t == 2):
         for _, _, kt, rf, rt, _ in CASTLES[white]:
             if kt == t:
                 s[ROOK] ^= BB[rf] | BB[rt]
                 s[US] ^= BB[rf] | BB[rt]
     s[CASTLING] &= RIGHTS_KEPT[f] & RIGHTS_KEPT[t]
-    return tuple(s), captured, created
+    return tuple(s)

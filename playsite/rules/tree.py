@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from . import movegen
 from .dfen import format_dfen
-from .movegen import CASTLING, KING, ROOK, THEM, move_names, moves, play
+from .movegen import CASTLING, KING, ROOK, THEM, advance, move_names, moves
 from .position import Position
 
 MoveTree = dict[str, "MoveTree"]
@@ -83,12 +83,14 @@ def _castling_rest(dice: tuple) -> tuple | None:
 class _TurnSearch:
     """One roll's search; its memo tables live as long as one `legal_tree` call."""
 
-    __slots__ = ("white", "spend_memo", "tree_memo", "unspent")
+    __slots__ = ("white", "spend_memo", "tree_memo", "leaf_memo", "counts", "unspent")
 
     def __init__(self, white: bool) -> None:
         self.white = white
         self.spend_memo: dict = {}
         self.tree_memo: dict = {}
+        self.leaf_memo: dict = {}  # the nodes whose every entry completes the turn
+        self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
 
     def max_spend(self, state: tuple, dice: tuple) -> int:
@@ -110,7 +112,7 @@ class _TurnSearch:
                     if kings & movegen.BB[t]:
                         spent = 1
                     else:
-                        child = play(state, face, f, t, promotion, white)[0]
+                        child = advance(state, face, f, t, promotion, white)
                         spent = 1 + self.max_spend(child, rest)
                     if spent > best:
                         best = spent
@@ -121,47 +123,81 @@ class _TurnSearch:
             rest = _castling_rest(dice)
             if best < full and rest is not None and state[CASTLING]:
                 for _, f, t, _ in _castles(state, white):
-                    child = play(state, KING, f, t, 0, white)[0]
+                    child = advance(state, KING, f, t, 0, white)
                     best = max(best, 2 + (self.max_spend(child, rest) if rest else 0))
         self.spend_memo[key] = best
         return best
 
     def build(self, state: tuple, dice: tuple) -> MoveTree:
         key = (state, dice)
+        need = len(dice) - self.unspent
+        if need == 1:
+            return self.leaf(key)
         known = self.tree_memo.get(key)
         if known is not None:
             return known
         white = self.white
-        need = len(dice) - self.unspent
-        if need == 1:
-            # Any single micro-move completes the turn (castling would spend 2 > L).
-            names = []
-            for face in _FACES[dice]:
-                names += move_names(state, face, white)
-            tree = dict.fromkeys(names, _LEAF)
-        else:
-            tree = {}
-            kings = state[KING] & state[THEM]
-            for face in _FACES[dice]:
-                rest = _SPEND[dice, face]
-                for uci, f, t, promotion in moves(state, face, white, False):
-                    if kings & movegen.BB[t]:
-                        tree[uci] = _LEAF
-                        continue
-                    subtree = self.build(play(state, face, f, t, promotion, white)[0], rest)
+        bb = movegen.BB
+        tree = {}
+        turns = 0
+        kings = state[KING] & state[THEM]
+        leaf_memo = self.leaf_memo
+        counts = self.counts
+        for face in _FACES[dice]:
+            rest = _SPEND[dice, face]
+            for uci, f, t, promotion in moves(state, face, white, False):
+                if kings & bb[t]:
+                    tree[uci] = _LEAF
+                    turns += 1
+                    continue
+                child = (advance(state, face, f, t, promotion, white), rest)
+                if need == 2:
+                    # Most of the work is here: the children are leaf nodes (self.leaf, inlined).
+                    subtree = leaf_memo.get(child)
+                    if subtree is None:
+                        subtree = self.new_leaf(child)
+                    turns += len(subtree)
+                else:
+                    subtree = self.build(*child)
                     if subtree:
-                        tree[uci] = subtree
-            rest = _castling_rest(dice)
-            if rest is not None and state[CASTLING]:
-                for uci, f, t, _ in _castles(state, white):
-                    if need == 2:
-                        tree[uci] = _LEAF
-                        continue
-                    subtree = self.build(play(state, KING, f, t, 0, white)[0], rest)
-                    if subtree:
-                        tree[uci] = subtree
+                        turns += counts[id(subtree)]
+                if subtree:
+                    tree[uci] = subtree
+        rest = _castling_rest(dice)
+        if rest is not None and state[CASTLING]:
+            for uci, f, t, _ in _castles(state, white):
+                if need == 2:
+                    tree[uci] = _LEAF
+                    turns += 1
+                    continue
+                subtree = self.build(advance(state, KING, f, t, 0, white), rest)
+                if subtree:
+                    tree[uci] = subtree
+                    turns += len(subtree) if need == 3 else counts[id(subtree)]
         self.tree_memo[key] = tree
+        counts[id(tree)] = turns
         return tree
+
+    def leaf(self, key: tuple) -> MoveTree:
+        """The node of `key` = (state, dice) one micro-move short of complete: any single
+        micro-move completes the turn (castling would spend 2 dice, more than are left)."""
+        known = self.leaf_memo.get(key)
+        return self.new_leaf(key) if known is None else known
+
+    def new_leaf(self, key: tuple) -> MoveTree:
+        state, dice = key
+        names = []
+        for face in _FACES[dice]:
+            names += move_names(state, face, self.white)
+        node = self.leaf_memo[key] = dict.fromkeys(names, _LEAF)
+        return node
+
+    def turns(self, tree: MoveTree) -> int:
+        """count_turns(tree) for a tree this search built (counted while building)."""
+        if not tree:
+            return 0
+        known = self.counts.get(id(tree))
+        return len(tree) if known is None else known
 
 
 def _castles(state: tuple, white: bool):
@@ -180,15 +216,25 @@ def legal_tree(position: Position) -> MoveTree:
 
     Raises NoDicePending when the position has no roll pending.
     """
+    return _searched(position)[1]
+
+
+def legal_tree_and_turns(position: Position) -> tuple[MoveTree, int]:
+    """`legal_tree(position)` and its `count_turns`, counted faster than from the tree alone."""
+    search, tree = _searched(position)
+    return tree, search.turns(tree)
+
+
+def _searched(position: Position) -> tuple[_TurnSearch, MoveTree]:
     if not position.dice:
         raise NoDicePending(format_dfen(position))
     search = _TurnSearch(position.turn)
     state = state_of(position)
     longest = search.max_spend(state, position.dice)
     if longest == 0:
-        return {}
+        return search, {}
     search.unspent = len(position.dice) - longest
-    return search.build(state, position.dice)
+    return search, search.build(state, position.dice)
 
 
 def count_turns(tree: Mapping) -> int:
@@ -198,14 +244,18 @@ def count_turns(tree: Mapping) -> int:
 
 def _count(node: Mapping, counts: dict[int, int]) -> int:
     # Module-level rather than a closure: a recursive closure refers to itself through its cell,
-    # a reference cycle per call that only the cyclic collector could free.
-    if not node:
-        return 1
-    known = counts.get(id(node))
-    if known is None:
-        known = sum(_count(child, counts) for child in node.values())
-        counts[id(node)] = known
-    return known
+    # a reference cycle per call that only the cyclic collector could free. A leaf counts
+    # without a call: most entries of a tree are leaves.
+    total = 0
+    for child in node.values():
+        if child:
+            known = counts.get(id(child))
+            if known is None:
+                known = counts[id(child)] = _count(child, counts)
+            total += known
+        else:
+            total += 1
+    return total
 
 
 def iter_turns(tree: Mapping):

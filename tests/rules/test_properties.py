@@ -21,7 +21,9 @@ from playsite.rules import (
     format_dfen,
     iter_turns,
     legal_tree,
+    legal_tree_and_turns,
     max_dice,
+    movegen,
     parse_dfen,
     play_turn,
 )
@@ -63,6 +65,7 @@ def test_self_play_tree_equals_brute_force_and_replays(seed, turns):
         # No legal turn is missing from the tree, and the tree holds nothing else.
         assert ours == set(complete), dfen
         assert count_turns(tree) == len(ours)
+        assert legal_tree_and_turns(position) == (tree, len(ours))
         # Every complete turn spends L dice, or ends with a king capture.
         assert all(king or spent == longest for spent, king in complete.values())
 
@@ -117,3 +120,16 @@ def test_rich_positions_every_roll_equals_brute_force():
             tree = legal_tree(position)
             assert set(iter_turns(tree)) == expected, dfen
             assert count_turns(tree) == len(expected)
+            assert legal_tree_and_turns(position) == (tree, len(expected))
+
+
+def test_trees_are_the_same_when_the_move_caches_are_emptied_every_few_entries(monkeypatch):
+    """movegen keeps each piece's moves per (square, targets) in tables emptied at a bound;
+    with a bound of 3 they are emptied all the time, and no tree changes."""
+    positions = [parse_dfen(fen).with_dice(roll) for fen in RICH_POSITIONS for roll in ALL_ROLLS[::7]]
+    expected = [legal_tree(position) for position in positions]
+    monkeypatch.setattr(movegen, "_RUNS_MAX", 3)
+    for table in ("_RUNS", "_NAMES", "_PAWN_PUSHES", "_PAWN_CAPTURES"):
+        monkeypatch.setattr(movegen, table, {})
+    assert [legal_tree(position) for position in positions] == expected
+    assert max(len(t) for t in (movegen._RUNS, movegen._NAMES, movegen._PAWN_PUSHES, movegen._PAWN_CAPTURES)) <= 3
