@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from playsite.rooms.trees import pack  # noqa: E402
 from playsite.rules import START_DFEN, count_turns, format_dfen, legal_tree, parse_dfen, play_turn  # noqa: E402
 
 CORPUS = ROOT / "bench" / "corpus" / "rules_positions.txt"
@@ -35,6 +36,8 @@ CORPUS_SIZE = 1200
 MAX_TURNS_PER_GAME = 120
 TARGET_P99_MS = 5.0
 TARGET_MAX_MS = 50.0
+#: The tighter aim of the socket-performance work: every roll's tree is on a turn's critical path.
+AIM_P99_MS = 1.0
 
 
 def _load_naive():
@@ -94,10 +97,11 @@ def run(repeat: int, limit: int | None) -> str:
     if limit:
         lines = lines[:limit]
     positions = [parse_dfen(line) for line in lines]
-    ours_ms, naive_ms, leaves, sizes = [], [], [], []
+    ours_ms, packed_ms, naive_ms, leaves, sizes = [], [], [], [], []
     for line, position in zip(lines, positions):
         seconds, tree = _timed(legal_tree, position, repeat)
         ours_ms.append(seconds * 1000)
+        packed_ms.append(_timed(pack, position, repeat)[0] * 1000)
         naive_seconds, naive = _timed(naive_tree, line, repeat)
         naive_ms.append(naive_seconds * 1000)
         turns = count_turns(tree)
@@ -107,6 +111,7 @@ def run(repeat: int, limit: int | None) -> str:
         sizes.append(len(json.dumps(tree)))
 
     ours = _summary(ours_ms)
+    packed = _summary(packed_ms)
     naive = _summary(naive_ms)
     leaf = _summary(leaves)
     size = _summary(sizes)
@@ -131,13 +136,16 @@ def run(repeat: int, limit: int | None) -> str:
         f"{sum(naive_ms) / sum(ours_ms):.1f}x |"
     )
     for label, index in (("p50", 0), ("p99", 1), ("max", 2)):
+        rows.append(f"| packed for a room (tree, turns, JSON, pickle) {label} | {packed[index]:.2f} ms | | |")
+    for label, index in (("p50", 0), ("p99", 1), ("max", 2)):
         rows.append(f"| leaves (complete turns) {label} | {leaf[index]:,} | {leaf[index]:,} | same trees |")
     for label, index in (("p50", 0), ("p99", 1), ("max", 2)):
         rows.append(f"| json.dumps(tree) {label} | {size[index]:,} B | {size[index]:,} B | same trees |")
     rows += [
         "",
         f"Target for ours: p99 <= {TARGET_P99_MS:g} ms and max <= {TARGET_MAX_MS:g} ms: "
-        f"**{'met' if met else 'missed'}** (p99 {ours[1]:.2f} ms, max {ours[2]:.2f} ms).",
+        f"**{'met' if met else 'missed'}** (p99 {ours[1]:.2f} ms, max {ours[2]:.2f} ms). "
+        f"Aim p99 <= {AIM_P99_MS:g} ms: **{'met' if ours[1] <= AIM_P99_MS else 'missed'}**.",
         f"Forced passes in the corpus: {sum(1 for n in leaves if n == 0)}.",
         "",
     ]

@@ -25,7 +25,7 @@ PROMOTION_LETTERS = {QUEEN: "q", ROOK: "r", BISHOP: "b", KNIGHT: "n"}
 
 _KNIGHT = chess.BB_KNIGHT_ATTACKS
 _KING = chess.BB_KING_ATTACKS
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
 _DIAG_MASKS = chess.BB_DIAG_MASKS
 _DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
 _RANK_MASKS = chess.BB_RANK_MASKS
@@ -136,20 +136,8 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
 
 
 def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
-    empty = ~occupied & ALL
-    if white:
-        single = (own << 8) & empty
-        double = ((single & chess.BB_RANK_3) << 8) & empty
-    else:
-        single = (own >> 8) & empty
-        double = ((single & chess.BB_RANK_6) >> 8) & empty
-    if single:
-        key = (single << 64 | double) << 1 | white
-        run = _PAWN_PUSHES.get(key)
-        if run is None:
-            run = _remember(_PAWN_PUSHES, key, _pushes(single, double, white))
-        out.extend(run)
-    ep = state[EP] & empty
+    out.extend(pawn_pushes(push_key(own, occupied, white)))
+    ep = state[EP] & ~occupied
     if white:
         reach = ((own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
     else:
@@ -157,7 +145,7 @@ def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
     if not reach & (them | ep):
         return  # no pawn can capture: most of the time
     kings = state[KING]
-    attacks = _PAWN_ATTACKS[white]
+    attacks = PAWN_ATTACKS[white]
     captures = _PAWN_CAPTURES
     while own:
         low = own & -own
@@ -168,7 +156,7 @@ def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
             key = ((targets & kings) << 64 | targets) << 6 | f
             run = captures.get(key)
             if run is None:
-                run = _remember(captures, key, _pawn_captures(f, targets, kings, white))
+                run = pawn_captures(key)
             out.extend(run)
         if ep and attacks[f] & ep:
             victim_step = -8 if white else 8
@@ -177,7 +165,25 @@ def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
                     out.append((UCI[f][t], f, t, 0))
 
 
-def _pushes(single: int, double: int, white: bool) -> tuple:
+def push_key(own: int, occupied: int, white: bool) -> int:
+    """What the pushes of the mover's pawns `own` depend on: the squares they step to, once
+    and twice, as `(single << 64 | double) << 1 | white`."""
+    empty = ~occupied & ALL
+    if white:
+        single = (own << 8) & empty
+        return (single << 64 | ((single & chess.BB_RANK_3) << 8) & empty) << 1 | 1
+    single = (own >> 8) & empty
+    return (single << 64 | ((single & chess.BB_RANK_6) >> 8) & empty) << 1
+
+
+def pawn_pushes(key: int) -> tuple:
+    """The pushes of `push_key`, single steps first (promotions spelt out), then double steps."""
+    run = _PAWN_PUSHES.get(key)
+    if run is not None:
+        return run
+    white = key & 1
+    single = key >> 65
+    double = (key >> 1) & ALL
     out = []
     step = 8 if white else -8
     for t in bits(single):
@@ -185,14 +191,23 @@ def _pushes(single: int, double: int, white: bool) -> tuple:
     for t in bits(double):
         f = t - 2 * step
         out.append((UCI[f][t], f, t, 0))
-    return tuple(out)
+    return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
-def _pawn_captures(f: int, targets: int, kings: int, white: bool) -> tuple:
+def pawn_captures(key: int) -> tuple:
+    """The captures of one pawn, `key` = ((targets & kings) << 64 | targets) << 6 | square
+    (no promotion when the king is taken)."""
+    run = _PAWN_CAPTURES.get(key)
+    if run is not None:
+        return run
+    f = key & 63
+    targets = (key >> 6) & ALL
+    kings = key >> 70
+    white = targets > BB[f]  # White's pawns take upwards
     out = []
     for t in bits(targets):
         _pawn_arrival(f, t, white, bool(kings & BB[t]), out.append)
-    return tuple(out)
+    return _remember(_PAWN_CAPTURES, key, tuple(out))
 
 
 def _pawn_arrival(f, t, white, takes_king, append) -> None:
@@ -202,6 +217,24 @@ def _pawn_arrival(f, t, white, takes_king, append) -> None:
             append((uci + PROMOTION_LETTERS[promotion], f, t, promotion))
     else:
         append((uci, f, t, 0))
+
+
+def attacks(square: int, occupied: int, piece_type: int) -> int:
+    """Squares a piece of `piece_type` (not a pawn) on `square` attacks, whoever stands there."""
+    if piece_type == KNIGHT:
+        return _KNIGHT[square]
+    if piece_type == KING:
+        return _KING[square]
+    return _sliding(square, occupied, piece_type)
+
+
+def piece_names(part: int) -> tuple[str, ...]:
+    """UCI names of one piece's moves, `part` = its targets << 6 | its square."""
+    run = _NAMES.get(part)
+    if run is None:
+        f = part & 63
+        run = _remember(_NAMES, part, tuple(UCI[f][t] for t in bits(part >> 6)))
+    return run
 
 
 def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:

@@ -19,9 +19,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import chess
+
 from . import movegen
 from .dfen import format_dfen
-from .movegen import CASTLING, KING, ROOK, THEM, advance, move_names, moves
+from .movegen import (
+    ALL,
+    CASTLING,
+    EP,
+    KING,
+    PAWN,
+    PAWN_ATTACKS,
+    ROOK,
+    THEM,
+    US,
+    advance,
+    attacks,
+    bits,
+    move_names,
+    moves,
+    pawn_captures,
+    pawn_pushes,
+    piece_names,
+    push_key,
+)
 from .position import Position
 
 MoveTree = dict[str, "MoveTree"]
@@ -83,13 +104,24 @@ def _castling_rest(dice: tuple) -> tuple | None:
 class _TurnSearch:
     """One roll's search; its memo tables live as long as one `legal_tree` call."""
 
-    __slots__ = ("white", "spend_memo", "tree_memo", "leaf_memo", "counts", "unspent")
+    __slots__ = (
+        "white",
+        "spend_memo",
+        "tree_memo",
+        "leaf_memo",
+        "leaves_by_targets",
+        "pawn_leaves",
+        "counts",
+        "unspent",
+    )
 
     def __init__(self, white: bool) -> None:
         self.white = white
         self.spend_memo: dict = {}
         self.tree_memo: dict = {}
         self.leaf_memo: dict = {}  # the nodes whose every entry completes the turn
+        self.leaves_by_targets: dict = {}  # the same for one non-pawn die, by (targets << 6 | square, ...)
+        self.pawn_leaves: dict = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
 
@@ -141,28 +173,21 @@ class _TurnSearch:
         tree = {}
         turns = 0
         kings = state[KING] & state[THEM]
-        leaf_memo = self.leaf_memo
         counts = self.counts
         for face in _FACES[dice]:
             rest = _SPEND[dice, face]
+            if need == 2:
+                turns += self.above_leaves(state, face, rest, tree)
+                continue
             for uci, f, t, promotion in moves(state, face, white, False):
                 if kings & bb[t]:
                     tree[uci] = _LEAF
                     turns += 1
                     continue
-                child = (advance(state, face, f, t, promotion, white), rest)
-                if need == 2:
-                    # Most of the work is here: the children are leaf nodes (self.leaf, inlined).
-                    subtree = leaf_memo.get(child)
-                    if subtree is None:
-                        subtree = self.new_leaf(child)
-                    turns += len(subtree)
-                else:
-                    subtree = self.build(*child)
-                    if subtree:
-                        turns += counts[id(subtree)]
+                subtree = self.build(advance(state, face, f, t, promotion, white), rest)
                 if subtree:
                     tree[uci] = subtree
+                    turns += counts[id(subtree)]
         rest = _castling_rest(dice)
         if rest is not None and state[CASTLING]:
             for uci, f, t, _ in _castles(state, white):
@@ -177,6 +202,140 @@ class _TurnSearch:
         self.tree_memo[key] = tree
         counts[id(tree)] = turns
         return tree
+
+    def above_leaves(self, state: tuple, face: int, rest: tuple, tree: MoveTree) -> int:
+        """Put into `tree` the micro-moves of `face` after which one micro-move completes the
+        turn (their children are leaf nodes); return the complete turns they add. Most of a
+        tree's work is here."""
+        last = rest[0] if len(rest) == 1 else 0
+        if last == PAWN and face != PAWN and not state[EP]:
+            return self._above_pawn_leaves(state, face, tree)
+        if last == 0 or last == PAWN or last == face:
+            return self._above_leaves_by_state(state, face, rest, tree)
+        # One die is left, for a piece type that is neither the one moving now nor a pawn: the
+        # moves of those pieces (squares fixed) depend only on the squares this micro-move
+        # empties and fills. So a child's leaf follows from each piece's targets, recomputed
+        # only for a piece that reaches one of those squares, without the child's state.
+        white = self.white
+        bb = movegen.BB
+        kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        pieces = []
+        span = 0
+        for square in bits(state[last] & us):
+            reach = attacks(square, occupied, last)
+            span |= reach
+            pieces.append((square, reach, (reach & ~us) << 6 | square))
+        unmoved = tuple(part for _, _, part in pieces)
+        en_passant = state[EP] if face == PAWN else 0
+        leaves = self.leaves_by_targets
+        turns = 0
+        for uci, f, t, promotion in moves(state, face, white, False):
+            if kings & bb[t]:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            changed = bb[f] | bb[t]
+            if promotion == last or changed & en_passant:
+                # Makes a piece of the last die's type, or takes en passant (empties a third
+                # square): from the child's state.
+                subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
+            else:
+                if changed & span:
+                    now_us = us ^ changed
+                    now_occupied = (occupied | changed) ^ bb[f]
+                    parts = []
+                    for square, reach, part in pieces:
+                        if reach & changed:
+                            part = (attacks(square, now_occupied, last) & ~now_us) << 6 | square
+                        parts.append(part)
+                    key = tuple(parts)
+                else:
+                    key = parts = unmoved
+                subtree = leaves.get(key)
+                if subtree is None:
+                    names = []
+                    for part in parts:
+                        names += piece_names(part)
+                    subtree = leaves[key] = dict.fromkeys(names, _LEAF)
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
+
+    def _above_pawn_leaves(self, state: tuple, face: int, tree: MoveTree) -> int:
+        """`above_leaves` with one pawn die left, another piece moving now, and no en passant:
+        the pawns stay where they are, so a child's pawn moves follow from the squares this
+        micro-move empties and fills (pushes) and the piece it takes (captures)."""
+        white = self.white
+        bb = movegen.BB
+        us = state[US]
+        them = state[THEM]
+        occupied = us | them
+        kings = state[KING] & them
+        own = state[PAWN] & us
+        if white:
+            steps = (own << 8 | (own & chess.BB_RANK_2) << 16) & ALL
+        else:
+            steps = own >> 8 | (own & chess.BB_RANK_7) >> 16
+        pushes = push_key(own, occupied, white)
+        captors = []  # (square, the pieces it can take) for each pawn that can take one
+        prey = 0
+        for square in bits(own):
+            targets = PAWN_ATTACKS[white][square] & them
+            if targets:
+                captors.append((square, targets))
+                prey |= targets
+        captures = tuple(((targets & kings) << 64 | targets) << 6 | square for square, targets in captors)
+        leaves = self.pawn_leaves
+        turns = 0
+        for uci, f, t, promotion in moves(state, face, white, False):
+            if kings & bb[t]:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            changed = bb[f] | bb[t]
+            key = (pushes if not changed & steps else push_key(own, (occupied | changed) ^ bb[f], white),)
+            if bb[t] & prey:
+                parts = []
+                for square, targets in captors:
+                    targets &= ~bb[t]
+                    if targets:
+                        parts.append(((targets & kings) << 64 | targets) << 6 | square)
+                key += tuple(parts)
+            else:
+                key += captures
+            subtree = leaves.get(key)
+            if subtree is None:
+                names = [move[0] for move in pawn_pushes(key[0])]
+                for part in key[1:]:
+                    names += [move[0] for move in pawn_captures(part)]
+                subtree = leaves[key] = dict.fromkeys(names, _LEAF)
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
+
+    def _above_leaves_by_state(self, state: tuple, face: int, rest: tuple, tree: MoveTree) -> int:
+        white = self.white
+        bb = movegen.BB
+        kings = state[KING] & state[THEM]
+        leaf_memo = self.leaf_memo
+        turns = 0
+        for uci, f, t, promotion in moves(state, face, white, False):
+            if kings & bb[t]:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            child = (advance(state, face, f, t, promotion, white), rest)
+            subtree = leaf_memo.get(child)
+            if subtree is None:
+                subtree = self.new_leaf(child)
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
 
     def leaf(self, key: tuple) -> MoveTree:
         """The node of `key` = (state, dice) one micro-move short of complete: any single
