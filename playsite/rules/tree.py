@@ -210,12 +210,13 @@ class _TurnSearch:
         last = rest[0] if len(rest) == 1 else 0
         if last == PAWN and face != PAWN and not state[EP]:
             return self._above_pawn_leaves(state, face, tree)
-        if last == 0 or last == PAWN or last == face:
+        if last == 0 or last == PAWN:
             return self._above_leaves_by_state(state, face, rest, tree)
-        # One die is left, for a piece type that is neither the one moving now nor a pawn: the
-        # moves of those pieces (squares fixed) depend only on the squares this micro-move
-        # empties and fills. So a child's leaf follows from each piece's targets, recomputed
-        # only for a piece that reaches one of those squares, without the child's state.
+        # One die is left, for a piece type other than pawns: the moves of those pieces depend
+        # only on their squares and on the squares this micro-move empties and fills. So a
+        # child's leaf follows from each piece's targets (in square order), recomputed only
+        # for a piece that reaches one of those squares and for one that arrives (the piece
+        # moving, or a promotion), without the child's state.
         white = self.white
         bb = movegen.BB
         kings = state[KING] & state[THEM]
@@ -229,6 +230,7 @@ class _TurnSearch:
             pieces.append((square, reach, (reach & ~us) << 6 | square))
         unmoved = tuple(part for _, _, part in pieces)
         en_passant = state[EP] if face == PAWN else 0
+        moving = face == last
         leaves = self.leaves_by_targets
         turns = 0
         for uci, f, t, promotion in moves(state, face, white, False):
@@ -237,19 +239,26 @@ class _TurnSearch:
                 turns += 1
                 continue
             changed = bb[f] | bb[t]
-            if promotion == last or changed & en_passant:
-                # Makes a piece of the last die's type, or takes en passant (empties a third
-                # square): from the child's state.
+            if changed & en_passant:
+                # Takes en passant, which empties a third square: from the child's state.
                 subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
             else:
-                if changed & span:
+                arrives = moving or promotion == last
+                if arrives or changed & span:
                     now_us = us ^ changed
                     now_occupied = (occupied | changed) ^ bb[f]
                     parts = []
                     for square, reach, part in pieces:
+                        if square == f:
+                            continue  # the piece moving
+                        if arrives and square > t:
+                            parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
+                            arrives = False
                         if reach & changed:
                             part = (attacks(square, now_occupied, last) & ~now_us) << 6 | square
                         parts.append(part)
+                    if arrives:
+                        parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
                     key = tuple(parts)
                 else:
                     key = parts = unmoved
