@@ -34,6 +34,8 @@ _FILE_MASKS = chess.BB_FILE_MASKS
 _FILE_ATTACKS = chess.BB_FILE_ATTACKS
 
 UCI = [[SQUARE_NAMES[f] + SQUARE_NAMES[t] for t in range(64)] for f in range(64)]
+#: Every (uci, from, to, 0) micro-move tuple, made once: the memoised runs below share them.
+MOVE = [[(UCI[f][t], f, t, 0) for t in range(64)] for f in range(64)]
 
 #: Castling as one king micro-move: (rook square holding the right, king from, king to,
 #: rook from, rook to, squares that must be empty), per colour.
@@ -66,7 +68,13 @@ _RUNS: dict[int, tuple] = {}
 _NAMES: dict[int, tuple] = {}
 _PAWN_PUSHES: dict[int, tuple] = {}
 _PAWN_CAPTURES: dict[int, tuple] = {}
-_RUNS_MAX = 1 << 16
+_RUNS_MAX = 1 << 13
+
+
+def forget_moves() -> None:
+    """Empty the tables of memoised moves (benchmarks time trees from empty tables)."""
+    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES):
+        table.clear()
 
 
 def _remember(table: dict, key: int, run: tuple) -> tuple:
@@ -126,12 +134,12 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
-            run = _remember(runs, key, tuple((UCI[f][t], f, t, 0) for t in bits(targets)))
+            run = _remember(runs, key, tuple(map(MOVE[f].__getitem__, bits(targets))))
         extend(run)
     if piece_type == KING and castling and state[CASTLING]:
         for right, k, kt, _, _, between in CASTLES[white]:
             if state[CASTLING] & BB[right] and not occupied & between:
-                out.append((UCI[k][kt], k, kt, 0))
+                out.append(MOVE[k][kt])
     return out
 
 
@@ -162,7 +170,7 @@ def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
             victim_step = -8 if white else 8
             for t in bits(attacks[f] & ep):
                 if state[PAWN] & them & BB[t + victim_step]:
-                    out.append((UCI[f][t], f, t, 0))
+                    out.append(MOVE[f][t])
 
 
 def push_key(own: int, occupied: int, white: bool) -> int:
@@ -190,7 +198,7 @@ def pawn_pushes(key: int) -> tuple:
         _pawn_arrival(t - step, t, white, False, out.append)
     for t in bits(double):
         f = t - 2 * step
-        out.append((UCI[f][t], f, t, 0))
+        out.append(MOVE[f][t])
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
@@ -211,12 +219,12 @@ def pawn_captures(key: int) -> tuple:
 
 
 def _pawn_arrival(f, t, white, takes_king, append) -> None:
-    uci = UCI[f][t]
     if BB[t] & (chess.BB_RANK_8 if white else chess.BB_RANK_1) and not takes_king:
+        uci = UCI[f][t]
         for promotion in PROMOTIONS:
             append((uci + PROMOTION_LETTERS[promotion], f, t, promotion))
     else:
-        append((uci, f, t, 0))
+        append(MOVE[f][t])
 
 
 def attacks(square: int, occupied: int, piece_type: int) -> int:
@@ -233,7 +241,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     run = _NAMES.get(part)
     if run is None:
         f = part & 63
-        run = _remember(_NAMES, part, tuple(UCI[f][t] for t in bits(part >> 6)))
+        run = _remember(_NAMES, part, tuple(map(UCI[f].__getitem__, bits(part >> 6))))
     return run
 
 
@@ -263,7 +271,7 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
-            run = _remember(runs, key, tuple(UCI[f][t] for t in bits(targets)))
+            run = _remember(runs, key, tuple(map(UCI[f].__getitem__, bits(targets))))
         extend(run)
     return names
 

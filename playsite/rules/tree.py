@@ -231,6 +231,7 @@ class _TurnSearch:
         unmoved = tuple(part for _, _, part in pieces)
         en_passant = state[EP] if face == PAWN else 0
         moving = face == last
+        unmoved_leaf = None
         leaves = self.leaves_by_targets
         turns = 0
         for uci, f, t, promotion in moves(state, face, white, False):
@@ -261,17 +262,26 @@ class _TurnSearch:
                         parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
                     key = tuple(parts)
                 else:
-                    key = parts = unmoved
-                subtree = leaves.get(key)
-                if subtree is None:
-                    names = []
-                    for part in parts:
-                        names += piece_names(part)
-                    subtree = leaves[key] = dict.fromkeys(names, _LEAF)
+                    if unmoved_leaf is None:
+                        unmoved_leaf = self.leaf_of_parts(unmoved)
+                    subtree = unmoved_leaf
+                    key = None
+                if key is not None:
+                    subtree = leaves.get(key)
+                    if subtree is None:
+                        subtree = self.leaf_of_parts(key)
             if subtree:
                 tree[uci] = subtree
                 turns += len(subtree)
         return turns
+
+    def leaf_of_parts(self, parts: tuple) -> MoveTree:
+        """The leaf node of pieces' moves, `parts` = (targets << 6 | square, ...) in square order."""
+        names = []
+        for part in parts:
+            names += piece_names(part)
+        node = self.leaves_by_targets[parts] = dict.fromkeys(names, _LEAF)
+        return node
 
     def _above_pawn_leaves(self, state: tuple, face: int, tree: MoveTree) -> int:
         """`above_leaves` with one pawn die left, another piece moving now, and no en passant:
