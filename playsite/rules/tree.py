@@ -12,7 +12,8 @@ Definitions (docs/rules.md explains them at length):
   turn; an empty tree (L = 0) is a forced pass.
 
 Subtrees are memoised per (state, remaining dice): transpositions inside a turn share one
-dict object, so the result is a DAG. Treat it as read-only.
+dict object, so the result is a DAG; a node one micro-move short of complete is also shared
+by every node whose last micro-move leaves the same moves. Treat it as read-only.
 """
 
 from __future__ import annotations
