@@ -31,11 +31,13 @@ class ConfigError(Exception):
 
 
 def default_tree_workers() -> int:
-    """One tree worker per core beyond the one serving sockets, at least 2 (at most 4) when
-    there is a second core: with a single worker, every tree asked while it computes a batch
-    waits for that whole batch and then for its own (bench/results/tree_workers.md)."""
+    """No tree workers on one or two cores: a tree costs the serving process ~0.2 ms (p99
+    ~1 ms), and on two cores shared with other work the hand-over to a worker and back waited
+    far longer than that (bench/results/tree_workers.md). With three cores or more, one worker
+    per core beyond the one serving sockets, at least 2 (a tree asked while the only worker
+    computes a batch waits for that whole batch), at most 4."""
     cores = os.cpu_count() or 1
-    return 0 if cores < 2 else max(2, min(4, cores - 1))
+    return 0 if cores <= 2 else max(2, min(4, cores - 1))
 
 
 @attrs.frozen(kw_only=True)

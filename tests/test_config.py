@@ -176,8 +176,9 @@ def test_account_settings_are_validated_and_the_client_secret_redacted():
     assert "client-secret-value" not in repr(settings) + repr(shown)
 
 
-@pytest.mark.parametrize(("cores", "workers"), [(1, 0), (2, 2), (3, 2), (4, 3), (5, 4), (64, 4)])
-def test_tree_workers_default_to_two_once_there_is_a_second_core(monkeypatch, cores, workers):
-    # With one worker, a tree asked while it computes a batch waits for that whole batch.
+@pytest.mark.parametrize(("cores", "workers"), [(1, 0), (2, 0), (3, 2), (4, 3), (5, 4), (64, 4)])
+def test_tree_workers_default_to_none_on_two_cores_and_to_at_least_two_beyond(monkeypatch, cores, workers):
+    # On two cores the hand-over to a worker costs more than the tree; with one worker, a tree
+    # asked while it computes a batch waits for that whole batch.
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
     assert default_tree_workers() == workers

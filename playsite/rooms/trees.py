@@ -88,6 +88,8 @@ class Trees:
         self.waits = Histogram()
         """A room asking for a roll's tree -> the tree, wherever it was computed: what every
         roll adds to the verdict of the turn before it (GET /metrics)."""
+        self.computed_here = 0
+        """Trees computed in the serving process."""
 
     async def compute(self, position: Position) -> PackedTree:
         started = trio.current_time()
@@ -97,10 +99,14 @@ class Trees:
             self.waits.observe(trio.current_time() - started)
 
     async def _compute(self, position: Position) -> PackedTree:
+        self.computed_here += 1
         return pack(position)
 
     def statistics(self) -> dict[str, int]:
-        return {"workers": 0, "busy": 0, "queued": 0, "by_workers": 0, "here": 0, "taken_back": 0, "fallbacks": 0}
+        return {
+            "workers": 0, "busy": 0, "queued": 0, "by_workers": 0, "here": self.computed_here, "taken_back": 0,
+            "fallbacks": 0,
+        }
 
 
 @attrs.define(eq=False)
@@ -137,8 +143,7 @@ class TreePool(Trees):
         self.batches = 0
         """Batches the workers delivered."""
         self.computed_by_workers = 0
-        self.computed_here = 0
-        """Trees computed in the serving process (the pool not running, or failing, or taken back)."""
+        # computed_here: the pool given up, a batch it failed to deliver, or taken back.
         self.taken_back = 0
         """Trees taken back from the queue after waiting `take_back_after_s` (in computed_here)."""
         self.fallbacks = 0

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 import trio
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.tools import load_tool
 
@@ -54,6 +55,35 @@ def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
     assert verdict["count"] > 0 and tree_wait["count"] > 0 and verdict["mean_ms"] > 0
     assert float(verdict["p50_at_most_s"]) <= float(verdict["p99_at_most_s"])
     assert summary["gc"]["collections"] >= 0 and summary["gc"]["share_of_cpu"] is not None
+
+
+def trees_computed(server, token: str) -> dict[str, float]:
+    response = httpx.get(f"{server.base_url}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    return {
+        sample.labels["where"]: sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name == "playsite_trees_total"
+    }
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_games_are_played_with_trees_from_workers_or_from_the_serving_process(serve, workers):
+    server = serve({**OPEN_LIMITS, "PLAY_METRICS_TOKEN": "bench-token", "PLAY_TREE_WORKERS": str(workers)})
+    summary = loadgen(
+        "--url", server.base_url, "--server-pid", str(server.process.pid),
+        "--games", "3", "--spectators", "1", "--think", "0.05", "--duration", "3", "--metrics-token", "bench-token",
+    )
+    assert summary["errors"] == {} and summary["closes"] == {} and summary["rate_per_s"] > 0
+    computed = trees_computed(server, "bench-token")
+    # Every roll's tree, counted where it was computed (a pool may take a late one back).
+    assert summary["server"]["trees"] > 0
+    if workers:
+        assert computed["worker"] > 0
+    else:
+        assert computed == {"worker": 0, "serving_process": computed["serving_process"]}
+        assert computed["serving_process"] > 0
+    assert server.stop() == 0 and "Traceback" not in server.output()
 
 
 def test_a_server_histogram_is_read_over_the_window_only():

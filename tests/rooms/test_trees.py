@@ -16,7 +16,7 @@ import trio.testing
 
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
-from playsite.rooms.trees import INLINE_TREE_MAX_TURNS, PackedTree, TreePool, pack
+from playsite.rooms.trees import INLINE_TREE_MAX_TURNS, PackedTree, TreePool, Trees, pack
 from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
 from tests.support.turns import random_turn
@@ -91,6 +91,15 @@ async def test_the_pool_computes_the_very_trees_of_the_serving_process():
     assert pool.computed_here == pool.fallbacks == 0
     assert expected(forced_pass) == ({}, 0)
     assert pool.waits.count == len(sample) and pool.waits.sum > 0  # each wait timed, for GET /metrics
+
+
+async def test_without_a_pool_trees_are_computed_and_counted_in_the_serving_process():
+    here = Trees()
+    sample = positions(5)
+    for position in sample:
+        assert unpacked(await here.compute(position)) == expected(position)
+    assert here.statistics()["here"] == len(sample) and here.statistics()["by_workers"] == 0
+    assert here.waits.count == len(sample)
 
 
 def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
