@@ -17,11 +17,13 @@ collection then pauses the process for a second or more. So, once the port is op
   sockets. (A threshold alone does not bound them: its count is of allocations minus
   deallocations, frozen objects' included, so while sockets open and close the young
   generation grew far past it before it was collected);
-- a frozen object that later becomes part of a garbage cycle (a finished connection's
-  objects, hypercorn's included, are such cycles) is not collected until the next *full*
-  collection, which unfreezes everything and walks it once every `full_interval_s`
-  (PLAY_GC_FULL_INTERVAL_S). That pause grows with the sockets open (~1-2 s with 6,000);
-  between two of them, garbage cycles through long-lived objects wait in memory.
+- a frozen object that later becomes part of a garbage cycle is not collected until the
+  next *full* collection, which unfreezes everything and walks it once every
+  `full_interval_s` (PLAY_GC_FULL_INTERVAL_S). That pause grows with the sockets open (~1-2 s
+  with 6,000); between two of them, garbage cycles through long-lived objects wait in
+  memory. A closed connection used to be such a cycle (~220 objects a game socket, ~38 any
+  connection); playsite/http/cycles.py breaks those where they are made, and what a closed
+  socket or request still leaves is werkzeug's router closure (8 objects).
 
 Every collection's pause is timed (read by the metrics endpoint).
 """

@@ -19,7 +19,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.gcwatch import GcWatch
-from playsite.http import wsbatch
+from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import boot
@@ -51,6 +51,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
     install_websocket_failing()
     wsbatch.install()
+    cycles.install()
     config = _Config(settings.send_buffer_bytes, settings.send_stall_timeout_s)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them

@@ -15,6 +15,7 @@ from quart import websocket
 
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import client_address
+from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
@@ -120,18 +121,22 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
     # (server._Config). Meanwhile its queue overflows and the room drops it.
     send = _sender()
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
-            async for text in subscriber.events:
-                if subscriber.lagging:
-                    break  # dropped for lagging: close now rather than push stale events
-                # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
-                # queued go with the first, in one write.
-                texts = [text]
-                while not subscriber.lagging and (text := _queued(subscriber)) is not None:
-                    texts.append(text)
-                await send(texts)
-            nursery.cancel_scope.cancel()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
+                async for text in subscriber.events:
+                    if subscriber.lagging:
+                        break  # dropped for lagging: close now rather than push stale events
+                    # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
+                    # queued go with the first, in one write.
+                    texts = [text]
+                    while not subscriber.lagging and (text := _queued(subscriber)) is not None:
+                        texts.append(text)
+                    await send(texts)
+                nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            raise_cancelled_alone(group)  # the client left: no garbage cycles (http/cycles.py)
+            raise
         if subscriber.lagging or subscriber.dropped:
             await close_socket(1013, "too slow: reconnect for a fresh snapshot")
         elif not room.completed:

@@ -1,0 +1,118 @@
+"""A closed connection leaves no reference cycles behind (playsite/http/cycles.py): the serving
+process freezes what survives its young collections, so cyclic garbage would wait, frozen,
+for the periodic full collection. The server runs in this process (real hypercorn, real
+sockets) so that its garbage can be counted."""
+
+from __future__ import annotations
+
+import collections
+import gc
+
+import httpx
+import pytest
+import trio
+import trio.testing
+import trio_websocket
+
+from playsite.config import Settings
+from playsite.http.cycles import raise_cancelled_alone
+from playsite.server import main
+
+SOCKETS = 20
+REQUESTS = 20
+ROUTER_CLOSURE = 8
+"""Objects a request still leaves: werkzeug's router matches through a recursive closure."""
+
+
+async def closed_sockets_and_requests(base_url: str) -> list:
+    """Garbage in cycles made by SOCKETS spectator sockets and REQUESTS HTTP connections,
+    each opened, used and closed."""
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        game = (await http.post("/games", json={"timeControl": {"Unlimited": {}}})).json()
+    spectate = base_url.replace("http://", "ws://") + game["spectatorWsUrl"]
+
+    async def watch_once() -> None:
+        async with trio_websocket.open_websocket_url(spectate) as ws:
+            assert '"Snapshot"' in await ws.get_message()
+
+    host, port = base_url.removeprefix("http://").rsplit(":", 1)
+
+    async def read_once() -> None:
+        # A connection of its own, by hand: a client library's own cycles would be counted too.
+        async with await trio.open_tcp_stream(host, int(port)) as stream:
+            await stream.send_all(
+                f"GET /games/{game['gameId']} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+            )
+            answer = b""
+            while chunk := await stream.receive_some():
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 200")
+
+    await watch_once()  # whatever a first use sets up for good
+    await read_once()
+    await trio.testing.wait_all_tasks_blocked(cushion=0.2)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(SOCKETS):
+            await watch_once()
+        for _ in range(REQUESTS):
+            await read_once()
+        await trio.testing.wait_all_tasks_blocked(cushion=0.2)
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+async def test_closed_sockets_and_connections_leave_no_cycles_but_the_routers():
+    settings = Settings.from_environ({
+        "PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0", "PLAY_GC_TUNING": "0", "DICE_SEED_WINDOW_MS": "0",
+    })
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(main, settings)
+        with trio.fail_after(60):
+            garbage = await closed_sockets_and_requests(binds[0])
+        nursery.cancel_scope.cancel()
+    kinds = collections.Counter(type(o).__name__ for o in garbage)
+    # Before: ~220 objects a closed socket (the handler's cancelled nursery: exceptions,
+    # tracebacks, frames, tasks) and ~38 a connection (hypercorn's connection and protocol).
+    for kind in ("Cancelled", "BaseExceptionGroup", "frame", "traceback", "Task", "TCPServer", "ProtocolWrapper"):
+        assert kinds[kind] == 0, kinds
+    assert len(garbage) <= ROUTER_CLOSURE * (SOCKETS + REQUESTS + 1), kinds
+
+
+async def test_a_group_of_nothing_but_cancellations_leaves_as_one_cancelled():
+    caught = []
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        try:
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(trio.sleep_forever)
+                    await trio.sleep_forever()
+            except BaseExceptionGroup as group:
+                raise_cancelled_alone(group)
+                raise
+        except BaseException as error:  # what left the block, before the scope absorbs it
+            caught.append(error)
+            raise
+    assert scope.cancelled_caught
+    assert len(caught) == 1 and isinstance(caught[0], trio.Cancelled)
+    assert caught[0].__context__ is None, "not tied back to the group it came from"
+
+
+async def test_a_group_with_anything_but_cancellations_is_raised_as_it_is():
+    async def fail() -> None:
+        raise ValueError("a real failure")
+
+    with pytest.raises(BaseExceptionGroup) as raised:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(fail)
+                await trio.sleep_forever()
+        except BaseExceptionGroup as group:
+            raise_cancelled_alone(group)
+            raise
+    assert raised.group_contains(ValueError)
