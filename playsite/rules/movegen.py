@@ -161,7 +161,7 @@ def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
         f = low.bit_length() - 1
         targets = attacks[f] & them
         if targets:
-            key = ((targets & kings) << 64 | targets) << 6 | f
+            key = capture_key(f, targets, kings)
             run = captures.get(key)
             if run is None:
                 run = pawn_captures(key)
@@ -202,9 +202,14 @@ def pawn_pushes(key: int) -> tuple:
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
+def capture_key(square: int, targets: int, kings: int) -> int:
+    """What one pawn's captures depend on: the pieces it can take, and the kings among them."""
+    return ((targets & kings) << 64 | targets) << 6 | square
+
+
 def pawn_captures(key: int) -> tuple:
-    """The captures of one pawn, `key` = ((targets & kings) << 64 | targets) << 6 | square
-    (no promotion when the king is taken)."""
+    """The captures of one pawn, `key` = `capture_key(...)` (no promotion when the king is
+    taken)."""
     run = _PAWN_CAPTURES.get(key)
     if run is not None:
         return run
@@ -271,7 +276,7 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
-            run = _remember(runs, key, tuple(map(UCI[f].__getitem__, bits(targets))))
+            run = piece_names(key)
         extend(run)
     return names
 

@@ -37,6 +37,7 @@ from .movegen import (
     advance,
     attacks,
     bits,
+    capture_key,
     move_names,
     moves,
     pawn_captures,
@@ -270,7 +271,7 @@ class _TurnSearch:
                 if key is not None:
                     subtree = leaves.get(key)
                     if subtree is None:
-                        subtree = self.leaf_of_parts(key)
+                        subtree = self.new_leaf_of_parts(key)
             if subtree:
                 tree[uci] = subtree
                 turns += len(subtree)
@@ -278,6 +279,10 @@ class _TurnSearch:
 
     def leaf_of_parts(self, parts: tuple) -> MoveTree:
         """The leaf node of pieces' moves, `parts` = (targets << 6 | square, ...) in square order."""
+        known = self.leaves_by_targets.get(parts)
+        return self.new_leaf_of_parts(parts) if known is None else known
+
+    def new_leaf_of_parts(self, parts: tuple) -> MoveTree:
         names = []
         for part in parts:
             names += piece_names(part)
@@ -307,7 +312,7 @@ class _TurnSearch:
             if targets:
                 captors.append((square, targets))
                 prey |= targets
-        captures = tuple(((targets & kings) << 64 | targets) << 6 | square for square, targets in captors)
+        captures = tuple(capture_key(square, targets, kings) for square, targets in captors)
         leaves = self.pawn_leaves
         turns = 0
         for uci, f, t, promotion in moves(state, face, white, False):
@@ -322,7 +327,7 @@ class _TurnSearch:
                 for square, targets in captors:
                     targets &= ~bb[t]
                     if targets:
-                        parts.append(((targets & kings) << 64 | targets) << 6 | square)
+                        parts.append(capture_key(square, targets, kings))
                 key += tuple(parts)
             else:
                 key += captures
