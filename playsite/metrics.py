@@ -22,6 +22,11 @@ from playsite.rooms.counters import Histogram
 from playsite.services import Services
 
 
+WEBHOOK_OUTCOMES = ("applied", "declined", "refused", "timed_out", "unreachable", "garbled", "oversized_body",
+                    "stale_registration")
+"""Exported from the start at 0 (plus `http_<status>` once one happens), so rates exist before the first failure."""
+
+
 def _histogram(name: str, documentation: str, histogram: Histogram, labels: dict[str, str] | None = None):
     family = HistogramMetricFamily(name, documentation, labels=list(labels or {}))
     family.add_metric(list((labels or {}).values()), histogram.cumulative(), sum_value=histogram.sum)
@@ -34,6 +39,8 @@ class ServiceCollector:
     def __init__(self, services: Services, gc_watch: GcWatch):
         self.services = services
         self.gc_watch = gc_watch
+        self.store_reachable: bool | None = None
+        """The store's answer to the probe made by the scrape (before collecting)."""
 
     def collect(self):
         registry = self.services.registry
@@ -109,13 +116,33 @@ class ServiceCollector:
             "playsite_gc_full_collections", "Periodic full collections (PLAY_GC_FULL_INTERVAL_S).",
             value=self.gc_watch.full_collections,
         )
+        loop = self.services.loop_watch
+        yield _histogram("playsite_event_loop_lag_seconds", "How late the event loop woke a task due at a deadline.", loop.lags)
+        yield GaugeMetricFamily(
+            "playsite_event_loop_lag_max_seconds", "The longest event-loop lag since the process started.", value=loop.worst_s
+        )
+        deliveries = CounterMetricFamily("playsite_webhook_deliveries", "Webhook delivery attempts, by outcome.", labels=["outcome"])
+        outcomes = dict.fromkeys(WEBHOOK_OUTCOMES, 0) | self.services.webhooks.outcomes
+        for outcome, count in sorted(outcomes.items()):
+            deliveries.add_metric([outcome], count)
+        yield deliveries
+        if self.services.lease is not None:
+            yield GaugeMetricFamily(
+                "playsite_serving_lease_held", "1 while this process holds the database's serving lease.",
+                value=int(self.services.lease.held),
+            )
+        if self.store_reachable is not None:
+            yield GaugeMetricFamily(
+                "playsite_store_reachable", "1 when the store answered the scrape's probe.", value=int(self.store_reachable)
+            )
 
 
 def metrics_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("metrics", __name__)
     token = services.settings.metrics_token
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(ServiceCollector(services, services.gc_watch))
+    collector = ServiceCollector(services, services.gc_watch)
+    registry.register(collector)
     registry.register(ProcessCollector(registry=None))
 
     @routes.get("/metrics")
@@ -124,6 +151,7 @@ def metrics_routes(services: Services) -> RouteFamily:
         if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
             raise Refusal(401, "unauthorized", "metrics need Authorization: Bearer <PLAY_METRICS_TOKEN>",
                           {"WWW-Authenticate": 'Bearer realm="metrics"'})
+        collector.store_reachable = (await services.store.health()).reachable
         return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
 
     return routes

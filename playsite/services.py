@@ -31,6 +31,7 @@ from playsite.house.players import HouseBots
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
 from playsite.lobby.wake import Wakes
+from playsite.loopwatch import LoopWatch, run_loop_watch
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
 from playsite.ratings.ladder import Ladder, run_ladder
@@ -89,6 +90,8 @@ class Services:
     revision: str | None
     gc_watch: GcWatch
     """Pauses of the garbage collector, timed while the services run."""
+    loop_watch: LoopWatch
+    """How late the event loop wakes up (its lag), measured while the services run."""
 
 
 async def boot(
@@ -103,6 +106,7 @@ async def boot(
     `store` and `seed_source` replace the configured ones (tests: a store that fails on
     purpose, dice from fixed seeds)."""
     gc_watch = await nursery.start(run_gc_watch, settings.gc_full_interval_s)
+    loop_watch = await nursery.start(run_loop_watch)
     if store is None:
         store = await nursery.start(run_store, settings)
     lease = None
@@ -220,6 +224,7 @@ async def boot(
         version=package_version(),
         revision=git_revision(),
         gc_watch=gc_watch,
+        loop_watch=loop_watch,
     )
 
 

@@ -24,7 +24,7 @@ import hmac
 import json
 import logging
 import secrets
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime, timezone
 
@@ -118,6 +118,8 @@ class Webhooks:
         self._fences: dict[str, trio.Lock] = {}
         self._cache: dict[str, Registration | None] = {}
         self._attempts: dict[str, deque[float]] = defaultdict(deque)
+        self.outcomes: Counter[str] = Counter()
+        """Delivery attempts of this process by outcome (`applied`, `timed_out`, `http_503` ...), for /metrics."""
 
     @classmethod
     def from_settings(cls, store, settings) -> Webhooks:
@@ -255,6 +257,7 @@ class Webhooks:
 
     async def record(self, delivery: Delivery) -> None:
         """Keep one attempt for the stats; a failing write is logged and never reaches the game."""
+        self.outcomes[delivery.outcome] += 1
         try:
             await self.store.record(delivery)
         except Exception as error:
