@@ -1,9 +1,12 @@
 """The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
-`/@/<nickname>`, `/@/<team>/<name>`) and `GET /assets/<hashed name>`.
+`/@/<nickname>`, `/@/<team>/<name>`), `GET /assets/<hashed name>`, the favicon, the header's
+account read (`GET /web/me`) and the not-found page.
 
 Every page has a path of its own, apart from the JSON routes it reads (`/play/<id>` beside
 `/games/<id>`, `/ranking` beside `/leaderboard`, `/@/<nickname>` beside `/players/<nickname>`),
-so no answer depends on the Accept header and nothing needs `Vary`.
+so no answer depends on the Accept header and nothing needs `Vary`. The same holds for a path
+nothing serves: inside an API family (its first segment is one of a JSON route's, e.g.
+`/games/...`, `/bot/...`) it is the family's JSON 404, anywhere else the HTML not-found page.
 
 Assets are read once at startup; each is served under `<stem>.<first 12 hex of its
 SHA-256><suffix>` with `Cache-Control: public, max-age=31536000, immutable`, and the pages
@@ -17,12 +20,16 @@ style, nothing from another origin.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from pathlib import Path
 
-from quart import Response
+from quart import Response, current_app, has_request_context, request
+from werkzeug.exceptions import NotFound
 
-from playsite.http.errors import Refusal, RouteFamily
+from playsite.http.edge import refusal_of
+from playsite.http.errors import Refusal, RouteFamily, render
+from playsite.http.responses import json_response
 from playsite.services import Services
 
 HERE = Path(__file__).resolve().parent
@@ -38,16 +45,37 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
-IMPORT = re.compile(r"""(from\s+["'])\./([\w.-]+\.js)(["'])""")
-PAGES = ("home", "play", "history", "replay", "ranking", "profile")
-PLACEHOLDER = re.compile(r"\{\{asset:([\w.-]+)\}\}")
+# What a module or stylesheet names another asset by: `from "./x.js"`, `import("./x.js")`,
+# `new URL("./pieces/set/wK.svg", import.meta.url)` and CSS `url(./pieces/set/wK.svg)`, always
+# relative to the naming file's folder.
+REFERENCE = {
+    ".js": re.compile(
+        r"""((?:from\s+|import\(\s*)["']|new URL\(\s*["'])\./([\w./-]+\.\w+)(["'])"""
+    ),
+    ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
+}
+PAGES = ("home", "play", "history", "replay", "ranking", "profile", "notfound")
+ICON_CACHE = "public, max-age=86400"
+"""`/favicon.ico` has no hashed name: a day in caches."""
+PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
+PLACEHOLDER = re.compile(r"\{\{asset:([\w./-]+)\}\}")
 
 
 class Assets:
-    """Every asset with its hashed name, computed once (imports rewritten first, leaves first)."""
+    """Every asset with its hashed name, computed once (references rewritten first, leaves first).
+
+    Assets are the files under `directory` with a suffix in MEDIA, subfolders included, named
+    by their path relative to it (`board.js`, `pieces/chessnut/wK.svg`); a hashed name keeps
+    the folder (`pieces/chessnut/wK.<hash>.svg`). Other files there (a vendored set's LICENSE
+    and NOTICE) are never served.
+    """
 
     def __init__(self, directory: Path = HERE / "assets"):
-        self.sources = {path.name: path.read_bytes() for path in sorted(directory.iterdir()) if path.is_file()}
+        self.sources = {
+            path.relative_to(directory).as_posix(): path.read_bytes()
+            for path in sorted(directory.rglob("*"))
+            if path.is_file() and path.suffix in MEDIA
+        }
         self.names: dict[str, str] = {}
         self.bodies: dict[str, tuple[bytes, str]] = {}
         for name in self.sources:
@@ -59,12 +87,21 @@ class Assets:
         if name in chain:
             raise ValueError(f"asset import cycle: {' -> '.join((*chain, name))}")
         body = self.sources[name]
-        if name.endswith(".js"):
-            body = IMPORT.sub(lambda m: f"{m[1]}./{self._hash(m[2], (*chain, name))}{m[3]}", body.decode()).encode()
-        stem, dot, suffix = name.rpartition(".")
+        folder, _, _ = name.rpartition("/")
+        stem, _, suffix = name.rpartition(".")
+        reference = REFERENCE.get(f".{suffix}")
+        if reference is not None:
+
+            def hashed_reference(match: re.Match[str]) -> str:
+                target = posixpath.normpath(posixpath.join(folder, match[2]))
+                if target not in self.sources:
+                    raise ValueError(f"{name} names {match[2]}, which is not an asset")
+                return f"{match[1]}./{posixpath.relpath(self._hash(target, (*chain, name)), folder or '.')}{match[3]}"
+
+            body = reference.sub(hashed_reference, body.decode()).encode()
         hashed = f"{stem}.{hashlib.sha256(body).hexdigest()[:12]}.{suffix}"
         self.names[name] = hashed
-        self.bodies[hashed] = (body, MEDIA.get(f".{suffix}", "application/octet-stream"))
+        self.bodies[hashed] = (body, MEDIA[f".{suffix}"])
         return hashed
 
     def page(self, file: str) -> str:
@@ -75,10 +112,29 @@ class Assets:
 def web_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("web", __name__)
     assets = Assets()
-    pages = {name: assets.page(f"{name}.html") for name in PAGES}
+    icon = f'<link rel="icon" type="image/svg+xml" href="/assets/{assets.names["favicon.svg"]}">\n'
+    pages = {name: with_icon(assets.page(f"{name}.html"), icon) for name in PAGES}
 
-    def page(name: str) -> Response:
-        return Response(pages[name], content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+    def page(name: str, status: int = 200) -> Response:
+        return Response(pages[name], status=status, content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+
+    api_segments: set[str] = set()
+
+    def in_api_family(path: str) -> bool:
+        """Whether the path's first segment is that of a route outside the web family."""
+        if not api_segments:
+            for rule in current_app.url_map.iter_rules():
+                family = rule.endpoint.partition(".")[0] if "." in rule.endpoint else ""
+                if family != routes.name and family:
+                    api_segments.add(first_segment(rule.rule))
+            api_segments.discard("")  # "/" itself is the home page
+        return first_segment(path) in api_segments
+
+    @routes.app_errorhandler(NotFound)
+    async def not_found(error: NotFound):
+        if not has_request_context() or in_api_family(request.path):
+            return render(refusal_of(error))
+        return page("notfound", 404)
 
     @routes.get("/")
     async def home():
@@ -108,7 +164,7 @@ def web_routes(services: Services) -> RouteFamily:
     async def bot(team: str, name: str):
         return page("profile")
 
-    @routes.get("/assets/<name>")
+    @routes.get("/assets/<path:name>")
     async def asset(name: str):
         found = assets.bodies.get(name)
         if found is None:
@@ -117,3 +173,13 @@ def web_routes(services: Services) -> RouteFamily:
         return Response(body, content_type=media, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
 
     return routes
+
+
+def first_segment(path: str) -> str:
+    """`/games/<id>/ws` -> `games`; `/` -> ``."""
+    return path.lstrip("/").partition("/")[0]
+
+
+def with_icon(page: str, icon: str) -> str:
+    """Every page names the favicon (before `</head>`), unless it names one itself."""
+    return page if 'rel="icon"' in page else page.replace("</head>", icon + "</head>", 1)

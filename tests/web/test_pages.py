@@ -55,7 +55,7 @@ async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
                 asset = await client.get(url)
                 assert asset.status_code == 200, url
                 assert asset.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-                assert re.fullmatch(r"/assets/[\w-]+\.[0-9a-f]{12}\.(js|css)", url)
+                assert re.fullmatch(r"/assets/[\w-]+\.[0-9a-f]{12}\.(js|css|svg)", url)
 
 
 async def test_assets_are_named_by_their_content_and_imports_follow():
@@ -70,3 +70,26 @@ async def test_assets_are_named_by_their_content_and_imports_follow():
         missing = await client.get("/assets/play.000000000000.js")
         assert missing.status_code == 404
         assert (await client.get("/assets/play.js")).status_code == 404, "only hashed names are served"
+
+
+async def test_assets_in_subfolders_are_served_by_hashed_path_and_named_by_the_modules():
+    """The vendored piece set: each SVG under `pieces/chessnut/` gets a hashed name in its folder,
+    board.js names the hashed files, the set's LICENSE and NOTICE are never served."""
+    assets = Assets()
+    board = assets.bodies[assets.names["board.js"]][0].decode()
+    for letter in "KQRBNP":
+        for colour in "wb":
+            name = f"pieces/chessnut/{colour}{letter}.svg"
+            hashed = assets.names[name]
+            assert re.fullmatch(rf"pieces/chessnut/{colour}{letter}\.[0-9a-f]{{12}}\.svg", hashed)
+            assert f'new URL("./{hashed}", import.meta.url)' in board
+    assert not any("LICENSE" in name or "NOTICE" in name for name in assets.names)
+    async with booted() as services:
+        client = test_client(services)
+        king = await client.get(f"/assets/{assets.names['pieces/chessnut/wK.svg']}")
+        assert king.status_code == 200 and king.mimetype == "image/svg+xml"
+        assert king.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert (await king.get_data()).startswith(b"<svg")
+        for missing in ("pieces/chessnut/wK.svg", "pieces/chessnut/LICENSE", "pieces/chessnut/NOTICE",
+                        "pieces/../board.js", "pieces/chessnut/wK.000000000000.svg"):
+            assert (await client.get(f"/assets/{missing}")).status_code == 404, missing

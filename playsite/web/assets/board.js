@@ -4,6 +4,29 @@
 const GLYPHS = { K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
                  k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 const FILES = "abcdefgh";
+
+// The chessnut set (Alexis Luengas, Apache-2.0; see pieces/chessnut/NOTICE), served under
+// content-hashed names: the server rewrites each relative URL below to the hashed name.
+const PIECE_FILES = {
+  K: new URL("./pieces/chessnut/wK.svg", import.meta.url).href,
+  Q: new URL("./pieces/chessnut/wQ.svg", import.meta.url).href,
+  R: new URL("./pieces/chessnut/wR.svg", import.meta.url).href,
+  B: new URL("./pieces/chessnut/wB.svg", import.meta.url).href,
+  N: new URL("./pieces/chessnut/wN.svg", import.meta.url).href,
+  P: new URL("./pieces/chessnut/wP.svg", import.meta.url).href,
+  k: new URL("./pieces/chessnut/bK.svg", import.meta.url).href,
+  q: new URL("./pieces/chessnut/bQ.svg", import.meta.url).href,
+  r: new URL("./pieces/chessnut/bR.svg", import.meta.url).href,
+  b: new URL("./pieces/chessnut/bB.svg", import.meta.url).href,
+  n: new URL("./pieces/chessnut/bN.svg", import.meta.url).href,
+  p: new URL("./pieces/chessnut/bP.svg", import.meta.url).href,
+};
+
+// The picture of a piece letter as in FEN ("K" white king, "n" black knight): a same-origin
+// URL usable in an <img> or in CSS; undefined for anything else.
+export function pieceImage(letter) {
+  return PIECE_FILES[letter];
+}
 const DIE_OF_PIECE = { P: 1, N: 2, B: 3, R: 4, Q: 5, K: 6 };
 
 // square name ("e2") -> piece letter, from a DFEN's first field
