@@ -13,8 +13,9 @@ One run of `apply_pending` is one Glicko-2 rating period, done in ONE transactio
    idle step (φ*) per whole day since its `updated_at` — its PRE-period rating;
 3. rate each player with all its games of the period against the opponents' PRE-period
    ratings (`glicko2.rate`), count games/wins/draws/losses;
-4. upsert `bot_ratings` / `account_ratings` and set `rating_applied_at = now()` on exactly
-   those rows.
+4. upsert `bot_ratings` / `account_ratings`, add one `rating_history` row per player of the
+   period (its rating after it and the period's games), and set `rating_applied_at = now()`
+   on exactly those rows.
 
 A crash or error anywhere rolls the whole period back: nothing is applied, and the next run
 selects the same rows again. The lock plus READ COMMITTED (each statement sees what the
@@ -90,6 +91,10 @@ _UPSERT = {
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (account_id) DO UPDATE SET"
     + _COUNTERS.format(table="account_ratings"),
 }
+_HISTORY = (
+    "INSERT INTO rating_history (principal, period_at, rating, rd, games, wins, draws, losses)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
 _STORED = {
     "bot:": "SELECT 'bot:' || bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
     " WHERE bot_id = ANY(%s) FOR UPDATE",
@@ -143,18 +148,21 @@ def _apply_period(conn, limit: int) -> int:
             played[white].append((before[black], _score(result, True)))
             played[black].append((before[white], _score(result, False)))
         rows: dict[str, list[tuple]] = defaultdict(list)
+        history = []
         for principal in players:
             after = rate(before[principal], played[principal])
             scores = [score for _, score in played[principal]]
             wins, draws = scores.count(1.0), scores.count(0.5)
             losses = len(scores) - wins - draws
             kind = _kind(principal)
+            history.append((principal, now, after.rating, after.rd, len(scores), wins, draws, losses))
             rows[kind].append(
                 (principal.removeprefix(kind), after.rating, after.rd, after.volatility, len(scores), wins, draws, losses, now)
             )
         with conn.cursor() as cursor:
             for kind, kind_rows in rows.items():
                 cursor.executemany(_UPSERT[kind], kind_rows)
+            cursor.executemany(_HISTORY, history)
         applied = conn.execute(
             "UPDATE game_results SET rating_applied_at = %s WHERE game_id = ANY(%s) AND rating_applied_at IS NULL",
             (now, [game_id for game_id, _, _, _ in games]),

@@ -100,6 +100,42 @@ def read_profile(conn, bot_id: str) -> dict | None:
     }
 
 
+HISTORY_POINTS_MAX = 1000
+"""The newest rating periods a history answers (a bot on the ladder plays in ~24 periods a day)."""
+
+
+def player_principal(conn, nickname: str) -> str | None:
+    """The principal of the account with this nickname (any case), if it was not deleted."""
+    row = conn.execute(
+        "SELECT id FROM accounts WHERE lower(nickname) = lower(%s) AND status <> 'deleted'", (nickname,)
+    ).fetchone()
+    return None if row is None else f"user:{row[0]}"
+
+
+def bot_principal(conn, bot_id: str) -> str | None:
+    """The principal of the registered bot `team/name`, if there is one."""
+    row = conn.execute("SELECT id FROM bots WHERE id = %s", (bot_id,)).fetchone()
+    return None if row is None else f"bot:{row[0]}"
+
+
+def read_rating_history(conn, principal: str) -> list[dict]:
+    """One point per rating period the player played in, oldest first: its rating and deviation
+    after the period, and the period's games."""
+    rows = conn.execute(
+        """
+        SELECT period_at, rating, rd, games, wins, draws, losses FROM (
+            SELECT * FROM rating_history WHERE principal = %s ORDER BY period_at DESC LIMIT %s
+        ) newest ORDER BY period_at
+        """,
+        (principal, HISTORY_POINTS_MAX),
+    ).fetchall()
+    return [
+        {"at": timestamp(at), "rating": float(rating), "rd": float(rd), "games": games, "wins": wins, "draws": draws,
+         "losses": losses}
+        for at, rating, rd, games, wins, draws, losses in rows
+    ]
+
+
 # The bot's games, from its own side: its seat, the other principal, its score (1/0/-1 or
 # NULL when aborted). A game against itself (never created, but not excluded by the
 # schema) is left out of both lists.

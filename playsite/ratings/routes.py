@@ -1,4 +1,5 @@
-"""Public rating reads: GET /leaderboard and GET /bots/{team}/{name} (docs/ladder.md).
+"""Public rating reads: GET /leaderboard, the profiles GET /bots/{team}/{name} and
+GET /players/{nickname}, and their rating histories (`.../rating-history`) (docs/ladder.md).
 
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
 with persistence: on the memory store they answer 404, as the anchor does (see
@@ -12,7 +13,15 @@ from playsite.accounts.model import NICKNAME
 from playsite.bots.accounts import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
-from playsite.ratings.leaderboard import read_leaders, read_player_leaders, read_player_profile, read_profile
+from playsite.ratings.leaderboard import (
+    bot_principal,
+    player_principal,
+    read_leaders,
+    read_player_leaders,
+    read_player_profile,
+    read_profile,
+    read_rating_history,
+)
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 
@@ -83,5 +92,30 @@ def ratings_routes(services: Services) -> RouteFamily:
         if found is None:
             raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response(found, headers=NO_CACHE)
+
+    async def history_of(principal_of) -> list[dict] | None:
+        def query(conn):
+            principal = principal_of(conn)
+            return None if principal is None else read_rating_history(conn, principal)
+
+        return await read(query)
+
+    @routes.get("/players/<nickname>/rating-history")
+    async def player_rating_history(nickname: str):
+        database()
+        valid = NICKNAME.fullmatch(nickname)
+        points = await history_of(lambda conn: player_principal(conn, nickname)) if valid else None
+        if points is None:
+            raise Refusal(404, "player_not_found", "no player with this nickname")
+        return json_response({"nickname": nickname, "points": points}, headers=NO_CACHE)
+
+    @routes.get("/bots/<team>/<name>/rating-history")
+    async def bot_rating_history(team: str, name: str):
+        database()
+        valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)
+        points = await history_of(lambda conn: bot_principal(conn, f"{team}/{name}")) if valid else None
+        if points is None:
+            raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
+        return json_response({"team": team, "name": name, "points": points}, headers=NO_CACHE)
 
     return routes
