@@ -1,6 +1,6 @@
 """The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
 `/@/<nickname>`, `/@/<team>/<name>`), `GET /assets/<hashed name>`, the favicon, the header's
-account read (`GET /web/me`) and the not-found page.
+site read (`GET /web/site`) and the not-found page.
 
 Every page has a path of its own, apart from the JSON routes it reads (`/play/<id>` beside
 `/games/<id>`, `/ranking` beside `/leaderboard`, `/@/<nickname>` beside `/players/<nickname>`),
@@ -163,6 +163,27 @@ def web_routes(services: Services) -> RouteFamily:
     @routes.get("/@/<team>/<name>")
     async def bot(team: str, name: str):
         return page("profile")
+
+    @routes.get("/favicon.ico")
+    async def favicon():
+        body, media = assets.bodies[assets.names["favicon.svg"]]
+        return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
+
+    @routes.get("/web/site")
+    async def site():
+        """What the pages need to know before asking anything else: always 200, so a page
+        never logs a failed request for something this server does not have. `signIn`:
+        sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
+        table is served; `ratings`: ratings and profiles are kept (a database)."""
+        account = await services.accounts.signed_in()
+        me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
+        body = {
+            "signIn": services.accounts.enabled,
+            "account": me,
+            "showcase": services.showcase is not None,
+            "ratings": getattr(services.store, "kind", None) == "postgres",
+        }
+        return json_response(body, headers=PRIVATE)
 
     @routes.get("/assets/<path:name>")
     async def asset(name: str):

@@ -59,7 +59,12 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     registered = httpx.post(f"{base}/bot/register", json={"team": "acme", "name": "star"}, timeout=10)
     assert registered.status_code in (200, 201), registered.text
     page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.goto(base + "/history")
+    expect(page.locator("#sign-in")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert errors == [], "a signed-out page logs no failed request (bug 12)"
     page.click("#sign-in")
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(base + "/history")  # back where the person started

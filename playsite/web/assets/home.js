@@ -1,6 +1,6 @@
 // The home page: the showcase table live (polled with its ETag), a friend game, live games.
 import { getJson, guestId, keepSeat, postJson } from "./net.js";
-import { mountHeader } from "./site.js";
+import { mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
 
 const $ = (id) => document.getElementById(id);
 let showcaseTag = null;
@@ -88,13 +88,12 @@ async function listBots() {
     const item = document.createElement("li");
     const button = document.createElement("button");
     const id = `${bot.team}/${bot.name}`;
+    item.dataset.card = id;
     button.textContent = `Play ${id}`;
     button.dataset.bot = id;
     button.disabled = !bot.available;
     button.addEventListener("click", () => playBot(bot));
-    const about = document.createElement("span");
-    about.textContent = ` rated ${Math.round(bot.rating)}${bot.provisional ? "?" : ""}${bot.description ? `: ${bot.description}` : ""}`;
-    item.append(button, about);
+    item.append(button, " rated ", ratingLabel(bot.rating, bot.provisional), bot.description ? `: ${bot.description}` : "");
     return item;
   }));
   if (!answer.body.bots.length) $("bot-list").textContent = "No bot takes on people right now.";
@@ -131,6 +130,6 @@ async function listGames() {
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
 mountHeader();
-pollShowcase();
+siteInfo().then((info) => { if (info.showcase) pollShowcase(); });
 listBots();
-listGames();
+whileVisible(listGames, 4000);

@@ -1,7 +1,7 @@
 // A profile page: /@/<nickname> reads GET /players/<nickname>, /@/<team>/<name> reads
 // GET /bots/<team>/<name>. Rating, record, opponents and recent games (each to its replay).
 import { getJson } from "./net.js";
-import { $, element, faceLink, mountHeader } from "./site.js";
+import { $, element, faceLink, mountHeader, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -25,6 +25,10 @@ const OUTCOME = { win: "won", loss: "lost", draw: "drawn", unknown: "aborted" };
 async function load() {
   $("profile-name").textContent = isBot ? `Bot ${title}` : title;
   document.title = `playsite: ${title}`;
+  if ((await siteInfo()).ratings === false) {
+    $("profile-message").textContent = "This server keeps no profiles (it runs without a database).";
+    return;
+  }
   const answer = await getJson(source);
   if (answer.status !== 200) {
     const code = answer.body?.error?.code;

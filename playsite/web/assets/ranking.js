@@ -1,6 +1,6 @@
 // The ranking page: bots and players from GET /leaderboard, each linking to its profile.
 import { getJson } from "./net.js";
-import { $, element, mountHeader } from "./site.js";
+import { $, element, mountHeader, siteInfo } from "./site.js";
 
 export function ratingText(entry) {
   return `${Math.round(entry.rating)} \u00b1${Math.round(entry.rd)}`;
@@ -21,6 +21,10 @@ function record(entry) {
 }
 
 async function load() {
+  if ((await siteInfo()).ratings === false) {
+    $("ranking-message").textContent = "This server keeps no ratings (it runs without a database).";
+    return;
+  }
   const answer = await getJson("/leaderboard");
   if (answer.status !== 200) {
     $("ranking-message").textContent = answer.body?.error?.code === "persistence_required"

@@ -42,21 +42,28 @@ export function resultText(result, termination) {
 
 // ----- the account corner ---------------------------------------------------------------------
 
-async function showAccount(corner) {
-  let answer;
-  try {
-    answer = await getJson("/auth/me");
-  } catch {
-    return;
-  }
-  if (answer.status === 200) return showSignedIn(corner, answer.body);
-  if (answer.status === 401) {
+// GET /web/site: who is signed in and what this server offers (sign-in, the showcase, ratings).
+// It answers 200 in every case, so a signed-out page logs no failed request (GET /auth/me's 401,
+// or its 404 on a server without sign-in, would be a red console error on every page).
+let site = null;
+export function siteInfo() {
+  site ??= getJson("/web/site")
+    .then((answer) => (answer.status === 200 ? answer.body : {}))
+    .catch(() => ({}));
+  return site;
+}
+
+async function showAccount(corner, fresh = false) {
+  if (fresh) site = null;
+  const info = await siteInfo();
+  if (info.account) return showSignedIn(corner, info.account);
+  if (info.signIn) {
     // sign-in is mounted: come back here afterwards
     const next = encodeURIComponent(location.pathname);
-    corner.replaceChildren(element("a", "Sign in", { href: `/auth/login?next=${next}`, id: "sign-in" }));
+    corner.replaceChildren(element("a", "Sign in", { href: `/auth/login?next=${next}`, id: "sign-in", class: "button" }));
     return;
   }
-  corner.replaceChildren(); // 404: this server has no sign-in
+  corner.replaceChildren(); // this server has no sign-in
 }
 
 function showSignedIn(corner, me) {
@@ -75,7 +82,7 @@ function showSignedIn(corner, me) {
   out.addEventListener("click", async () => {
     out.disabled = true;
     const answer = await sendJson("POST", "/auth/logout", {});
-    if (answer.status === 204) return showAccount(corner);
+    if (answer.status === 204) return showAccount(corner, true);
     out.disabled = false;
     message.textContent = answer.body?.error?.message || "Signing out failed; try again.";
     details.open = true;
@@ -97,4 +104,34 @@ function showSignedIn(corner, me) {
 export function mountHeader() {
   const corner = $("account");
   if (corner) showAccount(corner);
+}
+
+// A rating as people read it: "1500" or, while the rating rests on few games, "1500, provisional"
+// (lichess writes "1500?"), with a tooltip saying what that means.
+export const PROVISIONAL_NOTE = "Provisional: based on too few games to be reliable yet; it moves a lot with each result.";
+
+export function ratingLabel(rating, provisional) {
+  const label = element("span", `${Math.round(rating)}${provisional ? ", provisional" : ""}`, { class: "rating" });
+  if (provisional) {
+    label.title = PROVISIONAL_NOTE;
+    label.classList.add("provisional");
+  }
+  return label;
+}
+
+// Calls `read` now and then every `periodMs` while the tab is visible; a hidden tab pauses,
+// and coming back reads at once. `read` may be async; a slow read is never overlapped.
+export function whileVisible(read, periodMs) {
+  let timer = null;
+  let busy = false;
+  async function tick() {
+    clearTimeout(timer);
+    timer = null;
+    if (document.hidden || busy) return;
+    busy = true;
+    try { await read(); } finally { busy = false; }
+    if (!document.hidden) timer = setTimeout(tick, periodMs);
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && timer === null) tick(); });
+  tick();
 }

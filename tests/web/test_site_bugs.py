@@ -1,0 +1,92 @@
+"""Bugs 10-13 of the web client, each in a real Chromium against a real `playsite serve`:
+
+10. the home page's live games refresh without a reload;
+11. an unknown path answers a browser an HTML 404 page (API families keep their JSON error),
+    and every page has a favicon (`/favicon.ico` answered too);
+12. no page logs a console error when nobody is signed in (here: a server without sign-in;
+    `test_accounts_pages.py` checks a server with it);
+13. a provisional rating reads "1500, provisional", with a tooltip saying why.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.server import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server():
+    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def console_errors(page) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def test_live_games_appear_on_the_home_page_without_a_reload(server, context):
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    expect(page.locator("#live-games")).to_contain_text("No game is being played")
+    created = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    expect(page.locator(f'#live-games a[href="/play/{created["gameId"]}"]')).to_be_visible()
+
+
+def test_an_unknown_path_is_an_html_page_for_browsers_and_json_for_api_families(server, context):
+    page = context.new_page()
+    errors = console_errors(page)
+    answer = page.goto(server.base_url + "/no/such/page")
+    assert answer.status == 404
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in answer.headers["content-security-policy"]
+    expect(page.locator("h1")).to_have_text("Page not found")
+    expect(page.locator("main a[href='/']")).to_be_visible()
+    assert page.title().startswith("Not found")
+    assert [e for e in errors if "404" not in e] == []  # the page's own 404 is the only one
+    for path in ("/games/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44/nothing", "/bot/nothing", "/lobby/nothing",
+                 "/assets/nothing.000000000000.js"):
+        for accept in ("text/html", "application/json"):
+            refused = httpx.get(server.base_url + path, headers={"Accept": accept}, timeout=10)
+            assert refused.status_code == 404 and refused.headers["content-type"] == "application/json", path
+            assert refused.json()["error"]["code"] == "not_found"
+    plain = httpx.get(server.base_url + "/no/such/page", headers={"Accept": "application/json"}, timeout=10)
+    assert plain.status_code == 404 and plain.headers["content-type"].startswith("text/html"), "no Accept variance"
+
+
+def test_every_page_names_a_favicon_and_favicon_ico_is_answered(server, context):
+    ico = httpx.get(server.base_url + "/favicon.ico", timeout=10)
+    assert ico.status_code == 200 and ico.headers["content-type"] == "image/svg+xml"
+    assert b"<svg" in ico.content
+    page = context.new_page()
+    for path in ("/", "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44", "/history", "/ranking", "/@/alice", "/nothing"):
+        page.goto(server.base_url + path)
+        href = page.locator('link[rel="icon"]').get_attribute("href")
+        icon = httpx.get(server.base_url + href, timeout=10)
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml", path
+
+
+def test_no_console_error_when_nobody_is_signed_in(server, context):
+    page = context.new_page()
+    errors = console_errors(page)
+    for path in ("/", "/history", "/ranking"):
+        page.goto(server.base_url + path)
+        page.wait_for_load_state("networkidle")
+    assert errors == []
+
+
+def test_a_provisional_rating_reads_as_such(server, context):
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    rating = page.locator('#bot-list [data-card="house/greedy"] .rating')
+    expect(rating).to_have_text("1500, provisional")
+    assert "?" not in page.locator("#bot-list").inner_text()
+    assert "provisional" in rating.get_attribute("title").lower()
