@@ -1,8 +1,9 @@
 // The board: a position read from a DFEN, micro-moves applied to it (to show a turn being
-// built; the server's fenAfter replaces it once the turn is played), and its rendering.
+// built; the server's fenAfter replaces it once the turn is played), and the board itself
+// (createBoard): pieces as pictures, click or drag to move, legal destinations as dots and
+// capture rings, the last turn highlighted, coordinates, a slide for the opponent's moves.
+// It never decides legality: it offers exactly the moves its caller gives it in `dests`.
 
-const GLYPHS = { K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
-                 k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 const FILES = "abcdefgh";
 
 // The chessnut set (Alexis Luengas, Apache-2.0; see pieces/chessnut/NOTICE), served under
@@ -71,8 +72,299 @@ export function applyMove(pieces, uci) {
 
 const PIECE_NAMES = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
 const STEP = { ArrowUp: -8, ArrowDown: 8, ArrowLeft: -1, ArrowRight: 1 };
+const SLIDE_MS = 200;
+const DRAG_START_PX = 4; // a press that moves less than this is a click, not a drag
 
-// Draw the 64 squares into `element`; `marks` gives classes per square, `onSquare` gets clicks.
+function ownerOf(piece) {
+  return piece === piece.toUpperCase() ? "white" : "black";
+}
+
+function squareLabel(name, piece) {
+  return piece ? `${name}, ${ownerOf(piece)} ${PIECE_NAMES[piece.toUpperCase()]}` : name;
+}
+
+function reducedMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
+
+// The square name at visual row/column (0-7 from the top left) for an orientation.
+function nameAt(row, column, orientation) {
+  return orientation === "white" ? `${FILES[column]}${8 - row}` : `${FILES[7 - column]}${row + 1}`;
+}
+
+// Where each piece that appears on a square came from: for every square that gains a piece,
+// the nearest square that lost the same piece (a promotion or a new piece has no origin).
+function slides(before, after) {
+  const lost = Object.keys(before).filter((square) => before[square] !== after[square]);
+  const found = [];
+  for (const [square, piece] of Object.entries(after)) {
+    if (before[square] === piece) continue;
+    let best = null, bestDistance = Infinity;
+    for (const origin of lost) {
+      if (before[origin] !== piece) continue;
+      const distance = Math.hypot(FILES.indexOf(origin[0]) - FILES.indexOf(square[0]), origin[1] - square[1]);
+      if (distance < bestDistance) { best = origin; bestDistance = distance; }
+    }
+    if (best) {
+      lost.splice(lost.indexOf(best), 1);
+      found.push([best, square]);
+    }
+  }
+  return found;
+}
+
+/**
+ * A board in `element`, which it fills (the page sizes the element's container).
+ * `onMove(from, to)` is called when the player plays one of `dests`; the caller then sends the
+ * next `set({...})`. Every square is a button (`data-square`, `data-piece`, an aria-label like
+ * "e2, white pawn") reachable with the arrow keys; Enter or Space picks it, as a click does.
+ */
+export function createBoard(element, { onMove = () => {}, label = "board" } = {}) {
+  const state = {
+    pieces: {}, orientation: "white", dests: {}, lastMove: [], selected: null,
+  };
+  const squares = new Map(); // name -> element, rebuilt when the orientation changes
+  let press = null; // a pointer held on a movable piece: {from, pointerId, x, y, dragging, piece}
+  let justSelected = null; // the square a press selected, so the click that ends it keeps it
+  let swallowClick = false; // a drag ended: the click the browser sends after it is not a pick
+
+  element.classList.add("cb-board");
+  element.setAttribute("role", "group");
+  element.setAttribute("aria-label", label);
+  element.dataset.orientation = state.orientation;
+
+  const destsOf = (square) => (state.dests && state.dests[square]) || [];
+  const interactive = () => Boolean(state.dests && Object.keys(state.dests).length);
+
+  function pick(square) {
+    const selected = state.selected;
+    if (selected && destsOf(selected).includes(square)) {
+      state.selected = null;
+      paint();
+      onMove(selected, square);
+      return;
+    }
+    if (destsOf(square).length && selected !== square) state.selected = square;
+    else state.selected = null;
+    paint();
+  }
+
+  function layout() {
+    const focused = element.contains(document.activeElement) ? document.activeElement.dataset.square : null;
+    element.replaceChildren();
+    squares.clear();
+    for (let row = 0; row < 8; row += 1) {
+      for (let column = 0; column < 8; column += 1) {
+        const name = nameAt(row, column, state.orientation);
+        const square = document.createElement("div");
+        const light = (FILES.indexOf(name[0]) + Number(name[1])) % 2 === 1;
+        square.className = `square ${light ? "light" : "dark"}`;
+        square.dataset.square = name;
+        square.setAttribute("role", "button");
+        square.tabIndex = -1;
+        if (column === 0) square.append(coordinate("rank", name[1]));
+        if (row === 7) square.append(coordinate("file", name[0]));
+        square.addEventListener("click", () => {
+          if (swallowClick) { swallowClick = false; return; }
+          if (justSelected === name) { justSelected = null; return; }
+          justSelected = null;
+          pick(name);
+        });
+        square.addEventListener("keydown", (event) => keydown(event, row, column));
+        square.addEventListener("focus", () => rove(square));
+        squares.set(name, square);
+        element.append(square);
+      }
+    }
+    rove(squares.get(focused) || squares.get(nameAt(7, 0, state.orientation)));
+    if (focused) squares.get(focused).focus();
+  }
+
+  function coordinate(kind, text) {
+    const span = document.createElement("span");
+    span.className = `coord ${kind}`;
+    span.textContent = text;
+    span.setAttribute("aria-hidden", "true");
+    return span;
+  }
+
+  // One square in the tab order: the one focused last.
+  function rove(square) {
+    for (const other of squares.values()) other.tabIndex = other === square ? 0 : -1;
+  }
+
+  function keydown(event, row, column) {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      justSelected = null;
+      pick(nameAt(row, column, state.orientation));
+    } else if (event.key in STEP) {
+      event.preventDefault();
+      const step = STEP[event.key];
+      if ((step === 1 && column === 7) || (step === -1 && column === 0)) return;
+      const index = row * 8 + column + step;
+      if (index < 0 || index > 63) return;
+      const target = squares.get(nameAt(Math.floor(index / 8), index % 8, state.orientation));
+      rove(target);
+      target.focus();
+    }
+  }
+
+  // Draw the state onto the squares (which stay, so focus and a running slide survive).
+  function paint(animateFrom = null) {
+    const targets = new Set(state.selected ? destsOf(state.selected) : []);
+    const last = new Set((state.lastMove || []).flat());
+    for (const [name, square] of squares) {
+      const piece = state.pieces[name];
+      let picture = square.querySelector(".piece");
+      if (!piece && picture) { picture.remove(); picture = null; }
+      if (piece) {
+        if (!picture) {
+          picture = document.createElement("div");
+          picture.setAttribute("aria-hidden", "true");
+          square.append(picture);
+        }
+        picture.className = `piece ${ownerOf(piece)} ${PIECE_NAMES[piece.toUpperCase()]}`;
+        picture.style.backgroundImage = `url("${pieceImage(piece)}")`;
+        square.dataset.piece = piece;
+      } else {
+        delete square.dataset.piece;
+      }
+      square.setAttribute("aria-label", squareLabel(name, piece));
+      square.classList.toggle("movable", destsOf(name).length > 0);
+      square.classList.toggle("selected", state.selected === name);
+      square.classList.toggle("target", targets.has(name));
+      square.classList.toggle("capture", targets.has(name) && Boolean(piece));
+      square.classList.toggle("last-move", last.has(name));
+      if (state.selected === name) square.setAttribute("aria-pressed", "true");
+      else square.removeAttribute("aria-pressed");
+    }
+    element.classList.toggle("interactive", interactive());
+    if (animateFrom && !reducedMotion()) {
+      for (const [from, to] of slides(animateFrom, state.pieces)) slide(from, to);
+    }
+  }
+
+  // The piece now on `to` glides there from `from` (one square is 100% of a piece's size).
+  function slide(from, to) {
+    const picture = squares.get(to)?.querySelector(".piece");
+    if (!picture || !picture.animate) return;
+    const sign = state.orientation === "white" ? 1 : -1;
+    const dx = (FILES.indexOf(from[0]) - FILES.indexOf(to[0])) * 100 * sign;
+    const dy = (Number(to[1]) - Number(from[1])) * 100 * sign;
+    picture.classList.add("sliding");
+    const motion = picture.animate(
+      [{ transform: `translate(${dx}%, ${dy}%)` }, { transform: "translate(0, 0)" }],
+      { duration: SLIDE_MS, easing: "ease-out" },
+    );
+    motion.finished.then(() => picture.classList.remove("sliding"), () => picture.classList.remove("sliding"));
+  }
+
+  // The square under a point of the viewport, or null outside the board.
+  function squareAt(x, y) {
+    const box = element.getBoundingClientRect();
+    const column = Math.floor(((x - box.left) / box.width) * 8);
+    const row = Math.floor(((y - box.top) / box.height) * 8);
+    if (column < 0 || column > 7 || row < 0 || row > 7) return null;
+    return nameAt(row, column, state.orientation);
+  }
+
+  function endPress() {
+    if (!press) return;
+    if (press.piece) {
+      press.piece.classList.remove("dragging");
+      press.piece.style.transform = "";
+    }
+    for (const square of squares.values()) square.classList.remove("drag-over");
+    press = null;
+  }
+
+  element.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || press) return;
+    const square = event.target.closest?.("[data-square]");
+    if (!square) return;
+    const name = square.dataset.square;
+    if (state.selected && destsOf(state.selected).includes(name)) return; // the click plays it
+    if (!destsOf(name).length) return;
+    justSelected = state.selected === name ? null : name;
+    if (state.selected !== name) { state.selected = name; paint(); }
+    press = { from: name, pointerId: event.pointerId, x: event.clientX, y: event.clientY, dragging: false,
+      piece: square.querySelector(".piece") };
+    element.setPointerCapture?.(event.pointerId);
+    event.preventDefault(); // no text selection, no native image drag
+  });
+
+  element.addEventListener("pointermove", (event) => {
+    if (!press || event.pointerId !== press.pointerId) return;
+    const dx = event.clientX - press.x, dy = event.clientY - press.y;
+    if (!press.dragging && Math.hypot(dx, dy) < DRAG_START_PX) return;
+    press.dragging = true;
+    if (press.piece) {
+      press.piece.classList.add("dragging");
+      press.piece.style.transform = `translate(${dx}px, ${dy}px) scale(1.1)`;
+    }
+    const over = squareAt(event.clientX, event.clientY);
+    for (const [name, square] of squares) square.classList.toggle("drag-over", name === over);
+  });
+
+  element.addEventListener("pointerup", (event) => {
+    if (!press || event.pointerId !== press.pointerId) return;
+    const { from, dragging } = press;
+    endPress();
+    if (!dragging) return; // a click: the click handler picks
+    swallowClick = true;
+    justSelected = null;
+    const to = squareAt(event.clientX, event.clientY);
+    if (to === from) { paint(); return; } // dropped back: stays selected
+    if (to && destsOf(from).includes(to)) {
+      state.selected = null;
+      paint();
+      onMove(from, to);
+      return;
+    }
+    state.selected = null; // an illegal drop: the piece goes back
+    paint();
+  });
+
+  element.addEventListener("pointercancel", () => { endPress(); paint(); });
+  // A click that follows a drag lands on the board only if the pointer ended over it; clear
+  // the flag on any later press so it never eats a real click.
+  element.addEventListener("pointerdown", () => { if (!press) swallowClick = false; }, { capture: true });
+  element.addEventListener("dragstart", (event) => event.preventDefault());
+
+  layout();
+  paint();
+
+  return {
+    set(update = {}) {
+      const before = state.pieces;
+      if ("orientation" in update && update.orientation !== state.orientation) {
+        state.orientation = update.orientation === "black" ? "black" : "white";
+        element.dataset.orientation = state.orientation;
+        endPress();
+        layout();
+      }
+      if ("pieces" in update) state.pieces = { ...(update.pieces || {}) };
+      if ("dests" in update) state.dests = update.dests || {};
+      if ("lastMove" in update) state.lastMove = update.lastMove || [];
+      if ("selected" in update) state.selected = update.selected || null;
+      else if (state.selected && !destsOf(state.selected).length) state.selected = null;
+      if (press && ("pieces" in update || "dests" in update)) endPress();
+      paint(update.animate && "pieces" in update ? before : null);
+    },
+    get orientation() { return state.orientation; },
+    get selected() { return state.selected; },
+    destroy() {
+      endPress();
+      element.replaceChildren();
+      element.classList.remove("cb-board", "interactive");
+      element.removeAttribute("role");
+    },
+  };
+}
+
+// The former board, kept while a page still draws with it: draw the 64 squares into
+// `element`; `marks` gives classes per square, `onSquare` gets clicks.
 // Every square is a keyboard control too: Tab reaches the board, the arrow keys move between
 // squares, Enter or Space picks one; focus stays on its square when the board is redrawn.
 export function renderBoard(element, pieces, { flipped = false, marks = {}, onSquare = () => {} } = {}) {
@@ -88,7 +380,12 @@ export function renderBoard(element, pieces, { flipped = false, marks = {}, onSq
       square.className = `square ${(FILES.indexOf(file) + rank) % 2 === 0 ? "light" : "dark"} ${marks[name] || ""}`;
       square.dataset.square = name;
       if (pieces[name]) {
-        square.textContent = GLYPHS[pieces[name]];
+        const picture = document.createElement("img"); // sized here: a page may not load board.css
+        picture.alt = "";
+        picture.draggable = false;
+        picture.src = pieceImage(pieces[name]);
+        picture.style.width = picture.style.height = "92%";
+        square.append(picture);
         square.dataset.piece = pieces[name];
       }
       const piece = pieces[name];
