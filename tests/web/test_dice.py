@@ -1,0 +1,163 @@
+"""The dice module (assets/dice.js) in Chromium against a real `playsite serve`: `spentDice`
+agrees with the rules engine on which dice every prefix of every legal turn has spent
+(castling, promotions and a promoted piece moving on included), and `renderDice` draws
+pictures with their labels, dims the spent dice and tumbles a fresh roll (not under
+prefers-reduced-motion)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from playwright.sync_api import expect
+
+from playsite.rules import START_POSITION, format_dfen, iter_turns, legal_tree, parse_dfen, play_turn
+from playsite.rules.turn import _Turn
+from playsite.web.routes import Assets
+from tests.support.server import ServerProcess
+from tests.web.artifacts import artifacts  # noqa: F401 (a fixture)
+
+# Positions where the payment rules matter: castling both ways, promotions (then the new piece
+# moving on with its own die), en passant, Black to move.
+CRAFTED = [
+    ("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", (4, 5, 6)),
+    ("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1", (1, 4, 6)),
+    ("4k3/1P4P1/8/8/8/8/8/4K3 w - - 0 1", (1, 2, 2)),
+    ("4k3/1P4P1/8/8/8/8/8/4K3 w - - 0 1", (1, 1, 5)),
+    ("4k3/8/8/8/8/8/1p4p1/4K3 b - - 0 1", (1, 3, 4)),
+    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", (1, 1, 6)),
+]
+
+
+@pytest.fixture(scope="module")
+def server():
+    process = ServerProcess().start()
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def harness(page, server) -> None:
+    """A real page of the server with board.css loaded: the modules run same-origin there."""
+    page.goto(f"{server.base_url}/history")
+    css = f"/assets/{Assets().names['board.css']}"
+    page.evaluate(
+        """async (css) => {
+            const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: css });
+            document.head.append(link);
+            await new Promise((loaded) => { link.onload = loaded; });
+        }""",
+        css,
+    )
+
+
+def cases() -> list[dict]:
+    """Every prefix of (a sample of) every legal turn, with the dice the engine says are left."""
+    rng = random.Random(29)
+    positions = [parse_dfen(dfen).with_dice(dice) for dfen, dice in CRAFTED]
+    for _ in range(30):  # random rolls from random positions of real play
+        position = START_POSITION
+        for _ in range(rng.randrange(0, 12)):
+            rolled = position.with_dice([rng.randint(1, 6) for _ in range(3)])
+            turns = list(iter_turns(legal_tree(rolled)))
+            outcome = play_turn(rolled, rng.choice(turns) if turns else [])
+            if outcome.end:
+                break
+            position = outcome.after
+        positions.append(position.with_dice([rng.randint(1, 6) for _ in range(3)]))
+    found = []
+    for position in positions:
+        turns = list(iter_turns(legal_tree(position)))
+        for moves in rng.sample(turns, min(len(turns), 12)):
+            turn = _Turn(position)
+            for length in range(len(moves) + 1):
+                if length:
+                    turn.play(moves[length - 1])
+                found.append({"dfen": format_dfen(position), "dice": list(position.dice),
+                              "moves": list(moves[:length]), "left": sorted(turn.dice)})
+    return found
+
+
+def test_spent_dice_agree_with_the_rules_engine_on_every_prefix(server, context):
+    found = cases()
+    kinds = Counter()
+    for case in found:
+        castles = case["dfen"].startswith("r3k2r")  # the kings stand on e1 and e8 there
+        kinds["castling"] += castles and any(uci in ("e1g1", "e1c1", "e8g8", "e8c8") for uci in case["moves"])
+        kinds["promotion"] += any(len(uci) == 5 for uci in case["moves"])
+        if len(case["moves"]) >= 2 and len(case["moves"][0]) == 5:
+            kinds["promoted piece moves on"] += case["moves"][1][:2] == case["moves"][0][2:4]
+    assert kinds["castling"] and kinds["promotion"] and kinds["promoted piece moves on"], kinds
+    page = context.new_page()
+    harness(page, server)
+    assets = Assets()
+    left = page.evaluate(
+        """async ([board, dice, cases]) => {
+            const { parsePlacement } = await import(board);
+            const { spentDice } = await import(dice);
+            return cases.map((c) => {
+              const spent = spentDice(c.dice, parsePlacement(c.dfen), c.moves);
+              return c.dice.filter((_, index) => !spent[index]).sort();
+            });
+        }""",
+        [f"/assets/{assets.names['board.js']}", f"/assets/{assets.names['dice.js']}", found],
+    )
+    assert len(left) == len(found) > 500
+    wrong = [(case, got) for case, got in zip(found, left) if got != case["left"]]
+    assert wrong == []
+
+
+def render(page, dice: list[int], options: dict) -> None:
+    page.evaluate(
+        """async ([module, dice, options]) => {
+            const { renderDice } = await import(module);
+            let slot = document.getElementById("dice-under-test");
+            if (!slot) {
+              slot = Object.assign(document.createElement("div"), { id: "dice-under-test" });
+              document.body.prepend(slot);
+            }
+            renderDice(slot, dice, options);
+            window.diceAnimations = slot.getAnimations({ subtree: true }).length;
+        }""",
+        [f"/assets/{Assets().names['dice.js']}", dice, options],
+    )
+
+
+def test_dice_are_pictures_with_labels_spent_ones_dimmed_and_a_roll_tumbles(server, context, artifacts):
+    page = context.new_page()
+    harness(page, server)
+    render(page, [2, 1, 6], {"spent": [True, False, False], "rolling": True})
+    dice = page.locator("#dice-under-test .die")
+    expect(dice).to_have_count(3)
+    for index, label in enumerate(("die: knight, used", "die: pawn", "die: king")):
+        expect(dice.nth(index)).to_have_attribute("role", "img")
+        expect(dice.nth(index)).to_have_attribute("aria-label", label)
+    expect(page.locator("#dice-under-test")).to_have_text("2 1 6")
+    assert "/pieces/chessnut/bN." in dice.nth(0).locator("img").get_attribute("src")
+    assert page.evaluate("window.diceAnimations") == 3, "a fresh roll tumbles in"
+    page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
+    opacity = [float(dice.nth(i).evaluate("d => getComputedStyle(d).opacity")) for i in range(3)]
+    assert opacity[0] < 0.5 and opacity[1] == opacity[2] == 1.0, opacity
+    expect(dice.nth(0).locator("img")).to_have_js_property("complete", True)
+    assert dice.nth(0).locator("img").evaluate("i => i.naturalWidth") > 0, "the piece picture loads"
+    page.locator("#dice-under-test").screenshot(path=str(artifacts / "dice-light.png"))
+    # Black's dice are dark with light pieces; redrawn without `rolling`, nothing moves
+    render(page, [3, 4, 5], {"spent": [False, True, True], "side": "black"})
+    expect(page.locator("#dice-under-test")).to_have_attribute("data-side", "black")
+    assert "/pieces/chessnut/wB." in dice.nth(0).locator("img").get_attribute("src")
+    expect(dice.nth(2)).to_have_attribute("aria-label", "die: queen, used")
+    assert page.evaluate("window.diceAnimations") == 0
+
+
+def test_no_tumble_under_reduced_motion(server, chromium):
+    reduced = chromium.new_context(reduced_motion="reduce")
+    try:
+        page = reduced.new_page()
+        harness(page, server)
+        render(page, [1, 2, 3], {"rolling": True})
+        expect(page.locator("#dice-under-test .die")).to_have_count(3)
+        assert page.evaluate("window.diceAnimations") == 0
+    finally:
+        reduced.close()
