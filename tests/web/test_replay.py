@@ -14,8 +14,10 @@ from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.server import ServerProcess
-from tests.web.conftest import finished_game
+from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
+from tests.web.conftest import PHONE, finished_game
 
+PIECES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
 VECTORS = Path(__file__).resolve().parents[2] / "specs" / "dice" / "vectors-v1.json"
 TURNS = 4
 SEEDS = {"White": "alice's seed \u2713 with a few more bytes", "Black": "b\u00e9b\u00e9's own seed, composed"}
@@ -52,12 +54,13 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     first = record["turns"][0]
     expect(page.locator("#step")).to_have_text(f"1 / {total}")
     expect(page.locator("#dice")).to_have_text(" ".join(map(str, first["dice"])))
+    expect(page.locator("#dice .die").first).to_have_attribute("aria-label", f"die: {PIECES[first['dice'][0]]}")
     expect(page.locator("#turn-check")).to_have_text("checked")
     # the first turn with a move (a roll may be a forced pass): its last destination is marked
     step, played = next((n, t) for n, t in enumerate(record["turns"], start=1) if t["moves"])
     page.locator(f'#turns li[data-step="{step}"] button').click()
     expect(page.locator("#moves")).to_have_text(" ".join(played["moves"]))
-    expect(page.locator(f'[data-square="{played["moves"][-1][2:4]}"]')).to_contain_class("moved-to")
+    expect(page.locator(f'[data-square="{played["moves"][-1][2:4]}"]')).to_contain_class("last-move")
     page.click("#last")
     expect(page.locator("#step")).to_have_text(f"{total} / {total}")
     page.keyboard.press("Home")
@@ -119,3 +122,75 @@ def test_the_browser_verifier_reproduces_every_published_vector(server_with_a_ga
     for vector, result in zip(vectors, results):
         assert result["commit"] == vector["commit"], vector["id"]
         assert result["rolls"] == [r["dice"] for r in vector["rolls"]], vector["id"]
+
+
+def corner_square(page, corner: str) -> str:
+    """The square drawn at the board's bottom-left or top-right corner, by where it is on screen."""
+    return page.evaluate(
+        """(corner) => {
+            const board = document.getElementById("board").getBoundingClientRect();
+            const x = corner === "bottom-left" ? board.left + 2 : board.right - 2;
+            const y = corner === "bottom-left" ? board.bottom - 2 : board.top + 2;
+            return document.elementFromPoint(x, y).closest("[data-square]").dataset.square;
+        }""",
+        corner,
+    )
+
+
+def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(server_with_a_game, chromium, artifacts):
+    server, game_id = server_with_a_game
+    record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
+    turns = sorted(record["turns"], key=lambda turn: turn["turnNumber"])
+    for scheme, viewport in (("light", {"width": 1366, "height": 900}), ("dark", PHONE)):
+        context = chromium.new_context(viewport=viewport, color_scheme=scheme)
+        try:
+            page = context.new_page()
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{server.base_url}/replay/{game_id}")
+            expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+            # pieces are pictures that load, on the squares the position says
+            king = page.locator('[data-square="e1"][data-piece="K"] .piece')
+            page.click("#first")
+            expect(king).to_have_count(1)
+            assert "/pieces/chessnut/wK." in king.evaluate("p => getComputedStyle(p).backgroundImage")
+            # each turn of the list shows its dice as pictures
+            for step, turn in enumerate(turns, start=1):
+                dice = page.locator(f'#turns li[data-step="{step}"] .die')
+                expect(dice).to_have_count(len(turn["dice"]))
+                expect(dice.first).to_have_attribute("aria-label", f"die: {PIECES[turn['dice'][0]]}")
+            # a turn with moves marks every square its micro-moves went from and to, and nothing else
+            step, played = next((n, t) for n, t in enumerate(turns, start=1) if len(t["moves"]) >= 2)
+            page.locator(f'#turns li[data-step="{step}"] button').click()
+            marked = {square for uci in played["moves"] for square in (uci[:2], uci[2:4])}
+            expect(page.locator(".last-move")).to_have_count(len(marked))
+            for square in marked:
+                expect(page.locator(f'[data-square="{square}"]')).to_contain_class("last-move")
+            # coordinates on the edges follow the orientation; F flips the board and the names
+            page.locator("#board").scroll_into_view_if_needed()
+            assert corner_square(page, "bottom-left") == "a1" and corner_square(page, "top-right") == "h8"
+            expect(page.locator('[data-square="a1"] .coord')).to_have_text(["1", "a"])
+            expect(page.locator("#name-bottom")).to_contain_text("White")
+            page.keyboard.press("f")
+            expect(page.locator("#board")).to_have_attribute("data-orientation", "black")
+            assert corner_square(page, "bottom-left") == "h8" and corner_square(page, "top-right") == "a1"
+            expect(page.locator('[data-square="h8"] .coord')).to_have_text(["8", "h"])
+            expect(page.locator('[data-square="a1"] .coord')).to_have_count(0)
+            expect(page.locator("#name-bottom")).to_contain_text("Black")
+            expect(page.locator("#name-top")).to_contain_text("White")
+            page.click("#flip")
+            expect(page.locator("#board")).to_have_attribute("data-orientation", "white")
+            # the board is large: most of the window's height on a desktop, the width on a phone
+            box = page.locator("#board").bounding_box()
+            assert abs(box["width"] - box["height"]) < 1
+            if viewport is PHONE:
+                assert box["width"] >= 0.9 * PHONE["width"]
+            else:
+                assert box["height"] >= 0.65 * viewport["height"]
+            # dark theme: the blue-grey squares of the board's dark palette
+            light = page.locator('[data-square="a8"]').evaluate("s => getComputedStyle(s).backgroundColor")
+            assert light == ("rgb(222, 227, 230)" if scheme == "dark" else "rgb(240, 217, 181)")
+            screenshot(page, artifacts, f"replay-board-{scheme}-{viewport['width']}")
+            assert errors == []
+        finally:
+            context.close()

@@ -157,7 +157,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       for (let column = 0; column < 8; column += 1) {
         const name = nameAt(row, column, state.orientation);
         const square = document.createElement("div");
-        const light = (FILES.indexOf(name[0]) + Number(name[1])) % 2 === 1;
+        const light = (FILES.indexOf(name[0]) + Number(name[1])) % 2 === 0; // a1 is dark
         square.className = `square ${light ? "light" : "dark"}`;
         square.dataset.square = name;
         square.setAttribute("role", "button");

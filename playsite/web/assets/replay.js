@@ -1,37 +1,49 @@
 // A finished game, turn by turn, with every roll checked in this browser against the seed
-// the server revealed at the end (fair.js): first / previous / next / last and the arrow keys.
-import { parsePlacement, renderBoard } from "./board.js";
+// the server revealed at the end (fair.js): first / previous / next / last and the arrow keys,
+// the board flipped with its button or F.
+import { createBoard, parsePlacement } from "./board.js";
+import { renderDice } from "./dice.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
 import { $, element, faceLink, mountHeader, resultText } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, turns: [], step: 0, checks: new Map() };
+const board = createBoard($("board"), { label: "board" });
 
 function positionAt(step) {
   return step === 0 ? view.record.initialDfen : view.turns[step - 1].fenAfter;
 }
 
-// The squares the turn's micro-moves touched, replayed on the position before it.
-function marksOf(step) {
-  const marks = {};
-  if (step === 0) return marks;
-  for (const uci of view.turns[step - 1].moves) {
-    marks[uci.slice(0, 2)] = "moved-from";
-    marks[uci.slice(2, 4)] = "moved-to";
-  }
-  return marks;
+// The squares each micro-move of the turn went from and to.
+function lastMoveOf(step) {
+  return step === 0 ? [] : view.turns[step - 1].moves.map((uci) => [uci.slice(0, 2), uci.slice(2, 4)]);
+}
+
+function placeNames() {
+  const black = board.orientation === "white";
+  const players = view.record?.players || {};
+  $("name-top").replaceChildren(black ? "Black: " : "White: ", faceLink(black ? players.black : players.white));
+  $("name-bottom").replaceChildren(black ? "White: " : "Black: ", faceLink(black ? players.white : players.black));
+}
+
+function flip() {
+  board.set({ orientation: board.orientation === "white" ? "black" : "white" });
+  if (view.record) placeNames();
 }
 
 function show(step) {
+  const previous = view.step;
   view.step = Math.max(0, Math.min(step, view.turns.length));
   const { turns } = view;
-  renderBoard($("board"), parsePlacement(positionAt(view.step)), { marks: marksOf(view.step) });
+  // one step forward slides the turn's pieces; a jump redraws at once
+  board.set({ pieces: parsePlacement(positionAt(view.step)), lastMove: lastMoveOf(view.step),
+    animate: view.step === previous + 1 });
   $("step").textContent = `${view.step} / ${turns.length}`;
   $("step").dataset.step = String(view.step);
   const turn = turns[view.step - 1];
   $("turn-seat").textContent = turn ? `${turn.turnNumber}, ${turn.activeColor}` : "start";
-  $("dice").textContent = turn ? turn.dice.join(" ") : "";
+  renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
   $("moves").textContent = turn ? (turn.moves.length ? turn.moves.join(" ") : "(forced pass)") : "";
   const check = turn && view.checks.get(turn.turnNumber);
   $("turn-check").textContent = check === undefined ? "" : check ? "checked" : "does not match";
@@ -45,8 +57,11 @@ function listTurns() {
   $("turns").replaceChildren(...view.turns.map((turn, index) => {
     const item = element("li");
     item.dataset.step = String(index + 1);
-    const button = element("button", `${turn.activeColor}: ${turn.dice.join(" ")} | ${turn.moves.join(" ") || "pass"}`,
-      { type: "button", class: "link" });
+    const button = element("button", "", { type: "button", class: "link" });
+    const dice = element("span", "", { class: "dice small" });
+    renderDice(dice, turn.dice, { side: turn.activeColor === "Black" ? "black" : "white" });
+    button.append(element("span", turn.activeColor, { class: "seat" }), dice,
+      element("span", turn.moves.join(" ") || "pass", { class: "moves" }));
     button.addEventListener("click", () => show(index + 1));
     item.append(button);
     return item;
@@ -91,8 +106,7 @@ async function load() {
   const record = answer.body;
   view.record = record;
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
-  $("player-white").querySelector(".name").replaceChildren("White: ", faceLink(record.players?.white));
-  $("player-black").querySelector(".name").replaceChildren("Black: ", faceLink(record.players?.black));
+  placeNames();
   $("outcome").textContent = `${resultText(record.result, record.termination)}, ${new Date(record.finishedAt).toLocaleString()}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
@@ -107,8 +121,14 @@ $("first").addEventListener("click", () => show(0));
 $("prev").addEventListener("click", () => show(view.step - 1));
 $("next").addEventListener("click", () => show(view.step + 1));
 $("last").addEventListener("click", () => show(view.turns.length));
+$("flip").addEventListener("click", flip);
 document.addEventListener("keydown", (event) => {
-  if (!view.record || event.target.closest?.("input, textarea, select")) return;
+  if (event.target.closest?.("input, textarea, select")) return;
+  if ((event.key === "f" || event.key === "F") && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    flip();
+    return;
+  }
+  if (!view.record) return;
   const to = { ArrowLeft: view.step - 1, ArrowRight: view.step + 1, Home: 0, End: view.turns.length }[event.key];
   if (to === undefined) return;
   event.preventDefault();
