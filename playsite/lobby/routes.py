@@ -9,6 +9,7 @@ from __future__ import annotations
 from playsite.http.errors import RouteFamily
 from playsite.lobby.challenge_routes import mount_challenge_routes
 from playsite.lobby.human_routes import mount_human_routes
+from playsite.lobby.people_seek_routes import mount_people_seek_routes
 from playsite.lobby.seek_routes import mount_seek_routes
 from playsite.lobby.wake_routes import mount_wake_routes
 from playsite.services import Services
@@ -19,5 +20,6 @@ def lobby_routes(services: Services) -> RouteFamily:
     mount_challenge_routes(routes, services)
     mount_seek_routes(routes, services)
     mount_human_routes(routes, services)
+    mount_people_seek_routes(routes, services)
     mount_wake_routes(routes, services)
     return routes

@@ -1,5 +1,7 @@
 """Seek routes: bots post and accept (/bot/seeks...); the public list and the creator's
-poll and cancel (/lobby/seeks...), the last two gated by the seek's secret."""
+poll and cancel (/lobby/seeks...), the last two gated by the seek's secret. The list holds
+bots' and people's seeks (`kind` says which); a people's seek id (`people-...`) is polled and
+cancelled on the people's board (people_seek_routes.py posts and accepts them)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.responses import NO_CACHE, NO_STORE, empty_response, json_response
 from playsite.lobby import bodies
+from playsite.lobby.people_seek_routes import refused
+from playsite.lobby.people_seeks import PeopleSeekRefused, encode_public_people_seek, encode_status, is_people_seek_id
 from playsite.lobby.seeks import SeekState, encode_public_seek
 from playsite.services import Services
 from playsite.wire import DEFAULT_TIME_CONTROL
@@ -37,10 +41,16 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
     @routes.get("/lobby/seeks")
     async def list_seeks():
         seeks = [encode_public_seek(seek) for seek in lobby.seeks.open_seeks()]
+        seeks += [encode_public_people_seek(seek) for seek in lobby.people_seeks.open_seeks()]
         return json_response(seeks, headers=NO_CACHE)
 
     @routes.get("/lobby/seeks/<seek_id>")
     async def poll_seek(seek_id: str):
+        if is_people_seek_id(seek_id):
+            try:
+                return json_response(encode_status(lobby.people_seeks.poll(seek_id, creator_secret())), headers=NO_STORE)
+            except PeopleSeekRefused as error:
+                raise refused(error) from None
         seek = lobby.seeks.poll(seek_id, creator_secret())
         body: dict = {"matched": seek.state is SeekState.MATCHED}
         if seek.game_id is not None:
@@ -49,6 +59,12 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
 
     @routes.delete("/lobby/seeks/<seek_id>")
     async def cancel_seek(seek_id: str):
+        if is_people_seek_id(seek_id):
+            try:
+                lobby.people_seeks.cancel(seek_id, creator_secret())
+            except PeopleSeekRefused as error:
+                raise refused(error) from None
+            return empty_response(204)
         lobby.seeks.cancel(seek_id, creator_secret())
         return empty_response(204)
 

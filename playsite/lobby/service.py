@@ -17,6 +17,7 @@ from playsite.bots.refusals import BotApiRefusal
 from playsite.http.errors import temporarily_unavailable
 from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
 from playsite.lobby.challenges import Challenge, ChallengeBook
+from playsite.lobby.people_seeks import PeopleSeekBoard
 from playsite.lobby.seeks import SeekBoard
 from playsite.periodic import run_every
 from playsite.rooms.admission import AdmissionRefused
@@ -36,6 +37,8 @@ class Lobby:
         self.events = games.events
         self.challenges = ChallengeBook(games.events)
         self.seeks = SeekBoard()
+        self.people_seeks = PeopleSeekBoard()
+        """People's open seeks (lobby/people_seeks.py); their games start through `start_game`."""
         self._seating_guests: set[str] = set()
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -45,6 +48,7 @@ class Lobby:
     async def sweep(self) -> None:
         self.challenges.expire()
         self.seeks.expire()
+        self.people_seeks.expire()
 
     # ----- challenges ---------------------------------------------------------------------
 

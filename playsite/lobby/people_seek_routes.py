@@ -1,0 +1,91 @@
+"""Seeks for people, in the shapes of the dice-chess ecosystem's lobby:
+
+    POST   /lobby/seeks               {creator[, timeControl]} -> 201 {seekId, secret}
+    GET    /lobby/seeks/{id}?secret=  -> {matched, gameId, token, seat}   (seek_routes.py dispatches)
+    DELETE /lobby/seeks/{id}?secret=  -> 204                               (seek_routes.py dispatches)
+    POST   /lobby/seeks/{id}/accept   {accepter} -> 201 {gameId, token, seat, wsUrl}
+
+`creator` and `accepter` are guest ids (UUIDs); a signed-in person (session cookie from an
+allowed page) plays as the account instead. `accept` takes a person's seek or a bot's (the
+lobby lists both), with colours drawn at random. Both writes are rate-limited per address.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from playsite.bots.games import Human
+from playsite.bots.refusals import BotApiRefusal
+from playsite.http.bodies import json_object
+from playsite.http.errors import RouteFamily
+from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.responses import NO_STORE, json_response
+from playsite.lobby import bodies
+from playsite.lobby.human_routes import seat_response
+from playsite.lobby.people_seeks import PeopleSeekRefused, is_people_seek_id
+from playsite.services import Services
+from playsite.wire import SEATS, WHITE, DEFAULT_TIME_CONTROL
+
+PEOPLE_SEEKS_PER_MINUTE = 20
+"""Seeks posted, per client address."""
+PEOPLE_ACCEPTS_PER_MINUTE = 30
+"""Seeks accepted, per client address."""
+PEOPLE_SEEK_ORIGIN = "seek"
+
+
+def refused(error: PeopleSeekRefused) -> BotApiRefusal:
+    return BotApiRefusal(error.code, error.message)
+
+
+def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
+    lobby = services.lobby
+    board = lobby.people_seeks
+    posts = RateLimiter(PEOPLE_SEEKS_PER_MINUTE, 60)
+    accepts = RateLimiter(PEOPLE_ACCEPTS_PER_MINUTE, 60)
+
+    async def person(body: dict, field: str) -> Human:
+        caller = await services.accounts.caller()
+        if caller is not None:
+            return Human(caller.principal)
+        value = body.get(field)
+        if not isinstance(value, str) or not bodies.CANONICAL_UUID.fullmatch(value):
+            raise BotApiRefusal("invalid_guest_id", f"{field} must be your guest id, a UUID (8-4-4-4-12 hexadecimal digits)")
+        return Human(f"guest:{value.lower()}")
+
+    @routes.post("/lobby/seeks")
+    async def post_people_seek():
+        limit_by_address(posts, "seeks")
+        body = await json_object()
+        creator = await person(body, "creator")
+        time_control = bodies.time_control(body, default=DEFAULT_TIME_CONTROL)
+        try:
+            seek, secret = board.post(creator.principal, time_control)
+        except PeopleSeekRefused as error:
+            raise refused(error) from None
+        return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
+
+    @routes.post("/lobby/seeks/<seek_id>/accept")
+    async def accept_people_seek(seek_id: str):
+        limit_by_address(accepts, "seek accepts")
+        body = await json_object()
+        accepter = await person(body, "accepter")
+        if not is_people_seek_id(seek_id):
+            game, seat = await lobby.accept_seek(seek_id, accepter)  # a bot's seek
+            return seat_response(game, seat, accepter)
+        try:
+            seek = board.claim(seek_id, accepter.principal)
+        except PeopleSeekRefused as error:
+            raise refused(error) from None
+        try:
+            accepter_seat = secrets.choice(SEATS)
+            creator = Human(seek.creator)
+            white, black = (accepter, creator) if accepter_seat == WHITE else (creator, accepter)
+            game = await lobby.start_game(
+                white=white, black=black, time_control=seek.time_control, origin=PEOPLE_SEEK_ORIGIN
+            )
+        except BaseException:
+            board.release(seek)
+            raise
+        creator_seat = next(seat for seat in SEATS if seat != accepter_seat)
+        board.matched(seek, game.room.game_id, creator_seat, game.human_tokens[creator_seat])
+        return seat_response(game, accepter_seat, accepter)
