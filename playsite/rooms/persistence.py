@@ -85,6 +85,39 @@ async def write_durably(
         attempt += 1
 
 
+async def read_back_durably(
+    read: Callable[[], Awaitable[tuple[str, int] | None]],
+    *,
+    game_id: str,
+    version: int,
+    timeout_s: float,
+    on_stall: Callable[[], None],
+) -> tuple[str, int] | None:
+    """After a write whose COMMIT answer was lost: read back what the store holds, retried as
+    a terminal write is (without bound, backing off to one attempt per 30 s), because nothing
+    may be decided before it is known. `on_stall` as for `write_durably`."""
+    started = trio.current_time()
+    stalled = False
+    attempt = 1
+    delay = TERMINAL_BACKOFF_FIRST_S
+    while True:
+        stored: list[tuple[str, int] | None] = []
+
+        async def once() -> None:
+            stored.append(await read())
+
+        error = await attempt_write(once, timeout_s)
+        if error is None:
+            return stored[0]
+        wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
+        telemetry(game_id, version, "read_back_retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
+        await trio.sleep(wait)
+        if not stalled and trio.current_time() - started >= STALL_GRACE_S:
+            stalled = True
+            on_stall()
+        attempt += 1
+
+
 async def write_best_effort(write: Callable[[], Awaitable[None]], *, game_id: str, version: int, timeout_s: float) -> bool:
     """Best effort: one attempt; a failure is logged and the game goes on in memory."""
     error = await attempt_write(write, timeout_s)

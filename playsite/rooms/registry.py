@@ -29,6 +29,8 @@ from playsite.wire import Unlimited
 log = logging.getLogger("playsite.rooms")
 
 FINISHED_ROOMS_KEPT = 1000
+CREATION_DECIDE_S = 10
+"""How long a creation whose COMMIT answer was lost reads back before its creator is refused."""
 
 CompletionHook = Callable[[Room], Awaitable[None]]
 CreationHook = Callable[[Room], object]
@@ -148,10 +150,25 @@ class Registry:
         if self.store is None:
             return
         error = await room.write_creation()
+        if error is not None and room.required and self.store.in_doubt(room.game_id):
+            error = await self._decide_creation(room, error)
         if error is not None:
             telemetry(room.game_id, room.version, "creation_failed", f"error={error!r}")
             if room.required:
                 raise CreationFailed(f"creation snapshot not committed: {error}")
+
+    async def _decide_creation(self, room: Room, error: str) -> str | None:
+        """The creation's COMMIT was sent and its answer lost: the game may exist. Read back
+        (for up to CREATION_DECIDE_S, the creator is waiting): stored, the creation stands and
+        the caller gets its game (None); absent, it failed (`error`). Still unknown then, the
+        creator is refused and the question is settled in the background: a game that turns
+        out to exist is ended at once (a technical abort, archived), so it is never resumed
+        as a game nobody was given."""
+        with trio.move_on_after(CREATION_DECIDE_S):
+            return error if not await room.creation_stands() else None
+        telemetry(room.game_id, room.version, "creation_undecided", f"error={error!r}")
+        self._nursery.start_soon(room.end_if_stored)
+        return error
 
     async def resume_all(self) -> int:
         """Resume every active game from its last committed version; rebuild admission."""

@@ -38,7 +38,7 @@ from playsite.rooms.model import (
     seconds_between,
     utc_now,
 )
-from playsite.rooms.persistence import DurabilityPolicy, attempt_write
+from playsite.rooms.persistence import DurabilityPolicy, attempt_write, read_back_durably, telemetry
 from playsite.rooms.records import game_write, terminal_records
 from playsite.rooms.trees import PackedTree, Trees, pack
 from playsite.rooms.view import PublicView
@@ -165,6 +165,8 @@ class Room:
         """`durable.dump_history_turn` of each turn of `history` so far (see `_dump`)."""
         self._durable: dict | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
+        self._attempted: dict | None = None
+        """The durable state of the write last attempted (adopted if it turns out to stand)."""
         self.completed = False
         """The ending is committed (terminal transaction done): completion may proceed."""
         self._publish_view()
@@ -207,7 +209,7 @@ class Room:
         `commit(write)`, when given, is the caller's own creation transaction: it runs once,
         and what it raises propagates (nothing is started from an unknown outcome)."""
         state = self.state()
-        data = self._dump(state)
+        data = self._attempted = self._dump(state)
         if commit is not None:
             await commit(game_write(state, data))
             self._durable = data
@@ -216,6 +218,30 @@ class Room:
         if error is None or not self.required:
             self._durable = data
         return error
+
+    async def creation_stands(self) -> bool:
+        """After a creation write whose COMMIT answer was lost: read back until the store knows
+        (see `_stands`); True when the creation snapshot is stored (it is then durable)."""
+        stored = await read_back_durably(
+            lambda: self.store.read_back(self.game_id),
+            game_id=self.game_id,
+            version=self.version,
+            timeout_s=self.policy.timeout_s,
+            on_stall=lambda: None,  # nobody is connected to a room not started
+        )
+        found = "nothing" if stored is None else f"{stored[0]} at version {stored[1]}"
+        stands = stored == ("active", self.version)
+        telemetry(self.game_id, self.version, "adopted" if stands else "absent", f"stored={found!r}")
+        if stands:
+            self._durable = self._attempted
+        return stands
+
+    async def end_if_stored(self) -> None:
+        """A creation its creator was refused: if it turns out to be stored after all, end it
+        now (technical abort, terminal write retried until it commits); it never starts."""
+        if await self.creation_stands():
+            self._end(Ending(Termination.ABORTED, None), trio.current_time())
+            await self._persist()
 
     def _dump(self, state: RoomState) -> dict:
         """`dump_state(state)`, from the records of the setup and of past turns made before
@@ -432,7 +458,7 @@ class Room:
         """Finish a roll, persist the new state, then broadcast its events, then answer the requesters."""
         await self._settle_roll()
         if self._pending_events or self._dirty:
-            if not await self._persist():
+            if not await self._persist() and not await self._stands():
                 self._roll_back_and_abort()
                 await self._persist()  # terminal: retried until it commits
         events, self._pending_events = self._pending_events, []
@@ -456,6 +482,7 @@ class Room:
             return True
         state = self.state()
         data = self._dump(state)
+        self._attempted = data
         write = game_write(state, data)
         if self.ended:
             ending = terminal_records(state)
@@ -481,17 +508,46 @@ class Room:
             version=self.version,
             on_stall=self._stalled,
         )
-        stall = trio.current_time() - started
+        self._credit(trio.current_time() - started)
+        if committed:
+            self._committed(data)
+        return committed
+
+    def _credit(self, stall: float) -> None:
         if self.clock is not None and stall > 0 and (self._refused is None or self._refused != self.clock.running):
             # The mover does not pay for the server's writes, except for the write of its own
             # refused command: sending refused moves must not stop the mover's clock.
             self.clock.credit(stall)
-        if committed:
-            self._durable = data
-            if self.persistence_stalled:
-                self.persistence_stalled = False
-                self._restart_graces(trio.current_time())
-        return committed
+
+    def _committed(self, data: dict) -> None:
+        self._durable = data
+        if self.persistence_stalled:
+            self.persistence_stalled = False
+            self._restart_graces(trio.current_time())
+
+    async def _stands(self) -> bool:
+        """An intermediate write was given up. If an attempt's COMMIT was sent and its answer
+        lost, the write may stand: nothing is decided (no verdict, no broadcast, no abort) until
+        the store has been read back, once no transaction of this game is in flight. True when
+        this version is what the store holds: it is then committed, and played as such."""
+        if self.store is None or not self.store.in_doubt(self.game_id):
+            return False
+        started = trio.current_time()
+        telemetry(self.game_id, self.version, "in_doubt", "reading back before deciding")
+        stored = await read_back_durably(
+            lambda: self.store.read_back(self.game_id),
+            game_id=self.game_id,
+            version=self.version,
+            timeout_s=self.policy.timeout_s,
+            on_stall=self._stalled,
+        )
+        self._credit(trio.current_time() - started)
+        stands = stored == ("active", self.version)
+        found = "nothing" if stored is None else f"{stored[0]} at version {stored[1]}"
+        telemetry(self.game_id, self.version, "adopted" if stands else "absent", f"stored={found!r}")
+        if stands:
+            self._committed(self._attempted)
+        return stands
 
     def _stalled(self) -> None:
         """The write has failed past the stall grace: drop the sockets (they reconnect to the

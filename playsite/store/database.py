@@ -8,8 +8,9 @@ connection.
 An abandoned attempt never commits: `run` owns each attempt's transaction, and the worker
 thread commits only if, under the attempt's lock, the caller has not given up; a caller that
 gives up first marks the attempt, and the thread rolls back (at once, if it was still waiting
-for a pooled connection). Only a COMMIT already sent when the caller gave up can still land;
-the stores' version fences make such a late write harmless.
+for a pooled connection). Only a COMMIT already sent when the caller gave up can still land:
+such an attempt is reported as in doubt (`run(..., in_doubt=...)`), and its writer reads back
+what the database holds before deciding anything (`PostgresStore.read_back`).
 """
 
 from __future__ import annotations
@@ -86,11 +87,13 @@ class Database:
         with self._pool.connection() as conn:
             conn.execute("SELECT 1")
 
-    async def run(self, work: Callable[[psycopg.Connection], T]) -> T:
+    async def run(self, work: Callable[[psycopg.Connection], T], *, in_doubt: Callable[[], None] | None = None) -> T:
         """Run `work(conn)` in one transaction on a pooled connection in a worker thread.
 
         It commits when `work` returns, unless the caller was cancelled first (a timeout, a
-        shutdown): then nothing `work` did is ever committed."""
+        shutdown): then nothing `work` did is ever committed. When the caller gives up (or
+        the connection fails) after the COMMIT was sent, the outcome is unknown: `in_doubt`,
+        when given, is called then, and only then."""
         attempt = Attempt()
 
         def in_thread() -> T:
@@ -106,9 +109,12 @@ class Database:
         try:
             return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            if attempt.committing and in_doubt is not None:
+                in_doubt()  # the COMMIT was sent and its answer lost with the connection
             raise DatabaseUnavailable(_describe(exc)) from None
         except trio.Cancelled:
-            attempt.abandon()
+            if not attempt.abandon() and in_doubt is not None:
+                in_doubt()  # the COMMIT is on the wire: it may still land
             raise
 
     async def close(self) -> None:

@@ -59,6 +59,14 @@ class MemoryStore:
     async def health(self) -> StoreHealth:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=True)
 
+    def in_doubt(self, game_id: str) -> bool:
+        """Never: a write in memory has no answer to lose."""
+        return False
+
+    async def read_back(self, game_id: str) -> tuple[str, int] | None:
+        write = self.games.get(game_id)
+        return None if write is None else (write.status, write.version)
+
     async def save_game(self, write: GameWrite) -> None:
         self._upsert(write)
 

@@ -70,6 +70,44 @@ class PostgresStore:
     def __init__(self, database: Database, *, save_timeout_s: float = 5.0):
         self.database = database
         self.save_timeout_s = save_timeout_s
+        self._in_doubt: set[str] = set()
+        """Games with a write whose COMMIT was sent and whose answer was lost."""
+
+    def in_doubt(self, game_id: str) -> bool:
+        """Whether a write of this game may have committed without this process knowing."""
+        return game_id in self._in_doubt
+
+    async def _write(self, game_id: str, work) -> None:
+        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id))
+        # Committed: any earlier attempt in doubt had finished first (it held the row, or the
+        # key, this one needed), so nothing is in doubt any more.
+        self._in_doubt.discard(game_id)
+
+    async def read_back(self, game_id: str) -> tuple[str, int] | None:
+        """The game's stored (status, version), or None when it is not stored, once every
+        transaction still writing it has finished: a COMMIT in flight holds the row (an
+        update) or its key (an insert) until it is decided, and this waits for both. Raises
+        DatabaseUnavailable (e.g. the statement timeout) while that is not yet known."""
+
+        def work(conn: psycopg.Connection) -> tuple[str, int] | None:
+            row = conn.execute("SELECT status, version FROM games WHERE id = %s FOR SHARE", (game_id,)).fetchone()
+            if row is not None:
+                return row[0], row[1]
+            with conn.transaction():  # a savepoint, never kept: an insert in flight is waited out
+                probe = conn.execute(
+                    "INSERT INTO games (id, origin, durability, status, version, snapshot)"
+                    " VALUES (%s, 'friend', 'best_effort', 'active', 0, '{}') ON CONFLICT (id) DO NOTHING RETURNING id",
+                    (game_id,),
+                ).fetchone()
+                raise psycopg.Rollback()
+            if probe is not None:
+                return None
+            row = conn.execute("SELECT status, version FROM games WHERE id = %s", (game_id,)).fetchone()
+            return None if row is None else (row[0], row[1])
+
+        stored = await self.database.run(work)
+        self._in_doubt.discard(game_id)
+        return stored
 
     async def health(self) -> StoreHealth:
         detail = None
@@ -87,7 +125,7 @@ class PostgresStore:
             with conn.transaction():
                 write_game(conn, write)
 
-        await self.database.run(work)
+        await self._write(write.game_id, work)
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         result = ending.result
@@ -125,7 +163,7 @@ class PostgresStore:
                     (ending.outbox_key, Jsonb(ending.outbox_payload)),
                 )
 
-        await self.database.run(work)
+        await self._write(write.game_id, work)
 
     async def active_games(self) -> list[dict[str, Any]]:
         rows = await self.database.run(
