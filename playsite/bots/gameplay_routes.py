@@ -22,6 +22,7 @@ from playsite.http.errors import RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.rooms.intents import PlayerCommand, Verdict
+from playsite.rooms.model import TECHNICAL_ABORT_REASON
 from playsite.rooms.room import Room
 from playsite.services import Services
 from playsite.wire import (
@@ -146,7 +147,9 @@ def verdict_json(verdict: Verdict) -> dict:
     if verdict.applied:
         return {"applied": True, "version": verdict.version, "reason": None}
     reason, _, detail = (verdict.reason or "refused").partition(": ")
-    body = {"applied": False, "version": None, "reason": reason}
+    # A technical abort keeps its version: the last durable one, where the game now stands.
+    version = verdict.version if verdict.reason == TECHNICAL_ABORT_REASON else None
+    body = {"applied": False, "version": version, "reason": reason}
     if detail:
         body["detail"] = detail
     return body
