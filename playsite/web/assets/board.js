@@ -164,12 +164,6 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
         square.tabIndex = -1;
         if (column === 0) square.append(coordinate("rank", name[1]));
         if (row === 7) square.append(coordinate("file", name[0]));
-        square.addEventListener("click", () => {
-          if (swallowClick) { swallowClick = false; return; }
-          if (justSelected === name) { justSelected = null; return; }
-          justSelected = null;
-          pick(name);
-        });
         square.addEventListener("keydown", (event) => keydown(event, row, column));
         square.addEventListener("focus", () => rove(square));
         squares.set(name, square);
@@ -279,7 +273,20 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     press = null;
   }
 
+  // A click (mouse, tap, or a script's) picks its square, unless it ends a drag or ends the
+  // press that has just selected that square.
+  element.addEventListener("click", (event) => {
+    if (swallowClick) { swallowClick = false; return; }
+    const name = event.target.closest?.("[data-square]")?.dataset.square;
+    const held = justSelected;
+    justSelected = null;
+    if (!name || held === name) return;
+    pick(name);
+  });
+
   element.addEventListener("pointerdown", (event) => {
+    swallowClick = false;
+    justSelected = null;
     if (event.button !== 0 || press) return;
     const square = event.target.closest?.("[data-square]");
     if (!square) return;
@@ -290,7 +297,6 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     if (state.selected !== name) { state.selected = name; paint(); }
     press = { from: name, pointerId: event.pointerId, x: event.clientX, y: event.clientY, dragging: false,
       piece: square.querySelector(".piece") };
-    element.setPointerCapture?.(event.pointerId);
     event.preventDefault(); // no text selection, no native image drag
   });
 
@@ -298,6 +304,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     if (!press || event.pointerId !== press.pointerId) return;
     const dx = event.clientX - press.x, dy = event.clientY - press.y;
     if (!press.dragging && Math.hypot(dx, dy) < DRAG_START_PX) return;
+    if (!press.dragging) element.setPointerCapture?.(event.pointerId); // follow it off the board too
     press.dragging = true;
     if (press.piece) {
       press.piece.classList.add("dragging");
@@ -327,9 +334,6 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
   });
 
   element.addEventListener("pointercancel", () => { endPress(); paint(); });
-  // A click that follows a drag lands on the board only if the pointer ended over it; clear
-  // the flag on any later press so it never eats a real click.
-  element.addEventListener("pointerdown", () => { if (!press) swallowClick = false; }, { capture: true });
   element.addEventListener("dragstart", (event) => event.preventDefault());
 
   layout();

@@ -1,0 +1,264 @@
+"""The board (assets/board.js, createBoard) in Chromium against a real `playsite serve`: the
+module is loaded from the server's own /assets/ on one of its pages and driven as a page
+would drive it. Drag and drop (mouse and touch) plays a legal destination and refuses an
+illegal one, clicks select and play, legal destinations show as dots and captures as rings,
+the last turn is highlighted, coordinates follow the orientation, an opponent's move slides
+(not under prefers-reduced-motion), focus survives redraws, and the dark theme applies."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from playsite.web.routes import Assets
+from tests.support.server import ServerProcess
+from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
+from tests.web.conftest import PHONE
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+# After 1. e4 d5: White's pawn may take on d5 or go on; the knight has its two squares.
+OPENING = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2"
+DESTS = {"e4": ["e5", "d5"], "g1": ["f3", "h3"], "d2": ["d3", "d4"]}
+
+
+@pytest.fixture(scope="module")
+def server():
+    process = ServerProcess().start()
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def mount(page, server, width: str = "480px") -> None:
+    """A board in a container `width` wide on a real page of the server, as `window.board`;
+    every onMove lands in `window.moves`."""
+    page.goto(f"{server.base_url}/history")
+    assets = Assets()
+    page.evaluate(
+        """async ([board, css, width]) => {
+            const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: css });
+            document.head.append(link);
+            await new Promise((loaded) => { link.onload = loaded; });
+            const frame = document.createElement("div");
+            frame.style.width = width;
+            frame.style.margin = "12px";
+            const element = Object.assign(document.createElement("div"), { id: "board" });
+            frame.append(element);
+            document.body.prepend(frame);
+            const module = await import(board);
+            window.boardModule = module;
+            window.moves = [];
+            window.board = module.createBoard(element, { onMove: (from, to) => window.moves.push([from, to]) });
+        }""",
+        [f"/assets/{assets.names['board.js']}", f"/assets/{assets.names['board.css']}", width],
+    )
+
+
+def setup(page, dfen: str = OPENING, **state) -> None:
+    page.evaluate(
+        """([dfen, state]) => window.board.set({ pieces: window.boardModule.parsePlacement(dfen), ...state })""",
+        [dfen, {"orientation": "white", "dests": DESTS, "lastMove": [["d7", "d5"]], **state}],
+    )
+
+
+def centre(page, square: str) -> tuple[float, float]:
+    box = page.locator(f'[data-square="{square}"]').bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag(page, source: str, target: str) -> None:
+    (x0, y0), (x1, y1) = centre(page, source), centre(page, target)
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1, y1, steps=4)
+    page.mouse.up()
+
+
+def moves(page) -> list[list[str]]:
+    return page.evaluate("window.moves")
+
+
+def after(page, square: str) -> str:
+    """The background of a square's ::after layer: where the dot or the ring is drawn."""
+    return page.locator(f'[data-square="{square}"]').evaluate("s => getComputedStyle(s, '::after').backgroundImage")
+
+
+def test_drag_and_drop_plays_a_legal_destination_and_refuses_an_illegal_one(server, context, artifacts):
+    page = context.new_page()
+    mount(page, server)
+    setup(page)
+    drag(page, "g1", "g3")  # not a destination of the knight: nothing is played, the knight stays
+    assert moves(page) == []
+    expect(page.locator('[data-square="g1"]')).to_have_attribute("data-piece", "N")
+    expect(page.locator(".selected")).to_have_count(0)
+    expect(page.locator(".piece.dragging")).to_have_count(0)
+    drag(page, "e4", "d5")  # the capture
+    assert moves(page) == [["e4", "d5"]]
+    drag(page, "e7", "e5")  # Black's pawn: not movable, no drag starts
+    assert moves(page) == [["e4", "d5"]]
+    drag(page, "g1", "g1")  # dropped where it was: it stays selected, its destinations shown
+    expect(page.locator('[data-square="g1"]')).to_contain_class("selected")
+    expect(page.locator(".target")).to_have_count(2)
+    screenshot(page, artifacts, "board-selected-light")
+    page.click('[data-square="f3"]')  # a click on a destination plays the selected piece
+    assert moves(page) == [["e4", "d5"], ["g1", "f3"]]
+
+
+def test_a_touch_drag_plays_on_a_phone(server, chromium):
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        mount(page, server, "100%")
+        setup(page)
+        cdp = phone.new_cdp_session(page)
+        (x0, y0), (x1, y1) = centre(page, "d2"), centre(page, "d4")
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+        for fraction in (0.25, 0.5, 0.75, 1.0):
+            point = {"x": x0 + (x1 - x0) * fraction, "y": y0 + (y1 - y0) * fraction}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        page.wait_for_function("window.moves.length === 1")
+        assert moves(page) == [["d2", "d4"]]
+        # a tap selects, a second tap plays
+        page.tap('[data-square="g1"]')
+        expect(page.locator('[data-square="g1"]')).to_contain_class("selected")
+        page.tap('[data-square="h3"]')
+        page.wait_for_function("window.moves.length === 2")
+        assert moves(page)[1] == ["g1", "h3"]
+    finally:
+        phone.close()
+
+
+def test_legal_destinations_are_dots_captures_rings_and_the_last_turn_is_marked(server, context):
+    page = context.new_page()
+    mount(page, server)
+    setup(page, lastMove=[["d7", "d5"], ["c7", "c6"]])
+    for square in ("e4", "g1", "d2"):
+        expect(page.locator(f'[data-square="{square}"]')).to_contain_class("movable")
+    expect(page.locator(".movable")).to_have_count(3)
+    expect(page.locator(".target")).to_have_count(0)
+    page.click('[data-square="e4"]')
+    expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
+    expect(page.locator('[data-square="e4"]')).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".target")).to_have_count(2)
+    expect(page.locator('[data-square="e5"]')).not_to_contain_class("capture")
+    expect(page.locator('[data-square="d5"]')).to_contain_class("capture")
+    dot, ring = after(page, "e5"), after(page, "d5")
+    assert dot.startswith("radial-gradient") and ring.startswith("radial-gradient") and dot != ring
+    assert after(page, "e6") == "none"
+    # the last turn: every square its micro-moves touched, and no other
+    marked = page.locator(".last-move")
+    expect(marked).to_have_count(4)
+    for square in ("d7", "d5", "c7", "c6"):
+        expect(page.locator(f'[data-square="{square}"]')).to_contain_class("last-move")
+    # clicking the selected piece again drops the selection; an empty square does too
+    page.click('[data-square="e4"]')
+    expect(page.locator(".selected")).to_have_count(0)
+    page.click('[data-square="g1"]')
+    page.click('[data-square="a6"]')
+    expect(page.locator(".selected")).to_have_count(0)
+    assert moves(page) == []
+    # not interactive: no movable square, a click selects nothing
+    page.evaluate("window.board.set({ dests: {} })")
+    expect(page.locator(".movable")).to_have_count(0)
+    page.click('[data-square="e4"]')
+    expect(page.locator(".selected")).to_have_count(0)
+
+
+def test_coordinates_follow_the_orientation(server, context):
+    page = context.new_page()
+    mount(page, server)
+    setup(page, dfen=START, dests={})
+    assert page.evaluate("window.board.orientation") == "white"
+    files = page.locator(".coord.file")
+    ranks = page.locator(".coord.rank")
+    expect(files).to_have_text(list("abcdefgh"))
+    expect(ranks).to_have_text(list("87654321"))
+    expect(page.locator('[data-square="a1"] .coord')).to_have_text(["1", "a"])
+    first = page.locator("#board > .square").first
+    expect(first).to_have_attribute("data-square", "a8")
+    page.evaluate("window.board.set({ orientation: 'black' })")
+    assert page.evaluate("window.board.orientation") == "black"
+    expect(files).to_have_text(list("hgfedcba"))
+    expect(ranks).to_have_text(list("12345678"))
+    expect(first).to_have_attribute("data-square", "h1")
+    expect(page.locator('[data-square="h8"] .coord')).to_have_text(["8", "h"])
+    expect(page.locator('[data-square="e1"]')).to_have_attribute("aria-label", "e1, white king")
+    expect(page.locator('[data-square="e4"]')).to_have_attribute("aria-label", "e4")
+
+
+def test_an_opponents_move_slides_unless_motion_is_reduced(server, chromium):
+    for motion, expected in (("no-preference", 1), ("reduce", 0)):
+        made = chromium.new_context(reduced_motion=motion)
+        try:
+            page = made.new_page()
+            mount(page, server)
+            setup(page, dfen=START, dests={})
+            running = page.evaluate(
+                """(dfen) => {
+                    window.board.set({ pieces: window.boardModule.parsePlacement(dfen), animate: true,
+                                       lastMove: [["e2", "e4"]] });
+                    return document.querySelector('[data-square="e4"] .piece').getAnimations().length;
+                }""",
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            )
+            assert running == expected, motion
+            expect(page.locator('[data-square="e4"]')).to_have_attribute("data-piece", "P")
+            expect(page.locator('[data-square="e2"]')).not_to_have_attribute("data-piece", "P")
+            # animate: false (or a jump) never slides
+            jumped = page.evaluate(
+                """(dfen) => {
+                    window.board.set({ pieces: window.boardModule.parsePlacement(dfen), animate: false });
+                    return document.querySelector('[data-square="d5"] .piece').getAnimations().length;
+                }""",
+                "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2",
+            )
+            assert jumped == 0
+        finally:
+            made.close()
+
+
+def test_the_keyboard_picks_and_plays_and_focus_survives_redraws(server, context):
+    page = context.new_page()
+    mount(page, server)
+    setup(page)
+    expect(page.locator('[data-square="a1"]')).to_have_attribute("tabindex", "0")  # where Tab enters
+    page.focus('[data-square="a1"]')
+    for key in ["ArrowRight"] * 4 + ["ArrowUp"] * 3:
+        page.keyboard.press(key)
+    expect(page.locator('[data-square="e4"]')).to_be_focused()
+    expect(page.locator('[data-square="e4"]')).to_have_attribute("tabindex", "0")
+    expect(page.locator('[tabindex="0"]')).to_have_count(1)
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
+    setup(page)  # a redraw (the server's next event) keeps the focus and the selection
+    expect(page.locator('[data-square="e4"]')).to_be_focused()
+    expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press(" ")
+    assert moves(page) == [["e4", "e5"]]
+    page.evaluate("window.board.set({ orientation: 'black' })")  # a flip keeps the focused square
+    expect(page.locator('[data-square="e5"]')).to_be_focused()
+
+
+def test_the_dark_theme_follows_the_colour_scheme(server, chromium, artifacts):
+    colours = {}
+    for scheme in ("light", "dark"):
+        for name, viewport in (("desktop", {"width": 1366, "height": 900}), ("phone", PHONE)):
+            made = chromium.new_context(color_scheme=scheme, viewport=viewport)
+            try:
+                page = made.new_page()
+                mount(page, server, "min(640px, calc(100% - 24px))")
+                setup(page, lastMove=[["d7", "d5"]], selected="e4")
+                expect(page.locator(".target")).to_have_count(2)
+                colours[scheme] = [
+                    page.locator(f'[data-square="{square}"]').evaluate("s => getComputedStyle(s).backgroundColor")
+                    for square in ("a8", "a1")
+                ]
+                screenshot(page, artifacts, f"board-{scheme}-{name}")
+            finally:
+                made.close()
+    assert colours["light"] == ["rgb(240, 217, 181)", "rgb(181, 136, 99)"]  # wood
+    assert colours["dark"] == ["rgb(222, 227, 230)", "rgb(140, 162, 173)"]  # blue-grey
