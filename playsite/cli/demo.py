@@ -1,8 +1,9 @@
 """`playsite demo`: the whole product on one machine, with no set-up.
 
-A private PostgreSQL in a data directory (kept between runs, so games survive a restart),
-migrations applied, the server with persistence, ratings, retention, webhooks and the
-showcase table, and a featured bot answering webhooks on loopback. docs/demo.md.
+A private PostgreSQL (kept between runs, so games survive a restart), migrations applied,
+the server with persistence, ratings, retention, webhooks and the showcase table, a
+featured bot answering webhooks on loopback, a demo identity provider so people can sign
+in, and a league in which the bots play rated games in the background. docs/demo.md.
 """
 
 from __future__ import annotations
@@ -23,12 +24,22 @@ DEFAULT_DIR = ".playsite-demo"
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("demo", help="run the whole product locally: PostgreSQL, the server, a featured bot")
+    parser = subparsers.add_parser(
+        "demo", help="run the whole product locally: PostgreSQL, the server, a featured bot, sign-in, a league"
+    )
     parser.add_argument("--dir", default=os.environ.get("PLAYSITE_DEMO_DIR", DEFAULT_DIR),
                         help=f"where the demo keeps its data (default {DEFAULT_DIR}, or $PLAYSITE_DEMO_DIR)")
     parser.add_argument("--host", default=None, help="listening address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help="listening port (default 8080; 0 = any free port)")
-    parser.add_argument("--reset", action="store_true", help="delete the demo's data directory (needs --yes) and exit")
+    parser.add_argument("--no-sign-in", action="store_true", help="do not run the demo identity provider")
+    parser.add_argument("--sign-in-on-network", action="store_true",
+                        help="run the demo identity provider (anyone signs in as anyone) although --host is not loopback")
+    parser.add_argument("--no-league", action="store_true", help="the bots play no rated games in the background")
+    parser.add_argument("--league-think", type=float, default=1.0, metavar="S",
+                        help="seconds a bot waits before each turn of a league game (default 1)")
+    parser.add_argument("--league-rest", type=float, default=5.0, metavar="S",
+                        help="seconds between two league games (default 5)")
+    parser.add_argument("--reset", action="store_true", help="delete the demo's data (needs --yes) and exit")
     parser.add_argument("--yes", action="store_true", help="confirm --reset")
     parser.set_defaults(run=run)
 
@@ -36,29 +47,51 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     import trio
 
-    from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing
-    from playsite.demo.settings import demo_secrets_key, demo_settings
+    from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing, cluster_place, remove_cluster
+    from playsite.demo.settings import (
+        demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, resolve_address,
+    )
     from playsite.store.migrations import apply_pending, load_migrations
 
     state_dir = Path(args.dir).resolve()
+    place = cluster_place(state_dir)
+    outside = place.parent != state_dir
     if args.reset:
         if not args.yes:
-            print(f"playsite demo: --reset deletes {state_dir} and every game in it; add --yes to confirm", file=sys.stderr)
+            where = f"{state_dir} and {place}" if outside else str(state_dir)
+            print(f"playsite demo: --reset deletes {where} and every game in it; add --yes to confirm", file=sys.stderr)
             return EXIT_CONFIG
+        remove_cluster(place)
         shutil.rmtree(state_dir, ignore_errors=True)
-        print(f"playsite demo: deleted {state_dir}", file=sys.stderr)
+        print(f"playsite demo: deleted {state_dir}" + (f" and {place}" if outside else ""), file=sys.stderr)
         return 0
+    if args.league_think < 0 or args.league_rest < 0:
+        print("playsite demo: --league-think and --league-rest are seconds, 0 or more", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        host, port = resolve_address(os.environ, args.host, args.port)
+    except OSError as error:
+        print(f"playsite demo: cannot listen on the address asked for: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    own_provider = not args.no_sign_in and not os.environ.get("OIDC_ISSUER", "").strip()
+    if own_provider and not is_loopback(host) and not args.sign_in_on_network:
+        print(f"playsite demo: --host {host} is not a loopback address, and the demo's identity provider signs anyone"
+              " in as anyone: add --no-sign-in, or --sign-in-on-network if that is really what you want",
+              file=sys.stderr)
+        return EXIT_CONFIG
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     for noisy in ("httpx", "httpcore", "hypercorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     started = time.monotonic()
     try:
-        postgres = LocalPostgres(state_dir / "postgres")
+        postgres = LocalPostgres(place)
     except PostgresMissing as error:
         print(f"playsite demo: {error}", file=sys.stderr)
         return EXIT_CONFIG
     first = not postgres.initialised
-    print(f"playsite demo: {'creating' if first else 'starting'} PostgreSQL in {postgres.root}", file=sys.stderr, flush=True)
+    print(f"playsite demo: {'creating' if first else 'starting'} PostgreSQL in {postgres.root}"
+          + (f" (the postgres user cannot enter {state_dir}; the rest stays there)" if outside else ""),
+          file=sys.stderr, flush=True)
     try:
         postgres.start()
     except PostgresFailed as error:
@@ -68,17 +101,32 @@ def run(args) -> int:
         with psycopg.connect(postgres.url, autocommit=True) as conn:
             for migration in apply_pending(conn, load_migrations()):
                 print(f"playsite demo: applied migration {migration.version:03d}_{migration.name}", file=sys.stderr)
+            registered = conn.execute(
+                "SELECT 1 FROM webhook_registrations WHERE bot_id = %s", ("demo/featured",)
+            ).fetchone() is not None
+        provider = None
+        sign_in = None
+        if own_provider:
+            from playsite.demo.identity import DemoIdentityProvider
+
+            provider = DemoIdentityProvider(state_dir, host="127.0.0.1" if is_loopback(host) else host)
+            public, _ = origins_for(host, port)
+            sign_in = {**provider.configure(os.environ.get("PLAY_PUBLIC_ORIGIN", "").strip() or public),
+                       "PLAY_SESSION_SECRET": demo_session_secret(state_dir)}
         try:
-            settings = demo_settings(os.environ, postgres.url, host=args.host, port=args.port,
-                                     secrets_key=demo_secrets_key(state_dir))
+            settings = demo_settings(os.environ, postgres.url, host=host, port=port,
+                                     secrets_key=demo_secrets_key(state_dir), sign_in=sign_in)
         except ConfigError as error:
             for problem in error.problems:
                 print(f"playsite demo: configuration error: {problem}", file=sys.stderr)
             return EXIT_CONFIG
+        if provider is not None and settings.oidc_issuer == provider.issuer:
+            provider.configure(settings.public_origin)
         print(f"playsite demo: ready to serve after {time.monotonic() - started:.1f} s; data in {state_dir};"
               " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
+        league = None if args.no_league else {"think_s": args.league_think, "rest_s": args.league_rest}
         try:
-            trio.run(serve_demo, settings, state_dir)
+            trio.run(serve_demo, settings, state_dir, provider, league, not registered)
         except KeyboardInterrupt:
             pass
         except Exception as failure:
@@ -93,17 +141,35 @@ def run(args) -> int:
     return 0
 
 
-async def serve_demo(settings, state_dir: Path) -> None:
-    """The server as `playsite serve` runs it, plus the featured bot once the port is open."""
+async def serve_demo(settings, state_dir: Path, provider, league_options: dict | None, first_run: bool) -> None:
+    """The server as `playsite serve` runs it, with the demo around it. The featured bot's
+    webhook and the identity provider listen before the server boots, so the server finds
+    them at boot; on the first run the bot registers on a first, private boot without the
+    showcase, so that the showcase's probe at the real boot finds it ready."""
     import trio
 
     from playsite.app import create_app
     from playsite.demo.bot import FeaturedBot
+    from playsite.demo.league import League
     from playsite.server import run_http, wait_for_signals
     from playsite.services import boot
 
     async with trio.open_nursery() as nursery:
+        table = {}
+
+        async def table_ready() -> None:
+            if table.get("showcase") is not None:
+                await table["showcase"].reconcile()
+
+        bot = FeaturedBot(state_dir, on_ready=table_ready)
+        await nursery.start(bot.listen)
+        if provider is not None:
+            await nursery.start(provider.serve)
+        if first_run:
+            await register_first(settings, bot)
+
         services = await boot(settings, nursery)
+        table["showcase"] = services.showcase
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
 
@@ -113,10 +179,36 @@ async def serve_demo(settings, state_dir: Path) -> None:
 
         binds = await nursery.start(http)
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
+        if league_options is not None:
+            league = League(services, **league_options)
+            bot.think = league.think
+            if services.house is not None:
+                services.house.think = league.think
+            await nursery.start(league.run_ratings)
+            nursery.start_soon(league.run)
+        nursery.start_soon(bot.supervise, server_url)
+        print(f"playsite demo: open {settings.public_origin or server_url}/", flush=True)
 
-        async def table_ready() -> None:
-            if services.showcase is not None:
-                await services.showcase.reconcile()
 
-        nursery.start_soon(FeaturedBot(state_dir, server_url, on_ready=table_ready).supervise)
-        print(f"playsite demo: open {server_url}/", flush=True)
+async def register_first(settings, bot) -> None:
+    """First run: the featured bot registers through the Bot API of a private boot of the
+    server (loopback, a free port, no showcase), which then stops."""
+    import attrs
+    import trio
+    from hypercorn.config import Config as HypercornConfig
+    from hypercorn.trio import serve as hypercorn_serve
+
+    from playsite.app import create_app
+    from playsite.services import boot
+
+    private = attrs.evolve(settings, showcase_enabled=False, host="127.0.0.1", port=0)
+    async with trio.open_nursery() as nursery:
+        services = await boot(private, nursery)
+        config = HypercornConfig()
+        config.bind = ["127.0.0.1:0"]
+        config.accesslog = None
+        config.errorlog = logging.getLogger("playsite.demo.first-run")
+        binds = await nursery.start(lambda task_status: hypercorn_serve(create_app(services), config, task_status=task_status))
+        bot.server_url = binds[0]
+        await bot.register(bot.hook_url)
+        nursery.cancel_scope.cancel()

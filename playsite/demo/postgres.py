@@ -4,13 +4,17 @@ The system's server binaries are used (Debian: /usr/lib/postgresql/<version>/bin
 $PG_BINDIR, or PATH); without them, the PostgreSQL that the `pgserver` wheel ships (the
 optional extra `pip install playsite[demo]`). PLAYSITE_DEMO_POSTGRES=bundled prefers the
 wheel's even when the system has its own. PostgreSQL refuses to run as root, so as root every server command runs
-as the `postgres` user on a directory handed to that user. The server listens on loopback
-only, with its socket in the cluster's directory.
+as the `postgres` user on a directory handed to that user. When that user cannot enter the
+demo's directory (it lies under a parent closed to others, such as /root), the cluster lives
+in a place of its own under /var/lib/playsite-demo instead, one per demo directory (named
+after a hash of its path; `cluster_place`), and everything else stays in the demo's
+directory. The server listens on loopback only, with its socket in the cluster's directory.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -20,6 +24,8 @@ from pathlib import Path
 
 DATABASE = "playsite"
 START_TIMEOUT_S = 60
+OUTSIDE_ROOT = Path("/var/lib/playsite-demo")
+"""Where, as root, the clusters of demo directories the `postgres` user cannot enter live."""
 
 
 class PostgresMissing(Exception):
@@ -65,6 +71,35 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def postgres_can_enter(directory: Path) -> bool:
+    """Whether the `postgres` user can reach `directory` (every parent searchable by it)."""
+    done = subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", str(directory)], capture_output=True)
+    return done.returncode == 0
+
+
+def cluster_place(state_dir: Path) -> Path:
+    """Where the cluster of the demo directory `state_dir` lives: inside it, or, as root when
+    the `postgres` user cannot enter it, in a place of its own under OUTSIDE_ROOT."""
+    inside = state_dir / "postgres"
+    if os.geteuid() != 0:
+        return inside
+    state_dir.mkdir(parents=True, exist_ok=True)
+    if postgres_can_enter(state_dir):
+        return inside
+    digest = hashlib.sha256(str(state_dir.resolve()).encode()).hexdigest()[:16]
+    return OUTSIDE_ROOT / digest
+
+
+def remove_cluster(place: Path) -> None:
+    """Stop a server a killed run left in `place`, then delete the cluster (`--reset`)."""
+    if (place / "data" / "postmaster.pid").exists():
+        try:
+            LocalPostgres(place).stop()
+        except (PostgresMissing, OSError):
+            pass
+    shutil.rmtree(place, ignore_errors=True)
+
+
 class LocalPostgres:
     def __init__(self, root: Path):
         self.bindir = find_bindir()
@@ -92,6 +127,8 @@ class LocalPostgres:
 
     def start(self) -> None:
         """initdb on first use; stop a server a crashed run left behind; start; create the database."""
+        if self.as_root and self.root.parent == OUTSIDE_ROOT:
+            OUTSIDE_ROOT.mkdir(mode=0o755, parents=True, exist_ok=True)
         self.root.mkdir(parents=True, exist_ok=True)
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
@@ -99,7 +136,7 @@ class LocalPostgres:
             if reachable.returncode != 0:
                 raise PostgresFailed(
                     f"PostgreSQL runs as the postgres user, which cannot reach {self.root} (a parent directory is"
-                    " closed to it): choose a --dir it can enter, e.g. --dir /var/tmp/playsite-demo"
+                    " closed to it): choose a --dir it can enter"
                 )
         if not self.initialised:
             self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions")

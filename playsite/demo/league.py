@@ -1,0 +1,92 @@
+"""The demo's league: the house bots and the featured bot play rated games among themselves in
+the background, so the ranking, the bots' profiles and their records fill on their own.
+
+- One league game at a time, between two of the league's bots in turn (every pair, each
+  colour), Fischer 180 + 2 as on the ladder, rated, created as the ladder creates its games
+  (origin `ladder`). A short rest between games.
+- A gentle pace: in league games every bot waits `think_s` before each turn (the house bots
+  through `HouseBots.think`, the featured bot through its own `think`), so a game lasts a few
+  minutes and the CPU it takes is spread thin; people's games are never slowed down.
+- The rating batch runs every `rating_period_s` (the server's own runs hourly, a period fit
+  for production): a finished game, the league's or people's, moves the ratings within
+  seconds.
+
+A league game left unfinished by a restart is resumed by the server like any other; the
+league waits for it before starting the next one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+
+import attrs
+import trio
+
+from playsite.ratings.batch import run_rating_batch
+from playsite.ratings.ladder import LADDER_CONTROL, LADDER_ORIGIN
+from playsite.rooms.admission import AdmissionRefused
+
+log = logging.getLogger("playsite.demo")
+
+LEAGUE_BOTS = ("house/random", "house/greedy", "demo/featured")
+
+
+@attrs.define
+class League:
+    services: object
+    think_s: float = 1.0
+    rest_s: float = 5.0
+    rating_period_s: float = 10.0
+    games: set[str] = attrs.field(factory=set)
+    played: int = 0
+
+    def think(self, game_id: str | None) -> float:
+        """Seconds a bot waits before a turn: `think_s` in league games, nothing elsewhere."""
+        return self.think_s if game_id in self.games else 0.0
+
+    async def run_ratings(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        await run_rating_batch(self.services.store, period_s=self.rating_period_s, task_status=task_status)
+
+    async def run(self) -> None:
+        """Play league games one after the other until cancelled."""
+        await self.finish_resumed()
+        order = list(itertools.permutations(LEAGUE_BOTS, 2))
+        start = random.randrange(len(order))  # a restart does not begin with the same pair again
+        pairs = itertools.cycle(order[start:] + order[:start])
+        while True:
+            white, black = next(pairs)
+            try:
+                await self.play(white, black)
+            except AdmissionRefused as refused:  # a bot is busy (its capacity is taken by people): the next pair
+                log.info("demo league: %s and %s cannot play now: %s", white, black, refused)
+            except Exception as error:  # a failed game never stops the demo
+                log.info("demo league: a game between %s and %s failed: %s", white, black, type(error).__name__)
+            await trio.sleep(self.rest_s)
+
+    async def finish_resumed(self) -> None:
+        """Wait for the league games a previous run left unfinished (resumed at boot)."""
+        principals = {f"bot:{bot}" for bot in LEAGUE_BOTS}
+        for room in list(self.services.registry.live.values()):
+            seats = {state.principal for state in room.seats.values()}
+            if room.setup.origin == LADDER_ORIGIN and seats <= principals and not room.ended:
+                self.games.add(room.game_id)
+                await room.finished.wait()
+                self.games.discard(room.game_id)
+
+    async def play(self, white_id: str, black_id: str) -> None:
+        bots = self.services.bots
+        white, black = bots.get(white_id), bots.get(black_id)
+        if white is None or black is None or not (white.registered and black.registered):
+            return
+        game = await self.services.games.start(
+            white=white, black=black, time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
+        )
+        room = game.room
+        self.games.add(room.game_id)
+        try:
+            await room.finished.wait()
+        finally:
+            self.games.discard(room.game_id)
+        self.played += 1
