@@ -47,6 +47,9 @@ class HouseBots:
         self.events = events
         self.rng = random.Random(seed)
         self.accounts: dict[str, BotAccount] = {}
+        self.think = None
+        """None, or game id -> seconds to wait before each turn in that game (`playsite demo`
+        paces the games its league plays; every other game is answered at once)."""
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Create (or find) the house accounts, seat them in resumed games, then answer
@@ -89,6 +92,10 @@ class HouseBots:
                     await self._command(room, seat, AnswerDraw(accept=False))
                 elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.packed is not None:
                     acted_at = view.version
+                    if self.think is not None and (delay := self.think(room.game_id)):
+                        await trio.sleep(delay)
+                        if room.ended or room.published.version != view.version:
+                            continue
                     position = parse_dfen(state.dfen)
                     moves = choose(position, view.packed.unpack(), self.rng)
                     await self._command(room, seat, SubmitTurn(moves))
