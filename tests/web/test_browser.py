@@ -42,9 +42,14 @@ def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> l
         page.click(f'[data-square="{uci[2:4]}"]')
         if len(uci) == 5:
             page.click(f'#promotion button[data-move="{uci}"]')
-        expect(page.locator("#partial")).to_contain_text(uci)
+    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
     page.click("#submit")
     return moves
+
+
+def turn_in_list(page, seat: str, moves: list[str]):
+    """The move list's entry for a turn `seat` played (its micro-moves in `data-moves`)."""
+    return page.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')
 
 
 def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
@@ -74,15 +79,16 @@ def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
         page = pages[state["activeSeat"]]
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
         moves = play_turn(page, base, game_id, state["activeSeat"], rng)
-        line = f"{state['activeSeat']}: {' '.join(moves)}"
         for each in (*pages.values(), watcher):
-            expect(each.locator("#history")).to_contain_text(line)
-        expect(page.locator("#partial")).to_have_text("")
+            expect(turn_in_list(each, state["activeSeat"], moves)).not_to_have_count(0)
+        expect(page.locator("#partial")).to_have_attribute("data-moves", "")
 
     pages["White"].click("#resign")
+    pages["White"].click("#confirm-yes")  # Resign asks once
     for page in (*pages.values(), watcher):
         expect(page.locator("#status")).to_have_attribute("data-status", "ended")
-        expect(page.locator("#status")).to_contain_text("Black wins")
+    expect(watcher.locator("#result")).to_contain_text("Black won: White resigned")
+    expect(pages["Black"].locator("#result")).to_contain_text("You won: White resigned")
 
 
 def pending(base: str, game_id: str) -> dict | None:
@@ -136,7 +142,7 @@ def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, b
     state = wait_until_sync(my_roll, "the person's roll (the house bot moves at once when it is White)")
     expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
     moves = play_turn(page, base, game_id, seat, random.Random(2))
-    expect(page.locator("#history")).to_contain_text(f"{seat}: {' '.join(moves)}")
+    expect(turn_in_list(page, seat, moves)).not_to_have_count(0)
     house = "Black" if seat == "White" else "White"
-    expect(page.locator("#history")).to_contain_text(f"{house}:")  # the house bot answered
+    expect(page.locator(f'#history .turn[data-seat="{house}"]')).not_to_have_count(0)  # the house bot answered
     assert state["players"][house.lower()] == {"kind": "Bot", "name": "house greedy"}

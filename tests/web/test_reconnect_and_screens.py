@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from tests.support.waiting import wait_until_sync
 from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
 from tests.web.conftest import PHONE, finished_game
-from tests.web.test_browser import pending, play_turn
+from tests.web.test_browser import pending, play_turn, turn_in_list
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_a_dropped_connection_reconnects_and_the_game_goes_on(server, context):
     expect(mover.locator("#status")).to_have_attribute("data-status", "your-turn")
     moves = play_turn(mover, base, game_id, state["activeSeat"], rng)
     for page in pages.values():
-        expect(page.locator("#history")).to_contain_text(" ".join(moves))
+        expect(turn_in_list(page, state["activeSeat"], moves)).to_have_count(1)
 
 
 def test_every_page_on_a_desktop_and_a_phone(server, chromium, artifacts):

@@ -48,20 +48,33 @@ export async function sendJson(method, path, body, headers = {}) {
   return { status: response.status, body: parsed };
 }
 
-// A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over.
-export function gameSocket(path, { onEvent, onState }) {
+// A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over (the
+// server's normal close, 1000: state "ended"). A socket that closes before it ever opened asks
+// `giveUp()` (when given) whether to stop for good: an unknown game is refused before the
+// socket opens, and browsers say nothing of why, so the page asks the server and stops.
+export function gameSocket(path, { onEvent, onState, giveUp = null }) {
   let delay = 1000;
   let stopped = false;
+  let opened = false;
   let socket = null;
   const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
   function connect() {
     onState("connecting");
     socket = new WebSocket(url());
-    socket.onopen = () => { delay = 1000; onState("open"); };
+    socket.onopen = () => { delay = 1000; opened = true; onState("open"); };
     socket.onmessage = (message) => onEvent(JSON.parse(message.data));
-    socket.onclose = (closed) => {
+    socket.onclose = async (closed) => {
+      if (stopped) return;
+      if (closed.code === 1000) {
+        stopped = true;
+        onState("ended");
+        return;
+      }
       onState("closed");
-      if (stopped || closed.code === 1000) return;
+      if (!opened && giveUp && await giveUp()) {
+        stopped = true;
+        return;
+      }
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 15000);
     };

@@ -1,11 +1,15 @@
 // The game page, for a seat (its token rides in the URL fragment, which browsers never send
 // in a request) or a spectator. The server decides everything: the page renders its events
 // and builds a whole turn from the server's tree, one legal micro-move at a time, then
-// submits it at once.
-import { applyMove, diceOf, parsePlacement, renderBoard } from "./board.js";
+// submits it at once. Around the board: the dice, the clocks, the move list (browsable),
+// the end-of-game box, sounds and a live region for screen readers.
+import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
+import { renderDice, spentDice } from "./dice.js";
+import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
 import { followContinuation, mountRematch } from "./rematch.js";
 import { mountHeader } from "./site.js";
+import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = location.pathname.split("/").pop();
@@ -18,22 +22,41 @@ if (fragment.get("token")) {
 }
 const { seat: keptSeatName, token } = keptSeat(gameId);
 const mine = token ? keptSeatName : null; // null: spectator
+const OTHER = { White: "Black", Black: "White" };
+const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
 
 const view = {
+  orientation: mine === "Black" ? "black" : "white",
   dfen: null, // the position the current roll was made in
-  pieces: {},
+  dice: [], // the current roll
+  diceSeat: null,
+  rolling: false,
+  pieces: {}, // the live position (with the half-built turn applied)
   tree: null, // my roll's tree, while I am to move
   node: null,
   partial: [],
-  selected: null,
   waiting: false, // a turn was sent, its verdict has not come
   ended: false,
+  over: null,
+  gone: false, // no such game
   clocks: null,
   clockSeat: null,
   clockAt: 0,
+  initialMs: null,
+  incrementMs: 0,
+  lowWarned: false,
+  players: null,
+  rated: false,
   opponentIsBot: false, // a bot's seat cannot answer a draw offer
   drawBlocked: false, // my offer was declined: no new one until the opponent offers
   drawOfferFrom: null, // the seat whose draw offer waits for an answer
+  turns: [], // {seat, dice, moves, fenAfter, drawOffer, declined}
+  browsing: null, // null: live; else the index of the turn whose position is shown (-1: the start)
+  animate: false,
+  notice: "",
+  confirming: false,
+  connection: "connecting",
+  everOpen: false,
 };
 
 function path() {
@@ -43,29 +66,179 @@ function path() {
 
 function say(text) { $("message").textContent = text || ""; }
 
-// ----- the board and the turn being built ------------------------------------------------------
-
-function movesFrom(square) {
-  return Object.keys(view.node || {}).filter((uci) => uci.startsWith(square));
+// The live region: one sentence at a time for screen readers.
+function announce(text) {
+  const region = $("announce");
+  region.textContent = "";
+  requestAnimationFrame(() => { region.textContent = text; });
 }
 
-function draw() {
-  const marks = {};
-  const myTurn = view.node && !view.waiting && !view.ended;
-  if (myTurn) {
-    for (const uci of Object.keys(view.node)) marks[uci.slice(0, 2)] = "movable";
-    if (view.selected) {
-      marks[view.selected] = "selected";
-      for (const uci of movesFrom(view.selected)) marks[uci.slice(2, 4)] = "target";
-    }
+// ----- names ---------------------------------------------------------------------------------------
+
+// A bot is written "team/name" as on the home page and the ranking (games carry "team name").
+function faceName(face) {
+  if (!face) return "?";
+  if (face.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot";
+  return face.name || "Guest";
+}
+
+function profileHref(face) {
+  if (!face?.name) return null;
+  if (face.kind === "Bot") {
+    const [team, name] = face.name.split(/[ /]/);
+    return name ? `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` : null;
   }
-  renderBoard($("board"), view.pieces, { flipped: mine === "Black", marks, onSquare: click });
-  $("partial").textContent = view.partial.join(" ");
-  const complete = view.node && Object.keys(view.node).length === 0 && view.partial.length > 0;
-  $("submit").disabled = !complete || view.waiting || view.ended;
-  $("undo").disabled = view.partial.length === 0 || view.waiting;
-  $("resign").disabled = !mine || view.ended;
-  $("offer-draw-label").hidden = !complete || view.waiting || view.ended || view.opponentIsBot || view.drawBlocked;
+  return `/@/${encodeURIComponent(face.name)}`;
+}
+
+// ----- the board ---------------------------------------------------------------------------------
+
+const board = createBoard($("board"), { onMove, label: "board" });
+
+function destsOf(node) {
+  const dests = {};
+  for (const uci of Object.keys(node || {})) {
+    const from = uci.slice(0, 2), to = uci.slice(2, 4);
+    dests[from] ||= [];
+    if (!dests[from].includes(to)) dests[from].push(to);
+  }
+  return dests;
+}
+
+function onMove(from, to) {
+  if (!view.node || view.waiting || view.ended || view.browsing !== null) return;
+  const choices = Object.keys(view.node).filter((uci) => uci.startsWith(from + to));
+  if (choices.length === 1) return play(choices[0]);
+  if (choices.length > 1) return choosePromotion(choices);
+  draw();
+}
+
+function choosePromotion(choices) {
+  const box = $("promotion");
+  const label = document.createElement("span");
+  label.textContent = "Promote to:";
+  box.replaceChildren(label, ...choices.map((uci) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[uci[4]] || uci;
+    button.dataset.move = uci;
+    button.addEventListener("click", () => { box.hidden = true; play(uci); });
+    return button;
+  }));
+  box.hidden = false;
+  box.querySelector("button").focus();
+}
+
+function play(uci) {
+  const capture = Boolean(view.pieces[uci.slice(2, 4)]);
+  view.partial.push(uci);
+  view.node = view.node[uci];
+  view.pieces = applyMove(view.pieces, uci);
+  view.animate = false;
+  playSound(capture ? "capture" : "move");
+  draw();
+}
+
+function undo() {
+  const kept = view.partial.slice(0, -1);
+  undoAll();
+  for (const uci of kept) {
+    view.partial.push(uci);
+    view.node = view.node[uci];
+    view.pieces = applyMove(view.pieces, uci);
+  }
+  draw();
+}
+
+function undoAll() {
+  view.pieces = parsePlacement(view.dfen);
+  view.node = view.tree;
+  view.partial = [];
+  $("promotion").hidden = true;
+}
+
+async function takeRoll(dfen, tree) {
+  view.dfen = dfen;
+  view.pieces = parsePlacement(dfen);
+  view.partial = [];
+  if (tree === null) tree = (await getJson(`/games/${gameId}/moves`)).body.legalMoves; // too big to inline
+  view.tree = view.node = tree;
+}
+
+function submit() {
+  if ($("submit").disabled) return;
+  view.waiting = true;
+  const command = { moves: view.partial };
+  if ($("offer-draw").checked && !$("offer-draw-label").hidden) command.offerDraw = true;
+  $("offer-draw").checked = false;
+  socket.send({ SubmitTurn: command });
+  draw();
+}
+
+// ----- drawing ------------------------------------------------------------------------------------
+
+function myTurn() {
+  return Boolean(view.node) && !view.waiting && !view.ended;
+}
+
+function drawDice() {
+  const spent = view.partial.length && view.dfen ? spentDice(view.dice, parsePlacement(view.dfen), view.partial) : [];
+  const element = $("dice");
+  element.dataset.seat = view.diceSeat || "";
+  renderDice(element, view.dice, { spent, rolling: view.rolling, side: (view.diceSeat || "White").toLowerCase() });
+  view.rolling = false;
+}
+
+function drawBoard() {
+  if (view.browsing !== null) {
+    const index = view.browsing;
+    const pieces = index < 0 ? parsePlacement(START_DFEN) : parsePlacement(view.turns[index].fenAfter);
+    const lastMove = index < 0 ? [] : movedSquares(view.turns[index].moves);
+    board.set({ pieces, orientation: view.orientation, dests: {}, lastMove, animate: false });
+  } else {
+    const lastTurn = [...view.turns].reverse().find((turn) => turn.moves.length); // a pass moves nothing
+    const lastMove = view.partial.length ? movedSquares(view.partial) : lastTurn ? movedSquares(lastTurn.moves) : [];
+    board.set({
+      pieces: view.pieces, orientation: view.orientation, dests: myTurn() ? destsOf(view.node) : {},
+      lastMove, animate: view.animate,
+    });
+  }
+  view.animate = false;
+  $("board").dataset.orientation = view.orientation;
+  $("board").dataset.browsing = view.browsing === null ? "" : String(view.browsing);
+  $("table").dataset.orientation = view.orientation;
+}
+
+function abortable() {
+  const played = new Set(view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat));
+  return played.size < 2;
+}
+
+function drawControls() {
+  const complete = myTurn() && Object.keys(view.node).length === 0 && view.partial.length > 0;
+  $("my-controls").hidden = !mine || view.gone || view.ended;
+  $("partial").dataset.moves = view.partial.join(" ");
+  if (view.partial.length && view.dfen) {
+    const { texts } = notateTurn(parsePlacement(view.dfen), view.partial);
+    $("partial").replaceChildren(...texts.map((text, index) => {
+      const chip = document.createElement("span");
+      chip.className = "chip";
+      chip.dataset.uci = view.partial[index];
+      chip.textContent = text;
+      return chip;
+    }));
+  } else {
+    $("partial").replaceChildren();
+  }
+  $("partial-row").dataset.empty = view.partial.length ? "" : "true";
+  $("submit").disabled = !complete;
+  $("undo").disabled = view.partial.length === 0 || view.waiting || view.ended;
+  $("resign").textContent = abortable() ? "Abort" : "Resign";
+  $("resign").disabled = !mine || view.ended || view.gone;
+  $("resign").hidden = view.confirming;
+  $("confirm").hidden = !view.confirming || view.ended;
+  $("confirm-text").textContent = abortable() ? "Abort the game?" : "Resign the game?";
+  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
   const answering = offer && mine && view.drawOfferFrom !== mine;
@@ -76,136 +249,308 @@ function draw() {
       ? "You offered a draw; waiting for the answer."
       : `${view.drawOfferFrom} offers a draw.`;
   }
+  $("notice").textContent = view.notice;
+  $("notice").hidden = !view.notice;
 }
 
-function click(square) {
-  if (!view.node || view.waiting || view.ended) return;
-  if (view.selected) {
-    const choices = movesFrom(view.selected).filter((uci) => uci.slice(2, 4) === square);
-    if (choices.length === 1) return play(choices[0]);
-    if (choices.length > 1) return choosePromotion(choices);
+function setStatus(text, kind, link) {
+  const status = $("status");
+  status.replaceChildren(text);
+  if (link) {
+    const anchor = document.createElement("a");
+    anchor.href = link.href;
+    anchor.textContent = link.text;
+    status.append(" ", anchor);
   }
-  view.selected = movesFrom(square).length ? square : null;
-  draw();
+  status.dataset.status = kind;
 }
 
-function choosePromotion(choices) {
-  const box = $("promotion");
-  box.replaceChildren(...choices.map((uci) => {
+function drawStatus() {
+  if (view.gone) return;
+  if (view.ended) return setStatus("Game over.", "ended");
+  if (view.drawOfferFrom) {
+    const answerer = OTHER[view.drawOfferFrom];
+    if (mine === answerer) return setStatus(`${view.drawOfferFrom} offers a draw: accept or decline.`, "draw-answer");
+    if (mine) return setStatus(`Waiting for ${answerer} to answer your draw offer.`, "draw-answer");
+    return setStatus(`${answerer} is answering ${view.drawOfferFrom}'s draw offer.`, "draw-answer");
+  }
+  if (!view.diceSeat) return;
+  if (view.diceSeat === mine && view.waiting) return setStatus("Turn sent...", "sent");
+  if (view.diceSeat === mine && view.tree) {
+    return setStatus(view.partial.length && !Object.keys(view.node).length
+      ? "Your turn is complete: play it (Enter) or undo."
+      : "Your turn: move the pieces your dice allow.", "your-turn");
+  }
+  setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
+}
+
+function drawPlayers() {
+  for (const seat of ["white", "black"]) {
+    const face = view.players?.[seat];
+    const strip = $(`player-${seat}`);
+    const name = strip.querySelector(".name");
+    const href = profileHref(face);
+    const label = faceName(face);
+    const text = href ? Object.assign(document.createElement("a"), { href, textContent: label }) : document.createTextNode(label);
+    const parts = [text];
+    if (face?.kind === "Bot") {
+      const badge = document.createElement("span");
+      badge.className = "tag";
+      badge.textContent = "BOT";
+      parts.unshift(badge, " ");
+    }
+    const seatName = seat === "white" ? "White" : "Black";
+    if (mine === seatName) parts.push(" (you)");
+    name.replaceChildren(...parts);
+    strip.querySelector(".side").textContent = seatName;
+    strip.dataset.toMove = String(!view.ended && (view.clockSeat || view.diceSeat) === seatName);
+  }
+}
+
+function draw() {
+  drawBoard();
+  drawDice();
+  drawControls();
+  drawStatus();
+  drawPlayers();
+  drawMoves();
+  document.title = `${myTurn() ? "\u25CF Your turn - " : ""}${faceName(view.players?.white)} vs ${faceName(view.players?.black)} - playsite`;
+}
+
+// ----- the move list ----------------------------------------------------------------------------
+
+function drawMoves() {
+  const list = $("history");
+  const rows = [];
+  let pieces = parsePlacement(START_DFEN);
+  view.turns.forEach((turn, index) => {
+    const { texts, after } = notateTurn(pieces, turn.moves);
+    pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
+    const number = Math.floor(index / 2) + 1;
+    let row = rows[rows.length - 1];
+    if (!row || turn.seat === "White" || row.children.length >= 3) {
+      row = document.createElement("li");
+      row.className = "move-row";
+      const label = document.createElement("span");
+      label.className = "number";
+      label.textContent = `${number}.`;
+      row.append(label);
+      if (turn.seat === "Black") {
+        const blank = document.createElement("span");
+        blank.className = "turn blank";
+        blank.textContent = "...";
+        row.append(blank);
+      }
+      rows.push(row);
+    }
     const button = document.createElement("button");
-    button.textContent = { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[uci[4]] || uci;
-    button.dataset.move = uci;
-    button.addEventListener("click", () => { box.hidden = true; play(uci); });
-    return button;
-  }));
-  box.hidden = false;
+    button.type = "button";
+    button.className = "turn";
+    button.dataset.index = String(index);
+    button.dataset.seat = turn.seat;
+    button.dataset.moves = turn.moves.join(" ");
+    button.tabIndex = -1;
+    const moves = document.createElement("span");
+    moves.className = "turn-moves";
+    moves.textContent = turn.moves.length ? texts.join(" ") : "pass";
+    const dice = document.createElement("span");
+    dice.className = "turn-dice";
+    dice.textContent = (turn.dice || []).map((die) => String.fromCodePoint(0x267f + die)).join("");
+    dice.title = `dice ${(turn.dice || []).join(" ")}`;
+    button.append(moves, " ", dice);
+    if (turn.drawOffer) {
+      const note = document.createElement("span");
+      note.className = "note";
+      note.textContent = turn.declined ? " (offers a draw; declined)" : " (offers a draw)";
+      button.append(note);
+    }
+    button.setAttribute("aria-label", `${turn.seat}, dice ${(turn.dice || []).join(" ")}: ${turn.moves.length ? texts.join(", ") : "no legal move, passed"}`);
+    button.setAttribute("aria-current", String(view.browsing === index));
+    if (view.browsing === index) button.classList.add("current");
+    button.addEventListener("click", () => browse(index));
+    row.append(button);
+  });
+  list.replaceChildren(...rows);
+  const shown = view.browsing === null ? list.querySelector(".turn:last-of-type:not(.blank)") : list.querySelector(".turn.current");
+  if (shown) {
+    const top = shown.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - shown.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
+  }
+  $("back-live").hidden = view.browsing === null;
+  $("browse-note").hidden = view.browsing === null;
+  if (view.browsing !== null) {
+    $("browse-note").textContent = view.browsing < 0 ? "The start position" : `After turn ${view.browsing + 1} of ${view.turns.length}`;
+  }
 }
 
-function play(uci) {
-  view.partial.push(uci);
-  view.node = view.node[uci];
-  view.pieces = applyMove(view.pieces, uci);
-  view.selected = null;
+function browse(index) {
+  const last = view.turns.length - 1;
+  if (index === null || index > last || (index === last && view.partial.length === 0)) {
+    view.browsing = null;
+  } else {
+    view.browsing = Math.max(-1, index);
+  }
   draw();
 }
 
-function undo() {
-  view.partial.pop();
-  view.node = view.tree;
-  view.pieces = parsePlacement(view.dfen);
-  const kept = view.partial;
-  view.partial = [];
-  for (const uci of kept) play(uci);
-  draw();
+function step(delta) {
+  const from = view.browsing === null ? view.turns.length - 1 : view.browsing;
+  if (view.browsing === null && delta > 0) return;
+  browse(from + delta);
 }
 
-async function takeRoll(dfen, tree) {
-  view.dfen = dfen;
-  view.pieces = parsePlacement(dfen);
-  view.partial = [];
-  view.selected = null;
-  if (tree === null) tree = (await getJson(`/games/${gameId}/moves`)).body.legalMoves; // too big to inline
-  view.tree = view.node = tree;
-}
-
-function submit() {
-  view.waiting = true;
-  const command = { moves: view.partial };
-  if ($("offer-draw").checked && !$("offer-draw-label").hidden) command.offerDraw = true;
-  $("offer-draw").checked = false;
-  socket.send({ SubmitTurn: command });
-  draw();
-}
-
-// ----- clocks, players, status -----------------------------------------------------------------
+// ----- clocks ---------------------------------------------------------------------------------------
 
 function setClocks(clocks, running) {
   view.clocks = clocks;
   view.clockSeat = view.ended ? null : running;
   view.clockAt = performance.now();
+  view.lowWarned = false;
+}
+
+// Stop the running clock where the page has it (the server's next event corrects it).
+function stopClock(seat, increment) {
+  if (!view.clocks) return;
+  const key = seat.toLowerCase();
+  if (view.clockSeat === seat) view.clocks = { ...view.clocks, [key]: view.clocks[key] - (performance.now() - view.clockAt) + increment };
+  view.clockSeat = null;
+  view.clockAt = performance.now();
+}
+
+function lowThreshold() {
+  return view.initialMs ? Math.min(20_000, Math.max(5_000, view.initialMs * 0.1)) : 20_000;
 }
 
 function tick() {
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
-    if (!view.clocks) { element.textContent = ""; continue; }
+    if (!view.clocks) { element.textContent = ""; element.hidden = true; continue; }
+    element.hidden = false;
     let left = view.clocks[seat];
-    const running = view.clockSeat && view.clockSeat.toLowerCase() === seat;
+    const running = !view.ended && view.clockSeat && view.clockSeat.toLowerCase() === seat;
     if (running) left -= performance.now() - view.clockAt;
-    const seconds = Math.max(0, Math.ceil(left / 1000));
-    element.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    left = Math.max(0, left);
+    const tenths = left < 10_000;
+    const seconds = tenths ? Math.floor(left / 100) / 10 : Math.ceil(left / 1000);
+    const whole = Math.floor(seconds);
+    const text = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}${tenths ? `.${Math.floor((seconds * 10) % 10)}` : ""}`;
+    if (element.textContent !== text) element.textContent = text;
     element.classList.toggle("running", Boolean(running));
+    const low = left < lowThreshold() && !view.ended;
+    element.classList.toggle("low", low);
+    if (running && low && !view.lowWarned && mine && mine.toLowerCase() === seat) {
+      view.lowWarned = true;
+      playSound("low");
+      announce("Low time.");
+    }
   }
 }
 
-function answerDraw(accept) {
-  socket.send({ AnswerDraw: { accept } });
-  $("draw-accept").hidden = $("draw-decline").hidden = true;
+function readTimeControl(control) {
+  view.initialMs = null;
+  view.incrementMs = 0;
+  if (!control) return;
+  const [kind, body] = Object.entries(control)[0];
+  if (kind === "Fischer") { view.initialMs = body.initialSeconds * 1000; view.incrementMs = body.incrementSeconds * 1000; }
+  if (kind === "SuddenDeath") view.initialMs = body.initialSeconds * 1000;
+  if (kind === "PerMove") view.initialMs = body.secondsPerMove * 1000;
+  const words = {
+    Fischer: () => `${body.initialSeconds / 60}+${body.incrementSeconds}`,
+    SuddenDeath: () => `${body.initialSeconds / 60} min`,
+    PerMove: () => `${body.secondsPerMove} s a turn`,
+    Unlimited: () => "no clock",
+  };
+  $("time-control").textContent = words[kind] ? words[kind]() : "";
 }
 
-function showPlayers(players) {
-  const opponent = mine === "White" ? players?.black : mine === "Black" ? players?.white : null;
-  view.opponentIsBot = opponent?.kind === "Bot";
-  for (const seat of ["white", "black"]) {
-    const face = players?.[seat];
-    const name = face?.name || (face?.kind === "Bot" ? "bot" : "guest");
-    $(`player-${seat}`).querySelector(".name").textContent = `${seat === "white" ? "White" : "Black"}: ${name}`;
+// ----- the end --------------------------------------------------------------------------------------
+
+function endingWords(over) {
+  const result = over.result;
+  const termination = over.termination;
+  if (result === null || termination === "Aborted") return { title: "Game aborted", detail: "it ended before both sides had played a turn." };
+  if (result.Draw) {
+    const last = view.turns[view.turns.length - 1];
+    return last?.drawOffer ? { title: "Draw by agreement", detail: "" } : { title: "Draw", detail: "100 micro-moves without a capture or a pawn move." };
   }
+  const winner = result.Win.side;
+  const loser = OTHER[winner];
+  const title = mine ? (mine === winner ? "You won" : "You lost") : `${winner} won`;
+  if (termination === "KingCaptured") return { title: `${title}: king captured`, detail: "" };
+  if (termination === "Timeout") return { title: `${title} on time`, detail: "" };
+  if (termination === "Resign") return { title: `${title}: ${mine === loser ? "you" : loser} resigned`, detail: "" };
+  return { title, detail: termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() };
 }
 
-function showOver(over) {
+function showOver(over, { fresh }) {
   view.ended = true;
+  view.over = over;
   view.node = null;
   view.clockSeat = null;
-  const result = over.result;
-  const text = result === null ? "aborted" : result.Draw ? "a draw" : `${result.Win.side} wins`;
-  $("status").textContent = `Game over: ${text} (${over.termination}).`;
-  $("status").dataset.status = "ended";
+  view.confirming = false;
   view.drawOfferFrom = null;
-  const link = $("replay-link");
-  link.querySelector("a").href = `/replay/${gameId}`;
-  link.hidden = false;
+  view.notice = "";
+  const { title, detail } = endingWords(over);
+  $("result-title").textContent = title;
+  $("result-detail").textContent = detail;
+  $("result-detail").hidden = !detail;
+  $("result-rated").hidden = !view.rated;
+  $("replay").href = `/replay/${gameId}`;
+  $("verify").href = `/replay/${gameId}#fairness`;
+  $("result").hidden = false;
+  $("result").dataset.outcome = over.result === null ? "aborted" : over.result.Draw ? "draw" : mine ? (over.result.Win.side === mine ? "won" : "lost") : "decided";
+  if (fresh) {
+    playSound("end");
+    announce(`Game over. ${title}.`);
+  }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
-  if (!afterGame) afterGame = mine ? mountRematch($("rematch-slot"), { gameId, token }) : followContinuation(gameId);
+  if (!afterGame) {
+    afterGame = mine
+      ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost })
+      : followContinuation(gameId);
+  }
 }
 
 let afterGame = null; // the rematch poller, once the game is over
 
-function addHistory(seat, moves, drawOffer = false) {
-  const item = document.createElement("li");
-  item.textContent = `${seat}: ${moves.length ? moves.join(" ") : "(no move possible)"}${drawOffer ? " (offers a draw)" : ""}`;
-  $("history").append(item);
+// ----- connection -----------------------------------------------------------------------------------
+
+let rematchLost = false;
+function showConnectionLost(lost) {
+  rematchLost = lost;
+  drawConnection();
 }
 
-function showTurn(seat, dice) {
-  if (view.ended) return;
-  $("dice").textContent = dice.join(" ");
-  const yours = seat === mine;
-  $("status").textContent = yours ? "Your turn: build it from the legal moves, then play it." : `${seat} to move.`;
-  $("status").dataset.status = yours ? "your-turn" : "waiting";
+function drawConnection() {
+  const state = view.connection;
+  const element = $("connection");
+  element.dataset.state = state;
+  element.textContent = { open: "live", connecting: "connecting...", closed: "reconnecting...", ended: "", gone: "" }[state] ?? state;
+  const lost = (view.everOpen && (state === "closed" || state === "connecting") && !view.ended) || rematchLost;
+  $("connection-lost").hidden = !lost;
 }
 
-// ----- events ------------------------------------------------------------------------------------
+async function gameIsGone() {
+  try {
+    const answer = await getJson(`/games/${gameId}`);
+    return answer.status === 404;
+  } catch {
+    return false;
+  }
+}
+
+function showGone() {
+  view.gone = true;
+  setStatus("No such game: the link is wrong, or the game is long over.", "gone", { href: "/", text: "Back to the home page" });
+  $("role").textContent = "";
+  draw();
+}
+
+// ----- events ---------------------------------------------------------------------------------------
+
+function rollNotice(seat, dice) {
+  return `${seat} has no legal move with ${dice.join(" ")}: turn passed.`;
+}
 
 async function onEvent(event) {
   const [kind, body] = Object.entries(event)[0];
@@ -213,47 +558,77 @@ async function onEvent(event) {
     const state = body.state;
     view.ended = false;
     view.waiting = false;
-    showPlayers(state.players);
-    $("history").replaceChildren();
-    for (const turn of body.history) addHistory(turn.seat, turn.moves);
+    view.players = state.players || null;
+    view.rated = Boolean(state.rated);
+    const opponent = mine ? state.players?.[OTHER[mine].toLowerCase()] : null;
+    view.opponentIsBot = opponent?.kind === "Bot";
+    readTimeControl(state.timeControl);
+    view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
     view.pieces = parsePlacement(state.dfen);
+    view.dfen = state.dfen;
     view.tree = view.node = null;
+    view.partial = [];
     view.drawOfferFrom = null;
-    setClocks(state.clocks, state.dicePending ? state.activeSeat : null);
+    view.notice = "";
+    const underWay = state.status.Active && (state.dicePending || body.history.length > 0);
+    setClocks(state.clocks, underWay ? state.activeSeat : null);
+    view.diceSeat = null;
+    view.dice = [];
     if (state.status.Ended) {
-      showOver(state.status.Ended.over);
+      const last = view.turns[view.turns.length - 1];
+      if (last) { view.dice = last.dice; view.diceSeat = last.seat; }
+      showOver(state.status.Ended.over, { fresh: false });
     } else if (state.dicePending) {
-      showTurn(state.activeSeat, diceOf(state.dfen));
+      view.dice = diceOf(state.dfen);
+      view.diceSeat = state.activeSeat;
       if (state.activeSeat === mine) await takeRoll(state.dfen, state.legalMoves);
     } else if (body.history.length) {
       // a game under way with no roll pending: the last turn offered a draw, the seat to move answers
-      view.drawOfferFrom = state.activeSeat === "White" ? "Black" : "White";
-      $("status").textContent = "A draw offer waits for its answer.";
-      $("status").dataset.status = "draw-offer";
+      view.drawOfferFrom = OTHER[state.activeSeat];
+      view.turns[view.turns.length - 1].drawOffer = true;
     } else if (state.rematchStartup?.phase === "awaiting_joins") {
       const by = new Date(state.rematchStartup.joinDeadlineAt).toLocaleTimeString();
-      $("status").textContent = `Rematch: it starts when both players are here (by ${by}).`;
-      $("status").dataset.status = "awaiting-joins";
+      setStatus(`Rematch: it starts when both players are here (by ${by}).`, "awaiting-joins");
     } else {
-      $("status").textContent = "Waiting for the players...";
+      setStatus("Waiting for the players...", "waiting-players");
     }
   } else if (kind === "DiceRolled") {
     view.drawOfferFrom = null;
     setClocks(body.clocks, body.seat);
-    showTurn(body.seat, body.dice);
+    view.dice = body.dice;
+    view.diceSeat = body.seat;
+    view.rolling = true;
+    view.dfen = body.dfen;
     view.pieces = parsePlacement(body.dfen);
-    if (body.seat === mine && Object.keys(body.legalMoves || { x: 1 }).length) await takeRoll(body.dfen, body.legalMoves);
+    const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
+    view.notice = pass ? rollNotice(body.seat, body.dice) : "";
+    playSound("dice");
+    const words = body.dice.map((die) => DIE_WORDS[die]).join(", ");
+    if (pass) announce(view.notice);
+    else if (body.seat === mine) announce(`Your turn. Dice: ${words}.`);
+    else announce(`${body.seat} rolled ${words}.`);
+    if (body.seat === mine && !pass) await takeRoll(body.dfen, body.legalMoves);
   } else if (kind === "TurnPlayed") {
-    addHistory(body.seat, body.moves, body.drawOffer);
+    const before = parsePlacement(view.turns.length ? view.turns[view.turns.length - 1].fenAfter : START_DFEN);
+    const { spoken, capture } = notateTurn(before, body.moves);
+    view.turns.push({ seat: body.seat, dice: view.diceSeat === body.seat ? view.dice : [], moves: body.moves, fenAfter: body.fenAfter, drawOffer: Boolean(body.drawOffer) });
+    view.animate = body.seat !== mine;
     view.pieces = parsePlacement(body.fenAfter);
+    stopClock(body.seat, view.incrementMs);
     if (body.seat === mine) { view.tree = view.node = null; view.partial = []; view.waiting = false; }
     if (body.drawOffer) {
       view.drawOfferFrom = body.seat;
+      setClocks(view.clocks, OTHER[body.seat]); // the answerer's clock runs while it decides
       if (body.seat !== mine) view.drawBlocked = false; // the opponent offered: mine may follow again
+    }
+    if (body.moves.length) {
+      if (body.seat !== mine) playSound(capture ? "capture" : "move");
+      if (body.seat !== mine) announce(`${body.seat} played ${spoken.join(", ")}.${body.drawOffer ? " A draw is offered." : ""}`);
+      view.notice = "";
     }
     say("");
   } else if (kind === "GameEnded") {
-    showOver(body.over);
+    showOver(body.over, { fresh: true });
   } else if (kind === "Rejected") {
     if (body.seat === mine) {
       view.waiting = false;
@@ -262,12 +637,11 @@ async function onEvent(event) {
     }
   } else if (kind === "DrawDeclined") {
     if (body.seat !== mine && mine) view.drawBlocked = true;
+    const offered = [...view.turns].reverse().find((turn) => turn.drawOffer);
+    if (offered) offered.declined = true;
     view.drawOfferFrom = null;
     say(`${body.seat} declined the draw.`);
-    const declined = document.createElement("li");
-    declined.textContent = `${body.seat} declined the draw.`;
-    declined.className = "note";
-    $("history").append(declined);
+    announce(`${body.seat} declined the draw.`);
   } else if (kind === "Error") {
     view.waiting = false;
     say(`Error: ${body.reason}`);
@@ -275,26 +649,78 @@ async function onEvent(event) {
   draw();
 }
 
-function undoAll() {
-  view.pieces = parsePlacement(view.dfen);
-  view.node = view.tree;
-  view.partial = [];
+// ----- controls and keys ------------------------------------------------------------------------------
+
+function flip() {
+  view.orientation = view.orientation === "white" ? "black" : "white";
+  draw();
+}
+
+function drawMute() {
+  const muted = isMuted();
+  $("mute").setAttribute("aria-pressed", String(muted));
+  $("mute").textContent = muted ? "Sound off" : "Sound on";
+}
+
+function answerDraw(accept) {
+  socket.send({ AnswerDraw: { accept } });
+  $("draw-accept").hidden = $("draw-decline").hidden = true;
 }
 
 $("role").textContent = mine ? `You play ${mine}` : "Watching";
 $("submit").addEventListener("click", submit);
 $("undo").addEventListener("click", undo);
-$("resign").addEventListener("click", () => socket.send({ Resign: {} }));
+$("resign").addEventListener("click", () => { view.confirming = true; draw(); $("confirm-no").focus(); });
+$("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); });
+$("confirm-no").addEventListener("click", () => { view.confirming = false; draw(); $("resign").focus(); });
 $("draw-accept").addEventListener("click", () => answerDraw(true));
 $("draw-decline").addEventListener("click", () => answerDraw(false));
+$("flip").addEventListener("click", flip);
+$("mute").addEventListener("click", () => { setMuted(!isMuted()); drawMute(); });
+$("back-live").addEventListener("click", () => browse(null));
+$("first").addEventListener("click", () => browse(-1));
+$("previous").addEventListener("click", () => step(-1));
+$("next").addEventListener("click", () => step(1));
+$("last").addEventListener("click", () => browse(null));
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target.closest?.("input, select, textarea, #board, #account")) return;
+  const keys = {
+    ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),
+    Home: () => browse(-1), End: () => browse(null), f: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); } else browse(null); },
+  };
+  if (event.key === "Enter" && target === document.body && !$("submit").disabled) {
+    event.preventDefault();
+    submit();
+    return;
+  }
+  if (keys[event.key]) {
+    event.preventDefault();
+    keys[event.key]();
+  }
+});
+
 mountHeader();
+drawMute();
 const socket = gameSocket(path(), {
   onEvent,
   onState: (state) => {
-    $("connection").dataset.state = state;
-    $("connection").textContent = state;
+    if (view.gone) return;
+    view.connection = view.ended && state !== "open" ? "ended" : state;
+    if (state === "open") view.everOpen = true;
+    drawConnection();
     if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
   },
+  giveUp: async () => {
+    if (view.everOpen || !(await gameIsGone())) return false;
+    showGone();
+    view.connection = "gone";
+    drawConnection();
+    return true;
+  },
 });
-setInterval(tick, 250);
+setInterval(tick, 100);
 draw();
+tick();

@@ -13,10 +13,12 @@ const BACKOFF_MAX_MS = 15000;
 const VISITED = "playsite.followed";
 
 // One poller: `read()` resolves to true to go on, false to stop. Pauses while hidden.
-function poller(read) {
+// `onFailure(failed)` hears when reads start and stop failing (the server went away, came back).
+function poller(read, onFailure = () => {}) {
   let timer = null;
   let stopped = false;
   let delay = POLL_MS;
+  let failing = false;
   async function tick() {
     timer = null;
     if (stopped || document.hidden) return;
@@ -24,8 +26,11 @@ function poller(read) {
     try {
       goOn = await read();
       delay = POLL_MS;
-    } catch {
-      delay = Math.min(delay * 2, BACKOFF_MAX_MS); // the server is away: back off
+      if (failing) { failing = false; onFailure(false); }
+    } catch (error) {
+      delay = Math.min(delay * 2, BACKOFF_MAX_MS); // the server is away or busy: back off
+      // only an unanswered request is a lost connection (a busy server still answers)
+      if (error instanceof TypeError && !failing) { failing = true; onFailure(true); }
     }
     if (goOn && !stopped) timer = setTimeout(tick, delay);
     else stopped = true;
@@ -40,12 +45,6 @@ function poller(read) {
   };
 }
 
-function secondsLeft(state) {
-  if (!state.deadlineAt) return null;
-  const left = (Date.parse(state.deadlineAt) - Date.parse(state.serverNow)) / 1000;
-  return Math.max(0, Math.ceil(left));
-}
-
 const CLOSED = {
   declined: "Your opponent declined the rematch.",
   cancelled: "The rematch offer was withdrawn.",
@@ -55,76 +54,143 @@ const CLOSED = {
 };
 
 // The player's control, in `slot`. `token` is this tab's seat token of the finished game.
-export function mountRematch(slot, { gameId, token }) {
+// `onConnection(lost)` hears when the server stops (and starts again) answering.
+//
+// The seconds left count down on the page from the server's deadline (read against the
+// server's own clock), so the countdown never freezes between reads; while the server is away
+// it stops and every button is disabled. A refused command shows why and gives the control back.
+export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
   slot.replaceChildren();
   slot.className = "rematch";
   const text = document.createElement("p");
   text.id = "rematch-status";
+  const error = document.createElement("p");
+  error.id = "rematch-error";
+  error.className = "message";
+  error.setAttribute("role", "alert");
+  error.hidden = true;
   const buttons = document.createElement("div");
   buttons.className = "controls";
-  slot.append(text, buttons);
+  slot.append(text, buttons, error);
   const seatHeader = token ? { "X-Rematch-Seat-Token": token } : {};
   let shown = false;
+  let last = null; // the last state read, rendered again after a refusal
+  let deadline = null; // ms on this page's clock (Date.now()) when the current phase ends
+  let lost = false;
+  let sending = false;
+  let words = null; // the sentence the countdown is appended to
 
-  function button(label, action) {
+  function button(label, action, primary = false) {
     const element = document.createElement("button");
+    element.type = "button";
     element.textContent = label;
     element.dataset.action = action;
+    if (primary) element.className = "primary";
     element.addEventListener("click", () => send(action));
     return element;
   }
 
+  function countdown() {
+    if (!words) return;
+    if (lost) {
+      text.textContent = "Connection lost: the rematch waits until the server answers again.";
+      return;
+    }
+    const left = deadline === null ? null : Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    text.textContent = left === null ? words : `${words} (${left} s)`;
+  }
+  const timer = setInterval(countdown, 250);
+
+  function enable() {
+    for (const element of buttons.children) element.disabled = lost || sending;
+  }
+
   async function send(action) {
-    for (const element of buttons.children) element.disabled = true;
-    const answer = await postJson(`/games/${gameId}/rematch`, { requestId: crypto.randomUUID(), action }, seatHeader);
+    sending = true;
+    enable();
+    error.hidden = true;
+    let answer;
+    try {
+      answer = await postJson(`/games/${gameId}/rematch`, { requestId: crypto.randomUUID(), action }, seatHeader);
+    } catch {
+      answer = { status: 0, body: null };
+    }
+    sending = false;
     const state = answer.body?.state || (answer.status === 200 ? answer.body : null);
+    if (answer.status !== 200) {
+      error.textContent = answer.status === 0
+        ? "The server could not be reached: try again."
+        : `Refused: ${answer.body?.error?.message || `the server answered ${answer.status}`}.`;
+      error.dataset.code = answer.body?.error?.code || String(answer.status);
+      error.hidden = false;
+    }
     if (state) render(state);
-    if (answer.status !== 200) text.dataset.error = answer.body?.error?.code || String(answer.status);
+    else if (last) render(last);
+    enable();
     poll.now();
   }
 
   function render(state) {
+    last = state;
     const actions = state.allowedActions || [];
     if (!shown && state.phase === "closed" && !state.myConsent) {
       slot.hidden = true; // nothing to offer here (no rematch for this game, or it is long over)
+      clearInterval(timer);
       return false;
     }
     shown = true;
     slot.hidden = false;
     slot.dataset.phase = state.phase;
-    const left = secondsLeft(state);
+    deadline = state.deadlineAt && state.serverNow
+      ? Date.now() + (Date.parse(state.deadlineAt) - Date.parse(state.serverNow))
+      : null;
     buttons.replaceChildren();
+    words = null;
     if (state.phase === "available") {
-      text.textContent = `Play again with the same settings? (${left} s)`;
-      buttons.append(button("Rematch", "propose"));
+      words = "Play again with the same settings?";
+      buttons.append(button("Rematch", "propose", true));
     } else if (state.phase === "offered" && actions.includes("cancel")) {
-      text.textContent = `Rematch offered; waiting for your opponent (${left} s).`;
+      words = "Rematch offered; waiting for your opponent.";
       buttons.append(button("Withdraw", "cancel"));
     } else if (state.phase === "offered") {
-      text.textContent = `Your opponent offers a rematch (${left} s).`;
-      buttons.append(button("Accept", "accept"), button("Decline", "decline"));
+      words = "Your opponent offers a rematch.";
+      buttons.append(button("Accept", "accept", true), button("Decline", "decline"));
     } else if (state.phase === "starting") {
       text.textContent = "Starting the rematch...";
     } else if (state.phase === "matched") {
       text.textContent = "The rematch is ready: opening it.";
+      clearInterval(timer);
       if (state.join) keepSeat(state.nextGameId, state.join.seat, state.join.token);
       location.assign(`/play/${state.nextGameId}`);
       return false;
     } else if (state.phase === "closed") {
       text.textContent = CLOSED[state.closedReason] || "The rematch is closed.";
+      clearInterval(timer);
       return false;
     }
+    enable();
+    countdown();
     return true;
   }
 
   const poll = poller(async () => {
     const response = await fetch(`/games/${gameId}/rematch`, { headers: seatHeader });
+    if (response.status === 503 && !shown) {
+      clearInterval(timer);
+      return false; // this server keeps no rematches (no database)
+    }
     if (response.status === 429 || response.status >= 500) throw new Error(String(response.status));
     if (response.status !== 200) {
       slot.hidden = !shown;
+      clearInterval(timer);
       return false; // not a participant, or not over yet: nothing to show
     }
     return render(await response.json());
+  }, (failed) => {
+    lost = failed;
+    enable();
+    countdown();
+    onConnection(failed);
   });
   return poll;
 }

@@ -1,0 +1,62 @@
+// The game's turns in words a chess player reads: long algebraic notation with piece letters
+// ("Ng1-f3", "e4xd5", "O-O", "e7-e8=Q"), each turn being up to three micro-moves paid by its dice.
+import { applyMove, parsePlacement } from "./board.js";
+
+export const START_DFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const FILES = "abcdefgh";
+const PIECE_WORDS = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king" };
+
+// One micro-move in notation, read against the pieces before it.
+export function notate(pieces, uci) {
+  const from = uci.slice(0, 2), to = uci.slice(2, 4), promotion = uci[4];
+  const piece = pieces[from];
+  if (!piece) return uci;
+  const kind = piece.toUpperCase();
+  if (kind === "K" && Math.abs(FILES.indexOf(to[0]) - FILES.indexOf(from[0])) === 2) {
+    return to[0] === "g" ? "O-O" : "O-O-O";
+  }
+  const capture = isCapture(pieces, uci);
+  return `${kind === "P" ? "" : kind}${from}${capture ? "x" : "-"}${to}${promotion ? `=${promotion.toUpperCase()}` : ""}`;
+}
+
+// Whether the micro-move takes a piece (en passant included).
+export function isCapture(pieces, uci) {
+  const from = uci.slice(0, 2), to = uci.slice(2, 4);
+  const piece = pieces[from];
+  return Boolean(pieces[to]) || (Boolean(piece) && piece.toUpperCase() === "P" && from[0] !== to[0]);
+}
+
+// One micro-move in words for a screen reader: "knight g1 to f3", "pawn e4 takes d5".
+export function speak(pieces, uci) {
+  const piece = pieces[uci.slice(0, 2)];
+  const text = notate(pieces, uci);
+  if (text.startsWith("O-O")) return text === "O-O" ? "castles king side" : "castles queen side";
+  const word = piece ? PIECE_WORDS[piece.toUpperCase()] : "";
+  const promotion = uci[4] ? `, promotes to ${PIECE_WORDS[uci[4].toUpperCase()]}` : "";
+  return `${word} ${uci.slice(0, 2)} ${isCapture(pieces, uci) ? "takes" : "to"} ${uci.slice(2, 4)}${promotion}`;
+}
+
+// A whole turn from `pieces`: its notation per micro-move, whether it took something, and
+// the pieces after it.
+export function notateTurn(pieces, moves) {
+  const texts = [], spoken = [];
+  let capture = false;
+  let now = pieces;
+  for (const uci of moves) {
+    texts.push(notate(now, uci));
+    spoken.push(speak(now, uci));
+    capture = capture || isCapture(now, uci);
+    now = applyMove(now, uci);
+  }
+  return { texts, spoken, capture, after: now };
+}
+
+// The position before turn `index` of a list of turns ({fenAfter}), the start for the first.
+export function positionBefore(turns, index, startDfen = START_DFEN) {
+  return parsePlacement(index > 0 ? turns[index - 1].fenAfter : startDfen);
+}
+
+// The squares of a turn's micro-moves, as the board marks them: [["e2", "e4"], ...].
+export function movedSquares(moves) {
+  return moves.map((uci) => [uci.slice(0, 2), uci.slice(2, 4)]);
+}

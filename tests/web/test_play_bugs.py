@@ -1,0 +1,193 @@
+"""The play page's bugs found by playing (issue 29, 1-7), each checked in a real Chromium against a
+real `playsite serve`: the strips follow the board, a draw offer runs the answerer's clock, an
+unknown game says so once, the last turn is marked, Resign says Abort while it is one and asks
+first, spectators get no controls, names and endings are words. Every wait is on a page condition."""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.turns import king_sparing_turn
+from tests.support.waiting import wait_until_sync
+from tests.web.test_browser import pending
+
+OTHER = {"White": "Black", "Black": "White"}
+RUNNING = re.compile(r"\brunning\b")
+LAST_MOVE = re.compile(r"\blast-move\b")
+
+
+@pytest.fixture
+def server(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0"})
+
+
+def open_seats(context, base: str, game: dict, *, apart: bool = False) -> dict:
+    """A page per seat; `apart`: Black's in a browser profile of its own (another guest id)."""
+    pages = {}
+    for seat in ("White", "Black"):
+        page = context.browser.new_context().new_page() if apart and seat == "Black" else context.new_page()
+        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        pages[seat] = page
+    return pages
+
+
+def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
+    for uci in moves:
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+    return moves
+
+
+def test_black_has_its_own_strip_and_clock_at_the_bottom(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    for seat, page in pages.items():
+        expect(page.locator(f"#clock-{seat.lower()}")).to_have_text(re.compile(r"\d+:\d\d"))
+        board = page.locator("#board").bounding_box()
+        mine = page.locator(f"#player-{seat.lower()}").bounding_box()
+        theirs = page.locator(f"#player-{OTHER[seat].lower()}").bounding_box()
+        assert mine["y"] >= board["y"] + board["height"] - 1, f"{seat}'s own strip is below the board"
+        assert theirs["y"] + theirs["height"] <= board["y"] + 1, f"{seat}'s opponent's strip is above it"
+        assert page.locator(f"#player-{seat.lower()} #clock-{seat.lower()}").count() == 1
+    # The flip button turns the board, the strips and the clocks together.
+    black = pages["Black"]
+    black.click("#flip")
+    expect(black.locator("#board")).to_have_attribute("data-orientation", "white")
+    board = black.locator("#board").bounding_box()
+    assert black.locator("#player-white").bounding_box()["y"] >= board["y"] + board["height"] - 1
+    assert black.locator("#player-black").bounding_box()["y"] < board["y"]
+
+
+def test_a_draw_offer_runs_the_answerers_clock_and_says_who_answers(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()  # 10+10: the clocks run
+    game_id = game["gameId"]
+    pages = open_seats(context, base, game)
+    offerer = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+    answerer = OTHER[offerer]
+    build_turn(pages[offerer], base, game_id, offerer, random.Random(3))
+    pages[offerer].check("#offer-draw")
+    pages[offerer].click("#submit")
+    expect(pages[answerer].locator("#draw-offer")).to_be_visible()
+    for page in pages.values():
+        expect(page.locator("#status")).to_have_attribute("data-status", "draw-answer")
+        expect(page.locator(f"#clock-{answerer.lower()}")).to_have_class(RUNNING)
+        expect(page.locator(f"#clock-{offerer.lower()}")).not_to_have_class(RUNNING)
+    expect(pages[answerer].locator("#status")).to_contain_text(f"{offerer} offers a draw")
+    expect(pages[offerer].locator("#status")).to_contain_text(f"Waiting for {answerer}")
+    expect(pages[answerer].locator("#status")).not_to_contain_text("to move")
+
+
+def test_an_unknown_game_says_no_such_game_and_stops(server, context):
+    page = context.new_page()
+    sockets = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
+    page.goto(f"{server.base_url}/play/{uuid.uuid4()}")
+    expect(page.locator("#status")).to_contain_text("No such game")
+    expect(page.locator("#status a[href='/']")).to_be_visible()
+    expect(page.locator("#connection")).to_have_attribute("data-state", "gone")
+    expect(page.locator("#submit")).to_be_hidden()
+    assert len(sockets) == 1, sockets  # asked once, then never again
+
+
+def test_the_opponents_last_turn_is_marked_on_the_board(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = open_seats(context, base, game)
+    mover = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+    moves = build_turn(pages[mover], base, game_id, mover, random.Random(8))
+    pages[mover].click("#submit")
+    squares = {square for uci in moves for square in (uci[:2], uci[2:4])}
+    for page in pages.values():  # the opponent's page and the mover's own
+        for square in squares:
+            expect(page.locator(f'[data-square="{square}"]')).to_have_class(LAST_MOVE)
+        expect(page.locator("[data-square].last-move")).to_have_count(len(squares))
+
+
+def test_resign_says_abort_before_both_have_played_and_asks_first(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = open_seats(context, base, game)
+    wait_until_sync(lambda: pending(base, game_id), "the first roll")
+    white = pages["White"]
+    expect(white.locator("#resign")).to_have_text("Abort")
+    white.click("#resign")
+    expect(white.locator("#confirm")).to_be_visible()
+    expect(white.locator("#confirm")).to_contain_text("Abort the game?")
+    white.click("#confirm-no")
+    expect(white.locator("#confirm")).to_be_hidden()
+    assert "Active" in httpx.get(f"{base}/games/{game_id}", timeout=10).json()["status"]  # nothing was sent
+    white.click("#resign")
+    white.click("#confirm-yes")
+    for page in pages.values():
+        expect(page.locator("#status")).to_have_attribute("data-status", "ended")
+        expect(page.locator("#result")).to_contain_text("Game aborted")
+        expect(page.locator("#result")).not_to_contain_text("Aborted)")
+
+
+def test_a_spectator_sees_no_player_controls_and_endings_are_words(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = open_seats(context, base, game)
+    watcher = context.new_page()
+    watcher.goto(f"{base}/play/{game_id}")
+    expect(watcher.locator("#connection")).to_have_attribute("data-state", "open")
+    expect(watcher.locator("#role")).to_have_text("Watching")
+    for control in ("#partial", "#submit", "#undo", "#resign", "#offer-draw"):
+        expect(watcher.locator(control)).to_be_hidden()
+    expect(watcher.locator("#dice")).to_be_visible()
+    rng = random.Random(11)
+    played = set()
+    while played != {"White", "Black"}:
+        seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+        expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+        build_turn(pages[seat], base, game_id, seat, rng)
+        pages[seat].click("#submit")
+        expect(pages[seat].locator("#partial")).to_have_attribute("data-moves", "")
+        played.add(seat)
+    expect(pages["White"].locator("#resign")).to_have_text("Resign")
+    pages["White"].click("#resign")
+    expect(pages["White"].locator("#confirm")).to_contain_text("Resign the game?")
+    pages["White"].click("#confirm-yes")
+    expect(watcher.locator("#result")).to_contain_text("Black won: White resigned")
+    expect(pages["Black"].locator("#result")).to_contain_text("You won: White resigned")
+    expect(pages["White"].locator("#result")).to_contain_text("You lost: you resigned")
+    for page in (*pages.values(), watcher):
+        expect(page.locator("#status")).to_have_attribute("data-status", "ended")
+        expect(page.locator("body")).not_to_contain_text("(Resign)")
+        # a normal end is not a lost connection
+        expect(page.locator("#connection")).to_have_attribute("data-state", "ended")
+        expect(page.locator("#connection-lost")).to_be_hidden()
+
+
+@pytest.fixture
+def server_with_house_bots(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
+
+
+def test_a_bot_is_named_as_the_home_page_names_it(server_with_house_bots, context):
+    base = server_with_house_bots.base_url
+    page = context.new_page()
+    page.goto(base + "/")
+    page.click('button[data-bot="house/greedy"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    seat = page.locator("#role").inner_text().split()[-1]
+    strip = page.locator(f"#player-{OTHER[seat].lower()} .name")
+    expect(strip).to_contain_text("house/greedy")
+    expect(page.locator("main")).not_to_contain_text("house greedy")
