@@ -167,6 +167,16 @@ def test_legal_destinations_are_dots_captures_rings_and_the_last_turn_is_marked(
     expect(page.locator(".selected")).to_have_count(0)
 
 
+def near(page, label: str, square: str, corner: str) -> None:
+    """The coordinate `label` is drawn inside `square`, in its `corner` quarter."""
+    text = page.locator(label).bounding_box()
+    box = page.locator(f'[data-square="{square}"]').bounding_box()
+    x, y = text["x"] + text["width"] / 2, text["y"] + text["height"] / 2
+    left, top = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"], (label, square)
+    assert (x < left) == ("left" in corner) and (y < top) == ("top" in corner), (label, square, corner)
+
+
 def test_coordinates_follow_the_orientation(server, context):
     page = context.new_page()
     mount(page, server)
@@ -174,9 +184,12 @@ def test_coordinates_follow_the_orientation(server, context):
     assert page.evaluate("window.board.orientation") == "white"
     files = page.locator(".coord.file")
     ranks = page.locator(".coord.rank")
+    expect(page.locator(".coords")).to_have_attribute("aria-hidden", "true")
+    expect(page.locator("[data-square] .coord")).to_have_count(0)  # a square's name is its label alone
     expect(files).to_have_text(list("abcdefgh"))
     expect(ranks).to_have_text(list("87654321"))
-    expect(page.locator('[data-square="a1"] .coord')).to_have_text(["1", "a"])
+    near(page, ".coord.rank >> nth=7", "a1", "top-left")
+    near(page, ".coord.file >> nth=0", "a1", "bottom-right")
     first = page.locator("#board > .square").first
     expect(first).to_have_attribute("data-square", "a8")
     page.evaluate("window.board.set({ orientation: 'black' })")
@@ -184,7 +197,9 @@ def test_coordinates_follow_the_orientation(server, context):
     expect(files).to_have_text(list("hgfedcba"))
     expect(ranks).to_have_text(list("12345678"))
     expect(first).to_have_attribute("data-square", "h1")
-    expect(page.locator('[data-square="h8"] .coord')).to_have_text(["8", "h"])
+    near(page, ".coord.rank >> nth=7", "h8", "top-left")
+    near(page, ".coord.file >> nth=0", "h8", "bottom-right")
+    near(page, ".coord.file >> nth=7", "a8", "bottom-right")
     expect(page.locator('[data-square="e1"]')).to_have_attribute("aria-label", "e1, white king")
     expect(page.locator('[data-square="e4"]')).to_have_attribute("aria-label", "e4")
 

@@ -162,24 +162,37 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
         square.dataset.square = name;
         square.setAttribute("role", "button");
         square.tabIndex = -1;
-        if (column === 0) square.append(coordinate("rank", name[1]));
-        if (row === 7) square.append(coordinate("file", name[0]));
         square.addEventListener("keydown", (event) => keydown(event, row, column));
         square.addEventListener("focus", () => rove(square));
         squares.set(name, square);
         element.append(square);
       }
     }
+    element.append(coordinates());
     rove(squares.get(focused) || squares.get(nameAt(7, 0, state.orientation)));
     if (focused) squares.get(focused).focus();
   }
 
-  function coordinate(kind, text) {
-    const span = document.createElement("span");
-    span.className = `coord ${kind}`;
-    span.textContent = text;
-    span.setAttribute("aria-hidden", "true");
-    return span;
+  // Ranks down the left edge, files along the bottom, in one layer over the squares (outside
+  // them, so a square's name stays exactly its label), each in the colour of the other kind
+  // of square than the one it sits on.
+  function coordinates() {
+    const layer = document.createElement("div");
+    layer.className = "coords";
+    layer.setAttribute("aria-hidden", "true");
+    for (let index = 0; index < 8; index += 1) {
+      const rankSquare = nameAt(index, 0, state.orientation);
+      const fileSquare = nameAt(7, index, state.orientation);
+      for (const [kind, square, text] of [["rank", rankSquare, rankSquare[1]], ["file", fileSquare, fileSquare[0]]]) {
+        const span = document.createElement("span");
+        const light = (FILES.indexOf(square[0]) + Number(square[1])) % 2 === 0;
+        span.className = `coord ${kind} on-${light ? "light" : "dark"}`;
+        span.dataset.index = String(index);
+        span.textContent = text;
+        layer.append(span);
+      }
+    }
+    return layer;
   }
 
   // One square in the tab order: the one focused last.
