@@ -118,8 +118,9 @@ class RoomSetup:
     """Unlimited games only, when the server enables it: a seat to move that has not played its
     roll within this many seconds loses on time (as a flag fall would)."""
     claim_grace_s: float | None = None
-    """When set, a person's seat still empty when the game begins must be taken within this
-    many seconds, or counts as a dropped connection (the showcase's claim grace)."""
+    """When set, a person's seat never taken must be taken within this many seconds of the
+    creation (`created_at`), or counts as a dropped connection (the showcase's claim grace).
+    The deadline is absolute: a restart neither extends nor restarts it."""
     seed_window_s: float = 2.0
     start: Position = START_POSITION
     durability: str = BEST_EFFORT

@@ -438,6 +438,11 @@ class Room:
             # A committed successor that had not begun when the server stopped: a technical
             # abort of this same game (no result, no rating, nobody forfeited), never a new window.
             self._end(Ending(Termination.ABORTED, None), now)
+        elif self.phase is Phase.AWAITING_JOINS and not self.setup.await_joins:
+            # Stored before it began (a game that begins at once, e.g. the showcase's): it
+            # begins now, its claim grace counted from its absolute deadline.
+            self._begin(now)
+            return
         elif self.phase is Phase.AWAITING_JOINS:
             self.join_deadline = now + self.setup.join_window_s
         elif self.phase is Phase.SEEDING:
@@ -445,7 +450,11 @@ class Room:
         if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
             self.idle_since = now  # no turn is lost to a restart: the idle window starts again
             for seat in self.seats.values():
-                if not seat.setup.always_present:
+                if seat.setup.always_present:
+                    continue
+                if self.setup.claim_grace_s is not None and not seat.joined:
+                    seat.grace_until = now + self._claim_grace_left()  # never taken: the claim deadline holds
+                else:
                     seat.grace_until = now + DISCONNECT_GRACE_S
 
     # ----- publish after commit -----------------------------------------------------------
@@ -627,8 +636,8 @@ class Room:
             seat = self.seats[subscriber.seat]
             self.seated[subscriber] = subscriber.seat
             seat.connections += 1
-            if not seat.joined and self.setup.successor:
-                self._dirty = True  # a successor's connection history is durable
+            if not seat.joined and (self.setup.successor or self.setup.claim_grace_s is not None):
+                self._dirty = True  # durable: a successor's connection history, a claimed seat taken
             seat.joined = True
             seat.grace_until = None
             if self.phase is Phase.AWAITING_JOINS and self._ready_to_begin():
@@ -765,11 +774,16 @@ class Room:
         if self.setup.claim_grace_s is not None:
             for seat in self.seats.values():
                 if not seat.joined and not seat.setup.always_present:
-                    seat.grace_until = now + self.setup.claim_grace_s
+                    seat.grace_until = now + self._claim_grace_left()
         self.phase = Phase.SEEDING
         self.seed_deadline = now + self.setup.seed_window_s
         if self.setup.seed_window_s <= 0:
             self._roll(now)
+
+    def _claim_grace_left(self) -> float:
+        """Seconds left before the absolute claim deadline (creation + claim grace), never below 0."""
+        assert self.setup.claim_grace_s is not None and self.setup.created_at is not None
+        return max(0.0, self.setup.claim_grace_s - seconds_between(self.setup.created_at, self.wall_clock()))
 
     def _start_turn(self, now: float) -> None:
         self.idle_since = now
