@@ -237,7 +237,9 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       } else {
         delete square.dataset.piece;
       }
-      square.setAttribute("aria-label", squareLabel(name, piece));
+      // what the shapes say, said to a screen reader too
+      const role = targets.has(name) ? (piece ? ", capture" : ", legal move") : destsOf(name).length ? ", can move" : "";
+      square.setAttribute("aria-label", squareLabel(name, piece) + role);
       square.classList.toggle("movable", destsOf(name).length > 0);
       square.classList.toggle("selected", state.selected === name);
       square.classList.toggle("target", targets.has(name));
