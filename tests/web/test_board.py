@@ -94,8 +94,18 @@ def test_drag_and_drop_plays_a_legal_destination_and_refuses_an_illegal_one(serv
     expect(page.locator('[data-square="g1"]')).to_have_attribute("data-piece", "N")
     expect(page.locator(".selected")).to_have_count(0)
     expect(page.locator(".piece.dragging")).to_have_count(0)
-    drag(page, "e4", "d5")  # the capture
+    # while dragged, the piece follows the pointer and a faint copy stays on its square
+    (x0, y0), (x1, y1) = centre(page, "e4"), centre(page, "d5")
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=5)
+    expect(page.locator('[data-square="e4"] .piece.ghost')).to_have_count(1)
+    dragged = page.locator('[data-square="e4"] .piece.dragging').bounding_box()
+    assert abs(dragged["x"] + dragged["width"] / 2 - x1) < 2 and abs(dragged["y"] + dragged["height"] / 2 - y1) < 2
+    expect(page.locator('[data-square="d5"]')).to_contain_class("drag-over")
+    page.mouse.up()  # dropped on the capture
     assert moves(page) == [["e4", "d5"]]
+    expect(page.locator(".piece.ghost, .piece.dragging, .drag-over")).to_have_count(0)
     drag(page, "e7", "e5")  # Black's pawn: not movable, no drag starts
     assert moves(page) == [["e4", "d5"]]
     drag(page, "g1", "g1")  # dropped where it was: it stays selected, its destinations shown

@@ -223,7 +223,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     const last = new Set((state.lastMove || []).flat());
     for (const [name, square] of squares) {
       const piece = state.pieces[name];
-      let picture = square.querySelector(".piece");
+      let picture = square.querySelector(".piece:not(.ghost)");
       if (!piece && picture) { picture.remove(); picture = null; }
       if (piece) {
         if (!picture) {
@@ -256,7 +256,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
 
   // The piece now on `to` glides there from `from` (one square is 100% of a piece's size).
   function slide(from, to) {
-    const picture = squares.get(to)?.querySelector(".piece");
+    const picture = squares.get(to)?.querySelector(".piece:not(.ghost)");
     if (!picture || !picture.animate) return;
     const sign = state.orientation === "white" ? 1 : -1;
     const dx = (FILES.indexOf(from[0]) - FILES.indexOf(to[0])) * 100 * sign;
@@ -284,6 +284,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       press.piece.classList.remove("dragging");
       press.piece.style.transform = "";
     }
+    press.ghost?.remove();
     for (const square of squares.values()) square.classList.remove("drag-over");
     press = null;
   }
@@ -310,8 +311,10 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     if (!destsOf(name).length) return;
     justSelected = state.selected === name ? null : name;
     if (state.selected !== name) { state.selected = name; paint(); }
+    const box = square.getBoundingClientRect();
     press = { from: name, pointerId: event.pointerId, x: event.clientX, y: event.clientY, dragging: false,
-      piece: square.querySelector(".piece") };
+      piece: square.querySelector(".piece"), ghost: null,
+      centreX: box.left + box.width / 2, centreY: box.top + box.height / 2 };
     event.preventDefault(); // no text selection, no native image drag
   });
 
@@ -319,11 +322,19 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     if (!press || event.pointerId !== press.pointerId) return;
     const dx = event.clientX - press.x, dy = event.clientY - press.y;
     if (!press.dragging && Math.hypot(dx, dy) < DRAG_START_PX) return;
-    if (!press.dragging) element.setPointerCapture?.(event.pointerId); // follow it off the board too
+    if (!press.dragging) {
+      element.setPointerCapture?.(event.pointerId); // follow it off the board too
+      if (press.piece) { // a faint copy stays where the piece comes from
+        press.ghost = press.piece.cloneNode();
+        press.ghost.classList.add("ghost");
+        press.piece.before(press.ghost);
+      }
+    }
     press.dragging = true;
-    if (press.piece) {
+    if (press.piece) { // the piece's centre follows the pointer
       press.piece.classList.add("dragging");
-      press.piece.style.transform = `translate(${dx}px, ${dy}px) scale(1.1)`;
+      const x = event.clientX - press.centreX, y = event.clientY - press.centreY;
+      press.piece.style.transform = `translate(${x}px, ${y}px) scale(1.12)`;
     }
     const over = squareAt(event.clientX, event.clientY);
     for (const [name, square] of squares) square.classList.toggle("drag-over", name === over);
