@@ -2,6 +2,8 @@
 import { getJson } from "./net.js";
 import { $, element, faceLink, mountHeader, resultText } from "./site.js";
 
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
 async function listFinished() {
   const list = $("finished-games");
   let answer;
@@ -16,17 +18,21 @@ async function listFinished() {
     return;
   }
   list.replaceChildren(...answer.body.games.map((game) => {
-    const item = element("li");
+    const item = element("li", null, { class: "game-row" });
     item.dataset.game = game.gameId;
-    const when = new Date(game.finishedAt).toLocaleString();
-    item.append(
-      faceLink(game.players?.white), " vs ", faceLink(game.players?.black),
-      element("span", `: ${resultText(game.result, game.termination)}, ${game.turns} turns, ${when} `),
-      element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay" }),
+    const players = element("span", null, { class: "players-line" });
+    players.append(faceLink(game.players?.white), " vs ", faceLink(game.players?.black));
+    const turns = `${game.turns} ${game.turns === 1 ? "turn" : "turns"}`;
+    const meta = element("span", null, { class: "meta" });
+    meta.append(
+      element("span", resultText(game.result, game.termination), { class: "result" }),
+      ` \u00b7 ${turns}${game.rated ? " \u00b7 rated" : ""} \u00b7 `,
+      element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }),
     );
+    item.append(players, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);
     return item;
   }));
-  if (!answer.body.games.length) list.textContent = "No game has finished yet.";
+  if (!answer.body.games.length) list.replaceChildren(element("li", "No game has finished yet.", { class: "hint" }));
 }
 
 mountHeader();

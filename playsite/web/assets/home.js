@@ -1,9 +1,36 @@
-// The home page: the showcase table live (polled with its ETag), a friend game, live games.
-import { getJson, guestId, keepSeat, postJson } from "./net.js";
-import { mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
+// The home page, a lobby: quick pairing (a person's open seek with a chosen clock, waited on
+// until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
+// the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
+// a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
+import { getJson, guestId, keepSeat, postJson, sendJson } from "./net.js";
+import { miniBoard } from "./miniboard.js";
+import { $, element, faceName, mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
 
-const $ = (id) => document.getElementById(id);
+// The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
+const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
+const BOT_DEFAULT = "5+3";
+const SEEK_KEY = "playsite.seek"; // this tab's own open seek: {id, secret, label}
+const LIVE_PERIOD_MS = 3000;
+const SEEK_POLL_MS = 1500;
 let showcaseTag = null;
+
+const clockLabel = ([minutes, increment]) => `${minutes}+${increment}`;
+const fischer = ([minutes, increment]) => ({ Fischer: { initialSeconds: minutes * 60, incrementSeconds: increment } });
+
+// A wire time control in words: "5+3", "15 min", "no clock", "30 s a move".
+export function timeControlLabel(tc) {
+  if (!tc) return "";
+  if (tc.Fischer) {
+    const minutes = tc.Fischer.initialSeconds / 60;
+    return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${tc.Fischer.incrementSeconds}`;
+  }
+  if (tc.SuddenDeath) return `${Math.round(tc.SuddenDeath.initialSeconds / 60)} min`;
+  if (tc.PerMove) return `${tc.PerMove.secondsPerMove} s a move`;
+  return "no clock";
+}
+
+// A bot's name as people read it: "house greedy" and "house/greedy" both read "house greedy".
+const botName = (team, name) => `${team} ${name}`;
 
 function friendLink(gameId, seat, token) {
   return `${location.origin}/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
@@ -13,6 +40,10 @@ function goPlay(gameId, seat, token) {
   keepSeat(gameId, seat, token);
   location.assign(`/play/${gameId}`);
 }
+
+const errorText = (answer, fallback) => answer.body?.error?.message || answer.body?.title || fallback;
+
+// ----- the showcase table ----------------------------------------------------------------------
 
 async function pollShowcase() {
   try {
@@ -24,7 +55,7 @@ async function pollShowcase() {
       const table = answer.body;
       const status = $("showcase-status");
       status.dataset.status = table.status;
-      const bot = `${table.featuredBot.team}/${table.featuredBot.name}`;
+      const bot = botName(table.featuredBot.team, table.featuredBot.name);
       status.textContent = {
         open: `Open: play ${bot} as ${table.nextHumanColor}, 5+3.`,
         live: `A game against ${bot} is on.`,
@@ -36,7 +67,7 @@ async function pollShowcase() {
       watch.hidden = !table.currentGame;
       if (table.currentGame) watch.href = `/play/${table.currentGame}`;
     }
-  } catch (error) {
+  } catch {
     $("showcase-status").textContent = "The server is not answering; retrying...";
   }
   setTimeout(pollShowcase, 3000);
@@ -47,7 +78,7 @@ async function claim() {
   const answer = await postJson("/showcase/claim", { guestId: guestId() }, { "Idempotency-Key": crypto.randomUUID() });
   $("showcase-claim").disabled = false;
   if (answer.status !== 200) {
-    $("showcase-message").textContent = answer.body?.title || "The table could not be claimed; try again.";
+    $("showcase-message").textContent = errorText(answer, "The table could not be claimed; try again.");
     return;
   }
   if (answer.body.outcome === "claimed") {
@@ -57,6 +88,8 @@ async function claim() {
     location.assign(`/play/${answer.body.gameId}`);
   }
 }
+
+// ----- a friend game ---------------------------------------------------------------------------
 
 // "Fischer:600:10", "SuddenDeath:900", "Unlimited": a choice of the friend form as the wire's time control.
 function timeControl(choice) {
@@ -68,68 +101,270 @@ function timeControl(choice) {
 
 async function createFriendGame() {
   const body = { timeControl: timeControl($("friend-clock").value), rated: $("friend-rated").checked };
+  $("friend-create").disabled = true;
   const answer = await postJson("/games", body);
+  $("friend-create").disabled = false;
   if (answer.status !== 201) {
     $("friend-links").hidden = true;
-    $("friend-message").textContent = answer.body?.error?.message || "The game could not be created; try again.";
+    $("friend-message").textContent = errorText(answer, "The game could not be created; try again.");
     return;
   }
   $("friend-message").textContent = "";
+  $("friend-copied").textContent = "";
   const game = answer.body;
   $("friend-white").onclick = () => goPlay(game.gameId, "White", game.seats.white.token);
   $("friend-black").value = friendLink(game.gameId, "Black", game.seats.black.token);
   $("friend-links").hidden = false;
 }
 
+async function copyFriendLink() {
+  const input = $("friend-black");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    $("friend-copied").textContent = "Copied: send it to your friend.";
+  } catch {
+    input.select(); // no clipboard access (an http page on another host): the link is selected to copy by hand
+    $("friend-copied").textContent = "Select the link and copy it (Ctrl+C).";
+  }
+  $("friend-copy").textContent = "Copied";
+  setTimeout(() => { $("friend-copy").textContent = "Copy"; }, 2000);
+}
+
+// ----- bots ------------------------------------------------------------------------------------
+
 async function listBots() {
   const answer = await getJson("/lobby/bots");
   if (answer.status !== 200) return;
   $("bot-list").replaceChildren(...answer.body.bots.map((bot) => {
-    const item = document.createElement("li");
-    const button = document.createElement("button");
     const id = `${bot.team}/${bot.name}`;
+    const item = element("li", null, { class: "bot" });
     item.dataset.card = id;
-    button.textContent = `Play ${id}`;
+    const about = element("div", null, { class: "bot-about" });
+    const name = element("a", botName(bot.team, bot.name), { href: `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`, class: "bot-name" });
+    about.append(name, " ", ratingLabel(bot.rating, bot.provisional));
+    if (bot.description) about.append(element("span", bot.description, { class: "hint bot-description" }));
+    const button = element("button", "Play", { type: "button", "aria-label": `Play ${botName(bot.team, bot.name)}` });
     button.dataset.bot = id;
     button.disabled = !bot.available;
-    button.addEventListener("click", () => playBot(bot));
-    item.append(button, " rated ", ratingLabel(bot.rating, bot.provisional), bot.description ? `: ${bot.description}` : "");
+    if (!bot.available) button.title = "This bot is playing as many games as it can; try again soon.";
+    button.addEventListener("click", () => playBot(bot, button));
+    item.append(about, button);
     return item;
   }));
-  if (!answer.body.bots.length) $("bot-list").textContent = "No bot takes on people right now.";
+  if (!answer.body.bots.length) $("bot-list").replaceChildren(element("li", "No bot takes on people right now.", { class: "hint" }));
 }
 
-async function playBot(bot) {
+async function playBot(bot, button) {
+  button.disabled = true;
+  const clock = CLOCKS.find((c) => clockLabel(c) === $("bot-clock").value) || [5, 3];
   const answer = await postJson("/lobby/play-bot", {
-    guestId: guestId(), team: bot.team, name: bot.name,
-    timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } },
+    guestId: guestId(), team: bot.team, name: bot.name, timeControl: fischer(clock),
   });
+  button.disabled = false;
   if (answer.status !== 201) {
-    $("bots-message").textContent = answer.body?.error?.message || "That bot cannot play now; try another.";
+    $("bots-message").textContent = errorText(answer, "That bot cannot play now; try another.");
     return;
   }
   goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
 }
 
-async function listGames() {
-  const answer = await getJson("/games");
-  if (answer.status !== 200) return;
-  const list = $("live-games");
-  list.replaceChildren(...answer.body.games.map((game) => {
-    const item = document.createElement("li");
-    const link = document.createElement("a");
-    const name = (face) => face?.name || (face?.kind === "Bot" ? "a bot" : "a guest");
-    link.href = `/play/${game.gameId}`;
-    link.textContent = `${name(game.players?.white)} vs ${name(game.players?.black)}`;
-    item.append(link);
-    return item;
-  }));
-  if (!answer.body.games.length) list.textContent = "No game is being played right now.";
+// ----- seeks -----------------------------------------------------------------------------------
+
+function mySeek() {
+  try { return JSON.parse(sessionStorage.getItem(SEEK_KEY)); } catch { return null; }
 }
 
+function showWaiting(seek) {
+  $("seek-waiting").hidden = !seek;
+  if (seek) $("seek-waiting-text").textContent = `Waiting for an opponent (${seek.label})...`;
+  for (const tile of $("pairing-grid").children) {
+    tile.setAttribute("aria-pressed", String(Boolean(seek) && tile.dataset.clock === seek.label));
+  }
+}
+
+async function createSeek(clock) {
+  $("seek-message").textContent = "";
+  const current = mySeek();
+  if (current) {
+    if (current.label === clockLabel(clock)) return cancelSeek(); // a second click on the same clock withdraws it
+    await cancelSeek();
+  }
+  const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock) });
+  if (answer.status !== 201) {
+    $("seek-message").textContent = errorText(answer, "The seek could not be posted; try again.");
+    return;
+  }
+  const seek = { id: answer.body.seekId, secret: answer.body.secret, label: clockLabel(clock) };
+  sessionStorage.setItem(SEEK_KEY, JSON.stringify(seek));
+  showWaiting(seek);
+  readLobby();
+  watchSeek();
+}
+
+async function cancelSeek() {
+  const seek = mySeek();
+  sessionStorage.removeItem(SEEK_KEY);
+  showWaiting(null);
+  if (seek) await sendJson("DELETE", `/lobby/seeks/${seek.id}?secret=${encodeURIComponent(seek.secret)}`);
+  readLobby();
+}
+
+// The creator's poll: keeps the seek alive, and takes the seat once someone accepted.
+let watching = false;
+async function watchSeek() {
+  if (watching) return;
+  watching = true;
+  while (mySeek()) {
+    const seek = mySeek();
+    try {
+      const answer = await getJson(`/lobby/seeks/${seek.id}?secret=${encodeURIComponent(seek.secret)}`);
+      if (answer.status === 200 && answer.body.matched && answer.body.token) {
+        sessionStorage.removeItem(SEEK_KEY);
+        goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
+        break;
+      }
+      if (answer.status === 404 && mySeek()?.id === seek.id) {
+        sessionStorage.removeItem(SEEK_KEY);
+        showWaiting(null);
+        $("seek-message").textContent = "Your seek lapsed; pick a clock to seek again.";
+        break;
+      }
+    } catch { /* the server is away: keep waiting, the seek lives two minutes */ }
+    await new Promise((resolve) => setTimeout(resolve, SEEK_POLL_MS));
+  }
+  watching = false;
+}
+
+async function acceptSeek(seek, button) {
+  button.disabled = true;
+  const answer = await postJson(`/lobby/seeks/${seek.id}/accept`, { accepter: guestId() });
+  if (answer.status !== 201) {
+    button.disabled = false;
+    $("seek-message").textContent = errorText(answer, "That seek is gone; pick another.");
+    readLobby();
+    return;
+  }
+  await cancelSeek(); // one's own seek, if any, is no longer wanted
+  goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
+}
+
+function showSeeks(seeks) {
+  const mine = mySeek();
+  const rows = seeks.map((seek) => {
+    const row = element("tr");
+    row.dataset.seek = seek.id;
+    const own = mine?.id === seek.id;
+    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot") : "Anonymous";
+    const player = element("td", who);
+    if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
+    const action = element("td");
+    const button = own
+      ? element("button", "Cancel", { type: "button" })
+      : element("button", "Accept", { type: "button", class: "primary", "aria-label": `Accept ${who}'s ${timeControlLabel(seek.timeControl)} seek` });
+    button.addEventListener("click", () => (own ? cancelSeek() : acceptSeek(seek, button)));
+    action.append(button);
+    row.append(player, element("td", timeControlLabel(seek.timeControl)), element("td", "casual"), action);
+    if (own) row.classList.add("own");
+    return row;
+  });
+  if (!rows.length) {
+    const row = element("tr");
+    row.append(element("td", "No open seek: pick a clock above to post one.", { colspan: "4", class: "hint" }));
+    rows.push(row);
+  }
+  $("seek-list").replaceChildren(...rows);
+}
+
+// ----- the wall of live games ------------------------------------------------------------------
+
+const tiles = new Map(); // gameId -> {item, board, white, black}
+
+function clockText(ms) {
+  if (ms === undefined || ms === null) return "";
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function tile(game) {
+  let made = tiles.get(game.gameId);
+  if (!made) {
+    const item = element("li", null, { class: "tile" });
+    item.dataset.game = game.gameId;
+    const link = element("a", null, { href: `/play/${game.gameId}`, class: "tile-link" });
+    const strip = () => {
+      const row = element("span", null, { class: "strip" });
+      row.append(element("span", "", { class: "who" }), element("span", "", { class: "time" }));
+      return row;
+    };
+    const black = strip();
+    const white = strip();
+    const board = miniBoard();
+    link.append(black, board, white);
+    item.append(link);
+    made = { item, link, board, white, black };
+    tiles.set(game.gameId, made);
+  }
+  const whiteName = faceName(game.players?.white);
+  const blackName = faceName(game.players?.black);
+  made.white.firstChild.textContent = whiteName;
+  made.black.firstChild.textContent = blackName;
+  made.white.lastChild.textContent = clockText(game.clocks?.white);
+  made.black.lastChild.textContent = clockText(game.clocks?.black);
+  made.white.classList.toggle("to-move", game.activeSeat === "White");
+  made.black.classList.toggle("to-move", game.activeSeat === "Black");
+  made.link.setAttribute("aria-label", `Watch ${whiteName} against ${blackName}, ${timeControlLabel(game.timeControl)}`);
+  if (made.dfen !== game.dfen) {
+    made.board.draw(game.dfen);
+    made.dfen = game.dfen;
+  }
+  return made.item;
+}
+
+function showGames(listing) {
+  const games = listing.games;
+  const seen = new Set(games.map((game) => game.gameId));
+  for (const id of [...tiles.keys()]) if (!seen.has(id)) tiles.delete(id);
+  const wall = $("live-games");
+  if (!games.length) {
+    wall.replaceChildren(element("li", "No game is being played right now.", { class: "hint empty" }));
+  } else {
+    wall.replaceChildren(...games.map(tile));
+  }
+  $("live-count").textContent = listing.total ? `(${listing.total})` : "";
+}
+
+async function readLobby() {
+  const [seeks, games] = await Promise.all([getJson("/lobby/seeks").catch(() => null), getJson("/games").catch(() => null)]);
+  if (seeks?.status === 200) showSeeks(seeks.body);
+  if (games?.status === 200) showGames(games.body);
+}
+
+// ----- start -----------------------------------------------------------------------------------
+
+function buildClockChoices() {
+  $("pairing-grid").replaceChildren(...CLOCKS.map((clock) => {
+    const label = clockLabel(clock);
+    const button = element("button", null, { type: "button", class: "clock-tile", "aria-pressed": "false" });
+    button.dataset.clock = label;
+    button.append(element("span", label, { class: "clock-main" }), element("span", clock[0] < 3 ? "Bullet" : clock[0] < 8 ? "Blitz" : "Rapid", { class: "clock-kind" }));
+    button.addEventListener("click", () => createSeek(clock));
+    return button;
+  }));
+  $("bot-clock").replaceChildren(...CLOCKS.map((clock) => {
+    const option = element("option", clockLabel(clock), { value: clockLabel(clock) });
+    option.selected = clockLabel(clock) === BOT_DEFAULT;
+    return option;
+  }));
+}
+
+buildClockChoices();
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
+$("friend-copy").addEventListener("click", copyFriendLink);
+$("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => { if (info.showcase) pollShowcase(); });
 listBots();
-whileVisible(listGames, 4000);
+showWaiting(mySeek());
+if (mySeek()) watchSeek();
+whileVisible(readLobby, LIVE_PERIOD_MS);

@@ -1,7 +1,7 @@
 // A profile page: /@/<nickname> reads GET /players/<nickname>, /@/<team>/<name> reads
 // GET /bots/<team>/<name>. Rating, record, opponents and recent games (each to its replay).
 import { getJson } from "./net.js";
-import { $, element, faceLink, mountHeader, siteInfo } from "./site.js";
+import { $, element, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -10,13 +10,14 @@ const source = isBot
   ? `/bots/${encodeURIComponent(parts[0])}/${encodeURIComponent(parts[1])}`
   : `/players/${encodeURIComponent(parts[0])}`;
 
+// A table row: the first cell reads as text, the others are numbers.
 function cellRow(cells) {
   const tr = element("tr");
-  for (const cell of cells) {
-    const td = element("td");
+  cells.forEach((cell, index) => {
+    const td = element("td", null, index === 0 ? {} : { class: "num" });
     td.append(cell);
     tr.append(td);
-  }
+  });
   return tr;
 }
 
@@ -27,6 +28,7 @@ async function load() {
   document.title = `playsite: ${title}`;
   if ((await siteInfo()).ratings === false) {
     $("profile-message").textContent = "This server keeps no profiles (it runs without a database).";
+    $("profile-message").classList.add("info");
     return;
   }
   const answer = await getJson(source);
@@ -40,7 +42,8 @@ async function load() {
   }
   const profile = answer.body;
   $("profile-rating").textContent = `Rating ${Math.round(profile.rating)} \u00b1${Math.round(profile.rd)}`
-    + `${profile.provisional ? " (provisional)" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
+    + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
+  if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
   $("profile-record").textContent = `${profile.games} rated games: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
     opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people (guests and the unnamed)" : faceLink(opponent.opponent),
@@ -49,7 +52,7 @@ async function load() {
   $("recent").replaceChildren(...profile.recent.map((game) => {
     const item = element("li");
     item.append(
-      element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `),
+      element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
       faceLink(game.opponent),
       element("span", ` (${game.termination.replace(/_/g, " ")}${game.rated ? ", rated" : ""}) `),
       element("a", "Replay", { href: `/replay/${game.gameId}` }),

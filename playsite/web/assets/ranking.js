@@ -6,13 +6,20 @@ export function ratingText(entry) {
   return `${Math.round(entry.rating)} \u00b1${Math.round(entry.rd)}`;
 }
 
+// A table row; the name (second cell) reads as text, every other cell is a number.
 function row(cells) {
   const tr = element("tr");
-  for (const cell of cells) {
-    const td = element("td");
+  cells.forEach((cell, index) => {
+    const td = element("td", null, index === 1 ? {} : { class: "num" });
     td.append(cell);
     tr.append(td);
-  }
+  });
+  return tr;
+}
+
+function emptyRow(text) {
+  const tr = element("tr");
+  tr.append(element("td", text, { colspan: "5", class: "hint" }));
   return tr;
 }
 
@@ -23,6 +30,8 @@ function record(entry) {
 async function load() {
   if ((await siteInfo()).ratings === false) {
     $("ranking-message").textContent = "This server keeps no ratings (it runs without a database).";
+    $("ranking-message").classList.add("info");
+    document.querySelector(".ranking-grid").hidden = true;
     return;
   }
   const answer = await getJson("/leaderboard");
@@ -43,8 +52,8 @@ async function load() {
   });
   $("bot-ranking").tBodies[0].replaceChildren(...bots);
   $("player-ranking").tBodies[0].replaceChildren(...players);
-  if (!bots.length) $("bot-ranking").tBodies[0].append(row(["", "No bot is rated yet.", "", "", ""]));
-  if (!players.length) $("player-ranking").tBodies[0].append(row(["", "No player is rated yet.", "", "", ""]));
+  if (!bots.length) $("bot-ranking").tBodies[0].append(emptyRow("No bot is rated yet."));
+  if (!players.length) $("player-ranking").tBodies[0].append(emptyRow("No player is rated yet."));
 }
 
 mountHeader();

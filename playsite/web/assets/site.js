@@ -32,12 +32,19 @@ export function faceLink(face) {
   return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
 }
 
+// How a finished game ended, in words: "White won by resignation", "Draw by agreement".
+const HOW = {
+  king_captured: "king captured", timeout: "on time", resign: "by resignation",
+  draw_agreement: "by agreement", no_progress: "no progress",
+};
+
 export function resultText(result, termination) {
-  if (termination === "aborted") return "aborted";
-  const how = termination.replace(/_/g, " ");
-  if (result === 1) return `White won (${how})`;
-  if (result === -1) return `Black won (${how})`;
-  return `draw (${how})`;
+  if (termination === "aborted") return "Aborted";
+  const how = HOW[termination] || termination.replace(/_/g, " ");
+  const joined = how.startsWith("by ") || how.startsWith("on ") ? ` ${how}` : `: ${how}`;
+  if (result === 1) return `White won${joined}`;
+  if (result === -1) return `Black won${joined}`;
+  return `Draw${joined}`;
 }
 
 // ----- the account corner ---------------------------------------------------------------------

@@ -1,0 +1,188 @@
+"""The home page as a lobby, in real Chromium against a real `playsite serve`: two people meet
+through a seek (one posts it with a clock, the other sees it appear and accepts, both land on
+the game in opposite seats), a seek is cancelled, the friend link is copied, a bot is played
+with the clock chosen, and the wall of live games shows each position as a mini-board and
+follows it without a reload."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import httpx
+import pytest
+import trio
+from playwright.sync_api import expect
+
+from tests.support.client import Player, Table, create_game
+from tests.support.server import ServerProcess
+
+FILES = "abcdefgh"
+
+
+@pytest.fixture(scope="module")
+def server():
+    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def squares(dfen: str) -> set[str]:
+    """The mini-board classes of every piece of a DFEN: {"f1 r1", ...} (file and rank, 1-based)."""
+    found = set()
+    for row, line in enumerate(dfen.split(" ")[0].split("/")):
+        file = 0
+        for char in line:
+            if char.isdigit():
+                file += int(char)
+                continue
+            found.add(f"f{file + 1} r{8 - row}")
+            file += 1
+    return found
+
+
+def test_two_people_meet_through_a_seek(server, chromium):
+    alice, bob = chromium.new_context(), chromium.new_context()
+    try:
+        creator = alice.new_page()
+        creator.goto(server.base_url + "/")
+        creator.click('#pairing-grid button[data-clock="5+3"]')
+        expect(creator.locator("#seek-waiting")).to_contain_text("Waiting for an opponent (5+3)")
+        expect(creator.locator('#pairing-grid button[data-clock="5+3"]')).to_have_attribute("aria-pressed", "true")
+        expect(creator.locator("#seek-list tr.own")).to_contain_text("You")
+
+        taker = bob.new_page()
+        taker.goto(server.base_url + "/")
+        row = taker.locator("#seek-list tr", has_text="5+3")
+        expect(row).to_contain_text("Anonymous")
+        row.get_by_role("button", name="Accept").click()
+        expect(taker.locator("#role")).to_contain_text("You play")
+        expect(creator).to_have_url(taker.url)  # the creator's page followed by itself
+        expect(creator.locator("#role")).to_contain_text("You play")
+        seats = {page.locator("#role").inner_text().split()[-1] for page in (creator, taker)}
+        assert seats == {"White", "Black"}
+        game_id = taker.url.split("/play/")[1]
+        state = httpx.get(f"{server.base_url}/games/{game_id}", timeout=10).json()
+        assert state["timeControl"] == {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}
+        assert httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == []
+    finally:
+        alice.close()
+        bob.close()
+
+
+def test_a_seek_is_cancelled_and_leaves_the_lobby(server, chromium):
+    alice, bob = chromium.new_context(), chromium.new_context()
+    try:
+        creator = alice.new_page()
+        creator.goto(server.base_url + "/")
+        creator.click('#pairing-grid button[data-clock="3+0"]')
+        expect(creator.locator("#seek-waiting")).to_be_visible()
+        other = bob.new_page()
+        other.goto(server.base_url + "/")
+        expect(other.locator("#seek-list tr", has_text="3+0")).to_be_visible()
+        creator.click("#seek-cancel")
+        expect(creator.locator("#seek-waiting")).to_be_hidden()
+        expect(other.locator("#seek-list")).to_contain_text("No open seek")  # refreshed without a reload
+        assert httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == []
+    finally:
+        alice.close()
+        bob.close()
+
+
+def test_the_friend_link_is_copied(server, chromium):
+    context = chromium.new_context(permissions=["clipboard-read", "clipboard-write"])
+    try:
+        page = context.new_page()
+        page.goto(server.base_url + "/")
+        page.click("#friend-create")
+        expect(page.locator("#friend-links")).to_be_visible()
+        page.click("#friend-copy")
+        expect(page.locator("#friend-copied")).to_have_text("Copied: send it to your friend.")
+        link = page.locator("#friend-black").input_value()
+        assert "#seat=Black&token=" in link
+        assert page.evaluate("navigator.clipboard.readText()") == link
+    finally:
+        context.close()
+
+
+def test_a_bot_is_played_with_the_chosen_clock(server, context):
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    page.select_option("#bot-clock", "3+0")
+    page.click('button[data-bot="house/random"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    game_id = page.url.split("/play/")[1]
+    state = httpx.get(f"{server.base_url}/games/{game_id}", timeout=10).json()
+    assert state["timeControl"] == {"Fischer": {"initialSeconds": 180, "incrementSeconds": 0}}
+
+
+class TwoSeats:
+    """A friend game whose two seats are played over real sockets in a thread of their own (so
+    the browser stays on the test's thread): `play_one_turn()` plays one random legal turn."""
+
+    def __init__(self, server):
+        self.server = server
+        self.game_id: str | None = None
+        self.ready, self.go, self.played, self.done = (threading.Event() for _ in range(4))
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        async def main():
+            game = await create_game(self.server.base_url, timeControl={"Unlimited": {}})
+            self.game_id = game["gameId"]
+            table = Table(Player(self.server.ws_url, game, "White"), Player(self.server.ws_url, game, "Black"))
+            async with table.open():
+                await table.wait_for_roll()
+                self.ready.set()
+                await trio.to_thread.run_sync(self.go.wait)
+                await table.play_turn(random.Random(3), spare_king=True)
+                self.played.set()
+                await trio.to_thread.run_sync(self.done.wait)
+
+        try:
+            trio.run(main)
+        except BaseException as error:  # reported on the test's thread
+            self.error = error
+            self.ready.set()
+            self.played.set()
+
+    def __enter__(self):
+        self.thread.start()
+        assert self.ready.wait(30) and self.error is None, self.error
+        return self
+
+    def play_one_turn(self) -> None:
+        self.go.set()
+        assert self.played.wait(30) and self.error is None, self.error
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join(30)
+
+
+def pieces_drawn(page, game_id: str, wanted: set[str]) -> None:
+    """Wait until the game's mini-board draws exactly `wanted` (file and rank classes)."""
+    page.wait_for_function(
+        "([selector, wanted]) => JSON.stringify([...document.querySelectorAll(selector)].map((i) => i.className).sort())"
+        " === JSON.stringify(wanted)",
+        arg=[f'#live-games li[data-game="{game_id}"] .mini-board img', sorted(wanted)],
+    )
+
+
+def test_the_wall_shows_each_position_and_follows_it(server, context):
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    with TwoSeats(server) as game:
+        state = lambda: httpx.get(f"{server.base_url}/games/{game.game_id}", timeout=10).json()  # noqa: E731
+        before = state()["dfen"]
+        pieces_drawn(page, game.game_id, squares(before))
+        tile = page.locator(f'#live-games li[data-game="{game.game_id}"] a')
+        expect(tile).to_have_attribute("href", f"/play/{game.game_id}")
+        expect(tile).to_contain_text("a guest")
+        game.play_one_turn()
+        after = state()["dfen"]
+        assert squares(after) != squares(before)
+        pieces_drawn(page, game.game_id, squares(after))  # without a reload
