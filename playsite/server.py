@@ -49,7 +49,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
 
 
 async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
-    install_websocket_failing()
+    install_websocket_failing(WEBSOCKET_MESSAGE_MAX)
     wsbatch.install()
     cycles.install()
     config = _Config(settings.send_buffer_bytes, settings.send_stall_timeout_s)

@@ -10,6 +10,14 @@ TCP connection without a Close frame, and the client saw 1006 and no reason.
 same for messages, pings and the peer's own close, and for a frame that failed to parse
 sends the Close frame with wsproto's code before ending the stream. Called once by
 `server.run_http`; tests/e2e/test_connections.py holds hypercorn to it.
+
+It also bounds a message by its frame headers. wsproto learns a frame's length from its
+header but hands its payload on as it comes, and hypercorn only counts what it has been
+handed, so a header declaring 2^62 bytes was answered by nothing at all (the server waited
+for the payload), and a big frame was read on long after the limit. A server-side frame
+whose header declares more than the message limit (counting the frames before it of the
+same message) now fails at the header, before any of its payload is read: wsproto's parse
+failure with 1009, so the stream sends the Close frame at once and ends.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from hypercorn.protocol.events import StreamClosed
 from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
 from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
-from wsproto.frame_protocol import CloseReason
+from wsproto.frame_protocol import CloseReason, FrameDecoder, Opcode, ParseFailed
 
 
 async def _handle_events(stream: WSStream) -> None:
@@ -44,5 +52,27 @@ async def _handle_events(stream: WSStream) -> None:
             break
 
 
-def install() -> None:
+_parse_header = FrameDecoder.parse_header
+_max_message_bytes: int | None = None
+
+
+def _parse_header_bounded(decoder: FrameDecoder) -> bool:
+    """wsproto's header parse, then the message limit checked against the declared length."""
+    if not _parse_header(decoder):
+        return False
+    header = decoder.header
+    if decoder.client or _max_message_bytes is None or header is None or header.opcode.iscontrol():
+        return True
+    before = getattr(decoder, "_declared", 0) if header.opcode is Opcode.CONTINUATION else 0
+    decoder._declared = declared = before + header.payload_len
+    if declared > _max_message_bytes:
+        raise ParseFailed(f"message over {_max_message_bytes} bytes", CloseReason.MESSAGE_TOO_BIG)
+    return True
+
+
+def install(max_message_bytes: int | None = None) -> None:
+    """Patch hypercorn's event handling; with `max_message_bytes`, refuse bigger messages at their headers."""
+    global _max_message_bytes
+    _max_message_bytes = max_message_bytes
     WSStream._handle_events = _handle_events
+    FrameDecoder.parse_header = _parse_header_bounded
