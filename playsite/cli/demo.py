@@ -8,6 +8,7 @@ in, and a league in which the bots play rated games in the background. docs/demo
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -151,6 +152,8 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
     from playsite.app import create_app
     from playsite.demo.bot import FeaturedBot
     from playsite.demo.league import League
+    from playsite.demo.settings import RATING_PERIOD_S
+    from playsite.ratings.batch import run_rating_batch
     from playsite.server import run_http, wait_for_signals
     from playsite.services import boot
 
@@ -179,12 +182,13 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
 
         binds = await nursery.start(http)
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
+        if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
+            await nursery.start(functools.partial(run_rating_batch, services.store, period_s=RATING_PERIOD_S))
         if league_options is not None:
             league = League(services, **league_options)
             bot.think = league.think
             if services.house is not None:
                 services.house.think = league.think
-            await nursery.start(league.run_ratings)
             nursery.start_soon(league.run)
         nursery.start_soon(bot.supervise, server_url)
         print(f"playsite demo: open {settings.public_origin or server_url}/", flush=True)

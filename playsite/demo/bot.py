@@ -45,6 +45,7 @@ RESTART_BACKOFF_S = (1, 2, 5, 10, 30)
 
 def port_free(port: int) -> bool:
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it: a port in TIME_WAIT is free
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:

@@ -63,9 +63,9 @@ CLIENT_SECRET_FILE = "identity-client-secret"
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 AUTHORIZE_FIELDS = ("client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method")
+CSP = "default-src 'none'; style-src 'self'; form-action 'self' {site}; frame-ancestors 'none'; base-uri 'none'"
+"""form-action also covers where the form's answer redirects: the server's callback."""
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none';"
-    " base-uri 'none'",
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -137,6 +137,7 @@ def kept_port(state_dir: Path, host: str) -> int:
         saved = 0
     for port in (saved, 0) if saved else (0,):
         with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it: a port in TIME_WAIT is free
             try:
                 probe.bind((host, port))
             except OSError:
@@ -340,7 +341,10 @@ class DemoIdentityProvider:
             '<link rel="stylesheet" href="/sign-in.css"></head>'
             f"<body><main>{main}</main></body></html>"
         )
-        return Response(document, status=status, content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+        site = urlsplit(self.redirect_uri or "")
+        csp = CSP.format(site=f"{site.scheme}://{site.netloc}" if site.netloc else "")
+        headers = {**PAGE_HEADERS, "Content-Security-Policy": csp}
+        return Response(document, status=status, content_type="text/html; charset=utf-8", headers=headers)
 
     def form(self, params: dict[str, str], *, nickname: str = "", error: str = "") -> str:
         hidden = "".join(

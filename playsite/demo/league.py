@@ -7,9 +7,6 @@ the background, so the ranking, the bots' profiles and their records fill on the
 - A gentle pace: in league games every bot waits `think_s` before each turn (the house bots
   through `HouseBots.think`, the featured bot through its own `think`), so a game lasts a few
   minutes and the CPU it takes is spread thin; people's games are never slowed down.
-- The rating batch runs every `rating_period_s` (the server's own runs hourly, a period fit
-  for production): a finished game, the league's or people's, moves the ratings within
-  seconds.
 
 A league game left unfinished by a restart is resumed by the server like any other; the
 league waits for it before starting the next one.
@@ -24,7 +21,6 @@ import random
 import attrs
 import trio
 
-from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.ladder import LADDER_CONTROL, LADDER_ORIGIN
 from playsite.rooms.admission import AdmissionRefused
 
@@ -38,16 +34,12 @@ class League:
     services: object
     think_s: float = 1.0
     rest_s: float = 5.0
-    rating_period_s: float = 10.0
     games: set[str] = attrs.field(factory=set)
     played: int = 0
 
     def think(self, game_id: str | None) -> float:
         """Seconds a bot waits before a turn: `think_s` in league games, nothing elsewhere."""
         return self.think_s if game_id in self.games else 0.0
-
-    async def run_ratings(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        await run_rating_batch(self.services.store, period_s=self.rating_period_s, task_status=task_status)
 
     async def run(self) -> None:
         """Play league games one after the other until cancelled."""

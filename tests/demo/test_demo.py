@@ -3,68 +3,20 @@ bot answering by webhook, the showcase open; stopped and started again on the sa
 
 from __future__ import annotations
 
-import os
+import json
 import random
-import re
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
 
 from playsite.store.migrations import load_migrations
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
+from tests.demo.support import Demo, demo_dir  # noqa: F401 (a fixture)
 from tests.support.client import Player, seated
 from tests.support.waiting import deadline, wait_until_sync
 
 pytestmark = pytest.mark.postgres
-LISTENING = re.compile(r"playsite: listening on (http://127\.0\.0\.1:\d+)")
-BOOT_TIMEOUT_S = 60
-
-
-class Demo:
-    def __init__(self, data: Path, log: Path):
-        self.log = log
-        before = len(LISTENING.findall(self.output())) if log.exists() else 0
-        env = {**os.environ, "DICE_SEED_WINDOW_MS": "0"}
-        env.pop("DATABASE_URL", None)
-        with open(log, "ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "playsite", "demo", "--port", "0", "--dir", str(data)],
-                stdout=out, stderr=subprocess.STDOUT, env=env,
-            )
-        stop = time.monotonic() + BOOT_TIMEOUT_S
-        while len(found := LISTENING.findall(self.output())) <= before:
-            if self.process.poll() is not None or time.monotonic() > stop:
-                self.process.kill()
-                raise AssertionError(f"the demo did not start:\n{self.output()}")
-            time.sleep(0.1)
-        self.url = found[-1]
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def get(self, path: str) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=10)
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(30)
-
-
-@pytest.fixture
-def demo_dir():
-    # Not under pytest's tmp_path: as root, PostgreSQL runs as `postgres`, which must reach it.
-    root = Path(tempfile.mkdtemp(prefix="playsite-demo-test-"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
 
 
 async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_a_restart(demo_dir):
@@ -73,9 +25,10 @@ async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_
     try:
         health = demo.get("/health").json()
         assert health["store"] == {"kind": "postgres", "durable": True, "reachable": True}
-        wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the showcase opens", timeout=30)
+        demo.wait_open()
+        demo.assert_clean_start()
         assert (data / "featured-bot.json").stat().st_mode & 0o777 == 0o600
-        token_file = (data / "featured-bot.json").read_text()
+        token = json.loads((data / "featured-bot.json").read_text())["token"]
 
         guest = str(uuid.uuid4())
         claim = httpx.post(demo.url + "/showcase/claim", json={"guestId": guest},
@@ -106,8 +59,9 @@ async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_
     try:
         history = again.get(f"/games/{claim['gameId']}/history")
         assert history.status_code == 200 and history.json()["gameId"] == claim["gameId"]
-        wait_until_sync(lambda: again.get("/showcase").json()["status"] == "open", "the showcase opens again", timeout=30)
-        assert (data / "featured-bot.json").read_text() == token_file, "the bot keeps its identity"
+        again.wait_open()
+        again.assert_clean_start()  # no failed probe of the previous run's bot, no table "unavailable"
+        assert json.loads((data / "featured-bot.json").read_text())["token"] == token, "the bot keeps its identity"
         # The log file is shared by both starts: every migration appears once, from the first.
         assert again.output().count("applied migration") == len(load_migrations()), "migrations ran on the first start only"
     finally:

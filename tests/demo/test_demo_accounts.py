@@ -1,0 +1,333 @@
+"""What `playsite demo` shows a newcomer beyond the showcase, in real Chromium: two people sign
+in as two accounts through the demo's identity provider, play a rated friend game to the
+end, see both ratings move, agree on a rematch and land on the successor; after a restart
+the accounts, the game and the ratings are all still there. Also: the identity provider's
+refusals, the league filling the bots' ratings, and the root case (a demo directory the
+`postgres` user cannot enter).
+
+Only the play page's stable hooks are used: `[data-square]`, `#promotion button[data-move]`,
+`#partial`, `#submit`, `#resign` (and its confirmation), `#status[data-status]`, and the
+buttons of `#rematch-slot`."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.demo.support import Demo, demo_dir  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until_sync
+
+pytestmark = pytest.mark.postgres
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "demo"
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+# ----- playing through the page's stable hooks ---------------------------------------------------
+
+
+def random_turn(tree: dict, rng: random.Random) -> list[str]:
+    moves = []
+    while tree:
+        move = rng.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+def play_turn(page, base: str, game_id: str, rng: random.Random) -> list[str]:
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = random_turn(roll["legalMoves"], rng)
+    for uci in moves:
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+    page.click("#submit")
+    return moves
+
+
+def resign(page) -> None:
+    """Click Resign, then its confirmation, whichever shape it takes (the button itself
+    turned "Confirm", a `#resign-confirm` button, or the confirm group's Yes)."""
+    page.click("#resign")
+    confirm = page.locator("#resign-confirm:visible, #confirm-yes:visible, #resign:visible:text-is('Confirm')")
+    expect(confirm.first).to_be_visible()
+    confirm.first.click()
+
+
+def state(base: str, game_id: str) -> dict:
+    return httpx.get(f"{base}/games/{game_id}", timeout=10).json()
+
+
+def sign_in(page, base: str, nickname: str) -> None:
+    page.goto(f"{base}/auth/login?next=/")
+    expect(page.locator("body")).to_contain_text("Demo identity provider")
+    shot(page, f"sign-in-{nickname}")
+    page.fill("#nickname", nickname)
+    page.click("#sign-in")
+    page.wait_for_url(f"{base}/")
+    me = page.request.get(f"{base}/auth/me")
+    assert me.status == 200 and me.json()["nickname"] == nickname
+
+
+def profile(base: str, nickname: str) -> dict:
+    return httpx.get(f"{base}/players/{nickname}", timeout=10).json()
+
+
+# ----- the tests ---------------------------------------------------------------------------------
+
+
+def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after_a_restart(demo_dir):
+    data, log = demo_dir / "demo", demo_dir / "demo.log"
+    demo = Demo(data, log, "--no-league")
+    base = demo.url
+    try:
+        demo.wait_open()
+        demo.assert_clean_start()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            contexts = {seat: browser.new_context(viewport={"width": 1366, "height": 900}) for seat in ("White", "Black")}
+            pages = {seat: context.new_page() for seat, context in contexts.items()}
+            nicknames = {"White": "alice", "Black": "bob"}
+            for seat, page in pages.items():
+                sign_in(page, base, nicknames[seat])
+
+            # A rated friend game, created from alice's page (her session, the page's own Origin).
+            created = pages["White"].evaluate(
+                """async () => {
+                    const answer = await fetch("/games", {method: "POST", credentials: "same-origin",
+                      headers: {"Content-Type": "application/json", "X-Game-CSRF": "1"},
+                      body: JSON.stringify({rated: true, timeControl: {Fischer: {initialSeconds: 300, incrementSeconds: 3}}})});
+                    return {status: answer.status, body: await answer.json()};
+                }"""
+            )
+            assert created["status"] == 201, created
+            game = created["body"]
+            game_id = game["gameId"]
+            for seat, page in pages.items():
+                page.goto(f"{base}/play/{game_id}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+            wait_until_sync(lambda: state(base, game_id)["players"]["black"].get("name") == "bob", "bob takes his seat")
+            assert state(base, game_id)["players"]["white"] == {"kind": "Human", "name": "alice"}
+            assert state(base, game_id)["rated"] is True
+
+            rng = random.Random(7)
+            played = set()
+            while played != {"White", "Black"}:  # a turn each (a roll without moves passes by itself)
+                now = wait_until_sync(lambda: (s := state(base, game_id))["dicePending"] and s, "a roll to play")
+                seat = now["activeSeat"]
+                expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+                play_turn(pages[seat], base, game_id, rng)
+                played.add(seat)
+            shot(pages["White"], "rated-game")
+            if "Active" in state(base, game_id)["status"]:  # a random turn may have taken a king
+                resign(pages["White"])
+            for page in pages.values():
+                expect(page.locator("#status")).to_have_attribute("data-status", "ended")
+
+            # The rating batch runs every few seconds in the demo: both ratings move.
+            ratings = wait_until_sync(
+                lambda: all(profile(base, n).get("games") == 1 for n in nicknames.values())
+                and {n: profile(base, n) for n in nicknames.values()},
+                "the rating batch rates both accounts", timeout=30,
+            )
+            assert all(p["rating"] != 1500 for p in ratings.values()), ratings
+            assert ratings["alice"]["rating"] != ratings["bob"]["rating"]
+
+            # Rematch: alice proposes, bob accepts, both land on the successor.
+            for page in pages.values():
+                expect(page.locator("#rematch-slot")).to_have_attribute("data-phase", "available")
+            pages["White"].click('#rematch-slot button[data-action="propose"]')
+            accept = pages["Black"].locator('#rematch-slot button[data-action="accept"]')
+            expect(accept).to_be_visible()
+            shot(pages["Black"], "rematch-offered")
+            accept.click()
+            successor = wait_until_sync(
+                lambda: httpx.get(f"{base}/games/{game_id}/continuation", timeout=10).json().get("nextGameId"),
+                "the successor is committed",
+            )
+            for page in pages.values():
+                expect(page).to_have_url(f"{base}/play/{successor}")
+            begun = wait_until_sync(
+                lambda: (s := state(base, successor))["rematchStartup"]["phase"] == "active" and s,
+                "the successor begins with both players on it",
+            )
+            assert {begun["players"]["white"]["name"], begun["players"]["black"]["name"]} == {"alice", "bob"}
+            assert begun["rated"] is True
+            shot(pages["White"], "rematch-successor")
+
+            # A restart: the accounts, their sessions, the game and the ratings are all kept.
+            assert demo.stop() == 0, demo.output()
+            demo = Demo(data, log, "--no-league")
+            base = demo.url
+            demo.wait_open()
+            demo.assert_clean_start()
+            for seat, page in pages.items():
+                me = page.request.get(f"{base}/auth/me")
+                assert me.status == 200 and me.json()["nickname"] == nicknames[seat], "still signed in"
+            history = httpx.get(f"{base}/games/{game_id}/history", timeout=10)
+            assert history.status_code == 200 and history.json()["rated"] is True
+            for nickname, before in ratings.items():
+                after = profile(base, nickname)
+                assert (after["rating"], after["games"]) == (before["rating"], 1)
+                assert any(game["gameId"] == game_id for game in after["recent"])
+            # Signing in again as alice is the same account, not a new "alice-1".
+            fresh = browser.new_context()
+            sign_in(fresh.new_page(), base, "alice")
+            fresh.close()
+            for page in pages.values():
+                page.goto(f"{base}/ranking")
+            shot(pages["White"], "ranking-after-restart")
+            browser.close()
+    finally:
+        assert demo.stop() == 0, demo.output()
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return verifier, challenge
+
+
+def test_the_demo_identity_provider_is_strict_about_codes_clients_and_addresses(demo_dir):
+    data = demo_dir / "demo"
+    demo = Demo(data, demo_dir / "demo.log", "--no-league")
+    try:
+        key_file = data / "identity-key.json"
+        assert key_file.stat().st_mode & 0o777 == 0o600 and '"d"' in key_file.read_text()
+        issuer = httpx.get(demo.url + "/auth/login", follow_redirects=False, timeout=10).headers["location"].split("/authorize")[0]
+        discovery = httpx.get(f"{issuer}/.well-known/openid-configuration", timeout=10).json()
+        assert discovery["issuer"] == issuer and discovery["code_challenge_methods_supported"] == ["S256"]
+        keys = httpx.get(discovery["jwks_uri"], timeout=10).json()["keys"]
+        assert [k["kty"] for k in keys] == ["EC"] and all("d" not in k for k in keys), "only the public key is published"
+        secret = (data / "identity-client-secret").read_text().strip()
+        redirect = f"{demo.url}/auth/callback"
+        verifier, challenge = pkce()
+        query = {"response_type": "code", "client_id": "playsite-demo", "redirect_uri": redirect, "scope": "openid",
+                 "state": "s" * 48, "nonce": "n" * 48, "code_challenge": challenge, "code_challenge_method": "S256"}
+
+        # Never a redirect to an address that is not the server's callback; no PKCE, no sign-in.
+        for bad in ({"redirect_uri": "http://evil.example/cb"}, {"client_id": "other"}, {"code_challenge_method": "plain"},
+                    {"code_challenge": ""}):
+            page = httpx.get(f"{issuer}/authorize", params={**query, **bad}, timeout=10)
+            assert page.status_code == 400 and "location" not in page.headers and "Sign-in refused" in page.text
+
+        def code_for(nickname: str) -> str:
+            answer = httpx.post(f"{issuer}/authorize", data={**query, "nickname": nickname}, timeout=10)
+            assert answer.status_code == 303
+            target = urlsplit(answer.headers["location"])
+            assert f"{target.scheme}://{target.netloc}{target.path}" == redirect
+            return parse_qs(target.query)["code"][0]
+
+        bad_nickname = httpx.post(f"{issuer}/authorize", data={**query, "nickname": "<b>x</b>"}, timeout=10)
+        assert bad_nickname.status_code == 400 and "<b>x</b>" not in bad_nickname.text
+
+        def exchange(code: str, *, verifier: str = verifier, password: str = secret) -> httpx.Response:
+            return httpx.post(f"{issuer}/token", auth=("playsite-demo", password), timeout=10,
+                              data={"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                                    "code_verifier": verifier})
+
+        assert exchange(code_for("carol"), password="wrong").status_code == 401
+        assert exchange(code_for("carol"), verifier=pkce()[0]).json() == {"error": "invalid_grant"}
+        code = code_for("carol")
+        first = exchange(code)
+        assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
+        token = first.json()
+        header, claims = (json.loads(base64.urlsafe_b64decode(part + "==")) for part in token["id_token"].split(".")[:2])
+        assert header["alg"] == "ES256" and header["kid"] == keys[0]["kid"]
+        assert claims["iss"] == issuer and claims["aud"] == "playsite-demo" and claims["nonce"] == "n" * 48
+        assert claims["exp"] - claims["iat"] <= 300 and token["expires_in"] <= 300
+        assert claims["sub"] == "demo:carol" and claims["preferred_username"] == "carol"
+        assert exchange(code).json() == {"error": "invalid_grant"}, "a code is good once"
+    finally:
+        assert demo.stop() == 0, demo.output()
+
+
+def test_sign_in_refuses_a_network_address_unless_asked_and_can_be_turned_off(demo_dir):
+    env = {**os.environ}
+    env.pop("DATABASE_URL", None)
+    refused = subprocess.run(
+        [sys.executable, "-m", "playsite", "demo", "--host", "0.0.0.0", "--port", "0", "--dir", str(demo_dir / "d")],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert refused.returncode == 2 and "--no-sign-in" in refused.stderr and "signs anyone" in refused.stderr
+    demo = Demo(demo_dir / "d", demo_dir / "demo.log", "--no-sign-in", "--no-league")
+    try:
+        assert demo.get("/auth/login").status_code == 404
+        assert not (demo_dir / "d" / "identity-key.json").exists()
+    finally:
+        assert demo.stop() == 0, demo.output()
+
+
+def test_the_league_fills_the_bots_ratings_and_profiles_in_the_background(demo_dir):
+    demo = Demo(demo_dir / "demo", demo_dir / "demo.log", "--league-think", "0", "--league-rest", "0")
+    try:
+        demo.wait_open()
+        demo.assert_clean_start()
+
+        def rated() -> dict | None:
+            bots = {b: httpx.get(f"{demo.url}/bots/{b}", timeout=10).json() for b in ("house/random", "house/greedy", "demo/featured")}
+            return bots if sum(b["games"] for b in bots.values()) >= 6 else None
+
+        bots = wait_until_sync(rated, "league games rated", timeout=90, interval=1)
+        assert all(b["rating"] != 1500 or b["games"] == 0 for b in bots.values())
+        recent = [game for b in bots.values() for game in b["recent"]]
+        assert all(game["rated"] for game in recent) and {game["opponent"]["kind"] for game in recent} == {"Bot"}
+    finally:
+        assert demo.stop() == 0, demo.output()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root case: PostgreSQL runs as `postgres`, which needs root to set up")
+def test_as_root_the_demo_works_from_a_directory_closed_to_other_users():
+    closed = Path(tempfile.mkdtemp(prefix="playsite-demo-closed-"))
+    closed.chmod(0o700)  # as /root is: the postgres user cannot enter it
+    data = closed / "clone" / ".playsite-demo"
+    try:
+        demo = Demo(data, closed / "demo.log")
+        try:
+            assert demo.get("/health").json()["store"]["reachable"] is True
+            demo.wait_open()
+            demo.assert_clean_start()
+            said = re.findall(r"PostgreSQL in (\S+) \(the postgres user cannot enter", demo.output())
+            assert len(said) == 1, demo.output()
+            place = Path(said[0])
+            assert place.parent == Path("/var/lib/playsite-demo") and (place / "data" / "PG_VERSION").exists()
+            assert not (data / "postgres").exists(), "nothing of PostgreSQL's in the closed directory"
+            assert (data / "featured-bot.json").exists() and (data / "identity-key.json").exists()
+        finally:
+            assert demo.stop() == 0, demo.output()
+        again = Demo(data, closed / "demo.log")  # the same place again
+        try:
+            again.wait_open()
+            again.assert_clean_start()
+            assert f"starting PostgreSQL in {place}" in again.this_run()
+        finally:
+            assert again.stop() == 0, again.output()
+        reset = subprocess.run([sys.executable, "-m", "playsite", "demo", "--dir", str(data), "--reset", "--yes"],
+                               capture_output=True, text=True, timeout=60)
+        assert reset.returncode == 0, reset.stderr
+        assert not place.exists() and not data.exists(), "--reset removes both places"
+    finally:
+        shutil.rmtree(closed, ignore_errors=True)
