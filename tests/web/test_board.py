@@ -264,6 +264,9 @@ def test_the_keyboard_picks_and_plays_and_focus_survives_redraws(server, context
     setup(page)  # a redraw (the server's next event) keeps the focus and the selection
     expect(page.locator('[data-square="e4"]')).to_be_focused()
     expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
+    page.keyboard.press("Escape")  # Escape drops the selection
+    expect(page.locator(".selected")).to_have_count(0)
+    page.keyboard.press("Enter")
     page.keyboard.press("ArrowUp")
     page.keyboard.press(" ")
     assert moves(page) == [["e4", "e5"]]

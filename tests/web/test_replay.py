@@ -181,6 +181,15 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             expect(page.locator("#name-top")).to_contain_text("White")
             page.click("#flip")
             expect(page.locator("#board")).to_have_attribute("data-orientation", "white")
+            # a click on the board keeps the page's keys; arrows on a focused square move on the board
+            page.click("#last")
+            page.click('[data-square="e4"]')
+            page.keyboard.press("ArrowLeft")
+            expect(page.locator("#step")).to_have_text(f"{len(turns) - 1} / {len(turns)}")
+            page.focus('[data-square="e4"]')
+            page.keyboard.press("ArrowLeft")
+            expect(page.locator('[data-square="d4"]')).to_be_focused()
+            expect(page.locator("#step")).to_have_text(f"{len(turns) - 1} / {len(turns)}")
             # the board is large: most of the window's height on a desktop, the width on a phone
             box = page.locator("#board").bounding_box()
             assert abs(box["width"] - box["height"]) < 1

@@ -205,6 +205,10 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       event.preventDefault();
       justSelected = null;
       pick(nameAt(row, column, state.orientation));
+    } else if (event.key === "Escape" && state.selected) {
+      event.preventDefault();
+      state.selected = null;
+      paint();
     } else if (event.key in STEP) {
       event.preventDefault();
       const step = STEP[event.key];
@@ -361,6 +365,9 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
 
   element.addEventListener("pointercancel", () => { endPress(); paint(); });
   element.addEventListener("dragstart", (event) => event.preventDefault());
+  // A mouse press does not move the focus onto a square (the page's own keys, such as
+  // stepping through the moves, keep working); Tab and the arrow keys do.
+  element.addEventListener("mousedown", (event) => event.preventDefault());
 
   layout();
   paint();

@@ -123,7 +123,8 @@ $("next").addEventListener("click", () => show(view.step + 1));
 $("last").addEventListener("click", () => show(view.turns.length));
 $("flip").addEventListener("click", flip);
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest?.("input, textarea, select")) return;
+  // a key the board used (an arrow moving across its squares) does not also step the game
+  if (event.defaultPrevented || event.target.closest?.("input, textarea, select")) return;
   if ((event.key === "f" || event.key === "F") && !event.ctrlKey && !event.metaKey && !event.altKey) {
     flip();
     return;
