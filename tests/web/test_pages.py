@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+import pytest
+
 from playsite.web.routes import CSP, Assets
 from tests.support.app import booted, test_client
 
@@ -93,3 +95,29 @@ async def test_assets_in_subfolders_are_served_by_hashed_path_and_named_by_the_m
         for missing in ("pieces/chessnut/wK.svg", "pieces/chessnut/LICENSE", "pieces/chessnut/NOTICE",
                         "pieces/../board.js", "pieces/chessnut/wK.000000000000.svg"):
             assert (await client.get(f"/assets/{missing}")).status_code == 404, missing
+
+
+def test_references_between_assets_are_rewritten_relative_to_the_naming_file(tmp_path):
+    """Imports, `new URL(...)` and CSS `url(...)` name other assets by their plain relative
+    path; each is rewritten to the hashed one, and a change to the named file renames the
+    file naming it. A reference to a file that is not an asset stops the server from starting."""
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "a.svg").write_text("<svg/>")
+    (tmp_path / "set" / "LICENSE").write_text("not served")
+    (tmp_path / "set" / "theme.css").write_text(".x { background: url(./a.svg); }")
+    (tmp_path / "util.js").write_text("export const one = 1;")
+    (tmp_path / "main.js").write_text(
+        'import { one } from "./util.js";\nconst a = new URL("./set/a.svg", import.meta.url);\n')
+    assets = Assets(tmp_path)
+    assert set(assets.names) == {"set/a.svg", "set/theme.css", "util.js", "main.js"}
+    main = assets.bodies[assets.names["main.js"]][0].decode()
+    assert f'from "./{assets.names["util.js"]}"' in main
+    assert f'new URL("./{assets.names["set/a.svg"]}", import.meta.url)' in main
+    theme = assets.bodies[assets.names["set/theme.css"]][0].decode()
+    assert f"url(./{assets.names['set/a.svg'].split('/')[-1]})" in theme
+    before = assets.names["main.js"]
+    (tmp_path / "set" / "a.svg").write_text("<svg><g/></svg>")
+    assert Assets(tmp_path).names["main.js"] != before
+    (tmp_path / "main.js").write_text('import { two } from "./missing.js";\n')
+    with pytest.raises(ValueError, match="missing.js"):
+        Assets(tmp_path)
