@@ -242,7 +242,8 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
         delete square.dataset.piece;
       }
       // what the shapes say, said to a screen reader too
-      const role = targets.has(name) ? (piece ? ", capture" : ", legal move") : destsOf(name).length ? ", can move" : "";
+      let role = destsOf(name).length ? ", can move" : "";
+      if (targets.has(name)) role = piece ? ", capture" : ", legal move";
       square.setAttribute("aria-label", squareLabel(name, piece) + role);
       square.classList.toggle("movable", destsOf(name).length > 0);
       square.classList.toggle("selected", state.selected === name);
