@@ -29,54 +29,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.demo.support import Demo, demo_dir  # noqa: F401 (a fixture)
+from tests.demo.support import ARGS, CHROMIUM, Demo, demo_dir, play_turn, resign, shot  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "demo"
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-
-
-# ----- playing through the page's stable hooks ---------------------------------------------------
-
-
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
-
-
-def play_turn(page, base: str, game_id: str, rng: random.Random) -> list[str]:
-    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
-    moves = random_turn(roll["legalMoves"], rng)
-    for uci in moves:
-        page.click(f'[data-square="{uci[:2]}"]')
-        page.click(f'[data-square="{uci[2:4]}"]')
-        if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
-    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
-    page.click("#submit")
-    return moves
-
-
-def resign(page) -> None:
-    """Click Resign, then its confirmation, whichever shape it takes (the button itself
-    turned "Confirm", a `#resign-confirm` button, or the confirm group's Yes)."""
-    page.click("#resign")
-    confirm = page.locator("#resign-confirm:visible, #confirm-yes:visible, #resign:visible:text-is('Confirm')")
-    expect(confirm.first).to_be_visible()
-    confirm.first.click()
-
 
 def state(base: str, game_id: str) -> dict:
     return httpx.get(f"{base}/games/{game_id}", timeout=10).json()
