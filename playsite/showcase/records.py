@@ -23,8 +23,10 @@ class TableRow:
 class ClaimRecord:
     fingerprint: bytes
     game_id: str
-    seat: str
-    seat_token: str
+    seat: str | None
+    """None for a losing claim (then `reason` says why it was spectating)."""
+    seat_token: str | None
+    reason: str | None = None
 
 
 def fingerprint(actor: str, guest_id: str | None, entropy: str | None) -> bytes:
@@ -41,10 +43,42 @@ def find_claim(conn: psycopg.Connection, actor: str, key: uuid.UUID) -> ClaimRec
     """The actor's claim under this key, after pruning every record past its retention."""
     conn.execute(f"DELETE FROM showcase_claims WHERE created_at < now() - interval '{CLAIM_RETENTION}'")
     row = conn.execute(
-        "SELECT fingerprint, game_id, seat, seat_token FROM showcase_claims WHERE actor = %s AND idempotency_key = %s",
+        "SELECT fingerprint, game_id, seat, seat_token, reason FROM showcase_claims"
+        " WHERE actor = %s AND idempotency_key = %s",
         (actor, key),
     ).fetchone()
-    return None if row is None else ClaimRecord(bytes(row[0]), str(row[1]), row[2], row[3])
+    return None if row is None else ClaimRecord(bytes(row[0]), str(row[1]), row[2], row[3], row[4])
+
+
+def record_losing_claim(
+    conn: psycopg.Connection, *, actor: str, key: uuid.UUID, print_: bytes, game_id: str, reason: str
+) -> None:
+    """A claim answered `spectating`: recorded like a winner's, so its key replays it (and the
+    same key with another fingerprint conflicts) for 24 hours."""
+    conn.execute(
+        "INSERT INTO showcase_claims (actor, idempotency_key, fingerprint, game_id, reason)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (actor, idempotency_key) DO NOTHING",
+        (actor, key, print_, game_id, reason),
+    )
+
+
+def settle_colour(conn: psycopg.Connection, bot_principal: str) -> TableRow:
+    """The table row, with the colour advanced past the newest showcase game if that game's
+    creation never advanced it (its claim transaction failed, or the process died first):
+    the colour alternates on every durable creation, whatever happened to its claim."""
+    row = read_table(conn)
+    newest = conn.execute(
+        "SELECT id, snapshot -> 'setup' -> 'seats' -> 'White' ->> 'principal' FROM games"
+        " WHERE origin = 'showcase' ORDER BY created_at DESC LIMIT 1"
+    ).fetchone()
+    if newest is None or (row.current_game is not None and str(newest[0]) == row.current_game):
+        return row
+    human = "Black" if newest[1] == bot_principal else "White"
+    if human != row.next_human_color:
+        return row
+    color = "Black" if human == "White" else "White"
+    conn.execute("UPDATE showcase_table SET next_human_color = %s, updated_at = now() WHERE id = 1", (color,))
+    return TableRow(color, row.current_game)
 
 
 class ClaimFenceRefused(Exception):

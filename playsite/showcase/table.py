@@ -11,6 +11,8 @@ claim's transaction is fenced in the database as well (the colour it seated, no 
 game), so a table that moved on meanwhile can never get a second game.
 
 Reconciliation, in order:
+0. the colour is advanced past the newest showcase game if its durable creation did not
+   advance it (its claim transaction failed: `records.settle_colour`);
 1. no PostgreSQL store -> `unavailable` (maintenance);
 2. several active showcase rooms -> `unavailable`, logged as an operator alert (split brain);
 3. one active showcase room -> adopted, `live` (the colour is advanced if its claim never
@@ -31,6 +33,7 @@ import math
 import uuid
 
 import attrs
+import psycopg
 import trio
 
 from playsite.bots.accounts import BotDirectory
@@ -138,7 +141,7 @@ class ShowcaseTable:
         if self.database is None:
             self._close("maintenance", "the showcase needs the PostgreSQL store")
             return
-        row = await self._run(records.read_table)
+        row = await self._run(lambda conn: records.settle_colour(conn, self._bot_principal))
         self.next_color = row.next_human_color
         rooms = [room for room in list(self.registry.live.values()) if room.setup.origin == ORIGIN]
         active = [room for room in rooms if not room.ended]
@@ -193,26 +196,45 @@ class ShowcaseTable:
         """Claimed (the winner, or a replay while the game is on) or Spectating; raises
         IdempotencyConflict or ShowcaseUnavailable."""
         fingerprint = records.fingerprint(actor, guest_id, entropy)
+        if self.database is None:
+            raise ShowcaseUnavailable("maintenance")  # no PostgreSQL: the table never opens
         async with self._lock:
             try:
                 record = await self._run(lambda conn: records.find_claim(conn, actor, key))
-            except (DatabaseUnavailable, trio.TooSlowError):
+            except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error):
                 raise ShowcaseUnavailable("the database is unavailable") from None
             if record is not None:
                 if record.fingerprint != fingerprint:
                     raise IdempotencyConflict()
                 room = self.registry.get(record.game_id)
-                if room is not None and not room.ended:
-                    return Claimed(record.game_id, record.seat, record.seat_token)
-                return Spectating("game_ended", record.game_id)
+                on = room is not None and not room.ended
+                if record.seat is not None and record.seat_token is not None:
+                    if on:
+                        return Claimed(record.game_id, record.seat, record.seat_token)
+                    return Spectating("game_ended", record.game_id)
+                return Spectating(record.reason if on and record.reason else "game_ended", record.game_id)
             phase, _ = self.public_phase()
             if phase is TablePhase.LIVE and self.current_game:
-                return Spectating("already_claimed", self.current_game)
+                return await self._lose(actor, key, fingerprint, Spectating("already_claimed", self.current_game))
             if self.current_game and phase in (TablePhase.FINISHING, TablePhase.UNAVAILABLE):
-                return Spectating("game_ended" if phase is TablePhase.FINISHING else "already_claimed", self.current_game)
+                reason = "game_ended" if phase is TablePhase.FINISHING else "already_claimed"
+                return await self._lose(actor, key, fingerprint, Spectating(reason, self.current_game))
             if phase is not TablePhase.OPEN:
                 raise ShowcaseUnavailable(self.reason)
             return await self._win(actor, entropy, key, fingerprint)
+
+    async def _lose(self, actor: str, key: uuid.UUID, fingerprint: bytes, outcome: Spectating) -> Spectating:
+        """A losing claim is recorded before it is answered, so its key replays it; when that
+        cannot be written, it is not answered either (503: the retry gets a recorded outcome)."""
+        try:
+            await self._run(
+                lambda conn: records.record_losing_claim(
+                    conn, actor=actor, key=key, print_=fingerprint, game_id=outcome.game_id, reason=outcome.reason
+                )
+            )
+        except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error):
+            raise ShowcaseUnavailable("the database is unavailable") from None
+        return outcome
 
     async def _win(self, actor: str, entropy: str | None, key: uuid.UUID, fingerprint: bytes) -> Claimed:
         bot = self.bots.get(self.bot_id)
@@ -247,8 +269,13 @@ class ShowcaseTable:
                     conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint, token=token
                 )
             )
-        except (DatabaseUnavailable, trio.TooSlowError, records.ClaimFenceRefused) as error:
+        except (DatabaseUnavailable, trio.TooSlowError, records.ClaimFenceRefused, psycopg.Error) as error:
+            # Any failure, an outage or not (a trigger, a read-only standby): the game just
+            # created is aborted at once, so it frees the bot's seat, and the table fails closed.
+            # The creation was durable, so the colour moves on all the same: in memory now, and
+            # in the row at the next reconciliation (`records.settle_colour`).
             log.error("showcase: the claim of game %s did not commit (%s); aborting it", room.game_id, error)
+            self.next_color = BLACK if seated == WHITE else WHITE
             await room.send(Abort("showcase claim not committed"))
             self._close("maintenance", "a claim could not be committed")
             raise ShowcaseUnavailable("the claim could not be committed") from None

@@ -387,3 +387,60 @@ async def test_a_database_outage_closes_the_table_and_its_end_reopens_it(migrate
         with deadline(30, "the table reopens once the database answers"):
             while await t.table.reconcile() is not TablePhase.OPEN:
                 await trio.sleep(0.2)
+
+
+# ----- claims under failures (issue 31: X1-X3, P5, P13) ----------------------------------------
+
+
+async def test_a_claim_transaction_refused_by_the_database_aborts_the_game_answers_503_and_advances_the_colour(
+    migrated_url, receiver
+):
+    sql(migrated_url, "CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS"
+                      " $$ BEGIN RAISE EXCEPTION 'claims refused by a trigger'; END $$")
+    sql(migrated_url, "CREATE TRIGGER refuse_claims BEFORE INSERT ON showcase_claims FOR EACH ROW EXECUTE FUNCTION refuse_claims()")
+    async with table_at(migrated_url, receiver) as t:
+        status, problem, _ = await t.claim(str(uuid.uuid4()))
+        assert status == 503 and problem["code"] == "showcase_unavailable"
+        [(game_id, game_status)] = sql(migrated_url, "SELECT id::text, status FROM games WHERE origin = 'showcase'")
+        await wait_until(
+            lambda: sql(migrated_url, "SELECT status FROM games WHERE id = %s", (game_id,)) == [("ended",)],
+            "the game just created to be aborted", 10,
+        )
+        history = sql(migrated_url, "SELECT record ->> 'termination' FROM game_archive WHERE game_id = %s", (game_id,))
+        assert history == [("aborted",)]
+        await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen once the game ended", 20)
+        assert t.services.registry.live == {} or game_id not in t.services.registry.live
+        sql(migrated_url, "DROP TRIGGER refuse_claims ON showcase_claims")
+        status, won, _ = await t.claim(str(uuid.uuid4()))
+        assert status == 200 and won["outcome"] == "claimed"
+        assert won["seat"] == "Black", "the failed claim's durable creation took White: the colour moved on"
+        assert sql(migrated_url, "SELECT next_human_color FROM showcase_table") == [("White",)]
+
+
+async def test_with_the_memory_store_a_claim_is_503_not_500(receiver):
+    settings = Settings(showcase_enabled=True, showcase_bot=FEATURED, webhook_push_enabled=True)
+    async with booted(settings) as services:
+        response = await test_client(services).post(
+            "/showcase/claim", json={"guestId": str(uuid.uuid4())}, headers={"Idempotency-Key": str(uuid.uuid4())}
+        )
+        assert response.status_code == 503
+        assert (await response.get_json())["code"] == "showcase_unavailable"
+
+
+async def test_a_losing_claim_is_recorded_its_key_conflicts_and_replays_spectating_after_the_table_reopens(
+    migrated_url, receiver
+):
+    async with table_at(migrated_url, receiver) as t:
+        _, won, _ = await t.claim(str(uuid.uuid4()))
+        game_id = won["gameId"]
+        loser, key = str(uuid.uuid4()), str(uuid.uuid4())
+        status, lost, _ = await t.claim(loser, key, clientEntropy="the loser's own entropy")
+        assert status == 200 and lost["outcome"] == "spectating" and lost["gameId"] == game_id
+        status, conflict, _ = await t.claim(loser, key, clientEntropy="another entropy, same key")
+        assert status == 409 and conflict["code"] == "idempotency_conflict"
+        await end_game(t, game_id)
+        status, replayed, _ = await t.claim(loser, key, clientEntropy="the loser's own entropy")
+        assert status == 200 and replayed["outcome"] == "spectating" and replayed["gameId"] == game_id
+        assert replayed["reason"] == "game_ended"
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'showcase'") == [(1,)], "no new game"
+        assert t.table.phase is TablePhase.OPEN
