@@ -3,15 +3,19 @@ module is loaded from the server's own /assets/ on one of its pages and driven a
 would drive it. Drag and drop (mouse and touch) plays a legal destination and refuses an
 illegal one, clicks select and play, legal destinations show as dots and captures as rings,
 the last turn is highlighted, coordinates follow the orientation, an opponent's move slides
-(not under prefers-reduced-motion), focus survives redraws, and the dark theme applies."""
+(not under prefers-reduced-motion), focus survives redraws, and the dark theme applies. Last,
+on the real play page, a drag builds the turn from the server's tree."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.server import ServerProcess
+from tests.support.waiting import wait_until_sync
+from tests.web.test_browser import pending
 from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
 from tests.web.conftest import PHONE
 
@@ -293,3 +297,37 @@ def test_the_dark_theme_follows_the_colour_scheme(server, chromium, artifacts):
                 made.close()
     assert colours["light"] == ["rgb(240, 217, 181)", "rgb(181, 136, 99)"]  # wood
     assert colours["dark"] == ["rgb(222, 227, 230)", "rgb(140, 162, 173)"]  # blue-grey
+
+
+def test_on_the_play_page_a_drag_builds_the_turn_and_an_illegal_drop_does_nothing(serve, chromium):
+    """The board where it is used: the real play page, the server's roll and tree."""
+    server = serve({"DICE_SEED_WINDOW_MS": "0"})
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    contexts = [chromium.new_context(viewport={"width": 1366, "height": 900}) for _ in range(2)]
+    try:
+        pages = {}
+        for seat, made in zip(("White", "Black"), contexts):
+            pages[seat] = made.new_page()
+            pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        state = wait_until_sync(lambda: pending(base, game["gameId"]), "a roll to play")
+        page = pages[state["activeSeat"]]
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        tree = httpx.get(f"{base}/games/{game['gameId']}/moves", timeout=10).json()["legalMoves"]
+        first = next(uci for uci in tree if len(uci) == 4)
+        source, target = first[:2], first[2:4]
+        legal = {uci[2:4] for uci in tree if uci.startswith(source)}
+        illegal = next(f"{file}{rank}" for rank in "3456" for file in "abcdefgh"
+                       if f"{file}{rank}" not in legal and f"{file}{rank}" != source)
+        expect(page.locator(f'[data-square="{source}"]')).to_contain_class("movable")
+        moved = page.locator(f'[data-square="{source}"]').get_attribute("data-piece")
+        drag(page, source, illegal)
+        expect(page.locator(".selected")).to_have_count(0)
+        expect(page.locator("#partial")).to_have_attribute("data-moves", "")
+        drag(page, source, target)
+        expect(page.locator("#partial")).to_have_attribute("data-moves", first)
+        expect(page.locator(f'[data-square="{target}"]')).to_have_attribute("data-piece", moved)
+        expect(page.locator(f'[data-square="{source}"]')).not_to_have_attribute("data-piece", moved)
+    finally:
+        for made in contexts:
+            made.close()
