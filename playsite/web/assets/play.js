@@ -579,6 +579,8 @@ async function onEvent(event) {
       if (last) { view.dice = last.dice; view.diceSeat = last.seat; }
       showOver(state.status.Ended.over, { fresh: false });
     } else if (state.dicePending) {
+      const last = view.turns[view.turns.length - 1];
+      if (last && !last.moves.length) view.notice = rollNotice(last.seat, last.dice);
       view.dice = diceOf(state.dfen);
       view.diceSeat = state.activeSeat;
       if (state.activeSeat === mine) await takeRoll(state.dfen, state.legalMoves);
@@ -601,7 +603,7 @@ async function onEvent(event) {
     view.dfen = body.dfen;
     view.pieces = parsePlacement(body.dfen);
     const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
-    view.notice = pass ? rollNotice(body.seat, body.dice) : "";
+    if (pass) view.notice = rollNotice(body.seat, body.dice); // it stays until a turn moves something
     playSound("dice");
     const words = body.dice.map((die) => DIE_WORDS[die]).join(", ");
     if (pass) announce(view.notice);
@@ -647,6 +649,23 @@ async function onEvent(event) {
     say(`Error: ${body.reason}`);
   }
   draw();
+}
+
+// ----- layout -------------------------------------------------------------------------------------
+
+// The board's side: as tall as the window allows under the header with both strips on screen
+// (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
+// close guess for the first paint; this measures.
+function fit() {
+  const table = $("table");
+  const narrow = matchMedia("(max-width: 760px)").matches;
+  const strips = $("player-white").offsetHeight + $("player-black").offsetHeight;
+  const top = table.getBoundingClientRect().top + scrollY;
+  const width = document.documentElement.clientWidth;
+  const byWidth = narrow ? width - 16 : width - 17 * 16 - 24 - 40;
+  const byHeight = innerHeight - top - strips - 12;
+  const size = Math.floor(narrow && innerHeight > width ? byWidth : Math.min(byWidth, byHeight));
+  document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
 }
 
 // ----- controls and keys ------------------------------------------------------------------------------
@@ -724,3 +743,5 @@ const socket = gameSocket(path(), {
 setInterval(tick, 100);
 draw();
 tick();
+fit();
+addEventListener("resize", fit);

@@ -1,0 +1,208 @@
+"""The game's flow on the play page, in a real Chromium against a real `playsite serve`: the move
+list in notation and browsable by keys, the dice spent by a half-built turn, the forced-pass
+notice, the live region and the tab title, the remembered mute switch, the low-time warning,
+`f` to flip, and the board's size on a desktop and a phone. Every wait is on a page condition."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.turns import king_sparing_turn
+from tests.support.waiting import wait_until_sync
+from tests.web.conftest import PHONE
+from tests.web.test_browser import pending
+from tests.web.test_play_bugs import open_seats
+
+NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?) ?){1,3})$")
+FILES = "abcdefgh"
+
+
+@pytest.fixture
+def server(serve):
+    return serve({"DICE_SEED_WINDOW_MS": "0"})
+
+
+def placement(dfen: str) -> dict[str, str]:
+    pieces = {}
+    for index, row in enumerate(dfen.split(" ")[0].split("/")):
+        file = 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+            else:
+                pieces[f"{FILES[file]}{8 - index}"] = char
+                file += 1
+    return pieces
+
+
+def board_pieces(page) -> dict[str, str]:
+    return page.evaluate(
+        "() => Object.fromEntries([...document.querySelectorAll('#board [data-piece]')]"
+        ".map((square) => [square.dataset.square, square.dataset.piece]))"
+    )
+
+
+def dice_paid(moves: list[str], dfen: str) -> int:
+    """How many dice these micro-moves spend: one each, two for castling (a king and a rook die)."""
+    pieces = placement(dfen)
+    paid = 0
+    for uci in moves:
+        piece = pieces.pop(uci[:2], "")
+        paid += 2 if piece.upper() == "K" and abs(FILES.index(uci[2]) - FILES.index(uci[0])) == 2 else 1
+        pieces[uci[2:4]] = piece
+    return paid
+
+
+def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random) -> tuple[str, list[str]]:
+    """Build and play a random legal turn; returns the position it was rolled in and its moves."""
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
+    for index, uci in enumerate(moves):
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+        expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves[: index + 1]))
+        # the dice this much of the turn has paid for are dimmed and labelled "used"
+        expect(page.locator('#dice [aria-label$=", used"]')).to_have_count(dice_paid(moves[: index + 1], roll["dfen"]))
+    page.click("#submit")
+    expect(page.locator("#partial")).to_have_attribute("data-moves", "")
+    return roll["dfen"], moves
+
+
+def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    game_id = game["gameId"]
+    pages = open_seats(context, base, game)
+    watcher = context.new_page()
+    watcher.goto(f"{base}/play/{game_id}")
+    rng = random.Random(21)
+    before = []  # the position each turn with moves was rolled in
+    for _ in range(3):
+        seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+        expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+        expect(pages[seat]).to_have_title(re.compile(r"^\u25CF Your turn"))  # the tab says so
+        expect(pages[seat].locator("#announce")).to_contain_text("Your turn. Dice:")
+        expect(pages[{"White": "Black", "Black": "White"}[seat]]).not_to_have_title(re.compile("Your turn"))
+        before.append(play_by_clicks(pages[seat], base, game_id, seat, rng))
+    turns = watcher.locator("#history .turn:not(.blank)")
+    count = turns.count()
+    assert count >= 3
+    for index in range(count):
+        text = turns.nth(index).locator(".turn-moves").inner_text()
+        assert NOTATION.match(text), text
+    expect(watcher.locator("#history .number").first).to_have_text("1.")
+
+    # A click on a turn shows the position after it, its squares marked; Left and Right step.
+    last = watcher.locator(f'#history .turn[data-moves="{" ".join(before[-1][1])}"]').last
+    expect(last).to_be_visible()
+    index = int(last.get_attribute("data-index"))
+    watcher.locator(f'#history .turn[data-index="{index - 1}"]').click()
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", str(index - 1))
+    expect(watcher.locator("#back-live")).to_be_visible()
+    assert board_pieces(watcher) == placement(before[-1][0])  # where the last turn was rolled
+    watcher.locator("body").press("ArrowLeft")
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", str(index - 2))
+    expect(watcher.locator("#history .turn.current")).to_have_attribute("data-index", str(index - 2))
+    watcher.locator("body").press("ArrowRight")
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", str(index - 1))
+    assert board_pieces(watcher) == placement(before[-1][0])
+    # Home: the start; End: back to the live game.
+    watcher.locator("body").press("Home")
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", "-1")
+    assert len(board_pieces(watcher)) == 32
+    watcher.locator("body").press("End")
+    expect(watcher.locator("#back-live")).to_be_hidden()
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", "")
+    # From the live game, Left goes back one turn; "Back to the game" returns.
+    watcher.locator("body").press("ArrowLeft")
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", re.compile(r"^\d+$"))
+    watcher.click("#back-live")
+    expect(watcher.locator("#board")).to_have_attribute("data-browsing", "")
+    # A spectator may turn the board with f.
+    watcher.locator("body").press("f")
+    expect(watcher.locator("#board")).to_have_attribute("data-orientation", "black")
+    board = watcher.locator("#board").bounding_box()
+    assert watcher.locator("#player-white").bounding_box()["y"] < board["y"]
+    assert watcher.locator("#player-black").bounding_box()["y"] >= board["y"] + board["height"] - 1
+
+
+def test_a_forced_pass_is_announced_in_words(server, context):
+    base = server.base_url
+    pages = None
+    # White's first roll has no move when no die is a pawn or a knight: about 30% of games.
+    for _ in range(40):
+        game = httpx.post(f"{base}/games", json={"timeControl": {"Unlimited": {}}}, timeout=10).json()
+        if pages is None:
+            pages = open_seats(context, base, game)
+        else:
+            for seat, page in pages.items():
+                page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        state = wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+        if state["activeSeat"] == "Black":
+            break
+    else:
+        pytest.fail("no forced pass in 40 games")
+    for page in pages.values():
+        # (Black's roll may pass as well: the notice tells the latest pass)
+        expect(page.locator("#notice")).to_have_text(
+            re.compile(r"^(White|Black) has no legal move with [1-6] [1-6] [1-6]: turn passed\.$"))
+        expect(page.locator('#history .turn[data-index="0"]')).to_have_attribute("data-seat", "White")
+        expect(page.locator('#history .turn[data-index="0"] .turn-moves')).to_have_text("pass")
+    first = pages["White"].locator('#history .turn[data-index="0"]')
+    expect(first).to_have_attribute("aria-label", re.compile(r"^White, dice [3-6] [3-6] [3-6]: no legal move, passed$"))
+
+
+def test_the_mute_switch_is_remembered(server, context):
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    page = context.new_page()
+    page.goto(f"{server.base_url}/play/{game['gameId']}")
+    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
+    page.click("#mute")
+    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    assert page.evaluate("localStorage.getItem('playsite.muted')") == "1"
+
+
+def test_the_clock_warns_of_low_time(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={"timeControl": {"PerMove": {"secondsPerMove": 8}}}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    clock = pages[seat].locator(f"#clock-{seat.lower()}")
+    expect(clock).to_have_class(re.compile(r"\brunning\b"))
+    expect(clock).to_have_class(re.compile(r"\blow\b"))  # under 5 s of 8
+    expect(pages[seat].locator("#announce")).to_have_text("Low time.")
+    expect(clock).to_have_text(re.compile(r"^0:0\d\.\d$"))  # tenths under ten seconds
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_board_fills_the_screen(server, chromium, device):
+    viewport = {"width": 1366, "height": 900} if device == "desktop" else PHONE
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    made = chromium.new_context(viewport=viewport, is_mobile=device == "phone", has_touch=device == "phone")
+    try:
+        page = made.new_page()
+        page.goto(f"{server.base_url}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        board = page.locator("#board").bounding_box()
+        panel = page.locator("aside.panel").bounding_box()
+        assert abs(board["width"] - board["height"]) <= 1
+        if device == "desktop":
+            assert board["height"] >= 0.75 * viewport["height"], board  # most of the window's height
+            assert panel["x"] >= board["x"] + board["width"], "the panel beside the board"
+            bottom = page.locator("#player-white").bounding_box()
+            assert bottom["y"] + bottom["height"] <= viewport["height"], "the whole table on screen"
+        else:
+            assert board["width"] >= 0.95 * viewport["width"], board  # the full width
+            assert panel["y"] >= board["y"] + board["height"], "the panel below the board"
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    finally:
+        made.close()
