@@ -248,6 +248,16 @@ def test_an_opponents_move_slides_unless_motion_is_reduced(server, chromium):
                 "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2",
             )
             assert jumped == 0
+            # a promotion slides too, from the square the last move left
+            promoted = page.evaluate(
+                """() => {
+                    window.board.set({ pieces: { e1: "K", e8: "k", b7: "P" }, animate: false });
+                    window.board.set({ pieces: { e1: "K", e8: "k", b8: "Q" }, animate: true,
+                                       lastMove: [["b7", "b8"]] });
+                    return document.querySelector('[data-square="b8"] .piece').getAnimations().length;
+                }"""
+            )
+            assert promoted == expected, motion
         finally:
             made.close()
 

@@ -93,8 +93,9 @@ function nameAt(row, column, orientation) {
 }
 
 // Where each piece that appears on a square came from: for every square that gains a piece,
-// the nearest square that lost the same piece (a promotion or a new piece has no origin).
-function slides(before, after) {
+// the nearest square that lost the same piece; failing that (a promotion), the square the
+// last turn moved from onto it.
+function slides(before, after, lastMove = []) {
   const lost = Object.keys(before).filter((square) => before[square] !== after[square]);
   const found = [];
   for (const [square, piece] of Object.entries(after)) {
@@ -105,6 +106,7 @@ function slides(before, after) {
       const distance = Math.hypot(FILES.indexOf(origin[0]) - FILES.indexOf(square[0]), origin[1] - square[1]);
       if (distance < bestDistance) { best = origin; bestDistance = distance; }
     }
+    if (!best) best = lastMove.find(([from, to]) => to === square && lost.includes(from))?.[0] ?? null;
     if (best) {
       lost.splice(lost.indexOf(best), 1);
       found.push([best, square]);
@@ -255,7 +257,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     }
     element.classList.toggle("interactive", interactive());
     if (animateFrom && !reducedMotion()) {
-      for (const [from, to] of slides(animateFrom, state.pieces)) slide(from, to);
+      for (const [from, to] of slides(animateFrom, state.pieces, state.lastMove || [])) slide(from, to);
     }
   }
 
