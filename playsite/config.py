@@ -87,6 +87,10 @@ class Settings:
     idle_forfeit_s: int = 0
     """Unlimited games: a seat that does not play its roll within this many seconds loses on
     time (0: never; the dicechess-play ecosystem uses 120)."""
+    bot_idle_forfeit_s: int = 120
+    """Unlimited games with a bot seat: the same forfeit, on by default as in the ecosystem, so
+    a bot that stops answering never holds a game and its capacity forever (0: never; the
+    shorter of the two applies when both are set)."""
     trusted_proxies: tuple[str, ...] = ()
     """Peer addresses (IPs or CIDR networks) whose `X-Forwarded-Proto` says whether the
     client's request came over HTTPS (a TLS-terminating proxy in front of the service)."""
@@ -231,6 +235,7 @@ _FIELDS = {
     "PLAY_SEND_STALL_TIMEOUT_S": "send_stall_timeout_s",
     "PLAY_TREE_WORKERS": "tree_workers",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
+    "PLAY_BOT_IDLE_FORFEIT_S": "bot_idle_forfeit_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
@@ -433,6 +438,7 @@ class _Reader:
             send_stall_timeout_s=self.integer("PLAY_SEND_STALL_TIMEOUT_S", 30, 1, 3600),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
+            bot_idle_forfeit_s=self.integer("PLAY_BOT_IDLE_FORFEIT_S", 120, 0, 86_400),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),

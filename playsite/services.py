@@ -124,7 +124,8 @@ async def boot(
     trees = await nursery.start(TreePool(settings.tree_workers).run) if settings.tree_workers else None
     registry = await nursery.start(
         Registry(
-            admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None, trees=trees
+            admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None,
+            bot_idle_forfeit_s=settings.bot_idle_forfeit_s or None, trees=trees,
         ).run
     )
     await registry.resume_all()

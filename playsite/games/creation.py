@@ -1,7 +1,9 @@
 """Creating a human-versus-human game: both seat capabilities go to the creator.
 
 Like a friend link: the creator keeps one seat's token and passes the other on. Tokens
-are returned once and kept only as digests.
+are returned once and kept only as digests. A creator may also name who sits in each seat
+(the ecosystem's `{white, black}` guest ids): the seat is then promised to that guest, and
+its token alone seats them.
 """
 
 from __future__ import annotations
@@ -32,11 +34,19 @@ def human_seat(principal: str | None = None) -> tuple[str, SeatSetup]:
 
 
 async def create_human_game(
-    registry: Registry, time_control: TimeControl, *, rated: bool, seed_window_s: float, durability: str
+    registry: Registry,
+    time_control: TimeControl,
+    *,
+    rated: bool,
+    seed_window_s: float,
+    durability: str,
+    sitters: dict[str, str] | None = None,
 ) -> CreatedGame:
+    """`sitters`: seat -> the principal promised that seat ('guest:<uuid>'), or None when
+    whoever first redeems a token sits there."""
     tokens, seats = {}, {}
     for seat in SEATS:
-        tokens[seat], seats[seat] = human_seat()
+        tokens[seat], seats[seat] = human_seat((sitters or {}).get(seat))
     setup = RoomSetup(
         game_id=str(uuid.uuid4()),
         time_control=time_control,

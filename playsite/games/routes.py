@@ -7,7 +7,7 @@ import json
 from quart import Response
 
 from playsite.games.creation import create_human_game
-from playsite.games.refusals import canonical_game_id, game_not_found
+from playsite.games.refusals import CANONICAL_GAME_ID, canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
@@ -17,7 +17,9 @@ from playsite.rooms.room import Room
 from playsite.rooms.view import PublicView
 from playsite.services import Services
 from playsite.wire import (
+    BLACK,
     DEFAULT_TIME_CONTROL,
+    WHITE,
     WireError,
     decode_time_control,
     encode_time_control,
@@ -44,7 +46,8 @@ def game_routes(services: Services) -> RouteFamily:
                 {"Retry-After": str(PENDING_RETRY_AFTER_S)},
             )
         body = await json_object()
-        reject_unknown_fields(body, {"timeControl", "rated"})
+        reject_unknown_fields(body, {"timeControl", "rated", "white", "black"})
+        sitters = promised_sitters(body)
         try:
             time_control = (
                 decode_time_control(body["timeControl"]) if "timeControl" in body else DEFAULT_TIME_CONTROL
@@ -61,6 +64,7 @@ def game_routes(services: Services) -> RouteFamily:
                 rated=rated,
                 seed_window_s=services.settings.dice_seed_window_ms / 1000,
                 durability=services.settings.game_durability,
+                sitters=sitters,
             )
         except CreationFailed:
             raise temporarily_unavailable("the game could not be stored; try again") from None
@@ -79,6 +83,7 @@ def game_routes(services: Services) -> RouteFamily:
             "timeControl": encode_time_control(time_control),
             "rated": rated,
             "seats": seats,
+            "tokens": [{"seat": seat, "token": token} for seat, token in created.tokens.items()],
             "spectatorWsUrl": f"/games/{game_id}/ws?mode=spectator",
         }
         return json_response(body, 201, {"Cache-Control": "no-store, private"})
@@ -114,6 +119,24 @@ def game_routes(services: Services) -> RouteFamily:
         return Response(view.moves_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     return routes
+
+
+def promised_sitters(body: dict) -> dict[str, str] | None:
+    """The ecosystem's creation body names each seat's guest (`white`, `black`: guest ids, both
+    or neither): seat -> 'guest:<uuid>'. The same guest may hold both seats (a board shared
+    between two people, or a link the creator hands on)."""
+    named = [field for field in ("white", "black") if field in body]
+    if not named:
+        return None
+    if len(named) == 1:
+        raise invalid_request("give both white and black, or neither")
+    sitters = {}
+    for seat, field in ((WHITE, "white"), (BLACK, "black")):
+        value = body[field]
+        if not isinstance(value, str) or not CANONICAL_GAME_ID.fullmatch(value.lower()):
+            raise Refusal(400, "invalid_guest_id", f"{field} must be a guest id, a UUID (8-4-4-4-12 hexadecimal digits)")
+        sitters[seat] = f"guest:{value.lower()}"
+    return sitters
 
 
 def public_game(room) -> dict:

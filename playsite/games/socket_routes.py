@@ -4,6 +4,8 @@
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
+A guest's seat (promised when the game was created, or taken before) needs neither: the token
+seats that guest. An account's seat always needs the account's session.
 Malformed frames, and seeds the dice ignore, get an `Error` frame and the connection stays
 open; a refused turn is a `Rejected` event of the room, which every subscriber receives.
 """
@@ -58,10 +60,17 @@ def websocket_routes(services: Services) -> RouteFamily:
             # Who sits down: the signed-in account (its session counts only from an allowed
             # page), else the guest id. An account always wins over a guest id.
             caller = await services.accounts.caller(websocket.args.get("guest"))
-            if caller is None:
+            if caller is not None:
+                rebind = Rebind(seat, caller.principal, caller.name)
+            elif (promised := room.seats[seat].principal) is not None and promised.startswith("guest:"):
+                # The seat is a guest's (promised at creation: a lobby or play-bot seat, a game
+                # created with guest ids): the token alone seats them, as the ecosystem's site
+                # opens it. An account's seat still needs its session.
+                rebind = Rebind(seat, promised, None)
+            else:
                 raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
             with services.sockets.holding(room.game_id, client_address(), spectator=False):
-                if not await redeem_seat(room, Rebind(seat, caller.principal, caller.name)):
+                if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
                 await serve_subscriber(room, QueueSubscriber(seat))

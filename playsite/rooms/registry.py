@@ -24,7 +24,7 @@ from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
 from playsite.rooms.trees import Trees
 from playsite.store.base import GameWrite
-from playsite.wire import Unlimited
+from playsite.wire import SEATS, Unlimited
 
 log = logging.getLogger("playsite.rooms")
 
@@ -52,6 +52,7 @@ class Registry:
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         idle_forfeit_s: float | None = None,
+        bot_idle_forfeit_s: float | None = None,
         trees: Trees | None = None,
     ):
         self.admission = admission
@@ -63,6 +64,8 @@ class Registry:
         """The wall clock every room of this registry stamps its creation and ending with."""
         self.idle_forfeit_s = idle_forfeit_s
         """Unlimited games created here forfeit a seat idle this long (None: never)."""
+        self.bot_idle_forfeit_s = bot_idle_forfeit_s
+        """Unlimited games with a bot seat forfeit a seat idle this long (None: never)."""
         self.seed_source = seed_source
         self.counters = RoomCounters()
         """What every room of this registry counts (metrics)."""
@@ -119,8 +122,9 @@ class Registry:
         assert self._nursery is not None, "the registry is not running"
         if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
             raise CreationFailed("required durability needs a durable store")
-        if self.idle_forfeit_s and isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
-            setup = attrs.evolve(setup, idle_forfeit_s=self.idle_forfeit_s)
+        if isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
+            if idle_forfeit_s := self._idle_forfeit_of(setup):
+                setup = attrs.evolve(setup, idle_forfeit_s=idle_forfeit_s)
         reservation = self.admission.reserve(purpose, participants)
         try:
             room = Room(
@@ -138,6 +142,14 @@ class Registry:
             raise
         self._started(room)
         return room
+
+    def _idle_forfeit_of(self, setup: RoomSetup) -> float | None:
+        """The idle forfeit of a new Unlimited game: the shorter of the general one and, with
+        a bot seat, the bots' one."""
+        limits = [self.idle_forfeit_s]
+        if any(setup.seat(seat).face.kind == "Bot" for seat in SEATS):
+            limits.append(self.bot_idle_forfeit_s)
+        return min((limit for limit in limits if limit), default=None)
 
     def _started(self, room: Room) -> None:
         for hook in self.creation_hooks:
