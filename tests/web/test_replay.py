@@ -141,7 +141,8 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
     server, game_id = server_with_a_game
     record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
     turns = sorted(record["turns"], key=lambda turn: turn["turnNumber"])
-    for scheme, viewport in (("light", {"width": 1366, "height": 900}), ("dark", PHONE)):
+    desktop = {"width": 1366, "height": 900}
+    for scheme, viewport in (("light", desktop), ("dark", PHONE), ("dark", desktop), ("light", PHONE)):
         context = chromium.new_context(viewport=viewport, color_scheme=scheme)
         try:
             page = context.new_page()
