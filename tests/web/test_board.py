@@ -341,3 +341,24 @@ def test_on_the_play_page_a_drag_builds_the_turn_and_an_illegal_drop_does_nothin
     finally:
         for made in contexts:
             made.close()
+
+
+def test_a_destroyed_board_leaves_nothing_behind(server, context):
+    page = context.new_page()
+    mount(page, server)
+    setup(page)
+    played = page.evaluate(
+        """async (dfen) => {
+            const element = document.getElementById("board");
+            window.board.destroy();
+            const empty = element.children.length === 0 && !element.classList.contains("cb-board");
+            const again = [];
+            window.board = window.boardModule.createBoard(element, { onMove: (f, t) => again.push([f, t]) });
+            window.board.set({ pieces: window.boardModule.parsePlacement(dfen), dests: { g1: ["f3"] } });
+            element.querySelector('[data-square="g1"]').click();
+            element.querySelector('[data-square="f3"]').click();
+            return { empty, again, before: window.moves };
+        }""",
+        OPENING,
+    )
+    assert played == {"empty": True, "again": [["g1", "f3"]], "before": []}  # the old board heard nothing

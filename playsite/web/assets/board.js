@@ -130,6 +130,9 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
   let justSelected = null; // the square a press selected, so the click that ends it keeps it
   let swallowClick = false; // a drag ended: the click the browser sends after it is not a pick
 
+  const stop = new AbortController(); // destroy() removes every listener the board added
+  const listening = { signal: stop.signal };
+
   element.classList.add("cb-board");
   element.setAttribute("role", "group");
   element.setAttribute("aria-label", label);
@@ -305,7 +308,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     justSelected = null;
     if (!name || held === name) return;
     pick(name);
-  });
+  }, listening);
 
   element.addEventListener("pointerdown", (event) => {
     swallowClick = false;
@@ -323,7 +326,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       piece: square.querySelector(".piece"), ghost: null,
       centreX: box.left + box.width / 2, centreY: box.top + box.height / 2 };
     event.preventDefault(); // no text selection, no native image drag
-  });
+  }, listening);
 
   element.addEventListener("pointermove", (event) => {
     if (!press || event.pointerId !== press.pointerId) return;
@@ -345,7 +348,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     }
     const over = squareAt(event.clientX, event.clientY);
     for (const [name, square] of squares) square.classList.toggle("drag-over", name === over);
-  });
+  }, listening);
 
   element.addEventListener("pointerup", (event) => {
     if (!press || event.pointerId !== press.pointerId) return;
@@ -364,13 +367,13 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     }
     state.selected = null; // an illegal drop: the piece goes back
     paint();
-  });
+  }, listening);
 
-  element.addEventListener("pointercancel", () => { endPress(); paint(); });
-  element.addEventListener("dragstart", (event) => event.preventDefault());
+  element.addEventListener("pointercancel", () => { endPress(); paint(); }, listening);
+  element.addEventListener("dragstart", (event) => event.preventDefault(), listening);
   // A mouse press does not move the focus onto a square (the page's own keys, such as
   // stepping through the moves, keep working); Tab and the arrow keys do.
-  element.addEventListener("mousedown", (event) => event.preventDefault());
+  element.addEventListener("mousedown", (event) => event.preventDefault(), listening);
 
   layout();
   paint();
@@ -396,6 +399,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     get selected() { return state.selected; },
     destroy() {
       endPress();
+      stop.abort();
       element.replaceChildren();
       element.classList.remove("cb-board", "interactive");
       element.removeAttribute("role");
