@@ -299,7 +299,7 @@ function tile(game) {
     const black = strip();
     const white = strip();
     const board = miniBoard();
-    link.append(black, board, white);
+    link.append(element("span", "Watch: ", { class: "visually-hidden" }), black, board, white);
     item.append(link);
     made = { item, link, board, white, black };
     tiles.set(game.gameId, made);
@@ -312,7 +312,6 @@ function tile(game) {
   made.black.lastChild.textContent = clockText(game.clocks?.black);
   made.white.classList.toggle("to-move", game.activeSeat === "White");
   made.black.classList.toggle("to-move", game.activeSeat === "Black");
-  made.link.setAttribute("aria-label", `Watch ${whiteName} against ${blackName}, ${timeControlLabel(game.timeControl)}`);
   if (made.dfen !== game.dfen) {
     made.board.draw(game.dfen);
     made.dfen = game.dfen;
