@@ -290,11 +290,15 @@ class ShowcaseTable:
     # ----- what the public sees -------------------------------------------------------------
 
     def public_phase(self) -> tuple[TablePhase, str]:
-        """The phase as answered: a live game whose writes are stalled makes the table unavailable."""
-        if self.phase is TablePhase.LIVE and self.current_game:
+        """The phase as answered. A live game that has ended is `finishing` from that moment,
+        while its terminal write is still being tried; a game whose writes are stalled (an
+        intermediate or the terminal one) makes the table `unavailable` until they recover."""
+        if self.phase in (TablePhase.LIVE, TablePhase.FINISHING) and self.current_game:
             room = self.registry.get(self.current_game)
             if room is not None and room.persistence_stalled:
                 return TablePhase.UNAVAILABLE, "maintenance"
+            if self.phase is TablePhase.LIVE and room is not None and room.ended:
+                return TablePhase.FINISHING, ""
         return self.phase, self.reason
 
     # ----- helpers --------------------------------------------------------------------------

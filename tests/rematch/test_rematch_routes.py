@@ -427,3 +427,15 @@ def _seconds(stamp: str) -> float:
     from datetime import datetime
 
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+async def test_with_postgresql_and_no_cors_origins_the_boot_warns_that_rematch_commands_are_refused(migrated_url, caplog):
+    with caplog.at_level("WARNING", logger="playsite"):
+        async with server(migrated_url, cors_origins=()):
+            pass
+    assert "PLAY_CORS_ORIGINS is empty: rematch reads work, every rematch command is refused" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="playsite"):
+        async with server(migrated_url):
+            pass
+    assert "rematch reads work, every rematch command is refused" not in caplog.text

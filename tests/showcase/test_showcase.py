@@ -444,3 +444,42 @@ async def test_a_losing_claim_is_recorded_its_key_conflicts_and_replays_spectati
         assert replayed["reason"] == "game_ended"
         assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'showcase'") == [(1,)], "no new game"
         assert t.table.phase is TablePhase.OPEN
+
+
+async def test_an_ended_game_is_finishing_while_its_terminal_write_is_pending_and_unavailable_once_stalled(
+    migrated_url, receiver, pg_cluster
+):
+    from tests.e2e.test_frozen_postgres import frozen
+
+    async with table_at(migrated_url, receiver) as t:
+        _, won, _ = await t.claim(str(uuid.uuid4()))
+        room = t.services.registry.get(won["gameId"])
+        seat = next(s for s, state in room.seats.items() if state.principal.startswith("guest:"))
+        with frozen(pg_cluster):
+            await room.send(PlayerCommand(seat, Resign()))
+            await wait_until(lambda: room.ended, "the room to end the game in memory", 10)
+            assert not room.completed, "the terminal write cannot have committed while frozen"
+            _, body = await t.status()
+            assert body["status"] == "finishing" and body["currentGame"] == won["gameId"]
+            room.persistence_stalled = True  # as the room sets it once its terminal write failed 15 s
+            _, body = await t.status()
+            assert body["status"] == "unavailable" and body["reason"] == "maintenance"
+            room.persistence_stalled = False
+        await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen after the commit", 30)
+
+
+async def test_the_table_stays_unavailable_while_its_current_game_is_active_but_not_resumed(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        assert t.table.phase is TablePhase.OPEN
+        stray = str(uuid.uuid4())
+        sql(migrated_url, "INSERT INTO games (id, origin, durability, status, version, snapshot)"
+                          " VALUES (%s, 'showcase', 'required', 'active', 3, '{}')", (stray,))
+        sql(migrated_url, "UPDATE showcase_table SET current_game = %s", (stray,))
+        assert await t.table.reconcile() is TablePhase.UNAVAILABLE
+        _, body = await t.status()
+        assert body["status"] == "unavailable" and body["reason"] == "maintenance"
+        status, problem, _ = await t.claim(str(uuid.uuid4()))
+        assert status == 503 and problem["code"] == "showcase_unavailable"  # no game here to watch, none to win
+        sql(migrated_url, "UPDATE games SET status = 'ended' WHERE id = %s", (stray,))
+        sql(migrated_url, "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, now(), '{}')", (stray,))
+        assert await t.table.reconcile() is TablePhase.OPEN
