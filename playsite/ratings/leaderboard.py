@@ -14,29 +14,31 @@ RECENT_GAMES = 20
 HUMANS = {"kind": "Human", "name": None}
 
 
-def read_leaders(conn) -> list[tuple]:
-    """Converged ratings only (RD <= 110), best first; equal ratings: surer (lower RD) first."""
+def read_leaders(conn, provisional: bool = False) -> list[tuple]:
+    """Converged ratings only (RD <= 110), best first; equal ratings: surer (lower RD) first.
+    With `provisional`, every rated bot: the converged ones first, then the provisional ones."""
     return conn.execute(
         """
         SELECT b.team, b.name, r.rating, r.rd, b.on_ladder, r.games, r.wins, r.draws, r.losses
           FROM bot_ratings r JOIN bots b ON b.id = r.bot_id
-         WHERE r.rd <= %s
-         ORDER BY r.rating DESC, r.rd ASC, b.id ASC
+         WHERE r.rd <= %s OR %s
+         ORDER BY r.rd > %s, r.rating DESC, r.rd ASC, b.id ASC
         """,
-        (PROVISIONAL_RD,),
+        (PROVISIONAL_RD, provisional, PROVISIONAL_RD),
     ).fetchall()
 
 
-def read_player_leaders(conn) -> list[tuple]:
-    """Accounts with a converged rating (deleted accounts have no rating), best first."""
+def read_player_leaders(conn, provisional: bool = False) -> list[tuple]:
+    """Accounts with a converged rating (deleted accounts have no rating), best first. With
+    `provisional`, every rated account: the converged ones first, then the provisional ones."""
     return conn.execute(
         """
         SELECT a.nickname, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
           FROM account_ratings r JOIN accounts a ON a.id = r.account_id
-         WHERE r.rd <= %s AND a.status <> 'deleted' AND a.nickname IS NOT NULL
-         ORDER BY r.rating DESC, r.rd ASC, lower(a.nickname) ASC
+         WHERE (r.rd <= %s OR %s) AND a.status <> 'deleted' AND a.nickname IS NOT NULL
+         ORDER BY r.rd > %s, r.rating DESC, r.rd ASC, lower(a.nickname) ASC
         """,
-        (PROVISIONAL_RD,),
+        (PROVISIONAL_RD, provisional, PROVISIONAL_RD),
     ).fetchall()
 
 

@@ -9,10 +9,13 @@ with persistence: on the memory store they answer 404, as the anchor does (see
 
 from __future__ import annotations
 
+from quart import request
+
 from playsite.accounts.model import NICKNAME
 from playsite.bots.accounts import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
+from playsite.ratings.book import PROVISIONAL_RD
 from playsite.ratings.leaderboard import (
     bot_principal,
     player_principal,
@@ -44,7 +47,10 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/leaderboard")
     async def leaderboard():
-        rows = await read(read_leaders)
+        # ?provisional=true: every rated bot and person, each entry saying whether its rating
+        # is still provisional (converged ones first); without it, converged ratings only.
+        provisional = request.args.get("provisional") == "true"
+        rows = await read(lambda conn: read_leaders(conn, provisional))
         leaders = [
             {
                 "rank": rank,
@@ -60,6 +66,7 @@ def ratings_routes(services: Services) -> RouteFamily:
             }
             for rank, (team, name, rating, rd, on_ladder, games, wins, draws, losses) in enumerate(rows, start=1)
         ]
+        player_rows = await read(lambda conn: read_player_leaders(conn, provisional))
         players = [
             {
                 "rank": rank,
@@ -71,8 +78,11 @@ def ratings_routes(services: Services) -> RouteFamily:
                 "draws": draws,
                 "losses": losses,
             }
-            for rank, (nickname, rating, rd, games, wins, draws, losses) in enumerate(await read(read_player_leaders), start=1)
+            for rank, (nickname, rating, rd, games, wins, draws, losses) in enumerate(player_rows, start=1)
         ]
+        if provisional:
+            for entry in (*leaders, *players):
+                entry["provisional"] = entry["rd"] > PROVISIONAL_RD
         return json_response({"leaders": leaders, "players": players}, headers=NO_CACHE)
 
     @routes.get("/players/<nickname>")

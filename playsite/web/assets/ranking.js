@@ -34,7 +34,7 @@ async function load() {
     document.querySelector(".ranking-grid").hidden = true;
     return;
   }
-  const answer = await getJson("/leaderboard");
+  const answer = await getJson("/leaderboard?provisional=true"); // provisional ratings too, after the converged ones
   if (answer.status !== 200) {
     $("ranking-message").textContent = answer.body?.error?.code === "persistence_required"
       ? "This server keeps no ratings (it runs without a database)."
