@@ -8,7 +8,7 @@ import { renderDice, spentDice } from "./dice.js";
 import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { mountHeader } from "./site.js";
+import { mountHeader, siteInfo } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -75,10 +75,10 @@ function announce(text) {
 
 // ----- names ---------------------------------------------------------------------------------------
 
-// A bot is written "team/name" as on the home page and the ranking (games carry "team name").
+// A bot is written "team name" as on the home page (a face may carry "team/name" too).
 function faceName(face) {
   if (!face) return "?";
-  if (face.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot";
+  if (face.kind === "Bot") return face.name ? face.name.replace("/", " ") : "a bot";
   return face.name || "Guest";
 }
 
@@ -504,10 +504,15 @@ function showOver(over, { fresh }) {
     announce(`Game over. ${title}.`);
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
+  // Rematches are kept in the database: a server without one has none to offer.
   if (!afterGame) {
-    afterGame = mine
-      ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost })
-      : followContinuation(gameId);
+    afterGame = { now() {} };
+    siteInfo().then((site) => {
+      if (!site.ratings) return;
+      afterGame = mine
+        ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost })
+        : followContinuation(gameId);
+    });
   }
 }
 
