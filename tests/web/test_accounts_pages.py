@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
+from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.postgres
 
@@ -54,7 +55,7 @@ def converge(database_url: str) -> None:
                      " SELECT id, 1555, 90, 25, 13, 1, 11 FROM accounts")
 
 
-def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, context):
+def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, context, artifacts):  # noqa: F811
     base = site.base_url
     registered = httpx.post(f"{base}/bot/register", json={"team": "acme", "name": "star"}, timeout=10)
     assert registered.status_code in (200, 201), registered.text
@@ -81,6 +82,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#bot-ranking tbody")).to_contain_text("acme/star")
     expect(page.locator("#bot-ranking tbody")).to_contain_text("1612 \u00b180")
     expect(page.locator("#player-ranking tbody")).to_contain_text("alice_web")
+    screenshot(page, artifacts, "ranking-signed-in")
     page.click("#bot-ranking a")
     expect(page).to_have_url(base + "/@/acme/star")
     expect(page.locator("#profile-name")).to_have_text("Bot acme/star")
@@ -89,6 +91,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.click("#player-ranking a")
     expect(page).to_have_url(base + "/@/alice_web")
     expect(page.locator("#profile-rating")).to_contain_text("Rating 1555")
+    screenshot(page, artifacts, "profile-signed-in")
     page.goto(base + "/@/nobody_here")
     expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
 

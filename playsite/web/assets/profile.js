@@ -49,6 +49,11 @@ async function load() {
     opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people (guests and the unnamed)" : faceLink(opponent.opponent),
     String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
   ])));
+  if (!profile.opponents.length) {
+    const empty = element("tr");
+    empty.append(element("td", "No rated opponent yet.", { colspan: "3", class: "hint" }));
+    $("opponents").tBodies[0].append(empty);
+  }
   $("recent").replaceChildren(...profile.recent.map((game) => {
     const item = element("li");
     item.append(
