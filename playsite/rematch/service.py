@@ -39,7 +39,7 @@ from playsite.rematch.opportunity import (
     Phase,
     RematchClosed,
 )
-from playsite.rematch.source import Source, source_of
+from playsite.rematch.source import Source, source_of, source_of_result
 from playsite.rooms.admission import Purpose
 from playsite.rooms.durable import load_state
 from playsite.rooms.model import RoomSetup, SeatSetup
@@ -181,7 +181,12 @@ class Rematches:
             return source_of(room.state(), ended=room.completed)
         data = await self._store(lambda: self.store.ended_game(game_id))
         if data is None:
-            raise SourceNotFound(game_id)
+            # Retention may have dropped the games row; the results row stays, and so does
+            # any link to a successor: the source is still answered for.
+            result = await self._store(lambda: self.store.ended_result(game_id))
+            if result is None:
+                raise SourceNotFound(game_id)
+            return source_of_result(result)
         return source_of(load_state(data), ended=True)
 
     async def _read(self, source: Source) -> Read:

@@ -13,7 +13,8 @@ import attrs
 
 from playsite.rooms.model import RoomState
 from playsite.rules import Termination
-from playsite.wire import SEATS, Seat, TimeControl
+from playsite.store.base import ResultRow
+from playsite.wire import SEATS, Seat, TimeControl, decode_time_control
 
 REMATCHABLE_ORIGINS = ("friend", "rematch")
 """Ordinary games of the `/play` product: friend games and the rematches they lead to."""
@@ -71,6 +72,34 @@ def source_of(state: RoomState, *, ended: bool) -> Source:
         time_control=state.setup.time_control,
         rated=state.rated,
         why_not=_why_not(state, principals, technical_abort),
+        technical_abort=technical_abort,
+    )
+
+
+def source_of_result(result: ResultRow) -> Source:
+    """The source a finished game's results row describes, once retention has dropped its
+    games row (the snapshot, the seats' token digests): its rematch window closed long ago,
+    so it is read for what it led to. Account seats still answer to their session; a guest's
+    seat capability went with the digests, so no token matches it any more."""
+    principals = [result.white_principal, result.black_principal]
+    technical_abort = result.termination == "aborted"
+    why_not = None
+    if result.origin not in REMATCHABLE_ORIGINS:
+        why_not = f"a {result.origin} game has no rematch"
+    elif any(p is None or not p.startswith(HUMAN_PRINCIPALS) for p in principals):
+        why_not = "only people rematch"
+    elif principals[0] == principals[1]:
+        why_not = "both seats were played by the same person"
+    elif technical_abort:
+        why_not = "the game was aborted"
+    return Source(
+        game_id=result.game_id,
+        ended=True,
+        ended_at=result.finished_at.timestamp(),
+        seats={seat: SourceSeat(principal=p, token_hash=b"") for seat, p in zip(SEATS, principals, strict=True)},
+        time_control=decode_time_control(result.time_control),
+        rated=result.rated,
+        why_not=why_not,
         technical_abort=technical_abort,
     )
 

@@ -104,6 +104,9 @@ class MemoryStore:
         write = self.games.get(game_id)
         return copy.deepcopy(write.snapshot) if write is not None and write.status == "ended" else None
 
+    async def ended_result(self, game_id: str) -> ResultRow | None:
+        return self.results.get(game_id)
+
     async def end_archived_games(self) -> list[str]:
         repaired = sorted(g for g, w in self.games.items() if w.status == "active" and g in self.archive)
         for game_id in repaired:

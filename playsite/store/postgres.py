@@ -16,7 +16,16 @@ import psycopg
 import trio
 from psycopg.types.json import Jsonb
 
-from playsite.store.base import GameEnding, GameWrite, OutboxItem, Pruned, StoreHealth, WriteRefused, archive_summary
+from playsite.store.base import (
+    GameEnding,
+    GameWrite,
+    OutboxItem,
+    Pruned,
+    ResultRow,
+    StoreHealth,
+    WriteRefused,
+    archive_summary,
+)
 from playsite.store.database import Database, DatabaseUnavailable
 
 HEALTH_PROBE_TIMEOUT_S = 2
@@ -178,6 +187,17 @@ class PostgresStore:
             ).fetchone()
         )
         return None if row is None else row[0]
+
+    async def ended_result(self, game_id: str) -> ResultRow | None:
+        """The results row of a finished game (kept when retention dropped its games row)."""
+        row = await self.database.run(
+            lambda conn: conn.execute(
+                "SELECT game_id, finished_at, rated, origin, white_principal, black_principal, result, termination,"
+                " time_control FROM game_results WHERE game_id = %s",
+                (game_id,),
+            ).fetchone()
+        )
+        return None if row is None else ResultRow(str(row[0]), *row[1:])
 
     async def end_archived_games(self) -> list[str]:
         rows = await self.database.run(

@@ -10,6 +10,7 @@ import json
 import random
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import psycopg
 import pytest
@@ -439,3 +440,21 @@ async def test_with_postgresql_and_no_cors_origins_the_boot_warns_that_rematch_c
         async with server(migrated_url):
             pass
     assert "rematch reads work, every rematch command is refused" not in caplog.text
+
+
+async def test_a_source_pruned_by_retention_still_answers_its_continuation(migrated_url):
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        _, matched, _ = await post(client, game_id, tokens[BLACK], "accept")
+        assert matched["phase"] == "matched"
+    async with server(migrated_url) as (services, client):  # a later process: nothing of it in memory
+        pruned = await services.store.prune(datetime.now(timezone.utc) + timedelta(days=1))
+        assert pruned.games >= 1
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE id = %s", (game_id,)) == [(0,)]
+        history = await client.get(f"/games/{game_id}/history")
+        assert history.status_code == 200
+        public = await continuation(client, game_id)
+        assert public["phase"] == "matched" and public["nextGameId"] == matched["nextGameId"]
+        status, _, _ = await get(client, game_id, tokens[WHITE])
+        assert status in (401, 403), "a guest's seat capability went with the pruned digests: refused, not 404"
