@@ -217,7 +217,7 @@ class DemoIdentityProvider:
                 return self.page(self.refusal(str(error)), 400)
             nickname = form.get("nickname", "").strip()
             if not NICKNAME.fullmatch(nickname):
-                message = "A nickname is 3 to 20 letters, digits, _ or -."
+                message = f"\u201c{nickname[:40]}\u201d cannot be a nickname." if nickname else "Type a nickname first."
                 return self.page(self.form(params, nickname=nickname, error=message), 400)
             self.prune()
             if len(self.codes) >= CODES_MAX:
@@ -353,6 +353,7 @@ class DemoIdentityProvider:
         site = urlsplit(params["redirect_uri"])
         back = f"{site.scheme}://{site.netloc}/"
         problem = f'<p class="error" id="sign-in-error" role="alert">{html.escape(error)}</p>' if error else ""
+        invalid = ' sign-in-error" aria-invalid="true' if error else ""
         return (
             '<span class="badge">Demo identity provider</span>'
             "<h1>Sign in to playsite</h1>"
@@ -363,7 +364,7 @@ class DemoIdentityProvider:
             '<label for="nickname">Nickname</label>'
             f'<input type="text" id="nickname" name="nickname" value="{html.escape(nickname)}" required autofocus'
             ' minlength="3" maxlength="20" pattern="[A-Za-z0-9_\\-]{3,20}" autocomplete="username"'
-            ' spellcheck="false" aria-describedby="nickname-help">'
+            f' spellcheck="false" aria-describedby="nickname-help{invalid}">'
             '<p id="nickname-help">3 to 20 letters, digits, _ or -.</p>'
             f'{problem}<button type="submit" id="sign-in">Sign in</button></form>'
             f'<small>Never use this provider on a network: it signs anyone in as anyone. '

@@ -153,8 +153,15 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             fresh = browser.new_context()
             sign_in(fresh.new_page(), base, "alice")
             fresh.close()
-            for page in pages.values():
-                page.goto(f"{base}/ranking")
+            # The ranking: both people listed after one rated game (provisional, RD above 110);
+            # the converged-only leaderboard stays as it was.
+            board = httpx.get(f"{base}/leaderboard?provisional=true", timeout=10).json()
+            assert {(p["nickname"], p["games"], p["provisional"]) for p in board["players"]} == {
+                ("alice", 1, True), ("bob", 1, True)}
+            assert httpx.get(f"{base}/leaderboard", timeout=10).json()["players"] == []
+            pages["White"].goto(f"{base}/ranking")
+            expect(pages["White"].locator("#player-ranking tbody")).to_contain_text("alice")
+            expect(pages["White"].locator("#player-ranking tbody")).to_contain_text("bob")
             shot(pages["White"], "ranking-after-restart")
             browser.close()
     finally:
@@ -251,6 +258,8 @@ def test_the_league_fills_the_bots_ratings_and_profiles_in_the_background(demo_d
         assert all(b["rating"] != 1500 or b["games"] == 0 for b in bots.values())
         recent = [game for b in bots.values() for game in b["recent"]]
         assert all(game["rated"] for game in recent) and {game["opponent"]["kind"] for game in recent} == {"Bot"}
+        ranked = httpx.get(f"{demo.url}/leaderboard?provisional=true", timeout=10).json()["leaders"]
+        assert {f"{b['team']}/{b['name']}" for b in ranked} == {name for name, b in bots.items() if b["games"]}
     finally:
         assert demo.stop() == 0, demo.output()
 
