@@ -15,9 +15,11 @@ from playsite.bots.identity_routes import identity_routes
 from playsite.bots.stream_routes import stream_routes
 from playsite.games.routes import game_routes
 from playsite.games.socket_routes import websocket_routes
+from playsite.guests.routes import guest_claim_routes, guest_routes
 from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal
 from playsite.http.responses import json_response
+from playsite.ingest_routes import ingest_routes
 from playsite.lobby.routes import lobby_routes
 from playsite.metrics import metrics_routes
 from playsite.ratings.routes import ratings_routes
@@ -79,6 +81,9 @@ def create_app(services: Services) -> QuartTrio:
         webhook_routes,
         ratings_routes,
         strength_routes,
+        guest_routes,
+        guest_claim_routes,
+        ingest_routes,
         specs_routes,
         web_routes,
     ):

@@ -1,6 +1,7 @@
 """The game WebSocket: seats play through it, spectators watch through it.
 
-`?mode=spectator` always means a read-only subscription, whatever else is in the URL.
+`?mode=spectator` always means a read-only subscription, whatever else is in the URL; so does
+a handshake without a token (the ecosystem site's way of watching).
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
@@ -50,10 +51,9 @@ def websocket_routes(services: Services) -> RouteFamily:
         room = registry.get(game_id)
         if room is None:
             raise game_not_found()
-        if websocket.args.get("mode") != "spectator":
-            token = websocket.args.get("token")
-            if token is None:
-                raise invalid_request("give ?token=<seat token> or ?mode=spectator")
+        token = websocket.args.get("token")
+        # Without a token, a handshake watches (the ecosystem's site opens a bare `/ws` to watch).
+        if websocket.args.get("mode") != "spectator" and token is not None:
             seat = next((s for s in SEATS if matches(token, room.setup.seat(s).token_hash)), None)
             if seat is None:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")

@@ -1,0 +1,102 @@
+"""Queries behind `GET /players/{guestId}/games` and `/opponents`: a guest's finished games
+from their own side, newest first, in the ecosystem site's shapes.
+
+A guest id is not a secret the way a token is (it seats nobody), and these reads show only
+what the public history of each game already shows, reframed for one side: no other guest id
+and no account id ever appears, only public faces.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+from playsite.ratings.leaderboard import face_of, nicknames_of, read_opponents, timestamp
+
+GAMES_PAGE = 20
+"""Games per page of `GET /players/{guestId}/games`."""
+RESULTS = {1: "win", 0: "draw", -1: "loss"}
+SCORES = {name: score for score, name in RESULTS.items()}
+
+# The guest's games from their own side: the seat, the other principal, the guest's score
+# (1/0/-1, NULL when aborted). A game where the guest held both seats (a board shared by two
+# people) has no side to tell and is left out, as the ecosystem does.
+_OWN_GAMES = """
+    SELECT game_id, finished_at, rated, termination, time_control, 'White' AS seat,
+           black_principal AS other, result AS score
+      FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
+    UNION ALL
+    SELECT game_id, finished_at, rated, termination, time_control, 'Black' AS seat,
+           white_principal AS other, -result AS score
+      FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
+"""
+
+
+@attrs.frozen
+class GamesFilter:
+    """The page asked for: the opponent ('human' or a bot's 'team/name'), the guest's result,
+    and the keyset cursor (only games finished strictly before it)."""
+
+    vs: str | None = None
+    result: str | None = None
+    before: datetime | None = None
+
+
+def read_guest_games(conn, principal: str, wanted: GamesFilter) -> dict:
+    conditions, values = [], {"p": principal, "limit": GAMES_PAGE + 1}
+    if wanted.vs == "human":
+        conditions.append("(other IS NULL OR other NOT LIKE 'bot:%%')")
+    elif wanted.vs is not None:
+        conditions.append("other = %(vs)s")
+        values["vs"] = f"bot:{wanted.vs}"
+    if wanted.result is not None:
+        conditions.append("score = %(score)s")
+        values["score"] = SCORES[wanted.result]
+    if wanted.before is not None:
+        conditions.append("finished_at < %(before)s")
+        values["before"] = wanted.before
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    rows = conn.execute(
+        f"""
+        SELECT game_id, seat, other, score, rated, termination, time_control, finished_at
+          FROM ({_OWN_GAMES}) own {where}
+         ORDER BY finished_at DESC, game_id DESC
+         LIMIT %(limit)s
+        """,
+        values,
+    ).fetchall()
+    page = rows[:GAMES_PAGE]
+    names = nicknames_of(conn, [row[2] for row in page])
+    games = [
+        {
+            "gameId": str(game_id),
+            "seat": seat,
+            "opponent": face_of(other, names),
+            "result": RESULTS.get(score, "unknown"),
+            "rated": bool(rated),
+            "termination": termination,
+            "timeControl": time_control_text(time_control),
+            "finishedAt": timestamp(finished_at),
+        }
+        for game_id, seat, other, score, rated, termination, time_control, finished_at in page
+    ]
+    return {"games": games, "hasMore": len(rows) > GAMES_PAGE}
+
+
+def read_guest_opponents(conn, principal: str) -> dict:
+    """The guest's record per registered bot, and one row for every person together."""
+    return {"opponents": read_opponents(conn, principal)}
+
+
+def time_control_text(encoded: dict) -> str:
+    """The ecosystem's text form of a time control in these lists: `Fischer(300,3)`,
+    `SuddenDeath(300)`, `PerMove(30)`, `Unlimited`."""
+    (kind, fields), = encoded.items()
+    if kind == "Fischer":
+        return f"Fischer({fields['initialSeconds']},{fields['incrementSeconds']})"
+    if kind == "SuddenDeath":
+        return f"SuddenDeath({fields['initialSeconds']})"
+    if kind == "PerMove":
+        return f"PerMove({fields['secondsPerMove']})"
+    return kind
