@@ -126,6 +126,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     pieces: {}, orientation: "white", dests: {}, lastMove: [], selected: null,
   };
   const squares = new Map(); // name -> element, rebuilt when the orientation changes
+  const drawn = new WeakMap(); // picture element -> the piece letter it shows
   let press = null; // a pointer held on a movable piece: {from, pointerId, x, y, dragging, piece}
   let justSelected = null; // the square a press selected, so the click that ends it keeps it
   let swallowClick = false; // a drag ended: the click the browser sends after it is not a pick
@@ -240,8 +241,11 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
           picture.setAttribute("aria-hidden", "true");
           square.append(picture);
         }
-        picture.className = `piece ${ownerOf(piece)} ${PIECE_NAMES[piece.toUpperCase()]}`;
-        picture.style.backgroundImage = `url("${pieceImage(piece)}")`;
+        if (drawn.get(picture) !== piece) { // only what changed: the redraws stay cheap
+          drawn.set(picture, piece);
+          picture.className = `piece ${ownerOf(piece)} ${PIECE_NAMES[piece.toUpperCase()]}`;
+          picture.style.backgroundImage = `url("${pieceImage(piece)}")`;
+        }
         square.dataset.piece = piece;
       } else {
         delete square.dataset.piece;
