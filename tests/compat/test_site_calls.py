@@ -103,10 +103,10 @@ class Site:
         assert answer.status_code == status, f"{method} {path} -> {answer.status_code} {answer.text}"
         return answer.json() if answer.content else None
 
-    def ws(self, game_id: str, token: str | None) -> str:
-        """liveApi.wsUrl: the token alone, or nothing at all to watch."""
+    def socket(self, game_id: str, token: str | None):
+        """liveApi.wsUrl: the token alone, or nothing at all to watch; opened by a page of the site."""
         query = f"?token={token}" if token else ""
-        return f"{self.server.ws_url}/games/{game_id}/ws{query}"
+        return open_websocket_url(f"{self.server.ws_url}/games/{game_id}/ws{query}", extra_headers=[("Origin", SITE)])
 
 
 async def next_event(ws) -> tuple[str, dict]:
@@ -148,14 +148,16 @@ async def test_a_friend_game_created_played_watched_and_listed_as_the_site_does(
 
     with deadline(30, "a friend game played over the site's sockets"):
         async with (
-            open_websocket_url(site.ws(game_id, tokens["White"])) as white,
-            open_websocket_url(site.ws(game_id, tokens["Black"])) as black,
-            open_websocket_url(site.ws(game_id, None)) as watcher,
+            site.socket(game_id, tokens["White"]) as white,
+            site.socket(game_id, tokens["Black"]) as black,
+            site.socket(game_id, None) as watcher,
         ):
             for ws in (white, black, watcher):
                 name, snapshot = await next_event(ws)
                 assert name == "Snapshot"
                 check_state(snapshot["state"])
+            await watcher.send_message(json.dumps({"Resign": {}}))
+            assert (await events_until(watcher, "Error"))[-1][1]["reason"] == "spectators cannot send commands"
             seed = {"SubmitSeed": {"seed": "00112233445566778899aabbccddeeff"}}  # the site's hello
             await white.send_message(json.dumps(seed))
             await black.send_message(json.dumps(seed))
@@ -164,7 +166,6 @@ async def test_a_friend_game_created_played_watched_and_listed_as_the_site_does(
             for ws in (white, black, watcher):
                 ended = (await events_until(ws, "GameEnded"))[-1][1]
                 has_keys(ended["over"], OVER, "Over")
-            await watcher.send_message(json.dumps({"Resign": {}}))  # a watcher cannot play
     assert (await site.ok("GET", f"/games/{game_id}"))["status"] != {"Active": {}}
 
 
@@ -185,8 +186,8 @@ async def test_people_meet_through_a_seek_as_the_site_does(server):
     assert matched["matched"] is True and matched["gameId"] == match["gameId"] and matched["seat"] != match["seat"]
     with deadline(20, "both people seated over the site's sockets"):
         async with (
-            open_websocket_url(site.ws(match["gameId"], match["token"])) as accepting,
-            open_websocket_url(site.ws(matched["gameId"], matched["token"])) as creating,
+            site.socket(match["gameId"], match["token"]) as accepting,
+            site.socket(matched["gameId"], matched["token"]) as creating,
         ):
             for ws in (accepting, creating):
                 assert (await next_event(ws))[0] == "Snapshot"
@@ -210,7 +211,7 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
     has_keys(match, PLAY_BOT_MATCH, "PlayBotMatch")
     assert match["seat"] == "White"
     with deadline(20, "a bot game played over the site's socket"):
-        async with open_websocket_url(site.ws(match["gameId"], match["token"])) as ws:
+        async with site.socket(match["gameId"], match["token"]) as ws:
             name, snapshot = await next_event(ws)
             assert name == "Snapshot"
             await ws.send_message(json.dumps({"SubmitSeed": {"seed": "ffeeddccbbaa99887766554433221100"}}))
