@@ -77,7 +77,7 @@ function announce(text) {
 
 // A bot is written "team name" as on the home page (a face may carry "team/name" too).
 function faceName(face) {
-  if (!face) return "?";
+  if (!face) return "";
   if (face.kind === "Bot") return face.name ? face.name.replace("/", " ") : "a bot";
   return face.name || "Guest";
 }
@@ -251,6 +251,8 @@ function drawControls() {
   }
   $("notice").textContent = view.notice;
   $("notice").hidden = !view.notice;
+  $("dice-row").hidden = !view.dice.length || view.ended;
+  $("moves-box").hidden = !view.turns.length;
 }
 
 function setStatus(text, kind, link) {
@@ -314,7 +316,8 @@ function draw() {
   drawStatus();
   drawPlayers();
   drawMoves();
-  document.title = `${myTurn() ? "\u25CF Your turn - " : ""}${faceName(view.players?.white)} vs ${faceName(view.players?.black)} - playsite`;
+  const names = view.players ? `${faceName(view.players.white)} vs ${faceName(view.players.black)}` : "game";
+  document.title = `${myTurn() ? "\u25CF Your turn - " : ""}${names} - playsite`;
 }
 
 // ----- the move list ----------------------------------------------------------------------------
@@ -352,7 +355,13 @@ function drawMoves() {
     button.tabIndex = -1;
     const moves = document.createElement("span");
     moves.className = "turn-moves";
-    moves.textContent = turn.moves.length ? texts.join(" ") : "pass";
+    if (!turn.moves.length) moves.textContent = "pass";
+    texts.forEach((text, at) => {
+      const move = document.createElement("span");
+      move.className = "micro";
+      move.textContent = text;
+      moves.append(...(at ? [" ", move] : [move]));
+    });
     const dice = document.createElement("span");
     dice.className = "turn-dice";
     dice.textContent = (turn.dice || []).map((die) => String.fromCodePoint(0x267f + die)).join("");
@@ -663,13 +672,16 @@ async function onEvent(event) {
 // close guess for the first paint; this measures.
 function fit() {
   const table = $("table");
+  const main = table.parentElement;
+  const style = getComputedStyle(main);
+  const room = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
   const narrow = matchMedia("(max-width: 760px)").matches;
   const strips = $("player-white").offsetHeight + $("player-black").offsetHeight;
   const top = table.getBoundingClientRect().top + scrollY;
-  const width = document.documentElement.clientWidth;
-  const byWidth = narrow ? width - 16 : width - 17 * 16 - 24 - 40;
+  const byWidth = narrow ? room : room - 17 * rem - 1.5 * rem; // the panel's least width and the gap
   const byHeight = innerHeight - top - strips - 12;
-  const size = Math.floor(narrow && innerHeight > width ? byWidth : Math.min(byWidth, byHeight));
+  const size = Math.floor(narrow && innerHeight > innerWidth ? byWidth : Math.min(byWidth, byHeight));
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
 }
 
