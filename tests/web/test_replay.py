@@ -148,6 +148,7 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             page = context.new_page()
             errors = []
             page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("console", lambda message: message.type == "error" and errors.append(message.text))  # CSP too
             page.goto(f"{server.base_url}/replay/{game_id}")
             expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
             # pieces are pictures that load, on the squares the position says
