@@ -718,7 +718,7 @@ class Room:
         if self.phase is Phase.DRAW_ANSWER and seat == self.active_seat:
             return self._reject("a draw offer is waiting for your answer")
         if self.phase is not Phase.PLAYING:
-            return self._reject("dice are not rolled yet")
+            return self._reject("not your turn: the dice are not rolled yet")  # the ecosystem's reason, then why
         if seat != self.active_seat:
             return self._reject("not your turn")
         if offer_draw and self.seats[other(seat)].setup.always_present:
