@@ -47,6 +47,7 @@ from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
 from playsite.webhooks.management import WebhookManagement
 from playsite.webhooks.registrations import Webhooks
+from playsite.webhooks.sealing import Sealer
 from playsite.webhooks.store import seal_at_boot
 
 log = logging.getLogger("playsite")
@@ -166,7 +167,7 @@ async def boot(
     if settings.showcase_enabled:
         showcase = ShowcaseTable(
             bot_id=settings.showcase_bot, store=store, registry=registry, bots=bots, webhooks=webhooks,
-            seed_window_s=settings.dice_seed_window_ms / 1000,
+            seed_window_s=settings.dice_seed_window_ms / 1000, sealer=Sealer.from_settings(settings),
         )
         await nursery.start(showcase.run)  # reconciled before the port opens
 
@@ -180,7 +181,7 @@ async def boot(
             store.database, store, registry,
             seed_window_s=settings.dice_seed_window_ms / 1000,
             durability=settings.game_durability,
-            accounts_enabled=accounts.enabled,
+            accounts_enabled=accounts.enabled, sealer=Sealer.from_settings(settings),
         )
         await nursery.start(rematches.run)  # unfinished offers closed before the port opens
         if not settings.cors_origins:

@@ -46,6 +46,7 @@ from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.store.database import DatabaseUnavailable
 from playsite.tokens import new_token
+from playsite.webhooks.sealing import Sealer, open_stored, seal_stored
 from playsite.wire import SEATS, PublicFace, Seat, encode_time_control
 
 log = logging.getLogger("playsite.rematch")
@@ -108,7 +109,10 @@ class Rematches:
         durability: str,
         accounts_enabled: bool,
         wall: Callable[[], float] = time.time,
+        sealer: Sealer | None = None,
     ):
+        self.sealer = sealer
+        """Seals the successor seats' tokens at rest (PLAY_SECRETS_KEY); None: stored as they are."""
         self.database = database
         self.store = store
         self.registry = registry
@@ -350,7 +354,9 @@ class Rematches:
             await self._run(
                 lambda conn: records.commit_successor(
                     conn, write, source_game_id=source.game_id, join_deadline_at=deadline,
-                    white_moves_to=white_moves_to, tokens=tokens,
+                    white_moves_to=white_moves_to,
+                    tokens={seat: seal_stored(self.sealer, token, source.game_id, _token_column(seat))
+                            for seat, token in tokens.items()},
                 )
             )
 
@@ -389,8 +395,9 @@ class Rematches:
             body["nextGameId"] = successor.game_id
             body["joinDeadlineAt"] = iso(successor.join_deadline_at)
             mine = successor.seat_of(seat)
-            if successor.tokens[mine] is not None:
-                body["join"] = {"seat": str(mine), "token": successor.tokens[mine]}
+            if (stored := successor.tokens[mine]) is not None:
+                token = open_stored(self.sealer, stored, source.game_id, _token_column(mine))
+                body["join"] = {"seat": str(mine), "token": token}
         if phase is Phase.CLOSED:
             body["closedReason"] = opportunity.closed_reason.value
         return body
@@ -437,3 +444,8 @@ def _other(seat: Seat) -> Seat:
 def _unsettled(source: Source) -> bool:
     """An ongoing friend game whose seats are not both taken yet may still become eligible."""
     return source.why_not == "a seat was never taken"
+
+
+def _token_column(seat: Seat) -> str:
+    """What a successor seat's sealed token is bound to, besides its source game."""
+    return f"rematch_successors.{str(seat).lower()}_token"

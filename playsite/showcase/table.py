@@ -45,6 +45,7 @@ from playsite.rooms.registry import CreationFailed, Registry
 from playsite.showcase import records
 from playsite.store.database import DatabaseUnavailable
 from playsite.tokens import new_token
+from playsite.webhooks.sealing import Sealer, SecretUnreadable, open_stored, seal_stored
 from playsite.wire import BLACK, WHITE, Fischer, SubmitSeed
 
 log = logging.getLogger("playsite.showcase")
@@ -58,6 +59,8 @@ STORE_WAIT_S = 3.0
 """How long a claim or a reconciliation waits on the database before counting it unavailable."""
 TIME_CONTROL = Fischer(300, 3)
 ORIGIN = "showcase"
+TOKEN_COLUMN = "showcase_claims.seat_token"
+"""What a winner's sealed seat token is bound to, besides its claim (actor and key)."""
 
 
 class TablePhase(enum.Enum):
@@ -89,7 +92,12 @@ class IdempotencyConflict(Exception):
 
 
 class ShowcaseTable:
-    def __init__(self, *, bot_id: str, store, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float):
+    def __init__(
+        self, *, bot_id: str, store, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float,
+        sealer: Sealer | None = None,
+    ):
+        self.sealer = sealer
+        """Seals the winners' seat tokens at rest (PLAY_SECRETS_KEY); None: stored as they are."""
         self.bot_id = bot_id
         self.database = getattr(store, "database", None)
         self.registry = registry
@@ -210,7 +218,11 @@ class ShowcaseTable:
                 on = room is not None and not room.ended
                 if record.seat is not None and record.seat_token is not None:
                     if on:
-                        return Claimed(record.game_id, record.seat, record.seat_token)
+                        try:
+                            token = open_stored(self.sealer, record.seat_token, f"{actor}:{key}", TOKEN_COLUMN)
+                        except SecretUnreadable:
+                            raise ShowcaseUnavailable("the claim's seat token cannot be opened") from None
+                        return Claimed(record.game_id, record.seat, token)
                     return Spectating("game_ended", record.game_id)
                 return Spectating(record.reason if on and record.reason else "game_ended", record.game_id)
             phase, _ = self.public_phase()
@@ -266,7 +278,8 @@ class ShowcaseTable:
         try:
             await self._run(
                 lambda conn: records.commit_claim(
-                    conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint, token=token
+                    conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint,
+                    token=seal_stored(self.sealer, token, f"{actor}:{key}", TOKEN_COLUMN),
                 )
             )
         except (DatabaseUnavailable, trio.TooSlowError, records.ClaimFenceRefused, psycopg.Error) as error:

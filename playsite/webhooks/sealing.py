@@ -64,8 +64,12 @@ def sealed_key_id(stored: str) -> str | None:
     return None
 
 
-def _associated_data(kid: str, bot_id: str) -> bytes:
-    return f"{VERSION}:{kid}:webhook_registrations.secret:{bot_id}".encode()
+WEBHOOK_SECRET = "webhook_registrations.secret"
+"""The column a webhook secret is sealed for (other capabilities name theirs: `seal_stored`)."""
+
+
+def _associated_data(kid: str, bot_id: str, column: str = WEBHOOK_SECRET) -> bytes:
+    return f"{VERSION}:{kid}:{column}:{bot_id}".encode()
 
 
 class Sealer:
@@ -97,9 +101,9 @@ class Sealer:
     def __repr__(self) -> str:
         return f"Sealer(key_id={self.key_id!r}, previous_key_id={self.previous_key_id!r})"
 
-    def seal(self, secret: str, bot_id: str) -> str:
+    def seal(self, secret: str, bot_id: str, column: str = WEBHOOK_SECRET) -> str:
         nonce = os.urandom(NONCE_BYTES)
-        sealed = self._current.encrypt(nonce, secret.encode(), _associated_data(self.key_id, bot_id))
+        sealed = self._current.encrypt(nonce, secret.encode(), _associated_data(self.key_id, bot_id, column))
         text = base64.urlsafe_b64encode(nonce + sealed).decode().rstrip("=")
         return f"{VERSION}:{self.key_id}:{text}"
 
@@ -107,23 +111,29 @@ class Sealer:
         """Sealed under the current key (nothing for the boot to re-seal)."""
         return sealed_key_id(stored) == self.key_id
 
-    def open(self, stored: str, bot_id: str) -> str:
+    def open(self, stored: str, bot_id: str, column: str = WEBHOOK_SECRET) -> str:
         """The plain secret; a plain-text value as it is. Raises SecretUnreadable."""
         if not is_sealed(stored):
             return stored
-        return open_sealed(self._openers, stored, bot_id)
+        return open_sealed(self._openers, stored, bot_id, column)
 
 
-def open_stored(sealer: Sealer | None, stored: str, bot_id: str) -> str:
+def open_stored(sealer: Sealer | None, stored: str, bot_id: str, column: str = WEBHOOK_SECRET) -> str:
     """`sealer.open`, also when no key is configured (then only plain text opens)."""
     if sealer is not None:
-        return sealer.open(stored, bot_id)
+        return sealer.open(stored, bot_id, column)
     if is_sealed(stored):
         raise SecretUnreadable(bot_id, "it is sealed and PLAY_SECRETS_KEY is not set")
     return stored
 
 
-def open_sealed(openers: list[tuple[str, AESGCM]], stored: str, bot_id: str) -> str:
+def seal_stored(sealer: Sealer | None, value: str, row: str, column: str) -> str:
+    """A capability other than a webhook secret (a seat token kept for a retry), sealed for
+    `column` of `row`; plain text when no key is configured (as webhook secrets are)."""
+    return value if sealer is None else sealer.seal(value, row, column)
+
+
+def open_sealed(openers: list[tuple[str, AESGCM]], stored: str, bot_id: str, column: str = WEBHOOK_SECRET) -> str:
     version, _, rest = stored.partition(":")
     if version != VERSION:
         raise SecretUnreadable(bot_id, f"it is sealed in an unknown format ({version[:16]})")
@@ -145,7 +155,7 @@ def open_sealed(openers: list[tuple[str, AESGCM]], stored: str, bot_id: str) -> 
     nonce, sealed = blob[:NONCE_BYTES], blob[NONCE_BYTES:]
     for aead in candidates:
         try:
-            plain = aead.decrypt(nonce, sealed, _associated_data(kid, bot_id))
+            plain = aead.decrypt(nonce, sealed, _associated_data(kid, bot_id, column))
         except InvalidTag:
             continue
         try:

@@ -23,6 +23,7 @@ from playsite.games.creation import create_human_game
 from playsite.rooms.intents import Rebind
 from playsite.rooms.model import Phase as RoomPhase
 from playsite.rules import Termination
+from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn
 from tests.rooms.harness import attach, command, sparing_turn
 from tests.support.app import booted, test_client
@@ -458,3 +459,18 @@ async def test_a_source_pruned_by_retention_still_answers_its_continuation(migra
         assert public["phase"] == "matched" and public["nextGameId"] == matched["nextGameId"]
         status, _, _ = await get(client, game_id, tokens[WHITE])
         assert status in (401, 403), "a guest's seat capability went with the pruned digests: refused, not 404"
+
+
+async def test_the_successors_seat_tokens_are_sealed_at_rest_and_each_participant_still_gets_its_own(migrated_url):
+    async with server(migrated_url, secrets_key="7a" * 32) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        _, matched, _ = await post(client, game_id, tokens[BLACK], "accept")
+        [(white, black)] = sql(migrated_url, "SELECT white_token, black_token FROM rematch_successors")
+        assert white.startswith("sealed1:") and black.startswith("sealed1:")
+        _, white_view, _ = await get(client, game_id, tokens[WHITE])
+        joins = {white_view["join"]["seat"]: white_view["join"]["token"], matched["join"]["seat"]: matched["join"]["token"]}
+        assert all(token not in white + black for token in joins.values())
+        successor = services.registry.get(matched["nextGameId"])
+        for seat, token in joins.items():
+            assert matches(token, successor.setup.seat(seat).token_hash), "the token opened is the seat's capability"

@@ -483,3 +483,20 @@ async def test_the_table_stays_unavailable_while_its_current_game_is_active_but_
         sql(migrated_url, "UPDATE games SET status = 'ended' WHERE id = %s", (stray,))
         sql(migrated_url, "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, now(), '{}')", (stray,))
         assert await t.table.reconcile() is TablePhase.OPEN
+
+
+async def test_the_winners_seat_token_is_sealed_at_rest_and_the_rightful_retry_still_gets_it(migrated_url, receiver):
+    async with table_at(migrated_url, receiver, secrets_key="5e" * 32) as t:
+        guest, key = str(uuid.uuid4()), str(uuid.uuid4())
+        _, won, _ = await t.claim(guest, key)
+        [(stored,)] = sql(migrated_url, "SELECT seat_token FROM showcase_claims WHERE seat IS NOT NULL")
+        assert stored.startswith("sealed1:") and won["seatToken"] not in stored
+        _, again, _ = await t.claim(guest, key)
+        assert again == won
+        # Copied to another claim's row, the sealed value does not open there: that retry is refused, not served.
+        other = str(uuid.uuid4())
+        sql(migrated_url, "INSERT INTO showcase_claims (actor, idempotency_key, fingerprint, game_id, seat, seat_token)"
+                          " SELECT actor, %s, fingerprint, game_id, seat, seat_token FROM showcase_claims"
+                          " WHERE seat IS NOT NULL", (other,))
+        status, problem, _ = await t.claim(guest, other)
+        assert status == 503 and problem["code"] == "showcase_unavailable"
