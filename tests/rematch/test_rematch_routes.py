@@ -474,3 +474,29 @@ async def test_the_successors_seat_tokens_are_sealed_at_rest_and_each_participan
         successor = services.registry.get(matched["nextGameId"])
         for seat, token in joins.items():
             assert matches(token, successor.setup.seat(seat).token_hash), "the token opened is the seat's capability"
+
+
+async def test_a_successor_that_cannot_be_created_closes_the_opportunity_as_technical_failure(migrated_url):
+    sql(migrated_url, "CREATE FUNCTION refuse_successors() RETURNS trigger LANGUAGE plpgsql AS"
+                      " $$ BEGIN RAISE EXCEPTION 'successors refused by a trigger'; END $$")
+    sql(migrated_url, "CREATE TRIGGER refuse_successors BEFORE INSERT ON rematch_successors"
+                      " FOR EACH ROW EXECUTE FUNCTION refuse_successors()")
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        await post(client, game_id, tokens[WHITE], "propose")
+        await post(client, game_id, tokens[BLACK], "accept")
+        closed = await wait_until(
+            lambda: _closed(client, game_id, tokens[WHITE]), "the opportunity closed as technical_failure", 10, 0.25
+        )
+        assert closed["closedReason"] == "technical_failure" and "nextGameId" not in closed
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'rematch'") == [(0,)]
+        assert (await continuation(client, game_id))["phase"] == "closed"
+        status, again, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 410 and again["error"] == {"code": "rematch_closed"}
+        assert again["state"]["closedReason"] == "technical_failure"
+
+
+async def _closed(client, game_id, token):
+    status, body, _ = await get(client, game_id, token)
+    assert status == 200, body
+    return body if body["phase"] == "closed" else None

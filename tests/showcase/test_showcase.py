@@ -500,3 +500,27 @@ async def test_the_winners_seat_token_is_sealed_at_rest_and_the_rightful_retry_s
                           " WHERE seat IS NOT NULL", (other,))
         status, problem, _ = await t.claim(guest, other)
         assert status == 503 and problem["code"] == "showcase_unavailable"
+
+
+async def test_a_resumed_game_already_ended_with_its_ending_still_being_written_reconciles_to_finishing(
+    migrated_url, receiver
+):
+    from tests.faults.test_showcase_restart import created_earlier
+
+    async with table_at(migrated_url, receiver) as t:
+        _, won, _ = await t.claim(str(uuid.uuid4()))
+    game_id = won["gameId"]
+    created_earlier(migrated_url, game_id, 31)  # resumed past its claim deadline: it ends at once
+    sql(migrated_url, "CREATE FUNCTION refuse_archive() RETURNS trigger LANGUAGE plpgsql AS"
+                      " $$ BEGIN RAISE EXCEPTION 'archive refused by a trigger'; END $$")
+    sql(migrated_url, "CREATE TRIGGER refuse_archive BEFORE INSERT ON game_archive FOR EACH ROW EXECUTE FUNCTION refuse_archive()")
+    async with table_at(migrated_url, receiver) as t:
+        room = t.services.registry.get(game_id)
+        await wait_until(lambda: room.ended, "the resumed game to end", 10)
+        assert not room.completed
+        t.table.phase = TablePhase.UNAVAILABLE
+        assert await t.table.reconcile() is TablePhase.FINISHING
+        _, body = await t.status()
+        assert body["status"] == "finishing" and body["currentGame"] == game_id
+        sql(migrated_url, "DROP TRIGGER refuse_archive ON game_archive")
+        await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen once the ending commits", 20)
