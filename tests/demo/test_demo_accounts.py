@@ -92,9 +92,16 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             rng = random.Random(7)
             played = set()
             while played != {"White", "Black"}:  # a turn each (a roll without moves passes by itself)
-                now = wait_until_sync(lambda: (s := state(base, game_id))["dicePending"] and s, "a roll to play")
-                seat = now["activeSeat"]
-                expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+
+                def ready() -> dict | None:
+                    """The roll to play, once its player's page shows it (its events follow the server's state)."""
+                    now = state(base, game_id)
+                    if not now["dicePending"]:
+                        return None
+                    shown = pages[now["activeSeat"]].locator("#status").get_attribute("data-status")
+                    return now if shown == "your-turn" else None
+
+                seat = wait_until_sync(ready, "a roll to play, on its player's page", timeout=20, interval=0.1)["activeSeat"]
                 play_turn(pages[seat], base, game_id, rng)
                 played.add(seat)
             shot(pages["White"], "rated-game")
@@ -259,7 +266,9 @@ def test_the_league_fills_the_bots_ratings_and_profiles_in_the_background(demo_d
         recent = [game for b in bots.values() for game in b["recent"]]
         assert all(game["rated"] for game in recent) and {game["opponent"]["kind"] for game in recent} == {"Bot"}
         ranked = httpx.get(f"{demo.url}/leaderboard?provisional=true", timeout=10).json()["leaders"]
-        assert {f"{b['team']}/{b['name']}" for b in ranked} == {name for name, b in bots.items() if b["games"]}
+        # (The batch may have rated one more game since: the ranking holds at least those.)
+        assert {f"{b['team']}/{b['name']}" for b in ranked} >= {name for name, b in bots.items() if b["games"]}
+        assert all(b["games"] >= 1 and isinstance(b["provisional"], bool) for b in ranked)
     finally:
         assert demo.stop() == 0, demo.output()
 
