@@ -21,7 +21,7 @@ from trio_websocket import open_websocket_url
 
 from tests.support.database import migrate
 from tests.support.server import ServerProcess
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn
 from tests.support.waiting import deadline
 
 SITE = "http://site.example:5173"
@@ -215,18 +215,20 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
             name, snapshot = await next_event(ws)
             assert name == "Snapshot"
             await ws.send_message(json.dumps({"SubmitSeed": {"seed": "ffeeddccbbaa99887766554433221100"}}))
-            # Play one turn, let the bot play, then resign at the next roll: a decided game.
-            state = snapshot["state"]
-            if not (state["dicePending"] and state["activeSeat"] == "White"):
-                while (await next_event(ws))[1].get("seat") != "White":
-                    pass
-            tree = (await site.ok("GET", f"/games/{match['gameId']}/moves"))["legalMoves"]
-            await ws.send_message(json.dumps({"SubmitTurn": {"moves": random_turn(tree, random.Random(3))}}))
-            while True:
+            # Play until the bot has played a turn of its own (a forced pass is not one), then
+            # resign at the next roll: a decided game, lost.
+            rng, bot_played, state = random.Random(3), False, snapshot["state"]
+            white_to_play = state["dicePending"] and state["activeSeat"] == "White"
+            while not (white_to_play and bot_played):
+                if white_to_play:
+                    pending = await site.ok("GET", f"/games/{match['gameId']}/moves")
+                    if pending["legalMoves"]:  # an empty tree is passed by the server itself
+                        turn = king_sparing_turn(pending["legalMoves"], pending["dfen"], "White", rng)
+                        await ws.send_message(json.dumps({"SubmitTurn": {"moves": turn}}))
                 name, event = await next_event(ws)
                 assert name not in ("GameEnded", "Rejected"), event
-                if name == "DiceRolled" and event["seat"] == "White":
-                    break
+                bot_played = bot_played or (name == "TurnPlayed" and event["seat"] == "Black" and bool(event["moves"]))
+                white_to_play = name == "DiceRolled" and event["seat"] == "White"
             await ws.send_message(json.dumps({"Resign": {}}))
             await events_until(ws, "GameEnded")
 
