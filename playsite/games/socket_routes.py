@@ -5,8 +5,8 @@ a handshake without a token (the ecosystem site's way of watching).
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
-A guest's seat (promised when the game was created, or taken before) needs neither: the token
-seats that guest. An account's seat always needs the account's session.
+A seat promised to a guest when the game was created needs neither: the token seats that
+guest. An account's seat always needs the account's session.
 Malformed frames, and seeds the dice ignore, get an `Error` frame and the connection stays
 open; a refused turn is a `Rejected` event of the room, which every subscriber receives.
 """
@@ -62,10 +62,11 @@ def websocket_routes(services: Services) -> RouteFamily:
             caller = await services.accounts.caller(websocket.args.get("guest"))
             if caller is not None:
                 rebind = Rebind(seat, caller.principal, caller.name)
-            elif (promised := room.seats[seat].principal) is not None and promised.startswith("guest:"):
-                # The seat is a guest's (promised at creation: a lobby or play-bot seat, a game
+            elif (promised := room.setup.seat(seat).principal) is not None and promised.startswith("guest:"):
+                # The seat was promised to a guest at creation (a lobby or play-bot seat, a game
                 # created with guest ids): the token alone seats them, as the ecosystem's site
-                # opens it. An account's seat still needs its session.
+                # opens it. A seat a guest took by redeeming it still needs that guest's id, and
+                # an account's seat its session.
                 rebind = Rebind(seat, promised, None)
             else:
                 raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
