@@ -37,7 +37,9 @@ from playsite.webhooks.routes import webhook_routes
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite", static_folder=None)
     app.json.sort_keys = False
-    install_edge(app, unavailable=(DatabaseUnavailable,), origins=services.origins)
+    install_edge(
+        app, unavailable=(DatabaseUnavailable,), origins=services.origins, any_origin=services.settings.cors_any_origin
+    )
 
     @app.get("/health")
     async def health():

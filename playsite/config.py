@@ -72,6 +72,9 @@ class Settings:
     webhook_session_management_enabled: bool = False
     session_secret: str | None = attrs.field(default=None, repr=False)
     cors_origins: tuple[str, ...] = ()
+    cors_any_origin: bool = False
+    """`*` among PLAY_CORS_ORIGINS: any page may read the answers, without credentials (the
+    exact origins listed keep theirs, and alone may make session writes)."""
     admins: tuple[str, ...] = ()
     """Account UUIDs allowed on `/admin/...`."""
     oidc_issuer: str | None = None
@@ -148,12 +151,14 @@ class Settings:
         shown = []
         for name, field in _FIELDS.items():
             value = getattr(self, field)
-            if value is None or value == ():
+            if (value is None or value == ()) and not (field == "cors_origins" and self.cors_any_origin):
                 text = "(unset)"
             elif field in _SECRET_FIELDS:
                 text = REDACTED
             elif field == "database_url":
                 text = redact_url(value)
+            elif field == "cors_origins" and self.cors_any_origin:
+                text = ",".join(("*", *value))
             elif isinstance(value, tuple):
                 text = ",".join(value)
             elif isinstance(value, bool):
@@ -319,13 +324,19 @@ class _Reader:
             return None
         return value
 
-    def origins(self, name: str) -> tuple[str, ...]:
+    def origins(self, name: str, *, wildcard: bool = False) -> tuple[str, ...]:
+        """The exact origins listed; `wildcard`: `*` may be listed too (it is not an origin,
+        and is left out of the answer)."""
         value = self.raw(name)
         if value is None:
             return ()
         origins = []
         for item in (part.strip() for part in value.split(",")):
-            if _is_origin(item):
+            if wildcard and item == "*":
+                continue
+            if "*" in item:
+                self.problems.append(f"{name}: {item!r}: no patterns; list each origin, or `*` alone")
+            elif _is_origin(item):
                 origins.append(item)
             else:
                 self.problems.append(f"{name}: {item!r} is not an origin (scheme://host[:port], no path or slash)")
@@ -421,7 +432,8 @@ class _Reader:
             showcase_bot=showcase_bot,
             webhook_session_management_enabled=self.flag("WEBHOOK_SESSION_MANAGEMENT_ENABLED", False),
             session_secret=self.raw("PLAY_SESSION_SECRET"),
-            cors_origins=self.origins("PLAY_CORS_ORIGINS"),
+            cors_origins=self.origins("PLAY_CORS_ORIGINS", wildcard=True),
+            cors_any_origin="*" in [part.strip() for part in (self.raw("PLAY_CORS_ORIGINS") or "").split(",")],
             admins=self.uuids("PLAY_ADMINS"),
             oidc_issuer=self.url("OIDC_ISSUER", ("http", "https")),
             oidc_client_id=self.raw("OIDC_CLIENT_ID"),

@@ -1,8 +1,8 @@
 """`install_edge(app)`: what every request of the app goes through, installed once.
 
-Before any route: a CORS preflight is answered (`OriginPolicy.preflight`) and the body is
-read and checked against the route's limit. After every request: CORS headers for allowed
-origins (`OriginPolicy.add_cors_headers`). After a route
+Before any route: a CORS preflight is answered (`CorsPolicy.preflight`) and the body is
+read and checked against the route's limit. After every request: CORS headers for the
+origins allowed to read (`CorsPolicy.add_headers`). After a route
 raised: a `Refusal` is rendered in its family's shape; quart's own 404, 405 (with `Allow`),
 413 and 400 become the same JSON error body; anything else is a logged 500 that tells the
 client nothing about the internals.
@@ -16,20 +16,27 @@ from quart import Quart, has_request_context, has_websocket_context, request, we
 from werkzeug.exceptions import HTTPException
 
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
+from playsite.http.cors import CorsPolicy
 from playsite.http.errors import Refusal, invalid_request, render, temporarily_unavailable, too_large
 from playsite.http.origin import OriginPolicy
 
 
 def install_edge(
-    app: Quart, *, unavailable: tuple[type[Exception], ...] = (), origins: OriginPolicy = OriginPolicy()
+    app: Quart,
+    *,
+    unavailable: tuple[type[Exception], ...] = (),
+    origins: OriginPolicy = OriginPolicy(),
+    any_origin: bool = False,
 ) -> None:
     """`unavailable`: exception types that mean a dependency (the store) is down; one that
     escapes a route is answered 503 `temporarily_unavailable`, never 500. `origins`: the
-    browser boundary whose CORS answers every request gets."""
+    browser boundary whose CORS answers every request gets; `any_origin`: other pages may read
+    answers too, without credentials (`*` on PLAY_CORS_ORIGINS)."""
+    cors = CorsPolicy(origins, any_origin=any_origin)
     app.config["MAX_CONTENT_LENGTH"] = BODY_MAX_ANY
-    app.before_request(origins.preflight)
+    app.before_request(cors.preflight)
     app.before_request(read_body_first)
-    app.after_request(origins.add_cors_headers)
+    app.after_request(cors.add_headers)
     app.log_exception = log_exception_safely(app)
 
     @app.errorhandler(Refusal)

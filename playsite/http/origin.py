@@ -7,10 +7,10 @@ make. So whatever a session cookie authorises must come from a page of an allowe
   `PLAY_CORS_ORIGINS`, the header `X-Game-CSRF: 1` (a cross-site form cannot send a custom
   header, and a cross-site `fetch` that sends one needs our CORS preflight), and a JSON
   body when there is a body. With no allow-list configured, every such write is refused.
-- **Cross-origin reads** (`cors_headers`, installed by the edge): CORS answers, with
-  credentials, go only to allowed origins; others get no CORS header at all, so the
-  browser withholds the response from their page. Preflights of allowed origins are
-  answered 204 by the edge before any route runs.
+- **Cross-origin reads** (`http.cors`, installed by the edge): CORS answers with
+  credentials go only to allowed origins; others get no CORS header at all (or, when the
+  operator lists `*`, a credential-less `*`), so the browser withholds the response, or any
+  session, from their page.
 - **WebSocket handshakes** (`admits_socket`): browsers do not apply CORS to WebSockets, so
   a handshake whose sitter is identified by the session cookie must carry an allowed Origin.
 
@@ -21,15 +21,11 @@ subject to this policy.
 from __future__ import annotations
 
 import attrs
-from quart import Response, request
+from quart import request
 
 from playsite.http.errors import Refusal
 
 CSRF_HEADER = "X-Game-CSRF"
-PREFLIGHT_MAX_AGE_S = 600
-ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
-ALLOWED_HEADERS = "Content-Type, X-Game-CSRF, If-Match, Idempotency-Key, X-Rematch-Seat-Token"
-EXPOSED_HEADERS = "ETag, Retry-After, Location"
 
 
 @attrs.frozen
@@ -59,34 +55,3 @@ class OriginPolicy:
     def admits_socket(self, origin: str | None) -> bool:
         """A handshake identified by its session cookie must come from an allowed page."""
         return self.admits(origin)
-
-    # ----- CORS (async: quart would run a plain function as a hook in a worker thread) -------
-
-    async def preflight(self) -> Response | None:
-        """The answer to a CORS preflight (OPTIONS with Access-Control-Request-Method), or
-        None for any other request. An origin off the list gets 204 without CORS headers."""
-        if request.method != "OPTIONS" or "Access-Control-Request-Method" not in request.headers:
-            return None
-        response = Response(b"", status=204)
-        origin = request.headers.get("Origin")
-        if self.admits(origin):
-            response.headers.update(
-                {
-                    "Access-Control-Allow-Methods": ALLOWED_METHODS,
-                    "Access-Control-Allow-Headers": ALLOWED_HEADERS,
-                    "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE_S),
-                }
-            )
-        return response
-
-    async def add_cors_headers(self, response: Response) -> Response:
-        """After every request: allow an allowed origin's page to read the answer, with
-        credentials. `Vary: Origin` keeps caches from serving one origin's answer to another."""
-        origin = request.headers.get("Origin")
-        if self.configured:
-            response.vary.add("Origin")
-        if self.admits(origin):
-            response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Allow-Credentials"] = "true"
-            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
-        return response

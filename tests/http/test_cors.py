@@ -1,7 +1,8 @@
 """CORS against a real `playsite serve`, as a browser on another origin meets it: the origins an
 operator allows (PLAY_CORS_ORIGINS) read every answer with credentials, errors included, and
 their preflights are answered; any other origin gets no CORS header (its page cannot read the
-answer); a wildcard never goes with credentials."""
+answer) unless the operator lists `*`, which lets any page read without credentials; a
+wildcard never goes with credentials."""
 
 from __future__ import annotations
 
@@ -91,8 +92,50 @@ def test_a_wildcard_never_goes_with_credentials(http):
         assert answer.headers["Access-Control-Allow-Origin"] != "*"
 
 
-def test_a_wildcard_is_not_an_origin_an_operator_can_allow():
-    with pytest.raises(ConfigError, match="PLAY_CORS_ORIGINS"):
-        Settings.from_environ({"PLAY_CORS_ORIGINS": "*"})
+@pytest.fixture(scope="module")
+def open_http():
+    """A server whose operator lists `*` beside the site's origin."""
+    server = ServerProcess({"PLAY_CORS_ORIGINS": f"*, {SITE}"}).start()
+    with httpx.Client(base_url=server.base_url, timeout=10) as client:
+        yield client
+    server.close()
+
+
+def test_with_a_listed_wildcard_any_page_reads_without_credentials(open_http):
+    for path in ("/games", "/lobby/seeks", "/games/nope", "/specs/openapi.yaml"):
+        answer = open_http.get(path, headers={"Origin": ELSEWHERE})
+        headers = cors_headers(answer)
+        assert headers["access-control-allow-origin"] == "*", path
+        assert "access-control-allow-credentials" not in headers, f"{path}: a wildcard never goes with credentials"
+        assert "Origin" in answer.headers["Vary"]
+    flight = preflight(open_http, ELSEWHERE, "POST", "/games")
+    assert flight.status_code == 204
+    assert cors_headers(flight)["access-control-allow-origin"] == "*"
+    assert "access-control-allow-credentials" not in cors_headers(flight)
+    assert "POST" in cors_headers(flight)["access-control-allow-methods"]
+    created = open_http.post("/games", json={}, headers={"Origin": ELSEWHERE})
+    assert created.status_code == 201 and created.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_with_a_listed_wildcard_the_exact_origins_keep_their_credentials(open_http):
+    answer = open_http.get("/games", headers={"Origin": SITE})
+    assert answer.headers["Access-Control-Allow-Origin"] == SITE
+    assert answer.headers["Access-Control-Allow-Credentials"] == "true"
+    forged = open_http.get("/games", headers={"Origin": "*"})
+    assert forged.headers["Access-Control-Allow-Origin"] == "*", "`*` is no origin: it gets what any page gets"
+    assert "Access-Control-Allow-Credentials" not in forged.headers
+    assert cors_headers(open_http.get("/games")) == {}, "no Origin (not a browser's cross-origin call): nothing to grant"
+
+
+def test_the_wildcard_is_read_apart_from_the_origins_and_opens_no_session_write():
+    settings = Settings.from_environ({"PLAY_CORS_ORIGINS": f"*, {SITE}"})
+    assert settings.cors_any_origin is True
+    assert settings.cors_origins == (SITE,), "session writes and sockets go by the exact origins alone"
+    assert ("PLAY_CORS_ORIGINS", f"*,{SITE}") in settings.effective()
+    only_wildcard = Settings.from_environ({"PLAY_CORS_ORIGINS": "*"})
+    assert only_wildcard.cors_origins == () and only_wildcard.cors_any_origin
+    assert not Settings.from_environ({}).cors_any_origin, "closed unless the operator opens it"
     with pytest.raises(ConfigError, match="PLAY_CORS_ORIGINS"):
         Settings.from_environ({"PLAY_CORS_ORIGINS": f"{SITE}/"})
+    with pytest.raises(ConfigError, match="PLAY_CORS_ORIGINS"):
+        Settings.from_environ({"PLAY_CORS_ORIGINS": "https://*.example"})
