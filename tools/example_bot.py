@@ -228,7 +228,7 @@ class Bot:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 message = json.loads(raw or b"{}")
-                if message.get("type") == "verification":  # ownership handshake: signed with the secret not yet known
+                if message.get("type") == "verification":  # ownership handshake: unsigned, answered by its type
                     return self.answer(200, {"nonce": message["nonce"]})
                 timestamp = self.headers.get("X-DiceChess-Timestamp", "")
                 signature = self.headers.get("X-DiceChess-Signature", "")

@@ -330,7 +330,7 @@ class WebhookManagement:
         secret = secrets.token_hex(SECRET_BYTES)
         try:
             target = await resolve_and_pin(setup.candidate_url, self.webhooks.policy, self.webhooks.resolver)
-            await self.webhooks.verify_echo(target, secret)
+            await self.webhooks.verify_echo(target)
         except UrlRefused as refused:
             failure = ("url_policy", refused.reason)
         except RegistrationRefused as refused:

@@ -3,13 +3,11 @@
 A registration is stored only after the URL passed the outbound policy and answered the
 ownership handshake: `{"type":"verification","nonce":"<random>"}` POSTed through the
 pinned transport, which must be answered 200 `{"nonce":"<the same value>"}` within 5 s (the
-same echo the showcase readiness probe uses). As in the dicechess-play ecosystem, the new
-secret is minted first and the handshake is signed with it, exactly as every `yourTurn`
-delivery will be (`X-DiceChess-Timestamp`, `X-DiceChess-Signature`); the secret is shown to
-the bot only by the 201 that follows, so a bot cannot check that first signature and answers
-the handshake by its `type`. The registration, with that secret, then replaces any earlier
-one under a new, larger generation. A failed handshake stores nothing, and its secret is
-dropped. The readiness probe signs its echo with the current registration's secret.
+same echo the showcase readiness probe uses). The echo is unsigned, as the contract calls it
+(service.md: "the unsigned verification echo"): it carries no `X-DiceChess-*` header, and a
+bot answers it by its `type`. The new secret is minted only for a registration whose
+handshake succeeded; it then replaces any earlier one under a new, larger generation. A
+failed handshake stores nothing. Every `yourTurn` delivery is signed with the secret.
 
 The per-bot fence (a trio.Lock per bot) serialises every change of a bot's registration
 with the check a delivery makes before its answer enters a room: "is the registration I
@@ -163,10 +161,8 @@ class Webhooks:
             target = await resolve_and_pin(url, self.policy, self.resolver)
         except UrlRefused as refused:
             raise RegistrationRefused("url_policy", refused.reason) from None
-        # Minted before the handshake, which it signs (as every delivery will be signed);
-        # kept only if the handshake succeeds.
-        secret = secrets.token_hex(SECRET_BYTES)
-        await self.verify_echo(target, secret)
+        await self.verify_echo(target)
+        secret = secrets.token_hex(SECRET_BYTES)  # only for an endpoint that answered the echo
         # The handshake ran outside the fence; only the replacement itself holds it, so
         # deliveries checking their generation wait for a store write, never for a bot.
         async with self.fence(bot_id):
@@ -209,15 +205,15 @@ class Webhooks:
 
     # ----- the verification echo ------------------------------------------------------------
 
-    async def verify_echo(self, target: PinnedTarget, secret: str) -> None:
-        """The ownership handshake, signed with `secret`; RegistrationRefused('handshake_failed') when it fails."""
+    async def verify_echo(self, target: PinnedTarget) -> None:
+        """The ownership handshake, unsigned; RegistrationRefused('handshake_failed') when it fails."""
         nonce = secrets.token_hex(NONCE_BYTES)
         body = json.dumps({"type": "verification", "nonce": nonce}, separators=(",", ":"))
         try:
             answer = await post_pinned(
                 target,
                 body.encode(),
-                signed_headers(secret, body, self.wall_clock()),
+                {"Content-Type": "application/json"},  # the unsigned echo: no X-DiceChess-* header
                 timeout_s=VERIFICATION_ECHO_TIMEOUT_S,
                 verify=self.verify,
             )
@@ -248,7 +244,7 @@ class Webhooks:
             return False
         try:
             target = await resolve_and_pin(registration.url, self.policy, self.resolver)
-            await self.verify_echo(target, registration.secret)
+            await self.verify_echo(target)
         except (UrlRefused, RegistrationRefused):
             return False
         return True
