@@ -62,13 +62,31 @@ async def json_object() -> dict:
     if request.mimetype != "application/json":
         raise Refusal(415, "unsupported_media_type", "send the body as application/json")
     try:
-        body = json.loads(raw, parse_constant=_not_json)
+        body = parse_json(raw)
     except (ValueError, UnicodeDecodeError):
-        raise invalid_request("body is not valid JSON") from None
+        raise invalid_request("body is not valid JSON (UTF-8 without a BOM, each key once)") from None
     except RecursionError:
         raise invalid_request("body is nested too deeply") from None
     if not isinstance(body, dict):
         raise invalid_request("body must be a JSON object")
+    return body
+
+
+def parse_json(raw: bytes):
+    """A JSON text as RFC 8259 exchanges it, and nothing looser: UTF-8 without a byte order
+    mark (Python's parser also takes UTF-16 and UTF-32, and a BOM), each object key once
+    (Python's keeps the last of duplicates, where another parser may keep the first: two
+    readers of one body could disagree), no NaN or Infinity. Raises ValueError (or
+    UnicodeDecodeError, RecursionError)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ValueError("a byte order mark")
+    return json.loads(raw.decode("utf-8"), parse_constant=_not_json, object_pairs_hook=_unique_keys)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    body = dict(pairs)
+    if len(body) != len(pairs):
+        raise ValueError("a key appears twice in one object")
     return body
 
 

@@ -17,14 +17,13 @@ once the caller is authorised.
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from quart import request
 
 from playsite.games.refusals import CANONICAL_GAME_ID
 from playsite.http.auth import client_address, over_https
-from playsite.http.bodies import body_limit
+from playsite.http.bodies import body_limit, parse_json
 from playsite.http.errors import ErrorShape, Refusal, RouteFamily
 from playsite.http.origin import CSRF_HEADER
 from playsite.http.ratelimit import RateLimiter
@@ -162,7 +161,7 @@ async def command_body() -> tuple[uuid.UUID, str]:
     if request.mimetype != "application/json":
         raise StateRefusal(400, "invalid_request")
     try:
-        body = json.loads(await request.get_data())
+        body = parse_json(await request.get_data())
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise StateRefusal(400, "invalid_request") from None
     if not isinstance(body, dict) or set(body) != {"requestId", "action"}:

@@ -9,7 +9,6 @@ visitors claim as guests) or else the body's stable `guestId`.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 
@@ -17,7 +16,7 @@ from quart import Response, request
 
 from playsite.dice.client_seeds import is_valid_client_seed
 from playsite.http.auth import client_address
-from playsite.http.bodies import body_limit
+from playsite.http.bodies import body_limit, parse_json
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import json_text
@@ -133,7 +132,7 @@ def showcase_routes(services: Services) -> RouteFamily:
         if request.mimetype != "application/json":
             raise malformed("send the body as application/json", 415)
         try:
-            body = json.loads(raw)
+            body = parse_json(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             raise malformed("the body is not valid JSON") from None
         if not isinstance(body, dict):
