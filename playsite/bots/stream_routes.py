@@ -34,6 +34,9 @@ def stream_routes(services: Services) -> RouteFamily:
 
 
 def ndjson_response(lines: AsyncIterator[bytes]) -> Response:
-    response = Response(lines, status=200, content_type=NDJSON, headers={"Cache-Control": "no-cache"})
+    # Connection: close: the connection ends with the stream (a game stream ends with its
+    # game), so a client that stopped reading does not keep the descriptor as a kept-alive
+    # connection after it.
+    response = Response(lines, status=200, content_type=NDJSON, headers={"Cache-Control": "no-cache", "Connection": "close"})
     response.timeout = None  # a stream lasts as long as its game, not RESPONSE_TIMEOUT
     return response
