@@ -6,7 +6,7 @@ goes by, cheapest first:
 1. a bot at its declared capacity is *busy* and never contacted (`alive` false);
 2. a house bot plays in this process: alive while the house runs;
 3. a bot holding its account stream hears a game start at once: alive;
-4. a bot with a webhook is sent the signed verification echo (`Webhooks.probe`, the showcase's
+4. a bot with a webhook is sent the unsigned verification echo (`Webhooks.probe`, the showcase's
    readiness check); a serverless bot starts on it. Alive if it echoes within `PROBE_TIMEOUT_S`;
 5. anything else (no stream, no webhook, webhook push off): not alive.
 
