@@ -623,7 +623,10 @@ async function onEvent(event) {
     if (pass) announce(view.notice);
     else if (body.seat === mine) announce(`Your turn. Dice: ${words}.`);
     else announce(`${body.seat} rolled ${words}.`);
-    if (body.seat === mine && !pass) await takeRoll(body.dfen, body.legalMoves);
+    if (body.seat === mine && !pass) {
+      view.browsing = null; // my roll brings the live board back
+      await takeRoll(body.dfen, body.legalMoves);
+    }
   } else if (kind === "TurnPlayed") {
     const before = parsePlacement(view.turns.length ? view.turns[view.turns.length - 1].fenAfter : START_DFEN);
     const { spoken, capture } = notateTurn(before, body.moves);
