@@ -150,6 +150,7 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
     import trio
 
     from playsite.app import create_app
+    from playsite.demo.address import one_address
     from playsite.demo.bot import FeaturedBot
     from playsite.demo.league import League
     from playsite.demo.settings import RATING_PERIOD_S
@@ -177,7 +178,8 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
 
         async def http(task_status=trio.TASK_STATUS_IGNORED):
-            await run_http(create_app(services), settings, shutdown, task_status=task_status)
+            app = one_address(create_app(services), settings.public_origin) if settings.public_origin else create_app(services)
+            await run_http(app, settings, shutdown, task_status=task_status)
             nursery.cancel_scope.cancel()  # hypercorn's graceful shutdown is over: stop the rest
 
         binds = await nursery.start(http)

@@ -175,6 +175,29 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
         assert demo.stop() == 0, demo.output()
 
 
+def test_a_browser_at_localhost_is_sent_to_the_demo_address_where_sign_in_works(demo_dir):
+    demo = Demo(demo_dir / "demo", demo_dir / "demo.log", "--no-league")
+    base = demo.url
+    elsewhere = base.replace("127.0.0.1", "localhost")
+    try:
+        health = httpx.get(f"{elsewhere}/health", timeout=10)  # an API client is answered where it asked
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page()
+            page.goto(f"{elsewhere}/ranking?x=1")
+            expect(page).to_have_url(f"{base}/ranking?x=1")
+            page.goto(f"{elsewhere}/auth/login?next=/ranking")
+            expect(page.locator("body")).to_contain_text("Demo identity provider")
+            page.fill("#nickname", "dora")
+            page.click("#sign-in")
+            page.wait_for_url(f"{base}/ranking")
+            assert page.request.get(f"{base}/auth/me").json()["nickname"] == "dora"
+            browser.close()
+    finally:
+        assert demo.stop() == 0, demo.output()
+
+
 def pkce() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
