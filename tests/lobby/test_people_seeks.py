@@ -24,6 +24,7 @@ from playsite.wire import Unlimited, decode_frame
 from playsite.wire.events import Snapshot
 from tests.lobby.api import CLOCKED, api, guest_id, shared_api  # noqa: F401
 from tests.support.errors import assert_error
+from tests.test_specs import Documented
 
 ALICE, BOB = "guest:" + "a" * 8 + "-0000-4000-8000-" + "0" * 12, "guest:" + "b" * 8 + "-0000-4000-8000-" + "0" * 12
 DEFAULT_CLOCK = {"Fischer": {"initialSeconds": 600, "incrementSeconds": 10}}
@@ -180,3 +181,26 @@ def test_people_seek_requests_are_checked(shared_api):
     own = shared_api.call("POST", f"/lobby/seeks/{seek['seekId']}/accept", json={"accepter": creator})
     assert_error(own, 400, "own_seek")
 
+
+
+def test_every_answer_matches_openapi(api):
+    """Each route's answers, as the ecosystem's lobby client calls them, against openapi.yaml."""
+    documented = Documented()
+    check = documented.check_http
+    alice, bob = guest_id(), guest_id()
+    posted = api.call("POST", "/lobby/seeks", json={"creator": alice, "timeControl": CLOCKED})
+    seek = check("post", "/lobby/seeks", posted)
+    secret = {"secret": seek["secret"]}
+    path = f"/lobby/seeks/{seek['seekId']}"
+    check("get", "/lobby/seeks", api.call("GET", "/lobby/seeks"))
+    check("get", "/lobby/seeks/{id}", api.call("GET", path, params=secret))
+    check("post", "/lobby/seeks", api.call("POST", "/lobby/seeks", json={"creator": alice}))  # 429
+    check("post", "/lobby/seeks", api.call("POST", "/lobby/seeks", json={"creator": "alice"}))  # 400
+    check("post", "/lobby/seeks/{id}/accept", api.call("POST", f"{path}/accept", json={"accepter": alice}))  # own
+    check("post", "/lobby/seeks/{id}/accept", api.call("POST", f"{path}/accept", json={"accepter": bob}))  # 201
+    check("post", "/lobby/seeks/{id}/accept", api.call("POST", f"{path}/accept", json={"accepter": bob}))  # 409
+    check("get", "/lobby/seeks/{id}", api.call("GET", path, params=secret))  # matched
+    check("delete", "/lobby/seeks/{id}", api.call("DELETE", path, params=secret))  # 409 taken
+    other = check("post", "/lobby/seeks", api.call("POST", "/lobby/seeks", json={"creator": guest_id()}))
+    check("delete", "/lobby/seeks/{id}", api.call("DELETE", f"/lobby/seeks/{other['seekId']}", params={"secret": other["secret"]}))
+    check("post", "/lobby/seeks/{id}/accept", api.call("POST", "/lobby/seeks/people-00/accept", json={"accepter": bob}))
