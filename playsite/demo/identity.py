@@ -44,7 +44,7 @@ from authlib.oauth2.rfc7636.challenge import compare_s256_code_challenge
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 from joserfc import jwt
-from joserfc.jwk import ECKey, KeySet
+from joserfc.jwk import ECKey
 from quart import Response, request
 from quart_trio import QuartTrio
 
