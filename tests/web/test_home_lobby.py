@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from tests.support.client import Player, Table, create_game
 from tests.support.server import ServerProcess
+from tests.support.waiting import wait_until_sync
 
 FILES = "abcdefgh"
 
@@ -89,6 +90,17 @@ def test_a_seek_is_cancelled_and_leaves_the_lobby(server, chromium):
     finally:
         alice.close()
         bob.close()
+
+
+def test_leaving_the_page_withdraws_the_seek(server, context):
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    page.click('#pairing-grid button[data-clock="10+0"]')
+    expect(page.locator("#seek-list tr.own")).to_be_visible()
+    assert len(httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json()) == 1
+    page.goto(server.base_url + "/history")
+    wait_until_sync(lambda: httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == [],
+                    "the seek withdrawn when its page was left")
 
 
 def test_the_friend_link_is_copied(server, chromium):

@@ -9,7 +9,7 @@ import { $, element, faceName, mountHeader, ratingLabel, siteInfo, whileVisible 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
 const BOT_DEFAULT = "5+3";
-const SEEK_KEY = "playsite.seek"; // this tab's own open seek: {id, secret, label}
+const SEEK_KEY = "playsite.seek"; // this tab's own open seek while the page is open: {id, secret, label}
 const LIVE_PERIOD_MS = 3000;
 const SEEK_POLL_MS = 1500;
 let showcaseTag = null;
@@ -364,6 +364,14 @@ $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => { if (info.showcase) pollShowcase(); });
 listBots();
-showWaiting(mySeek());
-if (mySeek()) watchSeek();
+// Leaving the page (closing the tab, another page, a reload) withdraws the seek at once, as a
+// closed lobby does on lichess: nobody should sit down at a table its creator has left.
+window.addEventListener("pagehide", () => {
+  const seek = mySeek();
+  if (!seek) return;
+  sessionStorage.removeItem(SEEK_KEY);
+  fetch(`/lobby/seeks/${seek.id}?secret=${encodeURIComponent(seek.secret)}`, {
+    method: "DELETE", keepalive: true, headers: { "X-Game-CSRF": "1" },
+  });
+});
 whileVisible(readLobby, LIVE_PERIOD_MS);
