@@ -70,6 +70,9 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(base + "/history")  # back where the person started
     expect(page.locator("#account-name")).to_be_visible()
+    site_read = page.evaluate("fetch('/web/site').then((r) => r.json())")
+    assert site_read["signIn"] is True and site_read["ratings"] is True and site_read["account"]["nickname"] == "alice"
+    assert httpx.get(base + "/web/site", timeout=10).json()["account"] is None, "without the cookie: nobody"
     page.click("#account-menu summary")
     page.fill("#nickname-input", "alice_web")
     page.click("#nickname-form button[type=submit]")

@@ -90,3 +90,11 @@ def test_a_provisional_rating_reads_as_such(server, context):
     expect(rating).to_have_text("1500, provisional")
     assert "?" not in page.locator("#bot-list").inner_text()
     assert "provisional" in rating.get_attribute("title").lower()
+
+
+def test_the_site_read_answers_200_with_what_this_server_has(server):
+    answer = httpx.get(server.base_url + "/web/site", timeout=10)
+    assert answer.status_code == 200
+    assert answer.json() == {"signIn": False, "account": None, "showcase": False, "ratings": False}
+    assert answer.headers["cache-control"] == "no-store, private" and answer.headers["vary"] == "Cookie"
+    assert httpx.get(server.base_url + "/auth/me", timeout=10).status_code == 404, "no sign-in here: /auth/me unchanged"
