@@ -40,6 +40,8 @@ LAYERS = (
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure).
     Layer("playsite.http", may_import=("playsite.wire.text",)),
     Layer("playsite.periodic", may_import=()),
+    # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
+    Layer("playsite.lobby.people_seeks", may_import=(*CODECS, "playsite.tokens"), never_import=WEB_FRAMEWORKS),
 )
 """What each layer may import (docs/architecture.md, "Layers"). A rule for another layer is
 one more line, e.g. `Layer("playsite.services", never_import=("quart",))`."""

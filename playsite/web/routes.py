@@ -169,6 +169,8 @@ def web_routes(services: Services) -> RouteFamily:
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
 
+    keeps_ratings = services.store.kind == "postgres"  # ratings and profiles live in PostgreSQL only
+
     @routes.get("/web/site")
     async def site():
         """What the pages need to know before asking anything else: always 200, so a page
@@ -181,7 +183,7 @@ def web_routes(services: Services) -> RouteFamily:
             "signIn": services.accounts.enabled,
             "account": me,
             "showcase": services.showcase is not None,
-            "ratings": getattr(services.store, "kind", None) == "postgres",
+            "ratings": keeps_ratings,
         }
         return json_response(body, headers=PRIVATE)
 
