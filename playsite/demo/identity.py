@@ -144,6 +144,9 @@ def kept_port(state_dir: Path, host: str) -> int:
                 continue
             port = probe.getsockname()[1]
         if port != saved:
+            if saved:
+                log.info("demo: the identity provider's port %d is taken; it moves to %d, and accounts made"
+                         " through the old address are not found by sign-in", saved, port)
             path.write_text(f"{port}\n")
         return port
     raise OSError("no free port for the demo identity provider")
