@@ -50,7 +50,9 @@ def test_a_dropped_connection_reconnects_and_the_game_goes_on(server, context):
     server_end.close(code=4000, reason="dropped")
     page_end.close(code=4000, reason="dropped")
     expect(mover.locator("#connection")).not_to_have_attribute("data-state", "open")
+    expect(mover.locator("#connection-lost")).to_be_visible()  # the bar says so while away
     expect(mover.locator("#connection")).to_have_attribute("data-state", "open", timeout=30_000)
+    expect(mover.locator("#connection-lost")).to_be_hidden()
     assert len(sockets[state["activeSeat"]]) == 2  # it came back on a new socket
     # The fresh Snapshot gives the mover its roll back: it plays on as if nothing happened.
     expect(mover.locator("#status")).to_have_attribute("data-status", "your-turn")
