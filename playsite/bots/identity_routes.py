@@ -8,6 +8,7 @@ store outage answers 503 and changes nothing.
 
 from __future__ import annotations
 
+import trio
 from quart import request
 
 from playsite.bots.accounts import (
@@ -20,7 +21,7 @@ from playsite.bots.accounts import (
 from playsite.bots.refusals import BotApiRefusal
 from playsite.http.auth import calling_bot, client_address
 from playsite.http.bodies import json_object
-from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.errors import READ_TIMEOUT_S, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
 from playsite.services import Services
@@ -112,11 +113,14 @@ def identity_routes(services: Services) -> RouteFamily:
         return await change(account, capacity_state, max_concurrent_games=wanted)
 
     async def change(account: BotAccount, view, **changes):
-        try:
-            await bots.update(account, **changes)
-        except DatabaseUnavailable:
-            raise temporarily_unavailable(CHANGE_NOT_STORED) from None
-        return json_response(view(account))
+        # Bounded as every store call of a request: 503 in READ_TIMEOUT_S, not the pool's 10 s.
+        with trio.move_on_after(READ_TIMEOUT_S):
+            try:
+                await bots.update(account, **changes)
+            except DatabaseUnavailable:
+                raise temporarily_unavailable(CHANGE_NOT_STORED) from None
+            return json_response(view(account))
+        raise temporarily_unavailable(CHANGE_NOT_STORED)
 
     def capacity_state(account: BotAccount) -> dict:
         occupancy = services.registry.admission.occupancy(account.principal)

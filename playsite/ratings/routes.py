@@ -13,7 +13,7 @@ from quart import request
 
 from playsite.accounts.model import NICKNAME
 from playsite.bots.accounts import SLUG
-from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
+from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.book import PROVISIONAL_RD
 from playsite.ratings.leaderboard import (
@@ -40,10 +40,11 @@ def ratings_routes(services: Services) -> RouteFamily:
         return store.database
 
     async def read(query):
-        try:
-            return await database().run(query)
+        message = "the ratings could not be read; try again"
+        try:  # bounded as every read is: a store that does not answer is 503 in READ_TIMEOUT_S
+            return await read_or_unavailable(lambda: database().run(query), message)
         except DatabaseUnavailable:
-            raise temporarily_unavailable("the ratings could not be read; try again") from None
+            raise temporarily_unavailable(message) from None
 
     @routes.get("/leaderboard")
     async def leaderboard():
