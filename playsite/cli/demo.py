@@ -174,6 +174,13 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
 
         services = await boot(settings, nursery)
         table["showcase"] = services.showcase
+        league = None
+        if league_options is not None:
+            league = League(services, **league_options)
+            league.adopt_resumed()  # a league game resumed at boot is paced as soon as possible
+            bot.think = league.think
+            if services.house is not None:
+                services.house.think = league.think
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
 
@@ -186,11 +193,7 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
         if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
             await nursery.start(functools.partial(run_rating_batch, services.store, period_s=RATING_PERIOD_S))
-        if league_options is not None:
-            league = League(services, **league_options)
-            bot.think = league.think
-            if services.house is not None:
-                services.house.think = league.think
+        if league is not None:
             nursery.start_soon(league.run)
         nursery.start_soon(bot.supervise, server_url)
         print(f"playsite demo: open {settings.public_origin or server_url}/", flush=True)

@@ -57,15 +57,22 @@ class League:
                 log.info("demo league: a game between %s and %s failed: %s", white, black, type(error).__name__)
             await trio.sleep(self.rest_s)
 
-    async def finish_resumed(self) -> None:
-        """Wait for the league games a previous run left unfinished (resumed at boot)."""
+    def adopt_resumed(self) -> list:
+        """The league games a previous run left unfinished (resumed at boot): paced from now on."""
         principals = {f"bot:{bot}" for bot in LEAGUE_BOTS}
+        resumed = []
         for room in list(self.services.registry.live.values()):
             seats = {state.principal for state in room.seats.values()}
             if room.setup.origin == LADDER_ORIGIN and seats <= principals and not room.ended:
                 self.games.add(room.game_id)
-                await room.finished.wait()
-                self.games.discard(room.game_id)
+                resumed.append(room)
+        return resumed
+
+    async def finish_resumed(self) -> None:
+        """Wait for the league games a previous run left unfinished."""
+        for room in self.adopt_resumed():
+            await room.finished.wait()
+            self.games.discard(room.game_id)
 
     async def play(self, white_id: str, black_id: str) -> None:
         bots = self.services.bots
