@@ -170,7 +170,12 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
         if provider is not None:
             await nursery.start(provider.serve)
         if first_run:
-            await register_first(settings, bot)
+            try:
+                await register_first(settings, bot)
+            except Exception as error:  # the bot then registers after the boot, as on every start
+                logging.getLogger("playsite.demo").info(
+                    "demo: the first-run registration of the featured bot failed (%s); it registers once the"
+                    " server is up", type(error).__name__)
 
         services = await boot(settings, nursery)
         table["showcase"] = services.showcase
