@@ -159,9 +159,15 @@ class WebhookManagement:
         return slot, setup
 
     @staticmethod
-    def _check_revision(slot: Slot, if_match: int | None) -> None:
+    def _check_revision(slot: Slot, if_match: int | None, *, reveal: bool = False) -> None:
+        """428 without If-Match, 412 when it is not the slot's revision. `reveal`: the 428 also
+        carries the ETag (a caller that proved control of the bot and has no read to GET it
+        from: claiming and releasing)."""
         if if_match is None:
-            raise SlotRefusal(428, "revision_required", "send If-Match with the slot's ETag (GET it first)")
+            raise SlotRefusal(
+                428, "revision_required", "send If-Match with the slot's ETag (GET it first)",
+                revision=slot.revision if reveal else None,
+            )
         if if_match != slot.revision:
             raise SlotRefusal(
                 412, "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
@@ -221,32 +227,44 @@ class WebhookManagement:
 
     # ----- ownership -----------------------------------------------------------------------
 
-    async def claim(self, account: Account, token: object) -> tuple[dict, bool]:
-        """The bot whose token this is becomes the account's; (its summary, newly claimed)."""
+    async def claim(self, account: Account, token: object, if_match: int | None) -> tuple[dict, bool, int]:
+        """The bot whose token this is becomes the account's; (its summary, newly claimed, the
+        slot's revision after it). Like every mutation it names the revision it was made
+        against (`If-Match`): the token holder learns it from the 428 or 412 (ETag)."""
         bot = self.bots.authenticate(token) if isinstance(token, str) and token else None
         if bot is None or not bot.registered:
             raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
 
         def work(conn):
+            slot = slots.fence(conn, bot.id)
+            if slot is None:
+                raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+            self._check_revision(slot, if_match, reveal=True)
             owner, claimed_at, new = owners.claim(conn, bot.id, account.id)
             if owner != account.id:
                 raise SlotRefusal(409, "bot_owned", "another account owns this bot; its owner can release it")
+            revision = slot.revision
             if new:
                 slots.audit(conn, "bot.claimed", account.principal, bot.id, {})
-            return {"id": bot.id, "team": bot.team, "name": bot.name, "claimedAt": iso(claimed_at)}, new
+                revision = slots.bump(conn, bot.id)
+            return {"id": bot.id, "team": bot.team, "name": bot.name, "claimedAt": iso(claimed_at)}, new, revision
 
         return await self._run(work)
 
-    async def release(self, account: Account, bot_id: str) -> None:
-        """The account stops owning the bot; a setup it staged can no longer be activated."""
+    async def release(self, account: Account, bot_id: str, if_match: int | None) -> None:
+        """The account stops owning the bot; a setup it staged can no longer be activated.
+        Fenced on the slot's revision (`If-Match`), as every mutation is."""
 
         def work(conn):
-            if slots.fence(conn, bot_id) is None or not owners.release(conn, bot_id, account.id):
+            slot = slots.fence(conn, bot_id)
+            if slot is None or owners.owner_of(conn, bot_id) != account.id:
                 raise bot_not_found()
+            self._check_revision(slot, if_match, reveal=True)
+            owners.release(conn, bot_id, account.id)
             setup = slots.setup_of(conn, bot_id)
             if setup is not None and setup.state == "pending" and setup.authority == "owner":
                 slots.scrub(conn, bot_id)
-                slots.bump(conn, bot_id)
+            slots.bump(conn, bot_id)
             slots.audit(conn, "bot.released", account.principal, bot_id, {})
 
         await self._run(work)

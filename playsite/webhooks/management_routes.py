@@ -116,15 +116,15 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             who = await actor(write=True, limiter=claims)
             body = await json_object()
             reject_unknown_fields(body, {"token"})
-            bot, new = await managed(management.claim(who.account, body.get("token")))
-            return json_response(bot, 201 if new else 200)
+            bot, new, revision = await managed(management.claim(who.account, body.get("token"), if_match()))
+            return json_response(bot, 201 if new else 200, {"ETag": etag(revision)})
 
         @routes.delete("/me/bots/<team>/<name>")
         @body_limit(BODY_MAX)
         async def release_bot(team: str, name: str):
             who = await actor(write=True)
             await no_fields()
-            await managed(management.release(who.account, f"{team}/{name}"))
+            await managed(management.release(who.account, f"{team}/{name}", if_match()))
             return empty_response(204)
 
     @routes.get(f"{prefix}/bots/<team>/<name>/webhook")

@@ -76,7 +76,10 @@ async def test_kill_9_after_the_echo_leaves_a_lease_that_expires_and_an_attempt_
         slot = "/me/bots/e2e/crashy/webhook"
         async with httpx.AsyncClient(base_url=server.base_url, timeout=20) as http:
             token = await registered_bot(http, "crashy")
-            assert (await http.post("/me/bots", json={"token": token}, headers=as_person(alice))).status_code == 201
+            unfenced = await http.post("/me/bots", json={"token": token}, headers=as_person(alice))
+            assert unfenced.status_code == 428  # a claim names the slot's revision, learnt from this answer
+            fenced = as_person(alice, int(unfenced.headers["ETag"].strip('"')))
+            assert (await http.post("/me/bots", json={"token": token}, headers=fenced)).status_code == 201
             revision = (await read_slot(http, alice, slot))["revision"]
             staged = await http.put(f"{slot}/setup", json={"url": receiver.url()}, headers=as_person(alice, revision))
             assert staged.status_code == 200, staged.text

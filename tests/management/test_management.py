@@ -16,11 +16,27 @@ from tests.transports.webhook_receiver import Reply, WebhookReceiver, echo
 pytestmark = pytest.mark.postgres
 
 
+async def claim(person, token: str):
+    """POST /me/bots as a client does: the 428 names the slot's revision (ETag), the claim is
+    sent again with it as If-Match. (status, body, headers) of that second answer."""
+    status, body, headers = await person.call("POST", "/me/bots", body={"token": token})
+    if status != 428:
+        return status, body, headers
+    assert body["code"] == "revision_required", body
+    return await person.call("POST", "/me/bots", body={"token": token}, revision=int(headers["ETag"].strip('"')))
+
+
+async def release(person, bot: str):
+    """DELETE /me/bots/{bot} against the slot's revision read first."""
+    _, revision = await slot(person, bot)
+    return await person.call("DELETE", f"/me/bots/{bot}", revision=revision)
+
+
 async def owned_bot(services, person) -> tuple[str, str]:
     """A registered bot claimed by `person`: (team/name path part, its token)."""
     name = new_bot_name()
     _, token = await services.bots.register("owned", name)
-    status, body, _ = await person.call("POST", "/me/bots", body={"token": token})
+    status, body, _ = await claim(person, token)
     assert status == 201, body
     return f"owned/{name}", token
 
@@ -57,17 +73,25 @@ async def test_an_account_claims_a_bot_with_its_token_lists_it_and_releases_it(m
     async with managed_server(migrated_url) as (services, client, _):
         a, b = browser(client, alice), browser(client, bob)
         _, token = await services.bots.register("owned", "claimed")
-        status, body, _ = await a.call("POST", "/me/bots", body={"token": "not-a-token"})
+        status, body, _ = await claim(a, "not-a-token")
         assert status == 403 and body["code"] == "bot_token_rejected"
         anonymous_token = services.bots.mint_anonymous(None)[1]
-        status, body, _ = await a.call("POST", "/me/bots", body={"token": anonymous_token})
+        status, body, _ = await claim(a, anonymous_token)
         assert status == 403 and body["code"] == "bot_token_rejected"  # only registered bots have owners
 
-        status, body, _ = await a.call("POST", "/me/bots", body={"token": token})
-        assert status == 201 and body["id"] == "owned/claimed"
-        status, _, _ = await a.call("POST", "/me/bots", body={"token": token})
-        assert status == 200  # claiming again is a no-op
-        status, body, _ = await b.call("POST", "/me/bots", body={"token": token})
+        # A claim is a mutation: without If-Match it is 428, naming the revision to send.
+        status, body, headers = await a.call("POST", "/me/bots", body={"token": token})
+        assert status == 428 and body["code"] == "revision_required"
+        revision = int(headers["ETag"].strip('"'))
+        status, body, _ = await a.call("POST", "/me/bots", body={"token": token}, revision=revision + 7)
+        assert status == 412 and body["code"] == "revision_mismatch"
+        status, body, headers = await a.call("POST", "/me/bots", body={"token": token}, revision=revision)
+        assert status == 201 and body["id"] == "owned/claimed" and int(headers["ETag"].strip('"')) > revision
+        status, _, _ = await a.call("POST", "/me/bots", body={"token": token}, revision=revision)
+        assert status == 412  # the claim moved the revision on: a replay of it is stale
+        status, _, _ = await a.call("POST", "/me/bots", body={"token": token}, revision=int(headers["ETag"].strip('"')))
+        assert status == 200  # claiming again at the current revision changes nothing
+        status, body, _ = await claim(b, token)
         assert status == 409 and body["code"] == "bot_owned"
 
         status, body, _ = await a.call("GET", "/me/bots")
@@ -80,9 +104,11 @@ async def test_an_account_claims_a_bot_with_its_token_lists_it_and_releases_it(m
 
         status, body, _ = await b.call("DELETE", "/me/bots/owned/claimed")
         assert status == 404
-        status, _, _ = await a.call("DELETE", "/me/bots/owned/claimed")
+        status, body, _ = await a.call("DELETE", "/me/bots/owned/claimed")
+        assert status == 428 and body["code"] == "revision_required"  # releasing is a mutation too
+        status, _, _ = await release(a, "owned/claimed")
         assert status == 204
-        status, _, _ = await b.call("POST", "/me/bots", body={"token": token})
+        status, _, _ = await claim(b, token)
         assert status == 201  # released: the next token holder may claim it
     assert audit_kinds(migrated_url, "owned/claimed") == ["bot.claimed", "bot.released", "bot.claimed"]
 
@@ -282,7 +308,7 @@ async def test_a_change_during_the_echo_keeps_the_candidate_from_being_installed
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(activation)
                 await echoed.wait()
-                status, _, _ = await a.call("DELETE", f"/me/bots/{bot}")  # the owner lets the bot go meanwhile
+                status, _, _ = await release(a, bot)  # the owner lets the bot go meanwhile
                 assert status == 204
             ((status, body, _),) = answers
             assert status == 409 and body["code"] == "setup_changed"
