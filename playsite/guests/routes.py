@@ -22,8 +22,8 @@ from quart import request
 
 from playsite.bots.accounts import SLUG
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
-from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.games.refusals import CANONICAL_GAME_ID
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
@@ -33,11 +33,10 @@ def guest_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("guests", __name__)
 
     async def read(query):
-        store = services.store
-        if getattr(store, "kind", None) != "postgres":
+        if not services.settings.persistence_enabled:
             raise Refusal(404, "persistence_required", "finished games are kept only when the server runs with persistence")
         try:
-            return await store.database.run(query)
+            return await services.store.database.run(query)
         except DatabaseUnavailable:
             raise temporarily_unavailable("the games could not be read; try again") from None
 
