@@ -54,7 +54,8 @@ def read_guest_games(conn, principal: str, wanted: GamesFilter) -> dict:
         conditions.append("score = %(score)s")
         values["score"] = SCORES[wanted.result]
     if wanted.before is not None:
-        conditions.append("finished_at < %(before)s")
+        # At the precision `finishedAt` is written with, so the oldest game shown is not shown again.
+        conditions.append("date_trunc('milliseconds', finished_at) < %(before)s")
         values["before"] = wanted.before
     where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = conn.execute(

@@ -29,6 +29,8 @@ SITE = "http://site.example:5173"
 JSON = {"content-type": "application/json"}
 FISCHER_3_2 = {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}
 FRAME_WAIT_S = 10
+GAMES_PAGE = 20
+"""Games per page of a guest's history."""
 
 # The site's types (declared keys; `?` ones are optional there and checked when playsite sends them).
 CREATE_GAME_RESPONSE = {"gameId", "commit", "tokens"}
@@ -79,7 +81,8 @@ def has_keys(value: dict, keys: set[str], what: str) -> None:
 def server(pg_cluster):
     database_url = migrate(pg_cluster.create_database(f"t_{uuid.uuid4().hex[:16]}"))
     process = ServerProcess(
-        {"DATABASE_URL": database_url, "DICE_SEED_WINDOW_MS": "0", "PLAY_CORS_ORIGINS": SITE, "PLAY_HOUSE_BOTS": "true"}
+        {"DATABASE_URL": database_url, "DICE_SEED_WINDOW_MS": "0", "PLAY_CORS_ORIGINS": SITE, "PLAY_HOUSE_BOTS": "true",
+         "PLAY_GAME_CREATIONS_PER_MINUTE": "1000", "PLAY_SOCKET_CONNECTS_PER_MINUTE": "1000"}
     ).start()
     yield process
     process.close()
@@ -263,6 +266,38 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
     has_keys(await site.ok("GET", "/leaderboard"), LEADERBOARD, "Leaderboard")
     profile = await site.ok("GET", "/bots/house/random")
     has_keys(profile, BOT_PROFILE, "BotProfile")
+
+
+async def test_a_guests_history_pages_by_the_oldest_game_shown(server):
+    site, guest = Site(server), str(uuid.uuid4())
+    finished = []
+    with deadline(60, f"{GAMES_PAGE + 1} games against people, resigned at once"):
+        for _ in range(GAMES_PAGE + 1):
+            created = await site.ok("POST", "/games", {"white": guest, "black": str(uuid.uuid4())}, 201)
+            tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+            async with site.socket(created["gameId"], tokens["White"]) as white, site.socket(created["gameId"], tokens["Black"]):
+                assert (await next_event(white))[0] == "Snapshot"
+                await white.send_message(json.dumps({"Resign": {}}))
+                await events_until(white, "GameEnded")
+            finished.append(created["gameId"])
+
+    async def page(query: str = "") -> dict:
+        with deadline(10, "every game in the guest's history"):
+            while True:
+                answer = await site.ok("GET", f"/players/{guest}/games{query}")
+                if query or len(answer["games"]) == GAMES_PAGE:
+                    return answer
+                await trio.sleep(0.05)
+
+    first = await page()
+    assert first["hasMore"] is True and len(first["games"]) == GAMES_PAGE
+    assert [game["gameId"] for game in first["games"]] == finished[::-1][:GAMES_PAGE], "newest first"
+    assert all((game["seat"], game["result"], game["opponent"]) == ("White", "unknown", {"kind": "Human", "name": None})
+               for game in first["games"]), "aborted: no result; a person is never named by id"
+    rest = await page(f"?before={first['games'][-1]['finishedAt']}")
+    assert rest == {"games": rest["games"], "hasMore": False} and [game["gameId"] for game in rest["games"]] == finished[:1]
+    assert (await page("?vs=human&result=loss"))["games"] == [], "an aborted game is nobody's loss"
+    assert len((await page("?vs=human"))["games"]) == GAMES_PAGE
 
 
 async def test_bad_guest_history_reads_are_refused_as_such(server):
