@@ -98,6 +98,11 @@ def remove_cluster(place: Path) -> None:
         except (PostgresMissing, OSError):
             pass
     shutil.rmtree(place, ignore_errors=True)
+    if place.parent == OUTSIDE_ROOT:
+        try:
+            OUTSIDE_ROOT.rmdir()  # the last demo's cluster gone: nothing of the demo's left there
+        except OSError:
+            pass
 
 
 class LocalPostgres:
