@@ -23,6 +23,7 @@ from tests.support.database import migrate
 from tests.support.server import ServerProcess
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import deadline
+from tests.test_specs import Documented
 
 SITE = "http://site.example:5173"
 """The site's own origin, the one PLAY_CORS_ORIGINS allows here."""
@@ -346,3 +347,27 @@ async def test_creating_a_game_with_guest_ids_checks_them(server):
         assert answer.status_code == 400 and answer.json()["error"]["code"] == code, (body, answer.text)
     playsite_shape = await site.ok("POST", "/games", {"timeControl": FISCHER_3_2}, 201)
     assert {"seats", "spectatorWsUrl", "tokens"} <= set(playsite_shape), "both shapes in one answer"
+
+
+async def test_the_answers_of_the_sites_calls_are_the_documented_ones(server, serve):
+    """What playsite added for the site answers as specs/openapi.yaml says, errors included."""
+    documented, site, guest = Documented(), Site(server), str(uuid.uuid4())
+    checks = [
+        ("post", "/games", await site.call("POST", "/games", {"white": guest, "black": guest, "timeControl": FISCHER_3_2})),
+        ("post", "/games", await site.call("POST", "/games", {"timeControl": FISCHER_3_2})),
+        ("post", "/games", await site.call("POST", "/games", {"white": guest, "black": "x"})),
+        ("get", "/players/{guestId}/games", await site.call("GET", f"/players/{guest}/games?vs=human&result=win")),
+        ("get", "/players/{guestId}/games", await site.call("GET", "/players/nobody/games")),
+        ("get", "/players/{guestId}/games", await site.call("GET", f"/players/{guest}/games?before=soon")),
+        ("get", "/players/{guestId}/opponents", await site.call("GET", f"/players/{guest}/opponents")),
+        ("get", "/players/{guestId}/opponents", await site.call("GET", "/players/nobody/opponents")),
+        ("post", "/ingest/games", await site.call("POST", "/ingest/games", {"id": guest})),
+        ("get", "/auth/me/guests", await site.call("GET", "/auth/me/guests")),
+        ("post", "/auth/me/guests", await site.call("POST", "/auth/me/guests", {"guestId": guest})),
+    ]
+    without_database = Site(serve({"PLAY_CORS_ORIGINS": SITE}))
+    checks.append(("get", "/players/{guestId}/games", await without_database.call("GET", f"/players/{guest}/games")))
+    checks.append(("get", "/players/{guestId}/opponents", await without_database.call("GET", f"/players/{guest}/opponents")))
+    for method, path, answer in checks:
+        documented.check_http(method, path, answer)
+    assert [answer.status_code for _, _, answer in checks] == [201, 201, 400, 200, 400, 400, 200, 400, 422, 501, 501, 404, 404]
