@@ -25,6 +25,10 @@ class FaultyStore(MemoryStore):
         self.hanging = False
         self.fail_next = 0
         self.attempts = 0
+        self.answers_lost = 0
+        """The next this many writes commit, but their answer is lost (raised, and in doubt)."""
+        self.doubtful: set[str] = set()
+        self.read_backs = 0
 
     async def _gate(self) -> None:
         self.attempts += 1
@@ -36,9 +40,24 @@ class FaultyStore(MemoryStore):
         if self.failing:
             raise StoreDown("store is down")
 
+    def in_doubt(self, game_id: str) -> bool:
+        return game_id in self.doubtful
+
+    async def read_back(self, game_id: str):
+        await self._gate()
+        self.read_backs += 1
+        self.doubtful.discard(game_id)
+        return await super().read_back(game_id)
+
     async def save_game(self, write) -> None:
+        if self.answers_lost > 0:
+            self.answers_lost -= 1
+            await super().save_game(write)
+            self.doubtful.add(write.game_id)
+            raise StoreDown("the COMMIT's answer was lost")
         await self._gate()
         await super().save_game(write)
+        self.doubtful.discard(write.game_id)
 
     async def finish_game(self, write, ending) -> None:
         await self._gate()

@@ -316,3 +316,35 @@ async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_
         await trio.sleep(DISCONNECT_GRACE_S + 1)
         assert room.ending is not None and room.ending.termination is Termination.ABORTED
         assert room.ending.over.result is None
+
+
+async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, capsys):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        spectator = await attach(room)
+        received(spectator)
+        history = len(room.history)
+        store.answers_lost = 5  # every attempt commits; no answer comes back
+        verdict = await play_one_turn(room)
+        assert verdict.applied, verdict.reason
+        assert store.read_backs == 1 and room.ending is None
+        assert len(room.history) == history + 1 and store.games[room.game_id].version == room.version
+        assert not any(isinstance(e, GameEnded) for e in received(spectator))
+        err = capsys.readouterr().err
+        assert "event=given_up" in err and "event=in_doubt" in err and "event=adopted" in err
+
+
+async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read_back(autojump_clock, capsys):
+    store = FaultyStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(required_setup(), Purpose.GENERAL, ())
+        durable_version = store.games[room.game_id].version
+        store.doubtful.add(room.game_id)  # an answer was lost ...
+        store.fail_next = 5  # ... and no attempt committed
+        verdict = await play_one_turn(room)
+        assert (verdict.applied, verdict.version, verdict.reason) == (False, durable_version, TECHNICAL_ABORT_REASON)
+        await room.finished.wait()
+        assert store.read_backs == 1 and room.ending.termination is Termination.ABORTED
+        assert store.games[room.game_id].version == durable_version + 1  # the abort was not refused
+        assert "event=absent" in capsys.readouterr().err
