@@ -5,8 +5,8 @@ a handshake without a token (the ecosystem site's way of watching).
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
-A seat promised to a guest when the game was created needs neither: the token seats that
-guest. An account's seat always needs the account's session.
+A seat promised to a guest when the game was created needs neither: without `guest`, the token
+seats that guest, session or not. An account's seat always needs the account's session.
 Malformed frames, and seeds the dice ignore, get an `Error` frame and the connection stays
 open; a refused turn is a `Rejected` event of the room, which every subscriber receives.
 """
@@ -57,19 +57,20 @@ def websocket_routes(services: Services) -> RouteFamily:
             seat = next((s for s in SEATS if matches(token, room.setup.seat(s).token_hash)), None)
             if seat is None:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
-            # Who sits down: the signed-in account (its session counts only from an allowed
-            # page), else the guest id. An account always wins over a guest id.
-            caller = await services.accounts.caller(websocket.args.get("guest"))
-            if caller is not None:
-                rebind = Rebind(seat, caller.principal, caller.name)
-            elif (promised := room.setup.seat(seat).principal) is not None and promised.startswith("guest:"):
+            guest = websocket.args.get("guest")
+            promised = room.setup.seat(seat).principal
+            if guest is None and promised is not None and promised.startswith("guest:"):
                 # The seat was promised to a guest at creation (a lobby or play-bot seat, a game
                 # created with guest ids): the token alone seats them, as the ecosystem's site
-                # opens it. A seat a guest took by redeeming it still needs that guest's id, and
-                # an account's seat its session.
+                # opens it, whether or not its page also carries a session.
                 rebind = Rebind(seat, promised, None)
             else:
-                raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
+                # Who sits down: the signed-in account (its session counts only from an allowed
+                # page), else the guest id. An account always wins over a guest id.
+                caller = await services.accounts.caller(guest)
+                if caller is None:
+                    raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
+                rebind = Rebind(seat, caller.principal, caller.name)
             with services.sockets.holding(room.game_id, client_address(), spectator=False):
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
