@@ -50,7 +50,7 @@ def run(args) -> int:
 
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing, cluster_place, remove_cluster
     from playsite.demo.settings import (
-        demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, resolve_address,
+        demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, reserve_port, resolve_address,
     )
     from playsite.store.migrations import apply_pending, load_migrations
 
@@ -71,6 +71,7 @@ def run(args) -> int:
         return EXIT_CONFIG
     try:
         host, port = resolve_address(os.environ, args.host, args.port)
+        held = reserve_port(host, port) if args.port == 0 else None
     except OSError as error:
         print(f"playsite demo: cannot listen on the address asked for: {error}", file=sys.stderr)
         return EXIT_CONFIG
@@ -127,7 +128,7 @@ def run(args) -> int:
               " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
         league = None if args.no_league else {"think_s": args.league_think, "rest_s": args.league_rest}
         try:
-            trio.run(serve_demo, settings, state_dir, provider, league, not registered)
+            trio.run(serve_demo, settings, state_dir, provider, league, not registered, held)
         except KeyboardInterrupt:
             pass
         except Exception as failure:
@@ -142,7 +143,9 @@ def run(args) -> int:
     return 0
 
 
-async def serve_demo(settings, state_dir: Path, provider, league_options: dict | None, first_run: bool) -> None:
+async def serve_demo(
+    settings, state_dir: Path, provider, league_options: dict | None, first_run: bool, held=None
+) -> None:
     """The server as `playsite serve` runs it, with the demo around it. The featured bot's
     webhook and the identity provider listen before the server boots, so the server finds
     them at boot; on the first run the bot registers on a first, private boot without the
@@ -195,6 +198,8 @@ async def serve_demo(settings, state_dir: Path, provider, league_options: dict |
             nursery.cancel_scope.cancel()  # hypercorn's graceful shutdown is over: stop the rest
 
         binds = await nursery.start(http)
+        if held is not None:
+            held.close()  # the server listens on the port now
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
         if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
             await nursery.start(functools.partial(run_rating_batch, services.store, period_s=RATING_PERIOD_S))

@@ -95,6 +95,22 @@ def free_port(host: str) -> int:
         return probe.getsockname()[1]
 
 
+def reserve_port(host: str, port: int) -> socket.socket | None:
+    """Hold host:port until the server has bound it, so that no other program takes the port
+    picked for `--port 0` meanwhile: a socket bound with SO_REUSEADDR but not listening, which
+    the server (SO_REUSEADDR too) can bind beside; close it once the server listens. None when
+    it cannot be held (the server's own bind then says why)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    holder = socket.socket(family)
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind((host.strip("[]"), port))
+    except OSError:
+        holder.close()
+        return None
+    return holder
+
+
 def origins_for(host: str, port: int) -> tuple[str, list[str]]:
     """(public origin, allowed origins) of a server listening on host:port. A wildcard address
     is announced as 127.0.0.1; a loopback one is allowed under both names a browser may use."""
