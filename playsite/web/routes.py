@@ -54,7 +54,7 @@ REFERENCE = {
     ),
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
-PAGES = ("home", "play", "history", "replay", "ranking", "profile", "notfound")
+PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "notfound")
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -155,6 +155,10 @@ def web_routes(services: Services) -> RouteFamily:
     @routes.get("/ranking")
     async def ranking():
         return page("ranking")
+
+    @routes.get("/ranking/strength")
+    async def strength():
+        return page("strength")
 
     @routes.get("/@/<nickname>")
     async def player(nickname: str):

@@ -42,6 +42,7 @@ def pages(server) -> dict[str, tuple[str, str]]:
         "history": ("/history", f'li[data-game="{server.finished}"]'),
         "replay": (f"/replay/{server.finished}", "#fairness[data-state=verified]"),
         "ranking": ("/ranking", "#ranking-message:not(:empty)"),
+        "strength": ("/ranking/strength", "#strength-message:not(:empty)"),
         "profile": ("/@/house/greedy", "#profile-message:not(:empty)"),
         "not found": ("/no/such/page", "#missing-path:not(:empty)"),
     }

@@ -63,6 +63,7 @@ def test_a_tour_of_every_page_logs_no_console_error(server, chromium):
         ("/history", f'li[data-game="{finished}"]'),
         (f"/replay/{finished}", "#fairness[data-state=verified]"),
         ("/ranking", "#ranking-message:not(:empty)"),
+        ("/ranking/strength", "#strength-message:not(:empty)"),
         ("/@/house/greedy", "#profile-message:not(:empty)"),
         ("/@/alice", "#profile-message:not(:empty)"),
         ("/no/such/page", "#missing-path:not(:empty)"),

@@ -1,6 +1,8 @@
 // A profile page: /@/<nickname> reads GET /players/<nickname>, /@/<team>/<name> reads
-// GET /bots/<team>/<name>. Rating, record, opponents and recent games (each to its replay).
+// GET /bots/<team>/<name>. Rating, record, the rating graph (`.../rating-history`), opponents
+// and recent games (each to its replay).
 import { getJson } from "./net.js";
+import { mountRatingGraph } from "./ratinggraph.js";
 import { $, element, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
@@ -66,6 +68,7 @@ async function load() {
   }));
   if (!profile.recent.length) $("recent").textContent = "No game yet.";
   $("profile").hidden = false;
+  await mountRatingGraph($("rating-graph"), `${source}/rating-history`, title);
 }
 
 mountHeader();

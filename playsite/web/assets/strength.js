@@ -1,0 +1,83 @@
+// The strength page: GET /strength drawn as a picture (each bot's strength with its interval)
+// and the head-to-head tests behind it, in words.
+import { drawAtWidth, intervalChart } from "./chart.js";
+import { getJson } from "./net.js";
+import { $, element, mountHeader } from "./site.js";
+
+const VERDICTS = {
+  AcceptH1: "stronger",
+  AcceptH0: "not stronger by the margin",
+  Continue: "not enough games yet",
+};
+
+function botLink(publicName) {
+  const [team, ...rest] = publicName.split(" ");
+  const name = rest.join(" ");
+  return element("a", `${team}/${name}`, { href: `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` });
+}
+
+function row(cells) {
+  const tr = element("tr");
+  for (const cell of cells) {
+    const td = element("td");
+    td.append(cell);
+    tr.append(td);
+  }
+  return tr;
+}
+
+const signed = (value) => `${value > 0 ? "+" : value < 0 ? "\u2212" : ""}${Math.abs(Math.round(value))}`;
+
+export function verdictText(matchup) {
+  return VERDICTS[matchup.result.verdict] || matchup.result.verdict;
+}
+
+function evidence(result) {
+  // Where the log-likelihood ratio stands between the two bounds, in words a bot author reads.
+  const span = result.upper - result.lower;
+  const share = span > 0 ? Math.round((100 * (result.llr - result.lower)) / span) : 50;
+  return `LLR ${result.llr.toFixed(2)} in [${result.lower.toFixed(2)}, ${result.upper.toFixed(2)}] (${Math.max(0, Math.min(100, share))}% of the way to "stronger"), ${result.observations} game(s)`;
+}
+
+async function load() {
+  const answer = await getJson("/strength");
+  if (answer.status === 503) {
+    // Computed in the background after a start: ask again shortly, as the answer says.
+    $("strength-message").textContent = "The strength report is being computed...";
+    setTimeout(load, 2000);
+    return;
+  }
+  $("strength-message").textContent = "";
+  if (answer.status !== 200) {
+    $("strength-message").textContent = "The strength report could not be read; reload to try again.";
+    return;
+  }
+  const { ranking, pairwise } = answer.body;
+  if (!ranking.length && !pairwise.length) {
+    $("strength-message").textContent = "No rated games between registered bots yet: the report fills as the ladder plays.";
+    return;
+  }
+  $("ranking-section").hidden = !ranking.length;
+  const rows = ranking.map((entry) => ({
+    label: entry.player.replace(" ", "/"),
+    value: entry.elo,
+    low: entry.ciLow,
+    high: entry.ciHigh,
+    note: entry.losVsNext === null ? "" : `${Math.round(entry.losVsNext * 100)}% likely above the next`,
+  }));
+  const title = "Strength of each bot relative to the pool (Elo points, 95% interval)";
+  drawAtWidth($("strength-chart"), () => intervalChart($("strength-chart"), rows, { title }));
+  $("strength-table").tBodies[0].replaceChildren(...ranking.map((entry, index) => row([
+    String(index + 1), botLink(entry.player), signed(entry.elo), `${signed(entry.ciLow)} to ${signed(entry.ciHigh)}`,
+    entry.losVsNext === null ? "" : `${Math.round(entry.losVsNext * 100)}%`,
+  ])));
+  $("pairs-section").hidden = !pairwise.length;
+  $("pairs-table").tBodies[0].replaceChildren(...pairwise.map((matchup) => {
+    const verdict = element("span", verdictText(matchup), { class: `verdict verdict-${matchup.result.verdict}` });
+    const { wins, draws, losses } = matchup.singles;
+    return row([botLink(matchup.perspective), botLink(matchup.opponent), `${wins} / ${draws} / ${losses}`, verdict, evidence(matchup.result)]);
+  }));
+}
+
+mountHeader();
+load();

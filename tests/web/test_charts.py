@@ -1,0 +1,123 @@
+"""Pictures in Chromium against a real server on PostgreSQL: a bot's profile with a long rating
+history (graph with its deviation band, results per period), a bot never rated (a deliberate
+empty state), a single-point history, and the strength page drawn from real rated games."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.axe import serious_violations
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (fixture)
+from tests.web.conftest import PHONE
+
+pytestmark = pytest.mark.postgres
+T0 = datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)
+BOTS = ("acme/star", "acme/moon", "zen/sun")
+
+
+def fill(url: str) -> None:
+    """Three registered bots; a 60-period history for acme/star, one period for acme/moon, none
+    for zen/sun; and rated games between the bots for the strength report."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        for bot_id in BOTS:
+            team, name = bot_id.split("/")
+            conn.execute("INSERT INTO bots (id, team, name, token_hash) VALUES (%s, %s, %s, %s)",
+                         (bot_id, team, name, hashlib.sha256(bot_id.encode()).digest()))
+        rating, rd = 1500.0, 350.0
+        for period in range(60):
+            wins, draws, losses = (period % 3) + 1, period % 2, (period % 4 == 0)
+            rating += 12 * wins - 9 * losses - 6
+            rd = max(60.0, rd * 0.93)
+            conn.execute(
+                "INSERT INTO rating_history (principal, period_at, rating, rd, games, wins, draws, losses)"
+                " VALUES ('bot:acme/star', %s, %s, %s, %s, %s, %s, %s)",
+                (T0 + timedelta(hours=period), rating, rd, wins + draws + losses, wins, draws, int(losses)),
+            )
+        conn.execute("INSERT INTO bot_ratings (bot_id, rating, rd, games, wins, draws, losses) VALUES ('acme/star', %s, %s, 160, 118, 30, 12)",
+                     (rating, rd))
+        conn.execute("INSERT INTO rating_history VALUES ('bot:acme/moon', %s, 1540, 290, 2, 1, 1, 0)", (T0,))
+        minute = 0
+        for white, black, result, times in (("acme/star", "acme/moon", 1, 14), ("acme/moon", "acme/star", -1, 10),
+                                            ("acme/star", "zen/sun", 0, 8), ("zen/sun", "acme/moon", 1, 9),
+                                            ("acme/moon", "zen/sun", -1, 3), ("acme/star", "zen/sun", 1, 5)):
+            for _ in range(times):
+                minute += 1
+                conn.execute(
+                    "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,"
+                    " result, termination, time_control) VALUES (%s, %s, true, 'ladder', %s, %s, %s, 'checkmate',"
+                    " '{\"Fischer\": {\"initialSeconds\": 180, \"incrementSeconds\": 2}}')",
+                    (str(uuid.uuid4()), T0 + timedelta(minutes=minute), f"bot:{white}", f"bot:{black}", result),
+                )
+
+
+@pytest.fixture
+def site(serve, migrated_url):  # noqa: F811
+    fill(migrated_url)
+    return serve({"DATABASE_URL": migrated_url, "DICE_SEED_WINDOW_MS": "0"})
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_long_history_draws_a_rating_graph_with_its_band_and_results(site, chromium, artifacts, scheme):  # noqa: F811
+    context = chromium.new_context(color_scheme=scheme, viewport={"width": 1366, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(f"{site.base_url}/@/acme/star")
+    graph = page.locator("svg.rating-chart")
+    expect(graph).to_be_visible()
+    assert graph.locator("circle.chart-dot").count() == 60
+    assert graph.locator("polygon.chart-band").count() == 1
+    expect(graph.locator("desc")).to_contain_text("60 rating periods")
+    expect(page.locator("svg.results-chart rect.chart-win")).to_have_count(60)
+    screenshot(page, artifacts, f"profile-long-history-{scheme}")
+    assert serious_violations(page) == []
+    page.set_viewport_size(PHONE)
+    expect(graph).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, artifacts, f"profile-long-history-phone-{scheme}")
+    assert errors == []
+    context.close()
+
+
+def test_new_and_single_point_histories_look_deliberate(site, chromium, artifacts):  # noqa: F811
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(f"{site.base_url}/@/zen/sun")
+    expect(page.locator(".chart-empty").first).to_contain_text("No rated games yet")
+    assert page.locator("svg.rating-chart").count() == 0
+    screenshot(page, artifacts, "profile-never-rated")
+    page.goto(f"{site.base_url}/@/acme/moon")
+    graph = page.locator("svg.rating-chart")
+    expect(graph).to_be_visible()
+    expect(graph.locator("desc")).to_contain_text("One rating period so far: 1540")
+    assert graph.locator("line.chart-whisker").count() == 1 and graph.locator("polyline").count() == 0
+    screenshot(page, artifacts, "profile-one-period")
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_strength_page_draws_each_bot_with_its_interval(site, chromium, artifacts, scheme):  # noqa: F811
+    context = chromium.new_context(color_scheme=scheme, viewport={"width": 1366, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{site.base_url}/ranking/strength")
+    chart = page.locator("svg.interval-chart")
+    expect(chart).to_be_visible(timeout=30_000)  # the report is computed in the background at boot
+    assert chart.locator("line.chart-interval").count() == 3
+    expect(page.locator("#strength-table tbody tr")).to_have_count(3)
+    expect(page.locator("#pairs-table tbody tr")).to_have_count(3)
+    first = page.locator("#strength-table tbody tr").first
+    expect(first).to_contain_text("acme/star")
+    expect(page.locator("#pairs-table")).to_contain_text("acme/star")
+    screenshot(page, artifacts, f"strength-{scheme}")
+    assert serious_violations(page) == []
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, artifacts, f"strength-phone-{scheme}")
+    context.close()
