@@ -88,11 +88,19 @@ def game_routes(services: Services) -> RouteFamily:
         }
         return json_response(body, 201, {"Cache-Control": "no-store, private"})
 
+    watching = services.sockets.spectators_by_game
+
     @routes.get("/games")
     async def list_games():
         rooms = sorted(registry.live.values(), key=lambda room: room.published.version, reverse=True)
-        games = [public_game(room) for room in rooms[:LIST_LIMIT]]
+        games = [{**public_game(room), "watching": watching[room.game_id]} for room in rooms[:LIST_LIMIT]]
         return json_response({"games": games, "total": len(registry.live)})
+
+    @routes.get("/games/<game_id>/watching")
+    async def count_watching(game_id: str):
+        """How many spectator sockets this process holds for the game (0 for one not live here)."""
+        game_id = canonical_game_id(game_id)
+        return json_response({"gameId": game_id, "watching": watching[game_id]}, headers={"Cache-Control": "no-cache"})
 
     async def view_of(game_id: str) -> PublicView:
         """A live (or recently finished) room's view; else an ended game's final state from the

@@ -299,9 +299,10 @@ function tile(game) {
     const black = strip();
     const white = strip();
     const board = miniBoard();
-    link.append(element("span", "Watch: ", { class: "visually-hidden" }), black, board, white);
+    const watching = element("span", "", { class: "watching hint" });
+    link.append(element("span", "Watch: ", { class: "visually-hidden" }), black, board, white, watching);
     item.append(link);
-    made = { item, link, board, white, black };
+    made = { item, link, board, white, black, watching };
     tiles.set(game.gameId, made);
   }
   const whiteName = faceName(game.players?.white);
@@ -312,6 +313,7 @@ function tile(game) {
   made.black.lastChild.textContent = clockText(game.clocks?.black);
   made.white.classList.toggle("to-move", game.activeSeat === "White");
   made.black.classList.toggle("to-move", game.activeSeat === "Black");
+  made.watching.textContent = game.watching ? `${game.watching} watching` : "";
   if (made.dfen !== game.dfen) {
     made.board.draw(game.dfen);
     made.dfen = game.dfen;

@@ -8,7 +8,7 @@ import { renderDice, spentDice } from "./dice.js";
 import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { mountHeader, siteInfo } from "./site.js";
+import { mountHeader, siteInfo, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -760,6 +760,15 @@ const socket = gameSocket(path(), {
     return true;
   },
 });
+// "N watching": the spectators this server holds for the game, read while the tab is visible.
+const WATCHING_PERIOD_MS = 20_000;
+whileVisible(async () => {
+  if (view.gone) return;
+  const answer = await getJson(`/games/${gameId}/watching`).catch(() => null); // the next read retries
+  const count = answer?.status === 200 ? answer.body.watching : 0;
+  $("watching").textContent = `${count} watching`;
+  $("watching").hidden = count === 0;
+}, WATCHING_PERIOD_MS);
 setInterval(tick, 100);
 draw();
 tick();

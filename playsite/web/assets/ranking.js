@@ -1,9 +1,17 @@
 // The ranking page: bots and players from GET /leaderboard, each linking to its profile.
 import { getJson } from "./net.js";
-import { $, element, mountHeader, siteInfo } from "./site.js";
+import { $, element, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
 
 export function ratingText(entry) {
   return `${Math.round(entry.rating)} \u00b1${Math.round(entry.rd)}`;
+}
+
+// A settled rating as "1612 ±80"; a provisional one marked as such, with the reason on hover.
+function ratingCell(entry) {
+  if (!entry.provisional) return ratingText(entry);
+  const cell = element("span", `${ratingText(entry)}, provisional`, { class: "rating provisional" });
+  cell.title = PROVISIONAL_NOTE;
+  return cell;
 }
 
 // A table row; the name (second cell) reads as text, every other cell is a number.
@@ -44,11 +52,11 @@ async function load() {
   const bots = answer.body.leaders.map((bot) => {
     const href = `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`;
     const name = element("a", `${bot.team}/${bot.name}`, { href });
-    return row([String(bot.rank), name, ratingText(bot), String(bot.games), record(bot)]);
+    return row([String(bot.rank), name, ratingCell(bot), String(bot.games), record(bot)]);
   });
   const players = (answer.body.players || []).map((player) => {
     const name = element("a", player.nickname, { href: `/@/${encodeURIComponent(player.nickname)}` });
-    return row([String(player.rank), name, ratingText(player), String(player.games), record(player)]);
+    return row([String(player.rank), name, ratingCell(player), String(player.games), record(player)]);
   });
   $("bot-ranking").tBodies[0].replaceChildren(...bots);
   $("player-ranking").tBodies[0].replaceChildren(...players);
