@@ -245,8 +245,8 @@ class Rematches:
 
         def work(conn):
             earlier = records.find_request(conn, source.game_id, seat, request_id)
-            if earlier is not None:
-                return "request_id_conflict" if earlier.action != action else earlier.error_code
+            if earlier is not None:  # a replay: its answer again (the read below finds any commit to finish)
+                return ("request_id_conflict" if earlier.action != action else earlier.error_code), False
             stored = records.lock(conn, source.game_id, source.ended_at)
             now = self.wall()
             current = stored.at(now)
@@ -262,9 +262,16 @@ class Rematches:
             if after != stored:
                 records.save(conn, after)
             records.record_request(conn, source.game_id, seat, request_id, action, error)
-            return error
+            return error, after.phase is Phase.STARTING
 
-        error = await self._run(work)
+        # The consent and the start of the successor's commit are one step: a request cancelled
+        # in between (its client gone) would leave `starting` to the scan, 10-15 s later. So the
+        # transaction is shielded (it is bounded by STORE_WAIT_S), and the commit task started
+        # before the next checkpoint.
+        with trio.CancelScope(shield=True):
+            error, starting = await self._run(work)
+        if starting:
+            self._start_commit(source)
         read = await self._read(source)
         if self._current(read).phase is Phase.STARTING:
             await self._await_successor(source)
