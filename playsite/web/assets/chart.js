@@ -66,7 +66,10 @@ function axes(svg, width, height, yTicks, y, xLabels) {
     grid.append(node("text", { x: MARGIN.left - 6, y: y(value) + 4, "text-anchor": "end", class: "chart-tick" }, String(Math.round(value))));
   }
   for (const { x, text } of xLabels) {
-    grid.append(node("text", { x, y: height - 8, "text-anchor": "middle", class: "chart-tick" }, text));
+    // Labels near an edge are anchored to it, so they never leave the picture.
+    const anchor = x > width - 70 ? "end" : x < 70 ? "start" : "middle";
+    const at = anchor === "end" ? Math.min(x + 6, width - 2) : anchor === "start" ? Math.max(x - 6, 2) : x;
+    grid.append(node("text", { x: at, y: height - 8, "text-anchor": anchor, class: "chart-tick" }, text));
   }
   svg.append(grid);
 }
