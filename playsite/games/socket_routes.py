@@ -13,6 +13,8 @@ open; a refused turn is a `Rejected` event of the room, which every subscriber r
 
 from __future__ import annotations
 
+import uuid
+
 import trio
 from quart import websocket
 
@@ -59,10 +61,12 @@ def websocket_routes(services: Services) -> RouteFamily:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
             guest = websocket.args.get("guest")
             promised = room.setup.seat(seat).principal
-            if guest is None and promised is not None and promised.startswith("guest:"):
+            if promised is not None and promised.startswith("guest:") and (guest is None or _as_guest(guest) == promised):
                 # The seat was promised to a guest at creation (a lobby or play-bot seat, a game
-                # created with guest ids): the token alone seats them, as the ecosystem's site
-                # opens it, whether or not its page also carries a session.
+                # created with guest ids, a rematch successor of a game played as that guest):
+                # the token alone seats them, as the ecosystem's site opens it, or the token with
+                # that same guest id, whether or not the page also carries a session (a person
+                # who signed in since still holds the seat of their guest id).
                 rebind = Rebind(seat, promised, None)
             else:
                 # Who sits down: the signed-in account (its session counts only from an allowed
@@ -82,6 +86,14 @@ def websocket_routes(services: Services) -> RouteFamily:
             await serve_subscriber(room, QueueSubscriber(None))
 
     return routes
+
+
+def _as_guest(guest_id: str) -> str | None:
+    """The principal a `guest=` value names (`guest:<uuid>`), or None when it is not a UUID."""
+    try:
+        return f"guest:{uuid.UUID(guest_id)}"
+    except ValueError:
+        return None
 
 
 async def redeem_seat(room, rebind: Rebind) -> bool:

@@ -500,3 +500,31 @@ async def _closed(client, game_id, token):
     status, body, _ = await get(client, game_id, token)
     assert status == 200, body
     return body if body["phase"] == "closed" else None
+
+
+async def test_a_person_signed_in_since_joins_the_successor_seat_of_their_earlier_guest_id(migrated_url):
+    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
+                     oidc_client_secret="s", public_origin=ORIGIN)
+    with psycopg.connect(migrated_url) as conn:
+        alice = accounts_store.sign_in(conn, "https://id.example", "alice-later", {"nickname": "alicelater"})
+        conn.commit()
+    signed_in = {"Cookie": f"{SESSION_COOKIE}={Sessions(SECRET, 3600).issue(alice)}", "Origin": ORIGIN}
+    async with server(migrated_url, **overrides) as (services, client):
+        guests = {seat: str(uuid.uuid4()) for seat in SEATS}
+        game_id, tokens, _ = await finished_game(services, {seat: f"guest:{guests[seat]}" for seat in SEATS})
+        await post(client, game_id, tokens[WHITE], "propose")
+        _, matched, _ = await post(client, game_id, tokens[BLACK], "accept")
+        _, white_view, _ = await get(client, game_id, tokens[WHITE])
+        join = white_view["join"]  # what the person who played White as a guest was given
+        successor = services.registry.get(matched["nextGameId"])
+        # They signed in since; their page still names their guest id, and carries the session.
+        path = f"/games/{successor.game_id}/ws?token={join['token']}&guest={guests[WHITE].upper()}"
+        async with client.websocket(path, headers=signed_in) as ws:
+            assert '"Snapshot"' in await ws.receive()
+            await wait_until(lambda: successor.seats[join["seat"]].connections == 1, "the seat taken", 5)
+        assert successor.seats[join["seat"]].principal == f"guest:{guests[WHITE]}"
+        # Another guest id with the same session is still not that seat's.
+        other = f"/games/{successor.game_id}/ws?token={join['token']}&guest={uuid.uuid4()}"
+        with pytest.raises(Exception):
+            async with client.websocket(other, headers=signed_in) as ws:
+                await ws.receive()
