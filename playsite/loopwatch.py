@@ -26,6 +26,12 @@ class LoopWatch:
     lags: Histogram = attrs.field(factory=lambda: Histogram(LAG_BUCKETS_S))
     worst_s: float = 0.0
     """The longest lag seen since the process started."""
+    armed: trio.Event = attrs.field(factory=trio.Event)
+    """Set once the port is open (`arm`): the watch measures a serving process, not its boot,
+    and a process that never serves (a test of the services alone) never wakes for it."""
+
+    def arm(self) -> None:
+        self.armed.set()
 
     def observe(self, lag_s: float) -> None:
         lag_s = max(0.0, lag_s)
@@ -34,9 +40,10 @@ class LoopWatch:
 
 
 async def run_loop_watch(*, period_s: float = PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """Until cancelled: sleep until a deadline, record how late the wake-up came."""
+    """Until cancelled, once armed: sleep until a deadline, record how late the wake-up came."""
     watch = LoopWatch()
     task_status.started(watch)
+    await watch.armed.wait()
     while True:
         due = trio.current_time() + period_s
         await trio.sleep_until(due)

@@ -19,6 +19,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.gcwatch import GcWatch
+from playsite.loopwatch import LoopWatch
 from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
@@ -43,7 +44,7 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         services = await boot(settings, nursery)
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
-        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings, services.gc_watch))
+        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings, services.gc_watch, services.loop_watch))
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
 
@@ -92,16 +93,19 @@ class _Config(HypercornConfig):
 
 class _AfterBoot:
     """Once the port is open, everything boot allocated stays for the process's life: tune
-    the garbage collector then (`gcwatch`), and tell whoever started us."""
+    the garbage collector then (`gcwatch`), start watching the event loop's lag
+    (`loopwatch`), and tell whoever started us."""
 
-    def __init__(self, task_status, settings: Settings, gc_watch: GcWatch):
+    def __init__(self, task_status, settings: Settings, gc_watch: GcWatch, loop_watch: LoopWatch):
         self.task_status = task_status
         self.settings = settings
         self.gc_watch = gc_watch
+        self.loop_watch = loop_watch
 
     def started(self, value=None):
         if self.settings.gc_tuning:
             self.gc_watch.tune()
+        self.loop_watch.arm()
         self.task_status.started(value)
 
 

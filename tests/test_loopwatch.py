@@ -17,6 +17,9 @@ def autojump_clock():
 async def test_a_held_loop_shows_as_lag_and_a_free_one_as_none(autojump_clock):
     async with trio.open_nursery() as nursery:
         watch = await nursery.start(run_loop_watch)
+        await trio.sleep(PERIOD_S * 30)
+        assert watch.lags.count == 0, "nothing is measured before the port opens"
+        watch.arm()
         await trio.sleep(PERIOD_S * 10 + PERIOD_S / 2)  # ten wake-ups, each exactly on time
         assert watch.lags.count == 10 and watch.worst_s == 0.0
         # The loop is held for 0.35 s half-way to the next wake-up: that one comes 0.3 s late.

@@ -237,7 +237,7 @@ def test_a_refused_creation_creates_nothing(serve):
 # ----- reads --------------------------------------------------------------------------------
 
 
-PUBLIC_LISTING_KEYS = {"gameId", "players", "timeControl", "activeSeat", "dicePending", "clocks", "version", "dfen"}
+PUBLIC_LISTING_KEYS = {"gameId", "players", "timeControl", "activeSeat", "dicePending", "clocks", "version", "dfen", "watching"}
 
 
 def test_get_games_lists_live_games_with_public_faces_and_no_tokens(serve):
@@ -254,7 +254,7 @@ def test_get_games_lists_live_games_with_public_faces_and_no_tokens(serve):
         entry = by_id[game["gameId"]]
         assert set(entry) == PUBLIC_LISTING_KEYS
         assert entry["players"] == {"white": {"kind": "Human", "name": None}, "black": {"kind": "Human", "name": None}}
-        assert entry["timeControl"] == game["timeControl"] and entry["version"] == 0
+        assert entry["timeControl"] == game["timeControl"] and entry["version"] == 0 and entry["watching"] == 0
         for seat in game["seats"].values():
             assert seat["token"] not in response.text
     assert "token" not in response.text.lower()

@@ -23,6 +23,9 @@ REQUESTS = 20
 ROUTER_CLOSURE = 8
 """Objects a request still leaves: werkzeug's router matches through a recursive closure."""
 ROUTER_MATCH = "StateMachineMatcher.match.<locals>._match"
+QUIET_S = 0.05
+"""How long every task must stay blocked to call the server quiet: under the event-loop lag
+watch's period (it wakes every 0.1 s once the port is open), so that a quiet moment exists."""
 
 
 async def closed_sockets_and_requests(base_url: str) -> list:
@@ -51,7 +54,7 @@ async def closed_sockets_and_requests(base_url: str) -> list:
 
     await watch_once()  # whatever a first use sets up for good
     await read_once()
-    await trio.testing.wait_all_tasks_blocked(cushion=0.2)
+    await trio.testing.wait_all_tasks_blocked(cushion=QUIET_S)
     gc.collect()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
@@ -59,7 +62,7 @@ async def closed_sockets_and_requests(base_url: str) -> list:
             await watch_once()
         for _ in range(REQUESTS):
             await read_once()
-        await trio.testing.wait_all_tasks_blocked(cushion=0.2)
+        await trio.testing.wait_all_tasks_blocked(cushion=QUIET_S)
         gc.collect()
         return list(gc.garbage)
     finally:
