@@ -53,26 +53,28 @@ async def _handle_events(stream: WSStream) -> None:
 
 
 _parse_header = FrameDecoder.parse_header
-_max_message_bytes: int | None = None
 
 
-def _parse_header_bounded(decoder: FrameDecoder) -> bool:
-    """wsproto's header parse, then the message limit checked against the declared length."""
-    if not _parse_header(decoder):
-        return False
-    header = decoder.header
-    if decoder.client or _max_message_bytes is None or header is None or header.opcode.iscontrol():
+def _bounded_parse_header(max_message_bytes: int):
+    """wsproto's header parse, then the message limit checked against the declared length
+    (a message's continuation frames counted with its first)."""
+
+    def parse_header(decoder: FrameDecoder) -> bool:
+        if not _parse_header(decoder):
+            return False
+        header = decoder.header
+        if decoder.client or header is None or header.opcode.iscontrol():
+            return True
+        before = getattr(decoder, "_declared", 0) if header.opcode is Opcode.CONTINUATION else 0
+        decoder._declared = declared = before + header.payload_len
+        if declared > max_message_bytes:
+            raise ParseFailed(f"message over {max_message_bytes} bytes", CloseReason.MESSAGE_TOO_BIG)
         return True
-    before = getattr(decoder, "_declared", 0) if header.opcode is Opcode.CONTINUATION else 0
-    decoder._declared = declared = before + header.payload_len
-    if declared > _max_message_bytes:
-        raise ParseFailed(f"message over {_max_message_bytes} bytes", CloseReason.MESSAGE_TOO_BIG)
-    return True
+
+    return parse_header
 
 
 def install(max_message_bytes: int | None = None) -> None:
     """Patch hypercorn's event handling; with `max_message_bytes`, refuse bigger messages at their headers."""
-    global _max_message_bytes
-    _max_message_bytes = max_message_bytes
     WSStream._handle_events = _handle_events
-    FrameDecoder.parse_header = _parse_header_bounded
+    FrameDecoder.parse_header = _parse_header if max_message_bytes is None else _bounded_parse_header(max_message_bytes)

@@ -453,8 +453,11 @@ async def test_seat_tokens_are_checked_and_the_first_guest_to_redeem_keeps_the_s
             assert (status, body["error"]["code"]) == (400, "invalid_request")
             status, body = await rejected_handshake(game.seat_url("White", "not-a-uuid"))
             assert (status, body["error"]["code"]) == (400, "invalid_request")
-            status, body = await rejected_handshake(base)
-            assert (status, body["error"]["code"]) == (400, "invalid_request")
+            async with open_websocket_url(base) as bare:  # neither token nor guest: the site's way to watch
+                assert isinstance(await next_frame(bare), Snapshot)
+                await bare.send_message(encode_command(Resign()))
+                frame = await next_frame(bare)
+                assert isinstance(frame, ErrorFrame) and "spectator" in frame.reason
             status, body = await rejected_handshake(f"{server.ws_url}/games/{uuid.uuid4()}/ws?mode=spectator")
             assert (status, body["error"]["code"]) == (404, "game_not_found")
 

@@ -77,8 +77,10 @@ def test_serve_with_migrated_database_reports_postgres_health(serve, database_ur
 def test_unknown_paths_methods_and_huge_bodies_get_json_errors(serve):
     server = serve()
     with httpx.Client(base_url=server.base_url, timeout=10) as http:
-        missing = http.get("/no/such/thing")
+        missing = http.get("/games/no/such/thing")  # inside an API family: its JSON 404
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+        page = http.get("/no/such/thing")  # outside every family: the web client's not-found page
+        assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
         wrong = http.post("/health", json={"x": 1})
         assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
         huge = http.post("/games", content=b"{" + b" " * (70 * 1024) + b"}", headers={"Content-Type": "application/json"})

@@ -329,7 +329,9 @@ async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_s
         verdict = await play_one_turn(room)
         assert verdict.applied, verdict.reason
         assert store.read_backs == 1 and room.ending is None
-        assert len(room.history) == history + 1 and store.games[room.game_id].version == room.version
+        # Played exactly once (a forced pass of random dice may stand before or after it).
+        assert len([turn for turn in room.history[history:] if turn.moves]) == 1
+        assert store.games[room.game_id].version == room.version
         assert not any(isinstance(e, GameEnded) for e in received(spectator))
         err = capsys.readouterr().err
         assert "event=given_up" in err and "event=in_doubt" in err and "event=adopted" in err
