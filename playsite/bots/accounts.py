@@ -219,13 +219,14 @@ class BotDirectory:
             await self.store.save(account, created=created)
 
     def limits_of(self, principal: str) -> Limits | None:
-        """Admission bounds: a registered bot's declaration; the featured bot's fixed split
-        (3: general 2, showcase 1, never borrowed); anonymous bots and humans unbounded."""
+        """Admission bounds: a registered bot's declaration; the featured bot's declaration split
+        between general and showcase (3: general 2, showcase 1, never borrowed); anonymous bots
+        and humans unbounded."""
         account = self.by_principal(principal)
         if account is None or not account.registered:
             return None
         if account.id == self.featured:
-            return Limits.featured_bot()
+            return Limits.featured_bot(account.max_concurrent_games)
         return Limits.bot(account.max_concurrent_games)
 
     def registered(self) -> list[BotAccount]:

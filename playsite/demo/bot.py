@@ -33,6 +33,7 @@ from quart import request
 from quart_trio import QuartTrio
 
 from playsite.house.strategy import greedy_turn
+from playsite.rooms.admission import FEATURED_BOT_CAPACITY as FEATURED_CAPACITY
 from playsite.rules import legal_tree, parse_dfen
 
 log = logging.getLogger("playsite.demo")
@@ -162,6 +163,10 @@ class FeaturedBot:
                 token = answer.json()["token"]
                 self.save(token=token)
             auth = {"Authorization": f"Bearer {token}"}
+            # The featured bot declares 3 (general 2, showcase 1), as service.md has it.
+            answer = await http.post("/bot/capacity", json={"maxConcurrentGames": FEATURED_CAPACITY}, headers=auth)
+            if answer.status_code != 200:
+                raise RuntimeError(f"declaring the capacity answered {answer.status_code}: {answer.text[:200]}")
             await http.post("/bot/open-to-humans", json={"description": "The demo's featured bot: greedy, one turn ahead."}, headers=auth)
             answer = await http.post("/bot/webhook", json={"url": hook_url}, headers=auth)
             if answer.status_code != 201:

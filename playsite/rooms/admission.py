@@ -49,11 +49,15 @@ class Limits:
         return cls(max_concurrent_games, {Purpose.GENERAL: max_concurrent_games, Purpose.SHOWCASE: 0})
 
     @classmethod
-    def featured_bot(cls) -> Limits:
-        """service.md: capacity 3, general at most 2, showcase at most 1; no borrowing."""
+    def featured_bot(cls, declared: int = FEATURED_BOT_CAPACITY) -> Limits:
+        """service.md: the featured bot declares 3: general at most 2, showcase at most 1, no
+        borrowing. A smaller declaration shrinks the general share first (the showcase seat is
+        the reason the bot is featured): 2 -> general 1, 1 -> general 0; a larger one is capped."""
+        total = max(0, min(declared, FEATURED_BOT_CAPACITY))
+        showcase = min(FEATURED_SHOWCASE_MAX, total)
         return cls(
-            FEATURED_BOT_CAPACITY,
-            {Purpose.GENERAL: FEATURED_GENERAL_MAX, Purpose.SHOWCASE: FEATURED_SHOWCASE_MAX},
+            total,
+            {Purpose.GENERAL: min(FEATURED_GENERAL_MAX, total - showcase), Purpose.SHOWCASE: showcase},
         )
 
 

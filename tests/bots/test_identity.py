@@ -285,15 +285,21 @@ def test_registered_bots_survive_a_restart_with_postgres(serve, database_url):
     assert_no_server_errors(second)
 
 
-async def test_the_featured_bot_gets_the_fixed_capacity_split_whatever_it_declared():
+async def test_the_featured_bot_s_declaration_is_split_between_general_and_its_showcase_seat():
     from playsite.bots.accounts import BotDirectory
     from playsite.rooms.admission import FEATURED_BOT_CAPACITY, Limits, Purpose
 
     directory = BotDirectory(featured="acme/star")
     star, _ = await directory.register("acme", "star")
     other, _ = await directory.register("acme", "other")
-    assert directory.limits_of(star.principal) == Limits.featured_bot()
-    assert directory.limits_of(star.principal).total == FEATURED_BOT_CAPACITY
+    splits = {}
+    for declared in (1, 2, 3, 10):
+        await directory.update(star, max_concurrent_games=declared)
+        limits = directory.limits_of(star.principal)
+        splits[declared] = (limits.total, limits.per_purpose[Purpose.GENERAL], limits.per_purpose[Purpose.SHOWCASE])
+    # The showcase seat first (it is why the bot is featured), then up to 2 general; never over 3.
+    assert splits == {1: (1, 0, 1), 2: (2, 1, 1), 3: (3, 2, 1), 10: (3, 2, 1)}
+    assert directory.limits_of(star.principal) == Limits.featured_bot(FEATURED_BOT_CAPACITY)
     assert directory.limits_of(other.principal).per_purpose[Purpose.SHOWCASE] == 0
 
 

@@ -75,7 +75,10 @@ async def table_at(url: str, receiver: WebhookReceiver, *, register: bool = True
         client = test_client(services)
         if register and services.bots.get(FEATURED) is None:
             _, token = await services.bots.register("studio", "featured")
-            answer = await client.post("/bot/webhook", json={"url": receiver.url()}, headers={"Authorization": f"Bearer {token}"})
+            auth = {"Authorization": f"Bearer {token}"}
+            declared = await client.post("/bot/capacity", json={"maxConcurrentGames": 3}, headers=auth)  # as service.md says it does
+            assert declared.status_code == 200, await declared.get_data(as_text=True)
+            answer = await client.post("/bot/webhook", json={"url": receiver.url()}, headers=auth)
             assert answer.status_code == 201, await answer.get_data(as_text=True)
             receiver.secret = (await answer.get_json())["secret"]
         await services.showcase.reconcile()
@@ -228,6 +231,17 @@ async def test_the_featured_bot_plays_two_general_games_and_the_showcase_at_once
         assert status == 200 and body["outcome"] == "claimed"
         for reservation in general:
             reservation.release()
+
+
+async def test_a_featured_bot_that_declares_less_keeps_its_showcase_seat_and_gives_up_general_ones(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        bot = t.services.bots.get(FEATURED)
+        admission = t.services.registry.admission
+        assert (await t.services.bots.update(bot, max_concurrent_games=1)).max_concurrent_games == 1
+        with pytest.raises(Exception):
+            admission.reserve(Purpose.GENERAL, [bot.principal])  # declared 1: the showcase seat only
+        status, body, _ = await t.claim(str(uuid.uuid4()))
+        assert status == 200 and body["outcome"] == "claimed"
 
 
 # ----- the request -------------------------------------------------------------------------------
