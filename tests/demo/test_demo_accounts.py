@@ -118,6 +118,14 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             )
             assert all(p["rating"] != 1500 for p in ratings.values()), ratings
             assert ratings["alice"]["rating"] != ratings["bob"]["rating"]
+            # Each end-of-game box says its player's new rating and the change, once applied.
+            for seat, page in pages.items():
+                box = page.locator("#result-rated")
+                expect(box).to_have_attribute("data-ratings", "applied", timeout=30_000)
+                new = int(ratings[nicknames[seat]]["rating"] + 0.5)
+                expect(box).to_contain_text(f"you {new} (")
+                sign = "+" if new > 1500 else "\u2212"
+                expect(box).to_contain_text(f"you {new} ({sign}{abs(new - 1500)})")
 
             # Rematch: alice proposes, bob accepts, both land on the successor.
             for page in pages.values():

@@ -7,6 +7,7 @@ import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
 import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
+import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
 import { mountHeader, siteInfo, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
@@ -511,6 +512,7 @@ function showOver(over, { fresh }) {
   if (fresh) {
     playSound("end");
     announce(`Game over. ${title}.`);
+    if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine);
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.

@@ -1,0 +1,56 @@
+// After a rated game: each rated player's new rating and its change, once the rating batch has
+// applied the game's period. Ratings move in periods (docs/ladder.md), so the page reads each
+// player's rating history when the game ends and again every few seconds for a while; the first
+// new point is the change. A server with a long period keeps the sentence it started with.
+import { getJson } from "./net.js";
+import { faceName, profileHref } from "./site.js";
+
+const PERIOD_MS = 5_000;
+const GIVE_UP_MS = 180_000;
+
+function historyPath(face) {
+  const href = profileHref(face);
+  if (!href) return null; // a guest: never rated
+  return `${href.replace(/^\/@\//, face.kind === "Bot" ? "/bots/" : "/players/")}/rating-history`;
+}
+
+async function pointsOf(path) {
+  const answer = await getJson(path).catch(() => null);
+  return answer?.status === 200 ? answer.body.points : null;
+}
+
+const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value}` : "\u00b10");
+
+// `players`: {white, black} faces; `element` receives the sentence; `you`: "White", "Black" or null.
+export async function followRatingChanges(element, players, you) {
+  const rated = ["white", "black"].map((seat) => ({ seat, face: players?.[seat] }))
+    .map((entry) => ({ ...entry, path: historyPath(entry.face) })).filter((entry) => entry.path);
+  if (!rated.length) return;
+  for (const entry of rated) entry.before = await pointsOf(entry.path);
+  const started = Date.now();
+  const changes = new Map();
+  const show = () => {
+    const parts = rated.filter((entry) => changes.has(entry.seat)).map((entry) => {
+      const { rating, delta } = changes.get(entry.seat);
+      const who = you && entry.seat === you.toLowerCase() ? "you" : faceName(entry.face);
+      return `${who} ${rating} (${signed(delta)})`;
+    });
+    if (parts.length) element.textContent = `Rated game. New ratings: ${parts.join(", ")}.`;
+    element.dataset.ratings = parts.length === rated.length ? "applied" : "partial";
+  };
+  const read = async () => {
+    for (const entry of rated) {
+      if (changes.has(entry.seat) || entry.before === null) continue;
+      const points = await pointsOf(entry.path);
+      if (!points || points.length <= entry.before.length) continue;
+      const last = points[points.length - 1];
+      const previous = entry.before.length ? entry.before[entry.before.length - 1].rating : 1500;
+      changes.set(entry.seat, { rating: Math.round(last.rating), delta: Math.round(last.rating) - Math.round(previous) });
+    }
+    show();
+    if (changes.size < rated.filter((entry) => entry.before !== null).length && Date.now() - started < GIVE_UP_MS) {
+      setTimeout(read, PERIOD_MS);
+    }
+  };
+  setTimeout(read, PERIOD_MS);
+}
