@@ -41,7 +41,10 @@ LAYERS = (
     Layer("playsite.http", may_import=("playsite.wire.text",)),
     Layer("playsite.periodic", may_import=()),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
-    Layer("playsite.lobby.people_seeks", may_import=(*CODECS, "playsite.tokens"), never_import=WEB_FRAMEWORKS),
+    # The seek lifecycle they share with bot seeks is held to the same rule.
+    Layer("playsite.lobby.seek_board", may_import=(*CODECS, "playsite.tokens"), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.lobby.people_seeks", may_import=(*CODECS, "playsite.tokens", "playsite.lobby.seek_board"),
+          never_import=WEB_FRAMEWORKS),
 )
 """What each layer may import (docs/architecture.md, "Layers"). A rule for another layer is
 one more line, e.g. `Layer("playsite.services", never_import=("quart",))`."""

@@ -20,13 +20,10 @@ No HTTP here: refusals are `PeopleSeekRefused(code, message)`, which the routes 
 
 from __future__ import annotations
 
-import enum
-import secrets
-
 import attrs
 import trio
 
-from playsite.tokens import matches, new_token
+from playsite.lobby.seek_board import SeekLifecycle, SeekState
 from playsite.wire import TimeControl, encode_time_control
 
 PEOPLE_SEEK_TTL_S = 120
@@ -48,10 +45,8 @@ class PeopleSeekRefused(Exception):
         self.message = message
 
 
-class State(enum.Enum):
-    OPEN = "open"
-    CLAIMED = "claimed"
-    MATCHED = "matched"
+State = SeekState
+"""A people's seek goes through the same states as a bot's."""
 
 
 @attrs.define(eq=False)
@@ -84,84 +79,34 @@ def is_people_seek_id(seek_id: str) -> bool:
     return seek_id.startswith(SEEK_PREFIX)
 
 
-class PeopleSeekBoard:
+class PeopleSeekBoard(SeekLifecycle):
+    """The seeks' lifecycle (`SeekLifecycle`), with a person's limits, refusals and the
+    creator's seat token kept for the secret-gated poll."""
+
+    seek_type = PeopleSeek
+    id_prefix = SEEK_PREFIX
+    per_creator = MAX_SEEKS_PER_PERSON
+    too_many = "you already have an open seek; cancel it or wait for a taker"
+    own_seek = "this is your own seek: wait for someone to take it, or cancel it"
+    full = "the lobby is full of open seeks; accept one or try later"
+
     def __init__(self, *, ttl_s: float = PEOPLE_SEEK_TTL_S, capacity: int = MAX_OPEN_PEOPLE_SEEKS):
-        self.ttl_s = ttl_s
+        super().__init__(ttl_s=ttl_s)
         self.capacity = capacity
-        self._seeks: dict[str, PeopleSeek] = {}
 
-    def post(self, creator: str, time_control: TimeControl) -> tuple[PeopleSeek, str]:
-        """A new open seek and its secret (shown once)."""
-        self.expire()
-        standing = [s for s in self._seeks.values() if s.creator == creator and s.state is not State.MATCHED]
-        if len(standing) >= MAX_SEEKS_PER_PERSON:
-            raise PeopleSeekRefused("too_many_seeks", "you already have an open seek; cancel it or wait for a taker")
-        if len(self._seeks) >= self.capacity:
-            raise PeopleSeekRefused("too_many_seeks", "the lobby is full of open seeks; accept one or try later")
-        secret, secret_hash = new_token()
-        seek = PeopleSeek(
-            id=f"{SEEK_PREFIX}{secrets.token_hex(8)}",
-            creator=creator,
-            secret_hash=secret_hash,
-            time_control=time_control,
-            seen_at=trio.current_time(),
-        )
-        self._seeks[seek.id] = seek
-        return seek, secret
+    def refusal(self, code: str, message: str) -> Exception:
+        return PeopleSeekRefused(code, message)
 
-    def open_seeks(self) -> list[PeopleSeek]:
-        self.expire()
-        return [s for s in self._seeks.values() if s.state is State.OPEN]
-
-    def poll(self, seek_id: str, secret: str) -> PeopleSeek:
-        """The creator's poll: keeps the seek alive and reports its state."""
-        seek = self._owned(seek_id, secret)
-        seek.seen_at = trio.current_time()
-        return seek
-
-    def cancel(self, seek_id: str, secret: str) -> None:
-        seek = self._owned(seek_id, secret)
-        if seek.state is not State.OPEN:
-            raise PeopleSeekRefused("seek_taken", "this seek was already accepted")
-        del self._seeks[seek.id]
-
-    def claim(self, seek_id: str, accepter: str) -> PeopleSeek:
-        """Take an open seek for `accepter` (a principal) while its game starts."""
-        self.expire()
-        seek = self._seeks.get(seek_id)
-        if seek is None:
-            raise PeopleSeekRefused("seek_not_found", "no such open seek")
-        if seek.creator == accepter:
-            raise PeopleSeekRefused("own_seek", "this is your own seek: wait for someone to take it, or cancel it")
-        if seek.state is not State.OPEN:
-            raise PeopleSeekRefused("seek_taken", "someone else accepted this seek first")
-        seek.state = State.CLAIMED
-        return seek
+    @staticmethod
+    def principal_of(creator: str) -> str:
+        return creator  # a person's seek names its creator by principal already
 
     def release(self, seek: PeopleSeek) -> None:
         """Open again (its game did not start), with a full lease: the creator was waiting."""
         if seek.state is State.CLAIMED:
-            seek.state = State.OPEN
+            super().release(seek)
             seek.seen_at = trio.current_time()
 
     def matched(self, seek: PeopleSeek, game_id: str, creator_seat: str, creator_token: str) -> None:
-        seek.state, seek.game_id, seek.seat, seek.token = State.MATCHED, game_id, creator_seat, creator_token
-        seek.seen_at = trio.current_time()
-
-    def _owned(self, seek_id: str, secret: str) -> PeopleSeek:
-        self.expire()
-        seek = self._seeks.get(seek_id)
-        if seek is None or not matches(secret, seek.secret_hash):
-            raise PeopleSeekRefused("seek_not_found", "no seek with that id and secret")
-        return seek
-
-    def expire(self) -> int:
-        """Drop seeks (open or matched) whose creator stopped polling; a claimed one finishes first."""
-        now = trio.current_time()
-        lapsed = [s.id for s in self._seeks.values() if s.state is not State.CLAIMED and now - s.seen_at >= self.ttl_s]
-        for seek_id in lapsed:
-            del self._seeks[seek_id]
-        return len(lapsed)
-
-    def __len__(self) -> int:
-        return len(self._seeks)
+        super().matched(seek, game_id)
+        seek.seat, seek.token = creator_seat, creator_token
