@@ -12,11 +12,10 @@ from datetime import datetime
 
 import attrs
 
-from playsite.ratings.leaderboard import face_of, nicknames_of, read_opponents, timestamp
+from playsite.ratings.leaderboard import RESULTS, nicknames_of, own_game, read_opponents
 
 GAMES_PAGE = 20
 """Games per page of `GET /players/{guestId}/games`."""
-RESULTS = {1: "win", 0: "draw", -1: "loss"}
 SCORES = {name: score for score, name in RESULTS.items()}
 
 # The guest's games from their own side: the seat, the other principal, the guest's score
@@ -71,14 +70,8 @@ def read_guest_games(conn, principal: str, wanted: GamesFilter) -> dict:
     names = nicknames_of(conn, [row[2] for row in page])
     games = [
         {
-            "gameId": str(game_id),
-            "seat": seat,
-            "opponent": face_of(other, names),
-            "result": RESULTS.get(score, "unknown"),
-            "rated": bool(rated),
-            "termination": termination,
+            **own_game(game_id, seat, other, score, rated, termination, finished_at, names),
             "timeControl": time_control_text(time_control),
-            "finishedAt": timestamp(finished_at),
         }
         for game_id, seat, other, score, rated, termination, time_control, finished_at in page
     ]

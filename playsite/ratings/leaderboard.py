@@ -209,17 +209,22 @@ def read_recent(conn, principal: str) -> list[dict]:
     ).fetchall()
     names = nicknames_of(conn, [other for _, _, other, *_ in rows])
     return [
-        {
-            "gameId": str(game_id),
-            "seat": seat,
-            "opponent": face_of(other, names),
-            "result": RESULTS.get(score, "unknown"),
-            "rated": bool(rated),
-            "termination": termination,
-            "finishedAt": timestamp(finished_at),
-        }
+        own_game(game_id, seat, other, score, rated, termination, finished_at, names)
         for game_id, seat, other, score, rated, termination, finished_at in rows
     ]
+
+
+def own_game(game_id, seat: str, other: str | None, score, rated, termination: str, finished_at, names: dict) -> dict:
+    """One game from a player's own side, as the profiles and a guest's history list it."""
+    return {
+        "gameId": str(game_id),
+        "seat": seat,
+        "opponent": face_of(other, names),
+        "result": RESULTS.get(score, "unknown"),
+        "rated": bool(rated),
+        "termination": termination,
+        "finishedAt": timestamp(finished_at),
+    }
 
 
 RESULTS = {1: "win", 0: "draw", -1: "loss"}
