@@ -219,11 +219,12 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
             name, snapshot = await next_event(ws)
             assert name == "Snapshot"
             await ws.send_message(json.dumps({"SubmitSeed": {"seed": "ffeeddccbbaa99887766554433221100"}}))
-            # Play until the bot has played a turn of its own (a forced pass is not one), then
-            # resign at the next roll: a decided game, lost.
-            rng, bot_played, state = random.Random(3), False, snapshot["state"]
+            # Play until both sides have played a turn of their own (a forced pass is not one:
+            # before that a resignation is an abort), then resign at the next roll: a decided
+            # game, lost.
+            rng, played, state = random.Random(3), set(), snapshot["state"]
             white_to_play = state["dicePending"] and state["activeSeat"] == "White"
-            while not (white_to_play and bot_played):
+            while not (white_to_play and played == {"White", "Black"}):
                 if white_to_play:
                     pending = await site.ok("GET", f"/games/{match['gameId']}/moves")
                     if pending["legalMoves"]:  # an empty tree is passed by the server itself
@@ -231,7 +232,8 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
                         await ws.send_message(json.dumps({"SubmitTurn": {"moves": turn}}))
                 name, event = await next_event(ws)
                 assert name not in ("GameEnded", "Rejected"), event
-                bot_played = bot_played or (name == "TurnPlayed" and event["seat"] == "Black" and bool(event["moves"]))
+                if name == "TurnPlayed" and event["moves"]:
+                    played.add(event["seat"])
                 white_to_play = name == "DiceRolled" and event["seat"] == "White"
             await ws.send_message(json.dumps({"Resign": {}}))
             await events_until(ws, "GameEnded")
