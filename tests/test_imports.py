@@ -35,6 +35,7 @@ LAYERS = (
     Layer("playsite.dice", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.wire", may_import=PURE, never_import=WEB_FRAMEWORKS),
     Layer("playsite.verifier", may_import=(), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.principals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
     Layer("playsite.rooms", may_import=(*CODECS, "playsite.store", "playsite.tokens"), never_import=WEB_FRAMEWORKS),
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure).
