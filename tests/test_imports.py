@@ -39,7 +39,8 @@ LAYERS = (
     Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
     Layer("playsite.rooms", may_import=(*CODECS, "playsite.store", "playsite.tokens"), never_import=WEB_FRAMEWORKS),
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure).
-    Layer("playsite.http", may_import=("playsite.wire.text",)),
+    Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals")),
+    Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.periodic", may_import=()),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
     # The seek lifecycle they share with bot seeks is held to the same rule.

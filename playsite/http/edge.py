@@ -17,7 +17,10 @@ from werkzeug.exceptions import HTTPException
 
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
 from playsite.http.cors import CorsPolicy
-from playsite.http.errors import Refusal, invalid_request, render, temporarily_unavailable, too_large
+from playsite.http.errors import (
+    Refusal, invalid_request, refusal_of_domain, render, temporarily_unavailable, too_large,
+)
+from playsite.refusals import Refused
 from playsite.http.origin import OriginPolicy
 
 
@@ -42,6 +45,10 @@ def install_edge(
     @app.errorhandler(Refusal)
     async def refused(refusal: Refusal):
         return render(refusal)
+
+    @app.errorhandler(Refused)
+    async def domain_refused(refused: Refused):
+        return render(refusal_of_domain(refused))
 
     for dependency_down in unavailable:
         app.register_error_handler(dependency_down, lambda _error: render(temporarily_unavailable()))

@@ -9,14 +9,18 @@ endpoints share. Never a traceback, never a 500 for a client's mistake.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 import attrs
 import trio
 from quart import Blueprint, Response, current_app, has_request_context, request, websocket
 
+from playsite.refusals import Refused
 from playsite.wire.text import compact_json
+
+log = logging.getLogger("playsite.http")
 
 RETRY_AFTER_S = 5
 READ_TIMEOUT_S = 3
@@ -29,12 +33,17 @@ T = TypeVar("T")
 class Refusal(Exception):
     """A request the service will not carry out, with the HTTP status and machine code to answer."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, code: str, message: str, headers: dict[str, str] | None = None,
+        state: Mapping[str, object] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.state = state
+        """What the caller may see of the current state; only error shapes that carry a state show it."""
 
 
 def temporarily_unavailable(message: str = "the store is unavailable; try again") -> Refusal:
@@ -83,17 +92,46 @@ the showcase) answer in it."""
 
 
 class RouteFamily(Blueprint):
-    """A blueprint that knows the error shape of its family's refusals."""
+    """A blueprint that knows the error shape of its family's refusals, and the HTTP status of
+    each code its domain refuses with (`playsite.refusals.Refused`)."""
 
-    def __init__(self, name: str, import_name: str, *, shape: ErrorShape = BOT_API_SHAPE):
+    def __init__(
+        self, name: str, import_name: str, *, shape: ErrorShape = BOT_API_SHAPE,
+        statuses: Mapping[str, int] | None = None, headers: Mapping[str, str] | None = None,
+    ):
         super().__init__(name, import_name)
         self.error_shape = shape
+        self.statuses = dict(statuses or {})
+        """Domain code -> HTTP status; a code missing here is a programming error (500, logged)."""
+        self.refusal_headers = dict(headers or {})
+        """Headers every domain refusal of this family carries (e.g. `Cache-Control: no-store`)."""
+
+    def refusal(self, refused: Refused) -> Refusal:
+        """The HTTP refusal this family answers for a domain's `refused`."""
+        status = self.statuses.get(refused.code)
+        if status is None:
+            log.error("route family %s has no status for the domain code %r", self.name, refused.code)
+            return Refusal(500, "internal_error", "the server failed on this request; it has been logged")
+        return Refusal(status, refused.code, refused.message, self.refusal_headers, refused.state)
+
+
+def _current_family() -> Blueprint | None:
+    context = request if has_request_context() else websocket
+    return current_app.blueprints.get(context.blueprint or "")
+
+
+def refusal_of_domain(refused: Refused) -> Refusal:
+    """A domain refusal that escaped a route, as the HTTP refusal of the route's family."""
+    family = _current_family()
+    if isinstance(family, RouteFamily):
+        return family.refusal(refused)
+    log.error("a domain refusal %r escaped a route outside any route family", refused.code)
+    return Refusal(500, "internal_error", "the server failed on this request; it has been logged")
 
 
 def render(refusal: Refusal) -> Response:
     """The refusal in the error shape of the route family that raised it."""
-    context = request if has_request_context() else websocket
-    family = current_app.blueprints.get(context.blueprint or "")
-    shape = getattr(family, "error_shape", BOT_API_SHAPE)
+    family = _current_family()
+    shape = family.error_shape if isinstance(family, RouteFamily) else BOT_API_SHAPE
     text = compact_json(shape.body(refusal))
     return Response(text, status=refusal.status, content_type=shape.content_type, headers=refusal.headers)

@@ -25,7 +25,12 @@ from playsite.http.errors import (
 )
 from playsite.http.origin import OriginPolicy
 from playsite.http.responses import json_response
+from playsite.refusals import Refused
 
+STATEFUL = ErrorShape(
+    "application/json",
+    lambda r: {"error": {"code": r.code, "message": r.message}, **({"state": r.state} if r.state else {})},
+)
 PROBLEM = ErrorShape("application/problem+json", lambda r: {"type": "about:blank", "status": r.status, "code": r.code})
 
 
@@ -58,6 +63,10 @@ def edge_app():
     install_edge(app, unavailable=(StoreDown,))
     plain = RouteFamily("plain", __name__)
     problems = RouteFamily("problems", __name__, shape=PROBLEM)
+    domain = RouteFamily(
+        "domain", __name__, shape=STATEFUL, statuses={"seat_taken": 409, "no_such_seat": 404},
+        headers={"Cache-Control": "no-store"},
+    )
     tokens = Tokens()
 
     @plain.post("/echo")
@@ -98,8 +107,13 @@ def edge_app():
         await policy.require_write(Refusal(403, "csrf_origin_rejected", "origin or CSRF header missing"))
         return json_response({"ok": True})
 
+    @domain.get("/domain/<code>")
+    async def domain_refuses(code: str):
+        raise Refused(code, f"refused: {code}", {"seat": "white"} if code == "seat_taken" else None)
+
     app.register_blueprint(plain)
     app.register_blueprint(problems)
+    app.register_blueprint(domain)
     return app.test_client()
 
 
@@ -114,6 +128,24 @@ async def test_a_route_family_renders_refusals_in_its_own_shape():
     assert response.status_code == 409
     assert response.mimetype == "application/problem+json"
     assert json.loads(await response.get_data()) == {"type": "about:blank", "status": 409, "code": "taken"}
+
+
+async def test_a_domain_refusal_gets_its_status_headers_and_shape_from_the_route_family():
+    client = edge_app()
+    taken = await client.get("/domain/seat_taken")
+    assert taken.status_code == 409 and taken.headers["Cache-Control"] == "no-store"
+    assert json.loads(await taken.get_data()) == {
+        "error": {"code": "seat_taken", "message": "refused: seat_taken"}, "state": {"seat": "white"},
+    }
+    missing = await client.get("/domain/no_such_seat")
+    assert missing.status_code == 404
+    assert json.loads(await missing.get_data()) == {"error": {"code": "no_such_seat", "message": "refused: no_such_seat"}}
+
+
+async def test_a_domain_code_its_family_has_no_status_for_is_a_logged_500(caplog):
+    response = await edge_app().get("/domain/unheard_of")
+    await assert_refused(response, 500, "internal_error")
+    assert "no status for the domain code 'unheard_of'" in caplog.text
 
 
 async def test_a_body_over_the_routes_own_limit_is_413_and_closes_the_connection():
