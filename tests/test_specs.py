@@ -61,7 +61,7 @@ FRAMEWORK_ENDPOINTS = {
 }
 PUBLIC_BOT_OPERATIONS = {("post", "/bot/anon"), ("post", "/bot/register")}
 """The only /bot/... operations without a bearer token: they hand tokens out."""
-DECLINED_OPERATIONS = {("get", "/auth/me/guests"), ("post", "/auth/me/guests"), ("post", "/ingest/games")}
+DECLINED_OPERATIONS = {("post", "/ingest/games")}
 """The ecosystem site's calls playsite serves only to decline them (docs/bots/compatibility.md): no success answer."""
 
 SERVER_FRAMES = ["Snapshot", "DiceRolled", "TurnPlayed", "DrawDeclined", "GameEnded", "Rejected", "Error"]

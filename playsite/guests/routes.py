@@ -8,10 +8,21 @@
 at most 20 characters, a guest id 36). Like every read of finished results, these need
 persistence: without it they answer 404 `persistence_required`.
 
-    GET|POST /auth/me/guests -> 501 guest_claims_unsupported
+    GET  /auth/me/guests                  -> {guests: [guestId, ...]} (oldest first)
+    POST /auth/me/guests {"guestId": uuid} -> the same, the guest id linked to the account
 
-playsite does not link guest ids to accounts (a person signs in before playing, and the
-games are the account's), so the site's claim calls get a clear refusal, never a 404.
+A claim links the browser's guest id to the account signed in on it: the first claim of a guest
+id wins and is final (409 `guest_claimed` for another account; claiming one's own again
+changes nothing). Nothing is rewritten: the guest's games keep their `guest:` seat, the public
+profile counts the account's own games only, and a client unites the histories at read time
+(`/players/{guestId}/games` of each claimed id). Under `/auth`, in problem details; 401
+`not_signed_in` without a session (and always without sign-in configured).
+
+The claim is a session write, held to the browser boundary with one allowance for the site:
+the `Origin` must be one of PLAY_CORS_ORIGINS, and the body JSON, but `X-Game-CSRF` is not
+required. A cross-origin `fetch` with a JSON body needs our CORS preflight, which only allowed
+origins get, and a form cannot send JSON: the allowed Origin plus the JSON media type prove
+what the custom header proves elsewhere.
 """
 
 from __future__ import annotations
@@ -20,13 +31,23 @@ from datetime import datetime
 
 from quart import request
 
+from playsite.accounts.model import Account
 from playsite.bots.accounts import SLUG
+from playsite.guests import claims
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
-from playsite.games.refusals import CANONICAL_GAME_ID
-from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
+from playsite.http.errors import (
+    PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, temporarily_unavailable,
+)
+from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import NO_CACHE, json_response
+from playsite.principals import canonical_uuid, guest
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
+
+CLAIMS_PER_MINUTE = 10
+"""Claims per account per minute: a person links a browser now and then."""
+PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 
 
 def guest_routes(services: Services) -> RouteFamily:
@@ -54,25 +75,56 @@ def guest_routes(services: Services) -> RouteFamily:
     return routes
 
 
-def guest_claim_routes(_services: Services) -> RouteFamily:
+def guest_claim_routes(services: Services) -> RouteFamily:
     """Under `/auth`, so in that family's shape (problem details)."""
     routes = RouteFamily("guest_claims", __name__, shape=PROBLEM_SHAPE)
+    accounts = services.accounts
+    claims_per_minute = RateLimiter(CLAIMS_PER_MINUTE, 60)
 
-    @routes.route("/auth/me/guests", methods=["GET", "POST"])
-    async def guest_claims():
-        raise Refusal(
-            501, "guest_claims_unsupported",
-            "playsite does not link guest ids to accounts: sign in before playing, and the games are the account's",
-        )
+    async def account() -> Account:
+        signed_in = await accounts.signed_in()
+        if signed_in is None:
+            raise Refusal(401, "not_signed_in", "sign in first (GET /auth/login)", PRIVATE)
+        return signed_in
+
+    @routes.get("/auth/me/guests")
+    async def claimed():
+        me = await account()
+        guests = await accounts.run(lambda conn: claims.claimed_guests(conn, me.id))
+        return json_response({"guests": guests}, headers=PRIVATE)
+
+    @routes.post("/auth/me/guests")
+    @body_limit(256)
+    async def claim():
+        if not services.origins.admits(request.headers.get("Origin")) or request.mimetype != "application/json":
+            raise Refusal(403, "csrf_origin_rejected", "send this from an allowed origin, as application/json")
+        me = await account()
+        body = await json_object()
+        reject_unknown_fields(body, {"guestId"})
+        guest_id = canonical_uuid(body.get("guestId"))
+        if guest_id is None:
+            raise invalid_request("guestId is the bare guest UUID (8-4-4-4-12 hexadecimal digits, no 'guest:')")
+        retry_after = claims_per_minute.attempt(str(me.id))
+        if retry_after is not None:
+            raise rate_limited("guest claims", retry_after)
+        try:
+            guests = await accounts.run(lambda conn: claims.claim_guest(conn, me.id, guest_id))
+        except claims.ClaimedByAnother:
+            raise Refusal(409, "guest_claimed", "this guest id already belongs to another account", PRIVATE) from None
+        except claims.TooManyClaims:
+            raise Refusal(
+                409, "too_many_guest_claims", f"an account links at most {claims.MAX_CLAIMS_PER_ACCOUNT} guest ids", PRIVATE,
+            ) from None
+        return json_response({"guests": guests}, headers=PRIVATE)
 
     return routes
 
 
 def guest_principal(raw: str) -> str:
-    guest_id = raw.lower()
-    if not CANONICAL_GAME_ID.fullmatch(guest_id):
+    guest_id = canonical_uuid(raw)
+    if guest_id is None:
         raise Refusal(400, "invalid_guest_id", "a guest id is a UUID (8-4-4-4-12 hexadecimal digits)")
-    return f"guest:{guest_id}"
+    return guest(guest_id)
 
 
 def games_filter() -> GamesFilter:

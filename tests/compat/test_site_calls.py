@@ -324,7 +324,7 @@ async def test_a_guest_history_needs_persistence(serve):
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "persistence_required"
 
 
-async def test_the_calls_playsite_declines_answer_clearly(server):
+async def test_the_ingest_call_is_declined_and_signed_out_claims_are_401(server):
     site = Site(server)
     report = {"id": str(uuid.uuid4()), "source": "playsite", "mode": "classic", "initial_fen": "x", "turns": [], "events": []}
     ingest = await site.call("POST", "/ingest/games", report)
@@ -334,7 +334,7 @@ async def test_the_calls_playsite_declines_answer_clearly(server):
     assert (await site.call("POST", "/ingest/games", long_report)).status_code == 422, "a long game is refused the same way"
     for method, body in (("GET", None), ("POST", {"guestId": str(uuid.uuid4())})):
         claims = await site.call(method, "/auth/me/guests", body)
-        assert claims.status_code == 501 and claims.json()["code"] == "guest_claims_unsupported"
+        assert claims.status_code == 401 and claims.json()["code"] == "not_signed_in", "the site shows 'signed out'"
 
 
 async def test_creating_a_game_with_guest_ids_checks_them(server):
@@ -372,4 +372,4 @@ async def test_the_answers_of_the_sites_calls_are_the_documented_ones(server, se
     checks.append(("get", "/players/{guestId}/opponents", await without_database.call("GET", f"/players/{guest}/opponents")))
     for method, path, answer in checks:
         documented.check_http(method, path, answer)
-    assert [answer.status_code for _, _, answer in checks] == [201, 201, 400, 200, 400, 400, 200, 400, 422, 501, 501, 404, 404]
+    assert [answer.status_code for _, _, answer in checks] == [201, 201, 400, 200, 400, 400, 200, 400, 422, 401, 401, 404, 404]

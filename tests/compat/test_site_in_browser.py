@@ -91,7 +91,7 @@ def test_from_an_allowed_origin_every_call_of_the_site_gets_through(context, sit
     assert results == {
         "createGame": 201, "getState": 200, "listGames": 200, "createSeek": 201, "seekStatus": 200, "cancelSeek": 204,
         "playerGames": 404,  # readable: this server keeps no finished games (no PostgreSQL), and says so
-        "claimedGuests": 501, "ingest": 422, "socket": "Snapshot",
+        "claimedGuests": 401, "ingest": 422, "socket": "Snapshot",
     }
 
 
