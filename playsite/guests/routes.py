@@ -27,6 +27,7 @@ from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_re
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
+from playsite.wire.instant import decode_instant
 
 
 def guest_routes(services: Services) -> RouteFamily:
@@ -89,7 +90,7 @@ def games_filter() -> GamesFilter:
 
 def instant(text: str) -> datetime:
     try:
-        at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        at = decode_instant(text)
     except ValueError:
         raise invalid_request("before is an ISO-8601 instant (as finishedAt is written)") from None
     if at.tzinfo is None:

@@ -25,7 +25,7 @@ from playsite.bots.refusals import BotApiRefusal
 from playsite.house.strategy import STRATEGIES
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
-from playsite.rooms.model import Phase
+from playsite.rooms.model import RoomPhase
 from playsite.rules import parse_dfen
 from playsite.wire import AnswerDraw, SubmitTurn
 
@@ -87,7 +87,7 @@ class HouseBots:
                     return
                 view = room.published
                 state = view.state
-                if room.phase is Phase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
+                if room.phase is RoomPhase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
                     acted_at = view.version
                     await self._command(room, seat, AnswerDraw(accept=False))
                 elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.packed is not None:

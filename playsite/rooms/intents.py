@@ -11,6 +11,7 @@ import attrs
 import trio
 
 from playsite.rooms.fanout import Subscriber
+from playsite.wire import Seat
 
 T = TypeVar("T")
 
@@ -70,7 +71,7 @@ class Rebind:
     same principal redeeming again is a reconnect and also true).
     """
 
-    seat: str
+    seat: Seat = attrs.field(converter=Seat)
     principal: str
     name: str | None = None
     """The public name to show for the seat (an account's nickname); never the principal."""
@@ -81,7 +82,7 @@ class Rebind:
 class PlayerCommand:
     """A decoded wire command (SubmitTurn, SubmitSeed, Resign, AnswerDraw) from `seat`."""
 
-    seat: str
+    seat: Seat = attrs.field(converter=Seat)
     command: Any
     reply: Reply[Verdict] = attrs.field(factory=Reply, eq=False)
 

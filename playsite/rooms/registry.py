@@ -19,7 +19,7 @@ import trio
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.counters import RoomCounters
-from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
+from playsite.rooms.model import REQUIRED, RoomPhase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
 from playsite.rooms.room import Room
 from playsite.rooms.trees import Trees
@@ -88,7 +88,7 @@ class Registry:
 
     def awaiting_joins(self) -> int:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
-        moved_on = [game_id for game_id, room in self._awaiting.items() if room.phase is not Phase.AWAITING_JOINS]
+        moved_on = [game_id for game_id, room in self._awaiting.items() if room.phase is not RoomPhase.AWAITING_JOINS]
         for game_id in moved_on:
             del self._awaiting[game_id]
         return len(self._awaiting)
@@ -213,7 +213,7 @@ class Registry:
 
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room
-        if room.phase is Phase.AWAITING_JOINS:
+        if room.phase is RoomPhase.AWAITING_JOINS:
             self._awaiting[room.game_id] = room
         try:
             # Each room owns a nursery of its own: tasks it starts (deliveries, timers of

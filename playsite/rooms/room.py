@@ -27,19 +27,18 @@ from playsite.rooms.model import (
     TECHNICAL_ABORT_REASON,
     ClockState,
     Ending,
-    Phase,
+    RoomPhase,
     RoomSetup,
     RoomState,
     SeatSetup,
     WallClock,
     effective_rated,
-    other,
-    seat_of,
+    seat_to_move,
     seconds_between,
     utc_now,
 )
 from playsite.rooms.persistence import DurabilityPolicy, attempt_write, read_back_durably, telemetry
-from playsite.rooms.records import game_write, terminal_records
+from playsite.rooms.writes import game_write, game_ending
 from playsite.rooms.trees import PackedTree, Trees, pack
 from playsite.rooms.view import PublicView
 from playsite.rules import (
@@ -131,7 +130,7 @@ class Room:
         self.history: list[HistoryTurn] = []
         self.played: set[Seat] = set()
         self.clock = GameClock.for_control(setup.time_control)
-        self.phase = Phase.AWAITING_JOINS
+        self.phase = RoomPhase.AWAITING_JOINS
         self.activated = False
         """Whether the game began (a successor that never did shows `rematchStartup: aborted`)."""
         self.ending: Ending | None = None
@@ -315,7 +314,7 @@ class Room:
         """Recompute what follows from the durable fields (after a restore)."""
         self.packed = None
         self._roll_due = None
-        if self.phase is Phase.PLAYING and self.position.dice:
+        if self.phase is RoomPhase.PLAYING and self.position.dice:
             self.packed = pack(self.position)
         self._publish_view()
 
@@ -331,7 +330,7 @@ class Room:
 
     @property
     def ended(self) -> bool:
-        return self.phase is Phase.ENDED
+        return self.phase is RoomPhase.ENDED
 
     def queued_intents(self) -> int:
         """Intents waiting for the room's task (metrics)."""
@@ -339,7 +338,7 @@ class Room:
 
     @property
     def active_seat(self) -> Seat:
-        return seat_of(self.position)
+        return seat_to_move(self.position)
 
     @property
     def players(self) -> Players:
@@ -376,14 +375,14 @@ class Room:
             version=self.version,
             dfen=self._dfen(self.position),
             active_seat=self.active_seat,
-            dice_pending=self.phase is Phase.PLAYING,
+            dice_pending=self.phase is RoomPhase.PLAYING,
             status=EndedStatus(self.ending.over) if ended else ActiveStatus(),
             time_control=self.setup.time_control,
             clocks=self.clock.read(trio.current_time()) if self.clock else None,
             commit=self.fairness.commit,
             seed=self.fairness.seed.hex() if ended else None,
             client_seeds=self._client_seeds_view() if ended else None,
-            legal_moves=inline_tree if self.phase is Phase.PLAYING else None,
+            legal_moves=inline_tree if self.phase is RoomPhase.PLAYING else None,
             players=self.players,
             rated=self.rated,
             rematch_startup=self._startup_marker(),
@@ -392,13 +391,13 @@ class Room:
     def _startup_marker(self) -> RematchStartup | None:
         if not self.setup.successor:
             return None
-        if self.phase is Phase.AWAITING_JOINS:
+        if self.phase is RoomPhase.AWAITING_JOINS:
             return RematchStartup("awaiting_joins", self.setup.join_deadline_at)
         return RematchStartup("active" if self.activated else "aborted")
 
     def _publish_view(self) -> None:
         """The working state is committed: from now on, it is what the public reads."""
-        tree = self.packed if self.phase is Phase.PLAYING else None
+        tree = self.packed if self.phase is RoomPhase.PLAYING else None
         self.published = PublicView(state=self._working_state(), history=tuple(self.history), packed=tree)
 
     # ----- the task -----------------------------------------------------------------------
@@ -432,22 +431,22 @@ class Room:
 
     def _after_resume(self, now: float) -> None:
         """Deadlines restart: seats must reconnect within the grace, windows run again."""
-        if self.phase is Phase.AWAITING_JOINS and self.setup.successor and not self.restarted:
+        if self.phase is RoomPhase.AWAITING_JOINS and self.setup.successor and not self.restarted:
             self.join_deadline = now + self._join_window()
-        elif self.phase is Phase.AWAITING_JOINS and self.setup.successor:
+        elif self.phase is RoomPhase.AWAITING_JOINS and self.setup.successor:
             # A committed successor that had not begun when the server stopped: a technical
             # abort of this same game (no result, no rating, nobody forfeited), never a new window.
             self._end(Ending(Termination.ABORTED, None), now)
-        elif self.phase is Phase.AWAITING_JOINS and not self.setup.await_joins:
+        elif self.phase is RoomPhase.AWAITING_JOINS and not self.setup.await_joins:
             # Stored before it began (a game that begins at once, e.g. the showcase's): it
             # begins now, its claim grace counted from its absolute deadline.
             self._begin(now)
             return
-        elif self.phase is Phase.AWAITING_JOINS:
+        elif self.phase is RoomPhase.AWAITING_JOINS:
             self.join_deadline = now + self.setup.join_window_s
-        elif self.phase is Phase.SEEDING:
+        elif self.phase is RoomPhase.SEEDING:
             self.seed_deadline = now + self.setup.seed_window_s
-        if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+        if self.phase in (RoomPhase.SEEDING, RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
             self.idle_since = now  # no turn is lost to a restart: the idle window starts again
             for seat in self.seats.values():
                 if seat.setup.always_present:
@@ -494,7 +493,7 @@ class Room:
         self._attempted = data
         write = game_write(state, data)
         if self.ended:
-            ending = terminal_records(state)
+            ending = game_ending(state)
             write_once = lambda: self.store.finish_game(write, ending)  # noqa: E731
         else:
             write_once = lambda: self.store.save_game(write)  # noqa: E731
@@ -572,7 +571,7 @@ class Room:
     def _restart_graces(self, now: float) -> None:
         for seat in self.seats.values():
             if seat.connections == 0 and not seat.setup.always_present:
-                if self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+                if self.phase in (RoomPhase.SEEDING, RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
                     seat.grace_until = now + DISCONNECT_GRACE_S
 
     def _roll_back_and_abort(self) -> None:
@@ -640,7 +639,7 @@ class Room:
                 self._dirty = True  # durable: a successor's connection history, a claimed seat taken
             seat.joined = True
             seat.grace_until = None
-            if self.phase is Phase.AWAITING_JOINS and self._ready_to_begin():
+            if self.phase is RoomPhase.AWAITING_JOINS and self._ready_to_begin():
                 self._begin(now)
         return True
 
@@ -654,7 +653,7 @@ class Room:
             return
         seat = self.seats[seat_name]
         seat.connections -= 1
-        if seat.connections == 0 and self.phase in (Phase.SEEDING, Phase.PLAYING, Phase.DRAW_ANSWER):
+        if seat.connections == 0 and self.phase in (RoomPhase.SEEDING, RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
             if not seat.setup.always_present:
                 seat.grace_until = now + DISCONNECT_GRACE_S
 
@@ -693,7 +692,7 @@ class Room:
             case SubmitSeed(seed=seed):
                 return self._submit_seed(seat, seed, now)
             case Resign():
-                self._end(self._decided(Termination.RESIGN, winner=other(seat)), now)
+                self._end(self._decided(Termination.RESIGN, winner=seat.other()), now)
                 return Verdict(True, self.version)
             case SubmitTurn(moves=moves, offer_draw=offer_draw):
                 return self._submit_turn(seat, tuple(moves), offer_draw, now)
@@ -710,18 +709,18 @@ class Room:
             return self._reject(f"seed ignored ({verdict.value})")
         self.fairness = self.fairness.submit_client_seed(seat, seed)
         self._dirty = True
-        if self.phase is Phase.SEEDING and self.fairness.client_seeds.white and self.fairness.client_seeds.black:
+        if self.phase is RoomPhase.SEEDING and self.fairness.client_seeds.white and self.fairness.client_seeds.black:
             self._roll(now)
         return Verdict(True, self.version)
 
     def _submit_turn(self, seat: Seat, moves: tuple[str, ...], offer_draw: bool, now: float) -> Verdict:
-        if self.phase is Phase.DRAW_ANSWER and seat == self.active_seat:
+        if self.phase is RoomPhase.DRAW_ANSWER and seat == self.active_seat:
             return self._reject("a draw offer is waiting for your answer")
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not RoomPhase.PLAYING:
             return self._reject("not your turn: the dice are not rolled yet")  # the ecosystem's reason, then why
         if seat != self.active_seat:
             return self._reject("not your turn")
-        if offer_draw and self.seats[other(seat)].setup.always_present:
+        if offer_draw and self.seats[seat.other()].setup.always_present:
             return self._reject("draw offers are not available against an API seat (it cannot answer them)")
         if offer_draw and seat in self.draw_blocked:
             return self._reject("you may not offer a draw again until your opponent has offered one")
@@ -730,7 +729,7 @@ class Room:
         except IllegalTurn as illegal:
             return self._reject(f"illegal turn: {illegal.reason}")
         if self.clock is not None and self.clock.stop(now, completed_turn=True) <= 0:
-            self._end(self._decided(Termination.TIMEOUT, winner=other(seat)), now)
+            self._end(self._decided(Termination.TIMEOUT, winner=seat.other()), now)
             return self._reject("time ran out before the turn arrived")
         self.played.add(seat)
         self._record_turn(seat, outcome.moves, outcome.after, draw_offer=offer_draw)
@@ -743,14 +742,14 @@ class Room:
         self._start_turn(now)
         if offer_draw:
             self.draw_offer_from = seat
-            self.draw_blocked.discard(other(seat))
-            self.phase = Phase.DRAW_ANSWER
+            self.draw_blocked.discard(seat.other())
+            self.phase = RoomPhase.DRAW_ANSWER
         else:
             self._roll(now)
         return verdict
 
     def _answer_draw(self, seat: Seat, accept: bool, now: float) -> Verdict:
-        if self.phase is not Phase.DRAW_ANSWER or self.draw_offer_from != other(seat):
+        if self.phase is not RoomPhase.DRAW_ANSWER or self.draw_offer_from != seat.other():
             return self._reject("there is no draw offer to answer")
         offerer, self.draw_offer_from = self.draw_offer_from, None
         if accept:
@@ -775,7 +774,7 @@ class Room:
             for seat in self.seats.values():
                 if not seat.joined and not seat.setup.always_present:
                     seat.grace_until = now + self._claim_grace_left()
-        self.phase = Phase.SEEDING
+        self.phase = RoomPhase.SEEDING
         self.seed_deadline = now + self.setup.seed_window_s
         if self.setup.seed_window_s <= 0:
             self._roll(now)
@@ -809,7 +808,7 @@ class Room:
             self.rolled = tuple(dice)
             self.position = self.position.with_dice(dice)
             self.packed = await self.trees.compute(self.position)
-            self.phase = Phase.PLAYING
+            self.phase = RoomPhase.PLAYING
             seat = self.active_seat
             inline = self.packed.inline()
             clocks = self.clock.read(now) if self.clock else None
@@ -853,7 +852,7 @@ class Room:
             self.clock.stop(now, completed_turn=False)
         self.ending = attrs.evolve(ending, at=self.wall_clock())
         self.counters.games_ended += 1
-        self.phase = Phase.ENDED
+        self.phase = RoomPhase.ENDED
         self.packed = None
         self.position = self.position.without_dice()
         over = ending.over
@@ -897,7 +896,7 @@ class Room:
 
     def _next_deadline(self) -> float:
         candidates = [self.join_deadline, self.seed_deadline]
-        if self.clock is not None and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
+        if self.clock is not None and self.phase in (RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
             candidates.append(self.clock.flag_at())
         candidates.append(self._idle_deadline())
         candidates.extend(seat.grace_until for seat in self.seats.values())
@@ -907,7 +906,7 @@ class Room:
         """Unlimited games with an idle forfeit: when the seat to move loses for not playing."""
         if self.setup.idle_forfeit_s is None or self.clock is not None or self.idle_since is None:
             return None
-        if self.phase not in (Phase.PLAYING, Phase.DRAW_ANSWER):
+        if self.phase not in (RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
             return None
         return self.idle_since + self.setup.idle_forfeit_s
 
@@ -924,16 +923,16 @@ class Room:
             self._roll(now)
             return
         flag_at = self.clock.flag_at() if self.clock is not None else None
-        if flag_at is not None and now >= flag_at and self.phase in (Phase.PLAYING, Phase.DRAW_ANSWER):
-            self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
+        if flag_at is not None and now >= flag_at and self.phase in (RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER):
+            self._end(self._decided(Termination.TIMEOUT, winner=self.active_seat.other()), now)
             return
         idle_at = self._idle_deadline()
         if idle_at is not None and now >= idle_at:
-            self._end(self._decided(Termination.TIMEOUT, winner=other(self.active_seat)), now)
+            self._end(self._decided(Termination.TIMEOUT, winner=self.active_seat.other()), now)
             return
         gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]
         if len(gone) == len(self.seats):
             # Both seats away past their grace at once: no result may depend on seat order.
             self._end(Ending(Termination.ABORTED, None), now)
         elif gone:
-            self._end(self._decided(Termination.DISCONNECT, winner=other(gone[0])), now)
+            self._end(self._decided(Termination.DISCONNECT, winner=gone[0].other()), now)

@@ -61,7 +61,7 @@ from .events import (
 )
 from .history import (
     ArchiveTurn,
-    Fairness,
+    FairnessRecord,
     HistoryRecord,
     archive_result,
     decode_history,
@@ -147,7 +147,7 @@ __all__ = [
     "Ended",
     "ErrorFrame",
     "Event",
-    "Fairness",
+    "FairnessRecord",
     "Fischer",
     "GameEnded",
     "HistoryRecord",

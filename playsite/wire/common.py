@@ -21,6 +21,10 @@ class Seat(enum.StrEnum):
     WHITE = "White"
     BLACK = "Black"
 
+    def other(self) -> Seat:
+        """The opposing seat."""
+        return Seat.BLACK if self is Seat.WHITE else Seat.WHITE
+
 
 WHITE = Seat.WHITE
 BLACK = Seat.BLACK

@@ -92,7 +92,7 @@ class ArchiveTurn:
 
 
 @attrs.frozen
-class Fairness:
+class FairnessRecord:
     """The dice reveal of a finished game: every field is always present in the archive."""
 
     commit: str
@@ -112,7 +112,7 @@ class HistoryRecord:
     """RFC 3339 in UTC, e.g. ``2025-01-31T12:00:00Z``."""
     initial_dfen: str
     turns: tuple[ArchiveTurn, ...] = attrs.field(converter=as_tuple)
-    fairness: Fairness
+    fairness: FairnessRecord
 
 
 def encode_history(record: HistoryRecord) -> dict[str, Any]:
@@ -155,9 +155,9 @@ def _decode_turn(obj: object, where: str) -> ArchiveTurn:
     )
 
 
-def _decode_fairness(obj: object, where: str) -> Fairness:
+def _decode_fairness(obj: object, where: str) -> FairnessRecord:
     body = _read.fields(obj, where, ("commit", "seed", "clientSeeds"))
-    return Fairness(
+    return FairnessRecord(
         read_digest(body["commit"], f"{where}.commit"),
         read_digest(body["seed"], f"{where}.seed"),
         decode_client_seeds(body["clientSeeds"], f"{where}.clientSeeds"),

@@ -21,7 +21,7 @@ from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.rooms.intents import Rebind
-from playsite.rooms.model import Phase as RoomPhase
+from playsite.rooms.model import RoomPhase
 from playsite.rules import Termination
 from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn

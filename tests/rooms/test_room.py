@@ -10,7 +10,7 @@ import trio
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
-from playsite.rooms.model import DISCONNECT_GRACE_S, Phase
+from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
 from playsite.wire import (
     AnswerDraw,
     DrawDeclined,
@@ -177,7 +177,7 @@ async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
         room = await registry.create(human_seats(), purpose_general(), ())
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
-        assert room.phase is Phase.DRAW_ANSWER and room.tree is None, "no roll before the answer"
+        assert room.phase is RoomPhase.DRAW_ANSWER and room.tree is None, "no roll before the answer"
         assert (await command(room, room.active_seat, AnswerDraw(True))).applied
         assert room.ending.termination.value == "draw_agreement" and room.ending.winner is None
 
@@ -243,7 +243,7 @@ async def test_friend_game_waits_for_both_seats_then_aborts_at_the_join_window(a
     async with running_registry() as registry:
         room = await registry.create(setup, purpose_general(), ())
         await attach(room, "White")
-        assert room.phase is Phase.AWAITING_JOINS and room.ply == 0
+        assert room.phase is RoomPhase.AWAITING_JOINS and room.ply == 0
         await room.finished.wait()
         assert room.ending.termination.value == "aborted"
 
@@ -260,9 +260,9 @@ async def test_both_joins_start_the_game(autojump_clock):
 async def test_seed_window_rolls_early_when_both_seeds_arrive(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(seed_window_s=2), purpose_general(), ())
-        assert room.phase is Phase.SEEDING
+        assert room.phase is RoomPhase.SEEDING
         assert (await command(room, "White", SubmitSeed("w" * 16))).applied
-        assert room.phase is Phase.SEEDING
+        assert room.phase is RoomPhase.SEEDING
         assert (await command(room, "Black", SubmitSeed("b" * 16))).applied
         assert room.ply >= 1 and trio.current_time() < 1
         late = await command(room, "White", SubmitSeed("x" * 16))

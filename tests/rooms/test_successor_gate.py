@@ -16,7 +16,7 @@ from playsite.dice import Fairness, SystemSeedSource
 from playsite.rooms.admission import Purpose
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach
-from playsite.rooms.model import Phase
+from playsite.rooms.model import RoomPhase
 from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store import MemoryStore
@@ -57,10 +57,10 @@ async def test_both_seats_connected_begin_the_game_once_and_only_then_do_clocks_
         assert room.public_state().rematch_startup == RematchStartup("awaiting_joins", room.setup.join_deadline_at)
         white = await attach(room, WHITE)
         await trio.sleep(10)  # well inside the window: nothing runs with one seat here
-        assert room.phase is Phase.AWAITING_JOINS and room.clock.running is None and room.ply == 0
+        assert room.phase is RoomPhase.AWAITING_JOINS and room.clock.running is None and room.ply == 0
         black = await attach(room, BLACK)
         await trio.testing.wait_all_tasks_blocked()
-        assert room.phase is Phase.PLAYING and room.ply >= 1 and room.clock.running == room.active_seat
+        assert room.phase is RoomPhase.PLAYING and room.ply >= 1 and room.clock.running == room.active_seat
         assert room.public_state().rematch_startup == RematchStartup("active")
         assert room.state().activated and room.state().joined == {WHITE, BLACK}
         # Past the original deadline nothing happens to an activated game.
@@ -101,7 +101,7 @@ async def test_a_seat_that_left_before_activation_must_be_back_by_the_deadline(a
         assert store.games[room.game_id].snapshot["joined"] == ["White"]
         black = await attach(room, BLACK)
         await trio.testing.wait_all_tasks_blocked()
-        assert room.phase is Phase.AWAITING_JOINS
+        assert room.phase is RoomPhase.AWAITING_JOINS
         await trio.sleep(WINDOW_S)
         await trio.testing.wait_all_tasks_blocked()
         assert room.ending.termination is Termination.DISCONNECT and room.ending.winner == BLACK
@@ -144,7 +144,7 @@ async def test_a_late_registration_without_restart_keeps_the_original_deadline(a
         written = Room(setup, _fairness(), store, wall_clock=wall)
         await written.write_creation()
         adopted = await registry.adopt(store.games[setup.game_id].snapshot)
-        assert adopted.phase is Phase.AWAITING_JOINS
+        assert adopted.phase is RoomPhase.AWAITING_JOINS
         white = await attach(adopted, WHITE)
         await trio.sleep(5)
         await trio.testing.wait_all_tasks_blocked()
