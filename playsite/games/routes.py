@@ -79,7 +79,7 @@ def game_routes(services: Services) -> RouteFamily:
         }
         body = {
             "gameId": game_id,
-            "commit": created.room.fairness.commit,
+            "commit": created.room.public_state().commit,
             "timeControl": encode_time_control(time_control),
             "rated": rated,
             "seats": seats,

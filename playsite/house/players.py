@@ -25,7 +25,6 @@ from playsite.bots.refusals import BotApiRefusal
 from playsite.house.strategy import STRATEGIES
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
-from playsite.rooms.model import RoomPhase
 from playsite.rules import parse_dfen
 from playsite.wire import AnswerDraw, SubmitTurn
 
@@ -69,10 +68,10 @@ class HouseBots:
 
     def seat(self, room) -> None:
         """Creation hook: a player task for every house seat of `room`."""
-        for seat, state in room.seats.items():
-            account = self.accounts.get(state.principal)
+        for seat, principal in room.principals.items():
+            account = self.accounts.get(principal or "")
             if account is not None and not room.ended:
-                room.nursery.start_soon(self._play, room, seat, account.name)
+                room.spawn(self._play, room, seat, account.name)
 
     async def _play(self, room, seat: str, strategy_name: str) -> None:
         choose = STRATEGIES[strategy_name]
@@ -87,10 +86,10 @@ class HouseBots:
                     return
                 view = room.published
                 state = view.state
-                if room.phase is RoomPhase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
+                if view.turn.awaits_draw_answer_from(seat) and view.version > acted_at:
                     acted_at = view.version
                     await self._command(room, seat, AnswerDraw(accept=False))
-                elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.packed is not None:
+                elif view.turn.awaits_turn_from(seat) and view.version > acted_at and view.packed is not None:
                     acted_at = view.version
                     if self.think is not None and (delay := self.think(room.game_id)):
                         await trio.sleep(delay)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from typing import Protocol, TextIO
 
 import attrs
 import trio
+
+from playsite.store.base import GameEnding, GameWrite
 
 INTERMEDIATE_BACKOFF_S = (0.25, 0.5, 1.0, 1.25)
 """Four retries after the first attempt, 3 s of backoff in total."""
@@ -23,6 +25,25 @@ TERMINAL_BACKOFF_MAX_S = 30
 """A terminal write is retried forever, at most this far apart."""
 STALL_GRACE_S = 15
 """After failing this long, a room drops its subscribers (they reconnect to durable state)."""
+
+
+class RoomStore(Protocol):
+    """What a room needs of the store its versions are written to."""
+
+    durable: bool
+    save_timeout_s: float
+
+    async def save_game(self, write: GameWrite) -> None: ...
+
+    async def finish_game(self, write: GameWrite, ending: GameEnding) -> None: ...
+
+    def in_doubt(self, game_id: str) -> bool:
+        """Whether a write of this game may have committed without this process knowing."""
+        ...
+
+    async def read_back(self, game_id: str) -> tuple[str, int] | None:
+        """The game's stored (status, version), or None when it is not stored."""
+        ...
 
 
 class WriteFailed(Exception):
@@ -135,7 +156,7 @@ class DurabilityPolicy:
     """One attempt's limit: the store's save timeout."""
 
     @classmethod
-    def for_store(cls, store) -> DurabilityPolicy:
+    def for_store(cls, store: RoomStore | None) -> DurabilityPolicy:
         """The policy of rooms writing to `store` (None: a room that writes nowhere)."""
         return cls(timeout_s=store.save_timeout_s if store is not None else 0.0)
 

@@ -21,9 +21,8 @@ from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.counters import RoomCounters
 from playsite.rooms.model import REQUIRED, RoomPhase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, telemetry
-from playsite.rooms.room import Room
+from playsite.rooms.room import CreationCommit, Room
 from playsite.rooms.trees import Trees
-from playsite.store.base import GameWrite
 from playsite.wire import SEATS, Unlimited
 
 log = logging.getLogger("playsite.rooms")
@@ -34,8 +33,6 @@ CREATION_DECIDE_S = 10
 
 CompletionHook = Callable[[Room], Awaitable[None]]
 CreationHook = Callable[[Room], object]
-CreationCommit = Callable[[GameWrite], Awaitable[None]]
-"""A creation's own transaction: writes the game's first version and commits, or raises."""
 
 
 class CreationFailed(Exception):
@@ -88,17 +85,16 @@ class Registry:
 
     def awaiting_joins(self) -> int:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
-        moved_on = [game_id for game_id, room in self._awaiting.items() if room.phase is not RoomPhase.AWAITING_JOINS]
+        moved_on = [
+            game_id for game_id, room in self._awaiting.items() if room.game.phase is not RoomPhase.AWAITING_JOINS
+        ]
         for game_id in moved_on:
             del self._awaiting[game_id]
         return len(self._awaiting)
 
     def seated_unfinished(self, principal: str) -> list[Room]:
         """Live games not yet ended in which `principal` holds a seat."""
-        return [
-            room for room in self.live.values()
-            if not room.ended and any(seat.principal == principal for seat in room.seats.values())
-        ]
+        return [room for room in self.live.values() if not room.ended and room.seats_of(principal)]
 
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)
@@ -213,15 +209,12 @@ class Registry:
 
     async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.live[room.game_id] = room
-        if room.phase is RoomPhase.AWAITING_JOINS:
+        if room.game.phase is RoomPhase.AWAITING_JOINS:
             self._awaiting[room.game_id] = room
         try:
-            # Each room owns a nursery of its own: tasks it starts (deliveries, timers of
-            # its transports) end with it and never outlive the game.
-            async with trio.open_nursery() as room_nursery:
-                room.nursery = room_nursery
-                await room.run(task_status=task_status)
-                room_nursery.cancel_scope.cancel()
+            # The room runs the tasks it hosts (deliveries, timers of its transports) in a
+            # nursery of its own (`Room.spawn`): they end with it and never outlive the game.
+            await room.run(task_status=task_status)
         finally:
             self._deregister(room, reservation)
             if room.completed:  # an ending that never committed is not an ending
