@@ -6,12 +6,14 @@ import json
 
 from quart import Response
 
+from playsite import principals
 from playsite.games.creation import create_human_game
-from playsite.games.refusals import CANONICAL_GAME_ID, canonical_game_id, game_not_found
+from playsite.games.refusals import canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
+from playsite.principals import canonical_uuid
 from playsite.rooms.registry import CreationFailed
 from playsite.rooms.room import Room
 from playsite.rooms.view import PublicView
@@ -140,10 +142,10 @@ def promised_sitters(body: dict) -> dict[str, str] | None:
         raise invalid_request("give both white and black, or neither")
     sitters = {}
     for seat, field in ((WHITE, "white"), (BLACK, "black")):
-        value = body[field]
-        if not isinstance(value, str) or not CANONICAL_GAME_ID.fullmatch(value.lower()):
+        guest_id = canonical_uuid(body[field])
+        if guest_id is None:
             raise Refusal(400, "invalid_guest_id", f"{field} must be a guest id, a UUID (8-4-4-4-12 hexadecimal digits)")
-        sitters[seat] = f"guest:{value.lower()}"
+        sitters[seat] = principals.guest(guest_id)
     return sitters
 
 

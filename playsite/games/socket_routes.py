@@ -13,17 +13,17 @@ open; a refused turn is a `Rejected` event of the room, which every subscriber r
 
 from __future__ import annotations
 
-import uuid
-
 import trio
 from quart import websocket
 
+from playsite import principals
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import client_address
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
+from playsite.principals import Kind, canonical_uuid, kind_of
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.services import Services
@@ -61,7 +61,7 @@ def websocket_routes(services: Services) -> RouteFamily:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
             guest = websocket.args.get("guest")
             promised = room.setup.seat(seat).principal
-            if promised is not None and promised.startswith("guest:") and (guest is None or _as_guest(guest) == promised):
+            if kind_of(promised) is Kind.GUEST and (guest is None or _as_guest(guest) == promised):
                 # The seat was promised to a guest at creation (a lobby or play-bot seat, a game
                 # created with guest ids, a rematch successor of a game played as that guest):
                 # the token alone seats them, as the ecosystem's site opens it, or the token with
@@ -90,10 +90,8 @@ def websocket_routes(services: Services) -> RouteFamily:
 
 def _as_guest(guest_id: str) -> str | None:
     """The principal a `guest=` value names (`guest:<uuid>`), or None when it is not a UUID."""
-    try:
-        return f"guest:{uuid.UUID(guest_id)}"
-    except ValueError:
-        return None
+    canonical = canonical_uuid(guest_id)
+    return None if canonical is None else principals.guest(canonical)
 
 
 async def redeem_seat(room, rebind: Rebind) -> bool:

@@ -22,9 +22,9 @@ from quart import request
 
 from playsite.bots.accounts import SLUG
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
-from playsite.games.refusals import CANONICAL_GAME_ID
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
+from playsite.principals import canonical_uuid
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 from playsite.wire.instant import decode_instant
@@ -70,8 +70,8 @@ def guest_claim_routes(_services: Services) -> RouteFamily:
 
 
 def guest_principal(raw: str) -> str:
-    guest_id = raw.lower()
-    if not CANONICAL_GAME_ID.fullmatch(guest_id):
+    guest_id = canonical_uuid(raw)
+    if guest_id is None:
         raise Refusal(400, "invalid_guest_id", "a guest id is a UUID (8-4-4-4-12 hexadecimal digits)")
     return f"guest:{guest_id}"
 

@@ -11,12 +11,13 @@ for the archive. Wall-clock times come from the room's injected `WallClock`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 
 import attrs
 
 from playsite.dice import Fairness
+from playsite.principals import Principal
 from playsite.rules import START_POSITION, Position, Termination
 from playsite.wire.instant import decode_instant, encode_instant
 from playsite.wire import (
@@ -190,16 +191,18 @@ class RoomState:
         return self.phase is RoomPhase.ENDED
 
 
-RATED_PRINCIPALS = ("user:", "bot:")
-
-
-def effective_rated(requested: bool, principals, *, ended: bool) -> bool:
+def effective_rated(requested: bool, principals: Mapping[Seat, str | None], *, ended: bool) -> bool:
     """Whether a game asked to be rated still is: only accounts and bots are rated, so a
     guest taking a seat makes the game casual at once, and at the end both seats must be
     known accounts or bots (a seat never taken leaves it casual too)."""
     if not requested:
         return False
     known = [p for p in principals.values() if p is not None]
-    if any(not p.startswith(RATED_PRINCIPALS) for p in known):
+    if not all(_is_rated(p) for p in known):
         return False
     return len(known) == len(principals) if ended else True
+
+
+def _is_rated(principal: str) -> bool:
+    parsed = Principal.parse(principal)
+    return parsed is not None and parsed.is_rated
