@@ -40,7 +40,9 @@ class Subscriber(Protocol):
 class QueueSubscriber:
     """A Subscriber backed by a bounded trio memory channel; the transport drains `events`."""
 
-    def __init__(self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT) -> None:
+    def __init__(
+        self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT
+    ) -> None:
         self.seat = None if seat is None else Seat(seat)
         self.drop_limit = drop_limit
         self.dropped = 0

@@ -19,6 +19,7 @@ from collections.abc import Callable
 import attrs
 
 from playsite.dice import Fairness, SeedVerdict
+from playsite.dice import Seat as DiceSeat
 from playsite.rooms.clock import GameClock
 from playsite.rooms.counters import RoomCounters
 from playsite.rooms.intents import Verdict
@@ -70,6 +71,11 @@ PRESENT_PHASES = (RoomPhase.SEEDING, RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER)
 """The phases in which an absent seat's disconnect grace runs."""
 TURN_PHASES = (RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER)
 """The phases in which the seat to move is on the clock."""
+
+
+def _dice_seat(seat: Seat) -> DiceSeat:
+    """`seat` as the dice procedure spells it (the dice import nothing of the wire)."""
+    return "White" if seat is WHITE else "Black"
 
 
 @attrs.define
@@ -440,10 +446,10 @@ class Game:
         return Verdict(False, self.version, reason)
 
     def _submit_seed(self, seat: Seat, seed: str, now: float) -> Verdict:
-        verdict = self.fairness.client_seeds.judge(seat, seed)
+        verdict = self.fairness.client_seeds.judge(_dice_seat(seat), seed)
         if verdict is not SeedVerdict.ACCEPTED:
             return self._reject(f"seed ignored ({verdict.value})")
-        self.fairness = self.fairness.submit_client_seed(seat, seed)
+        self.fairness = self.fairness.submit_client_seed(_dice_seat(seat), seed)
         self.dirty = True
         if self.phase is RoomPhase.SEEDING and self.fairness.client_seeds.white and self.fairness.client_seeds.black:
             self._roll(now)

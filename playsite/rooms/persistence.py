@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 import attrs
 import trio
@@ -28,7 +28,7 @@ STALL_GRACE_S = 15
 
 
 class RoomStore(Protocol):
-    """What a room needs of the store its versions are written to."""
+    """What rooms need of the store their versions are written to (and resumed from)."""
 
     durable: bool
     save_timeout_s: float
@@ -43,6 +43,10 @@ class RoomStore(Protocol):
 
     async def read_back(self, game_id: str) -> tuple[str, int] | None:
         """The game's stored (status, version), or None when it is not stored."""
+        ...
+
+    async def active_games(self) -> list[dict[str, Any]]:
+        """The last committed snapshot of every game not ended."""
         ...
 
 
@@ -94,10 +98,11 @@ async def write_durably(
         if terminal:
             wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
         else:
-            wait = next(backoff, None)
-            if wait is None:
+            next_wait = next(backoff, None)
+            if next_wait is None:
                 telemetry(game_id, version, "given_up", f"attempts={attempt} error={error!r}")
                 return False
+            wait = next_wait
         telemetry(game_id, version, "retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
         await trio.sleep(wait)
         if not stalled and trio.current_time() - started >= STALL_GRACE_S:

@@ -20,8 +20,8 @@ from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.counters import RoomCounters
 from playsite.rooms.model import REQUIRED, RoomPhase, RoomSetup, WallClock, utc_now
-from playsite.rooms.persistence import DurabilityPolicy, telemetry
-from playsite.rooms.room import CreationCommit, Room
+from playsite.rooms.persistence import DurabilityPolicy, RoomStore, telemetry
+from playsite.rooms.room import CreationCommit, Room, Snapshot
 from playsite.rooms.trees import Trees
 from playsite.wire import SEATS, Unlimited
 
@@ -44,14 +44,14 @@ class Registry:
         self,
         admission: Admission,
         seed_source: SeedSource,
-        store=None,
+        store: RoomStore | None = None,
         *,
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         idle_forfeit_s: float | None = None,
         bot_idle_forfeit_s: float | None = None,
         trees: Trees | None = None,
-    ):
+    ) -> None:
         self.admission = admission
         self.trees = trees if trees is not None else Trees()
         """Where every room of this registry computes its trees."""
@@ -77,11 +77,17 @@ class Registry:
         """Live rooms that went live awaiting their joins (a room never returns to that phase):
         `awaiting_joins` counts these, not every live room, on every game created."""
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[Registry] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             task_status.started(self)
             await trio.sleep_forever()
+
+    @property
+    def _rooms(self) -> trio.Nursery:
+        """The nursery every room's task runs in."""
+        assert self._nursery is not None, "the registry is not running"
+        return self._nursery
 
     def awaiting_joins(self) -> int:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
@@ -115,7 +121,6 @@ class Registry:
         writes the creation snapshot together with records of its own (a rematch successor
         and its link); whatever it raises propagates and nothing is admitted.
         """
-        assert self._nursery is not None, "the registry is not running"
         if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
             raise CreationFailed("required durability needs a durable store")
         if isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
@@ -132,7 +137,7 @@ class Registry:
             else:
                 await room.write_creation(commit)
             reservation.commit()
-            await self._nursery.start(self._host, room, reservation)
+            await self._rooms.start(self._host, room, reservation)
         except BaseException:
             reservation.release()
             raise
@@ -175,7 +180,7 @@ class Registry:
         with trio.move_on_after(CREATION_DECIDE_S):
             return error if not await room.creation_stands() else None
         telemetry(room.game_id, room.version, "creation_undecided", f"error={error!r}")
-        self._nursery.start_soon(room.end_if_stored)
+        self._rooms.start_soon(room.end_if_stored)
         return error
 
     async def resume_all(self) -> int:
@@ -188,26 +193,27 @@ class Registry:
                 data, self.store, policy=self.policy, wall_clock=self.wall_clock, counters=self.counters, trees=self.trees
             )
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
-            await self._nursery.start(self._host, room, reservation)
+            await self._rooms.start(self._host, room, reservation)
             self._started(room)
         if snapshots:
             log.info("resumed %d active game(s)", len(snapshots))
         return len(snapshots)
 
-    async def adopt(self, data: dict) -> Room:
+    async def adopt(self, data: Snapshot) -> Room:
         """Host a room that is committed in the store but not running here, without a restart
         (a rematch successor whose registration failed): it runs on to its own deadlines."""
-        assert self._nursery is not None, "the registry is not running"
         room = Room.resume(
             data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters,
             trees=self.trees,
         )
         reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
-        await self._nursery.start(self._host, room, reservation)
+        await self._rooms.start(self._host, room, reservation)
         self._started(room)
         return room
 
-    async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def _host(
+        self, room: Room, reservation: Reservation, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         self.live[room.game_id] = room
         if room.game.phase is RoomPhase.AWAITING_JOINS:
             self._awaiting[room.game_id] = room

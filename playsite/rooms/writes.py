@@ -46,7 +46,7 @@ def game_write(state: RoomState, snapshot: dict[str, Any]) -> GameWrite:
 
 
 def history_record(state: RoomState) -> HistoryRecord:
-    assert state.ending is not None
+    assert state.ending is not None and state.ending.at is not None, "an ending is stamped when it is made"
     seeds = state.fairness.client_seeds
     return HistoryRecord(
         game_id=state.game_id,
@@ -70,6 +70,7 @@ def history_record(state: RoomState) -> HistoryRecord:
 
 
 def game_ending(state: RoomState) -> GameEnding:
+    assert state.ending is not None, "only an ended game has an ending"
     record = history_record(state)
     aborted = state.ending.termination is Termination.ABORTED
     result = ResultRow(

@@ -16,6 +16,7 @@ from . import _read
 from .common import (
     BLACK,
     WHITE,
+    Checked,
     ClientSeedsView,
     Players,
     Seat,
@@ -59,10 +60,10 @@ def live_over(result: int, termination: ArchiveTermination) -> Over:
         return Over(None, ABORTED)
     if live == DRAW:
         return Over(Draw(), DRAW)
-    return Over(Win(_WHITE_POV[result]), live)  # type: ignore[arg-type]
+    return Over(Win(_WHITE_POV[result]), live)
 
 
-def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute, value: object) -> None:
+def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute[Checked], value: Checked) -> None:
     _check_result(value, instance.termination, "HistoryRecord")
 
 
