@@ -21,7 +21,7 @@ from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.counters import RoomCounters
 from playsite.rooms.model import REQUIRED, RoomPhase, RoomSetup, WallClock, utc_now
 from playsite.rooms.persistence import DurabilityPolicy, RoomStore, telemetry
-from playsite.rooms.room import CreationCommit, Room, Snapshot
+from playsite.rooms.room import CreationCommit, Room, StoredSnapshot
 from playsite.rooms.trees import Trees
 from playsite.wire import SEATS, Unlimited
 
@@ -199,7 +199,7 @@ class Registry:
             log.info("resumed %d active game(s)", len(snapshots))
         return len(snapshots)
 
-    async def adopt(self, data: Snapshot) -> Room:
+    async def adopt(self, data: StoredSnapshot) -> Room:
         """Host a room that is committed in the store but not running here, without a restart
         (a rematch successor whose registration failed): it runs on to its own deadlines."""
         room = Room.resume(

@@ -39,7 +39,7 @@ from playsite.wire import PublicGameState, Seat
 
 INTENT_QUEUE = 64
 
-Snapshot = dict[str, Any]
+StoredSnapshot = dict[str, Any]
 """A durable snapshot (`durable.dump_state`): JSON, as the store keeps it."""
 CreationCommit = Callable[[GameWrite], Awaitable[None]]
 """A creation's own transaction: writes the game's first version and commits, or raises."""
@@ -84,12 +84,12 @@ class Room:
         self.persistence_stalled = False
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_replies: list[tuple[Reply[Any], object]] = []
-        self._setup_record: Snapshot | None = None
-        self._history_records: list[Snapshot] = []
+        self._setup_record: dict[str, Any] | None = None
+        self._history_records: list[dict[str, Any]] = []
         """`durable.dump_history_turn` of each turn of the history so far (see `_dump`)."""
-        self._durable: Snapshot | None = None
+        self._durable: StoredSnapshot | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
-        self._attempted: Snapshot | None = None
+        self._attempted: StoredSnapshot | None = None
         """The durable state of the write last attempted (adopted if it turns out to stand)."""
         self.completed = False
         """The ending is committed (terminal transaction done): completion may proceed."""
@@ -98,7 +98,7 @@ class Room:
     @classmethod
     def resume(
         cls,
-        data: Snapshot,
+        data: StoredSnapshot,
         store: RoomStore | None,
         *,
         policy: DurabilityPolicy | None = None,
@@ -122,7 +122,7 @@ class Room:
         return room
 
     @classmethod
-    def ended_view(cls, data: Snapshot) -> PublicView:
+    def ended_view(cls, data: StoredSnapshot) -> PublicView:
         """The public view of an ended game from its final durable snapshot (no task runs)."""
         return cls.resume(data, None).published
 
@@ -171,7 +171,7 @@ class Room:
             self.game.end(Ending(Termination.ABORTED, None), trio.current_time())
             await self._persist()
 
-    def _dump(self, state: RoomState) -> Snapshot:
+    def _dump(self, state: RoomState) -> StoredSnapshot:
         """`dump_state(state)`, from the records of the setup and of past turns made before
         (shared by every snapshot, never changed: a snapshot is handed over for good)."""
         if self._setup_record is None:
@@ -368,7 +368,7 @@ class Room:
             self._committed(data)
         return committed
 
-    def _committed(self, data: Snapshot | None) -> None:
+    def _committed(self, data: StoredSnapshot | None) -> None:
         self._durable = data
         if self.persistence_stalled:
             self.persistence_stalled = False
