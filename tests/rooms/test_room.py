@@ -347,3 +347,24 @@ async def play_until_both_played(room) -> str:
 async def offer_draw_with_a_turn(room, seat: str) -> None:
     verdict = await command(room, seat, SubmitTurn(sparing_turn(room, random.Random(13)), offer_draw=True))
     assert verdict.applied, verdict.reason
+
+
+async def test_a_task_spawned_in_a_room_ends_with_the_game_and_none_starts_after(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        started, cancelled = trio.Event(), trio.Event()
+
+        async def hosted(note: str) -> None:
+            started.set()
+            try:
+                await trio.sleep_forever()
+            finally:
+                cancelled.set()
+
+        assert room.spawn(hosted, "delivery")
+        await started.wait()
+        assert (await command(room, "White", Resign())).applied
+        await room.finished.wait()
+        with trio.fail_after(1):
+            await cancelled.wait()
+        assert not room.spawn(hosted, "too late"), "a finished room hosts nothing"
