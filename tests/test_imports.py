@@ -37,7 +37,8 @@ LAYERS = (
     Layer("playsite.verifier", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.principals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
-    Layer("playsite.rooms", may_import=(*CODECS, "playsite.store", "playsite.tokens"), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.rooms", may_import=(*CODECS, "playsite.principals", "playsite.store", "playsite.tokens"),
+          never_import=WEB_FRAMEWORKS),
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure).
     Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals")),
     Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),

@@ -50,8 +50,8 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         rng = random.Random(2)
         played = 0
         while played < 3:
-            await wait_until(lambda: room.tree, "a roll with moves")
-            verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+            await wait_until(lambda: room.game.tree, "a roll with moves")
+            verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
             assert verdict.applied
             played += 1
         await command(room, WHITE, Resign())
@@ -61,7 +61,7 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert found[("playsite_turns_total", ())] == 3
         assert found[("playsite_games_ended_total", ())] == 1
         assert found[("playsite_turn_verdict_seconds_count", ())] == 4  # three turns and the resignation
-        assert found[("playsite_tree_wait_seconds_count", ())] == room.ply >= 4  # every roll waited for its tree
+        assert found[("playsite_tree_wait_seconds_count", ())] == room.game.ply >= 4  # every roll waited for its tree
         assert found[("playsite_events_delivered_total", ())] > 0
         assert ("playsite_gc_pause_seconds_count", (("generation", "2"),)) in found
         assert ("process_resident_memory_bytes", ()) in found

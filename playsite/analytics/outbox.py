@@ -28,7 +28,7 @@ import httpx
 import trio
 
 from playsite.config import REDACTED
-from playsite.rooms.records import ANALYTICS_SOURCE
+from playsite.rooms.writes import ANALYTICS_SOURCE
 from playsite.store.base import OutboxItem, Store
 
 log = logging.getLogger("playsite.analytics")

@@ -52,12 +52,12 @@ def gameplay_routes(services: Services) -> RouteFamily:
         limit_by_address(commands, "game commands")
         account = calling_bot(services.bots)
         room = registry.get(game_id)
-        seats = seats_of(room, account.principal) if room is not None else []
+        seats = room.seats_of(account.principal) if room is not None else ()
         if not seats:
             raise game_not_found("no such game, or you are not seated in it")
         body = await json_object()
         # A bot holding both seats (a self-game) acts for whichever is to move.
-        seat = room.active_seat if room.active_seat in seats else seats[0]
+        seat = room.turn.seat if room.turn.seat in seats else seats[0]
         return Seated(account, room, seat, body)
 
     @routes.post("/bot/game/<game_id>/seed")
@@ -82,8 +82,8 @@ def gameplay_routes(services: Services) -> RouteFamily:
         intent = PlayerCommand(seated.seat, command)
         queued, verdict = await verdict_within(room, intent, wait_s)
         if verdict is None:
-            if not queued and room.nursery is not None:
-                room.nursery.start_soon(queue_late, room, intent)
+            if not queued:
+                room.spawn(queue_late, room, intent)
             return json_response({"applied": False, "version": None, "reason": None}, 202)
         return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
 
@@ -101,7 +101,7 @@ def gameplay_routes(services: Services) -> RouteFamily:
             my_game(room, seat)
             for room in list(registry.live.values())
             if not room.ended
-            for seat in seats_of(room, account.principal)
+            for seat in room.seats_of(account.principal)
         ]
         return json_response({"games": games}, headers=NO_STORE)
 
@@ -113,10 +113,6 @@ class Seated(NamedTuple):
     room: Room
     seat: str
     body: dict
-
-
-def seats_of(room, principal: str) -> list[str]:
-    return [seat for seat, state in room.seats.items() if state.principal == principal]
 
 
 async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:

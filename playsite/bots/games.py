@@ -103,10 +103,3 @@ class BotGames:
             seed_window_s=self.seed_window_s,
             durability=self.durability,
         )
-
-
-def seat_of_principal(room: Room, principal: str) -> str | None:
-    for seat, state in room.seats.items():
-        if state.principal == principal:
-            return seat
-    return None

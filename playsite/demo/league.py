@@ -62,7 +62,7 @@ class League:
         principals = {f"bot:{bot}" for bot in LEAGUE_BOTS}
         resumed = []
         for room in list(self.services.registry.live.values()):
-            seats = {state.principal for state in room.seats.values()}
+            seats = set(room.principals.values())
             if room.setup.origin == LADDER_ORIGIN and seats <= principals and not room.ended:
                 self.games.add(room.game_id)
                 resumed.append(room)

@@ -17,13 +17,13 @@ from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import new_token
-from playsite.wire import BLACK, SEATS, WHITE, PublicFace, TimeControl
+from playsite.wire import BLACK, SEATS, WHITE, PublicFace, Seat, TimeControl
 
 
 @attrs.frozen
 class CreatedGame:
     room: Room
-    tokens: dict[str, str]
+    tokens: dict[Seat, str]
     """Seat -> the one and only copy of its token."""
 
 
@@ -40,11 +40,12 @@ async def create_human_game(
     rated: bool,
     seed_window_s: float,
     durability: str,
-    sitters: dict[str, str] | None = None,
+    sitters: dict[Seat, str] | None = None,
 ) -> CreatedGame:
     """`sitters`: seat -> the principal promised that seat ('guest:<uuid>'), or None when
     whoever first redeems a token sits there."""
-    tokens, seats = {}, {}
+    tokens: dict[Seat, str] = {}
+    seats: dict[Seat, SeatSetup] = {}
     for seat in SEATS:
         tokens[seat], seats[seat] = human_seat((sitters or {}).get(seat))
     setup = RoomSetup(

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from playsite.http.errors import Refusal
-
-CANONICAL_GAME_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-"""Game ids are lowercase 8-4-4-4-12 UUIDs. Python's UUID parser also takes braces, `urn:uuid:`
-and misplaced hyphens, which PostgreSQL refuses: an id is checked by this, never parsed."""
+from playsite.principals import canonical_uuid
 
 
 def game_not_found(message: str = "no such game") -> Refusal:
@@ -18,7 +13,7 @@ def game_not_found(message: str = "no such game") -> Refusal:
 def canonical_game_id(raw: str) -> str:
     """The game id `raw` names, as the service writes ids (lowercase); 404 `game_not_found`
     for anything that is not one."""
-    game_id = raw.lower()
-    if not CANONICAL_GAME_ID.fullmatch(game_id):
+    game_id = canonical_uuid(raw)
+    if game_id is None:
         raise game_not_found()
     return game_id

@@ -6,12 +6,14 @@ import json
 
 from quart import Response
 
+from playsite import principals
 from playsite.games.creation import create_human_game
-from playsite.games.refusals import CANONICAL_GAME_ID, canonical_game_id, game_not_found
+from playsite.games.refusals import canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
+from playsite.principals import canonical_uuid
 from playsite.rooms.registry import CreationFailed
 from playsite.rooms.room import Room
 from playsite.rooms.view import PublicView
@@ -20,6 +22,7 @@ from playsite.wire import (
     BLACK,
     DEFAULT_TIME_CONTROL,
     WHITE,
+    Seat,
     WireError,
     decode_time_control,
     encode_time_control,
@@ -38,7 +41,7 @@ def game_routes(services: Services) -> RouteFamily:
 
     @routes.post("/games")
     @body_limit(CREATE_BODY_MAX)
-    async def create_game():
+    async def create_game() -> Response:
         limit_by_address(creations, "game creations")
         if registry.awaiting_joins() >= services.settings.unjoined_games_max:
             raise Refusal(
@@ -79,7 +82,7 @@ def game_routes(services: Services) -> RouteFamily:
         }
         body = {
             "gameId": game_id,
-            "commit": created.room.fairness.commit,
+            "commit": created.room.public_state().commit,
             "timeControl": encode_time_control(time_control),
             "rated": rated,
             "seats": seats,
@@ -91,13 +94,13 @@ def game_routes(services: Services) -> RouteFamily:
     watching = services.sockets.spectators_by_game
 
     @routes.get("/games")
-    async def list_games():
+    async def list_games() -> Response:
         rooms = sorted(registry.live.values(), key=lambda room: room.published.version, reverse=True)
         games = [{**public_game(room), "watching": watching[room.game_id]} for room in rooms[:LIST_LIMIT]]
         return json_response({"games": games, "total": len(registry.live)})
 
     @routes.get("/games/<game_id>/watching")
-    async def count_watching(game_id: str):
+    async def count_watching(game_id: str) -> Response:
         """How many spectator sockets this process holds for the game (0 for one not live here)."""
         game_id = canonical_game_id(game_id)
         return json_response({"gameId": game_id, "watching": watching[game_id]}, headers={"Cache-Control": "no-cache"})
@@ -117,19 +120,19 @@ def game_routes(services: Services) -> RouteFamily:
         return Room.ended_view(data)
 
     @routes.get("/games/<game_id>")
-    async def read_game(game_id: str):
+    async def read_game(game_id: str) -> Response:
         view = await view_of(game_id)
         return Response(view.state_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     @routes.get("/games/<game_id>/moves")
-    async def read_moves(game_id: str):
+    async def read_moves(game_id: str) -> Response:
         view = await view_of(game_id)
         return Response(view.moves_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     return routes
 
 
-def promised_sitters(body: dict) -> dict[str, str] | None:
+def promised_sitters(body: dict[str, object]) -> dict[Seat, str] | None:
     """The ecosystem's creation body names each seat's guest (`white`, `black`: guest ids, both
     or neither): seat -> 'guest:<uuid>'. The same guest may hold both seats (a board shared
     between two people, or a link the creator hands on)."""
@@ -138,16 +141,18 @@ def promised_sitters(body: dict) -> dict[str, str] | None:
         return None
     if len(named) == 1:
         raise invalid_request("give both white and black, or neither")
-    sitters = {}
+    sitters: dict[Seat, str] = {}
     for seat, field in ((WHITE, "white"), (BLACK, "black")):
-        value = body[field]
-        if not isinstance(value, str) or not CANONICAL_GAME_ID.fullmatch(value.lower()):
-            raise Refusal(400, "invalid_guest_id", f"{field} must be a guest id, a UUID (8-4-4-4-12 hexadecimal digits)")
-        sitters[seat] = f"guest:{value.lower()}"
+        guest_id = canonical_uuid(body[field])
+        if guest_id is None:
+            raise Refusal(
+                400, "invalid_guest_id", f"{field} must be a guest id, a UUID (8-4-4-4-12 hexadecimal digits)"
+            )
+        sitters[seat] = principals.guest(guest_id)
     return sitters
 
 
-def public_game(room) -> dict:
+def public_game(room: Room) -> dict[str, object]:
     state = json.loads(room.state_text())
     return {
         "gameId": room.game_id,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Iterator
 
 from playsite.http.errors import Refusal
 
@@ -27,7 +28,7 @@ class SocketLimits:
         self.spectators_by_address: Counter[str] = Counter()
 
     @contextlib.contextmanager
-    def holding(self, game_id: str, address: str, *, spectator: bool):
+    def holding(self, game_id: str, address: str, *, spectator: bool) -> Iterator[None]:
         """Hold one socket place for the block; 429 when this address, or this game's
         spectators, are at their limit."""
         if self.by_address[address] >= self.per_address:

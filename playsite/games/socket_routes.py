@@ -13,19 +13,23 @@ open; a refused turn is a `Rejected` event of the room, which every subscriber r
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Awaitable, Callable
+from typing import cast
 
 import trio
 from quart import websocket
 
+from playsite import principals
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import client_address
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
+from playsite.principals import Kind, canonical_uuid, kind_of
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
+from playsite.rooms.room import Room
 from playsite.services import Services
 from playsite.tokens import matches
 from playsite.wire import (
@@ -48,7 +52,7 @@ def websocket_routes(services: Services) -> RouteFamily:
     connects = RateLimiter(services.settings.socket_connects_per_minute, 60)
 
     @routes.websocket("/games/<game_id>/ws")
-    async def game_socket(game_id: str):
+    async def game_socket(game_id: str) -> None:
         limit_by_address(connects, "socket connections")
         room = registry.get(game_id)
         if room is None:
@@ -61,13 +65,14 @@ def websocket_routes(services: Services) -> RouteFamily:
                 raise Refusal(403, "invalid_token", "this token does not open a seat of this game")
             guest = websocket.args.get("guest")
             promised = room.setup.seat(seat).principal
-            if promised is not None and promised.startswith("guest:") and (guest is None or _as_guest(guest) == promised):
+            promised_guest = promised if kind_of(promised) is Kind.GUEST else None
+            if promised_guest is not None and (guest is None or _as_guest(guest) == promised_guest):
                 # The seat was promised to a guest at creation (a lobby or play-bot seat, a game
                 # created with guest ids, a rematch successor of a game played as that guest):
                 # the token alone seats them, as the ecosystem's site opens it, or the token with
                 # that same guest id, whether or not the page also carries a session (a person
                 # who signed in since still holds the seat of their guest id).
-                rebind = Rebind(seat, promised, None)
+                rebind = Rebind(seat, promised_guest, None)
             else:
                 # Who sits down: the signed-in account (its session counts only from an allowed
                 # page), else the guest id. An account always wins over a guest id.
@@ -90,13 +95,11 @@ def websocket_routes(services: Services) -> RouteFamily:
 
 def _as_guest(guest_id: str) -> str | None:
     """The principal a `guest=` value names (`guest:<uuid>`), or None when it is not a UUID."""
-    try:
-        return f"guest:{uuid.UUID(guest_id)}"
-    except ValueError:
-        return None
+    canonical = canonical_uuid(guest_id)
+    return None if canonical is None else principals.guest(canonical)
 
 
-async def redeem_seat(room, rebind: Rebind) -> bool:
+async def redeem_seat(room: Room, rebind: Rebind) -> bool:
     """Whether this guest may sit in the seat. A room that is halted on a failing write, or
     does not answer within REDEEM_WAIT_S, or ended meanwhile, lets the socket open: it then
     shows the last durable state and closes (1013 to retry, 1000 after the end), so the
@@ -118,7 +121,7 @@ async def close_socket(code: int, reason: str = "") -> None:
         pass
 
 
-async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
+async def serve_subscriber(room: Room, subscriber: QueueSubscriber) -> None:
     """Pump the subscriber's queue to the socket and the socket's commands to the room."""
     if room.persistence_stalled:
         # The room is halted on a failing write: show the last durable state, ask to retry.
@@ -153,8 +156,8 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
                     # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
                     # queued go with the first, in one write.
                     texts = [text]
-                    while not subscriber.lagging and (text := _queued(subscriber)) is not None:
-                        texts.append(text)
+                    while not subscriber.lagging and (queued := _queued(subscriber)) is not None:
+                        texts.append(queued)
                     await send(texts)
                 nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:
@@ -172,13 +175,18 @@ async def serve_subscriber(room, subscriber: QueueSubscriber) -> None:
             await room.send(Detach(subscriber))
 
 
-def _sender():
+ServerSend = Callable[[dict[str, object]], Awaitable[None]]
+"""hypercorn's send of this connection (an ASGI send), as http/wsbatch.py hands it to a route."""
+
+
+def _sender() -> Callable[[list[str]], Awaitable[None]]:
     """What sends a list of texts to this socket, each as its own message: in one write under
     hypercorn (http/wsbatch.py), one by one where the server cannot (quart's test client)."""
-    server_send = websocket.scope.get(SEND_KEY)
+    server_send = cast("ServerSend | None", websocket.scope.get(SEND_KEY))  # put there by http/wsbatch.py
     if server_send is not None:
         return lambda texts: server_send({"type": SEND_TEXTS, "texts": texts})
-    send_one = websocket._get_current_object().send  # once, not through the proxy per frame
+    # Once, not through the proxy per frame (quart types its proxy as the Websocket itself).
+    send_one = websocket._get_current_object().send  # type: ignore[attr-defined]
 
     async def one_by_one(texts: list[str]) -> None:
         for text in texts:
@@ -194,7 +202,7 @@ def _queued(subscriber: QueueSubscriber) -> str | None:
         return None
 
 
-async def _read_commands(room, subscriber: QueueSubscriber, scope: trio.CancelScope) -> None:
+async def _read_commands(room: Room, subscriber: QueueSubscriber, scope: trio.CancelScope) -> None:
     while True:
         frame = await websocket.receive()
         if subscriber.seat is None:

@@ -44,6 +44,7 @@ from playsite.http.responses import NO_CACHE, json_response
 from playsite.principals import canonical_uuid, guest
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
+from playsite.wire.instant import decode_instant
 
 CLAIMS_PER_MINUTE = 10
 """Claims per account per minute: a person links a browser now and then."""
@@ -141,7 +142,7 @@ def games_filter() -> GamesFilter:
 
 def instant(text: str) -> datetime:
     try:
-        at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        at = decode_instant(text)
     except ValueError:
         raise invalid_request("before is an ISO-8601 instant (as finishedAt is written)") from None
     if at.tzinfo is None:

@@ -17,17 +17,21 @@ from __future__ import annotations
 import json
 import logging
 import random
+from collections.abc import Callable
+from typing import Protocol
 
 import trio
 
 from playsite.bots.accounts import BotAccount, BotDirectory
 from playsite.bots.refusals import BotApiRefusal
 from playsite.house.strategy import STRATEGIES
+from playsite.lobby.service import Lobby
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
-from playsite.rooms.model import Phase
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room
 from playsite.rules import parse_dfen
-from playsite.wire import AnswerDraw, SubmitTurn
+from playsite.wire import AnswerDraw, Command, Seat, SubmitTurn
 
 log = logging.getLogger("playsite.house")
 
@@ -39,19 +43,29 @@ HOUSE_BOTS = {
 ANSWER_TIMEOUT_S = 10
 
 
+class ChallengeEvents(Protocol):
+    """What the house bots read of their accounts' event streams (the bot events)."""
+
+    def open(self, bot_id: str) -> QueueSubscriber: ...
+
+    def close(self, bot_id: str, subscriber: QueueSubscriber) -> None: ...
+
+
 class HouseBots:
-    def __init__(self, bots: BotDirectory, registry, lobby, events, *, seed: int | None = None):
+    def __init__(
+        self, bots: BotDirectory, registry: Registry, lobby: Lobby, events: ChallengeEvents, *, seed: int | None = None
+    ) -> None:
         self.bots = bots
         self.registry = registry
         self.lobby = lobby
         self.events = events
         self.rng = random.Random(seed)
         self.accounts: dict[str, BotAccount] = {}
-        self.think = None
+        self.think: Callable[[str | None], float] | None = None
         """None, or game id -> seconds to wait before each turn in that game (`playsite demo`
         paces the games its league plays; every other game is answered at once)."""
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[HouseBots] = trio.TASK_STATUS_IGNORED) -> None:
         """Create (or find) the house accounts, seat them in resumed games, then answer
         challenges until cancelled."""
         for name, description in HOUSE_BOTS.items():
@@ -67,14 +81,14 @@ class HouseBots:
 
     # ----- seats ----------------------------------------------------------------------------
 
-    def seat(self, room) -> None:
+    def seat(self, room: Room) -> None:
         """Creation hook: a player task for every house seat of `room`."""
-        for seat, state in room.seats.items():
-            account = self.accounts.get(state.principal)
+        for seat, principal in room.principals.items():
+            account = self.accounts.get(principal or "")
             if account is not None and not room.ended:
-                room.nursery.start_soon(self._play, room, seat, account.name)
+                room.spawn(self._play, room, seat, account.name)
 
-    async def _play(self, room, seat: str, strategy_name: str) -> None:
+    async def _play(self, room: Room, seat: Seat, strategy_name: str) -> None:
         choose = STRATEGIES[strategy_name]
         subscriber = QueueSubscriber(seat)
         attach = Attach(subscriber)
@@ -87,10 +101,10 @@ class HouseBots:
                     return
                 view = room.published
                 state = view.state
-                if room.phase is Phase.DRAW_ANSWER and room.active_seat == seat and view.version > acted_at:
+                if view.turn.awaits_draw_answer_from(seat) and view.version > acted_at:
                     acted_at = view.version
                     await self._command(room, seat, AnswerDraw(accept=False))
-                elif state.dice_pending and state.active_seat == seat and view.version > acted_at and view.packed is not None:
+                elif view.turn.awaits_turn_from(seat) and view.version > acted_at and view.packed is not None:
                     acted_at = view.version
                     if self.think is not None and (delay := self.think(room.game_id)):
                         await trio.sleep(delay)
@@ -103,7 +117,7 @@ class HouseBots:
             with trio.CancelScope(shield=True), trio.move_on_after(ANSWER_TIMEOUT_S):
                 await room.send(Detach(subscriber))
 
-    async def _command(self, room, seat: str, command) -> None:
+    async def _command(self, room: Room, seat: Seat, command: Command) -> None:
         intent = PlayerCommand(seat, command)
         if not await room.send(intent):
             return

@@ -44,6 +44,6 @@ def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
 def has_unfinished_lobby_game(registry, principal: str) -> bool:
     """Whether `principal` sits in a catalog game that has not ended (one at a time, for now)."""
     return any(
-        room.setup.origin == CATALOG_ORIGIN and not room.ended and any(s.principal == principal for s in room.seats.values())
+        room.setup.origin == CATALOG_ORIGIN and not room.ended and room.seats_of(principal)
         for room in registry.live.values()
     )

@@ -6,9 +6,8 @@ the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from playsite.ratings.book import DEFAULT_RATING, DEFAULT_RD, PROVISIONAL_RD
+from playsite.wire.instant import encode_instant
 
 RECENT_GAMES = 20
 HUMANS = {"kind": "Human", "name": None}
@@ -132,7 +131,7 @@ def read_rating_history(conn, principal: str) -> list[dict]:
         (principal, HISTORY_POINTS_MAX),
     ).fetchall()
     return [
-        {"at": timestamp(at), "rating": float(rating), "rd": float(rd), "games": games, "wins": wins, "draws": draws,
+        {"at": encode_instant(at), "rating": float(rating), "rd": float(rd), "games": games, "wins": wins, "draws": draws,
          "losses": losses}
         for at, rating, rd, games, wins, draws, losses in rows
     ]
@@ -191,7 +190,7 @@ def read_opponents(conn, principal: str) -> list[dict]:
                 "wins": wins,
                 "draws": draws,
                 "losses": losses,
-                "lastPlayedAt": timestamp(last),
+                "lastPlayedAt": encode_instant(last),
             }
         )
     return records
@@ -223,7 +222,7 @@ def own_game(game_id, seat: str, other: str | None, score, rated, termination: s
         "result": RESULTS.get(score, "unknown"),
         "rated": bool(rated),
         "termination": termination,
-        "finishedAt": timestamp(finished_at),
+        "finishedAt": encode_instant(finished_at),
     }
 
 
@@ -249,7 +248,3 @@ def nicknames_of(conn, principals) -> dict[str, str]:
         "SELECT 'user:' || id::text, nickname FROM accounts WHERE id::text = ANY(%s) AND nickname IS NOT NULL", (ids,)
     ).fetchall()
     return dict(rows)
-
-
-def timestamp(at: datetime) -> str:
-    return at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

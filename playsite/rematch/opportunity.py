@@ -30,7 +30,7 @@ import enum
 
 import attrs
 
-from playsite.wire import BLACK, SEATS, WHITE
+from playsite.wire import SEATS
 
 OFFER_WINDOW_S = 15.0
 ACTIONS = ("propose", "accept", "decline", "cancel")
@@ -62,10 +62,6 @@ class RematchClosed(Exception):
     """410 rematch_closed: an attempt to reopen a closed opportunity."""
 
     code = "rematch_closed"
-
-
-def other(seat: str) -> str:
-    return BLACK if seat == WHITE else WHITE
 
 
 @attrs.frozen

@@ -21,13 +21,13 @@ import uuid
 
 from quart import request
 
-from playsite.games.refusals import CANONICAL_GAME_ID
 from playsite.http.auth import client_address, over_https
 from playsite.http.bodies import body_limit, parse_json
 from playsite.http.errors import ErrorShape, Refusal, RouteFamily
 from playsite.http.origin import CSRF_HEADER
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import json_response
+from playsite.principals import canonical_uuid
 from playsite.rematch.opportunity import ACTIONS
 from playsite.rematch.service import Rematches, RematchRefused, SourceNotFound, Unavailable
 from playsite.rematch.source import Source
@@ -85,8 +85,8 @@ def rematch_routes(services: Services) -> RouteFamily:
             raise StateRefusal(429, "rate_limited", headers={"Retry-After": str(RATE_RETRY_AFTER_S)})
 
     async def source_named(raw: str) -> Source:
-        game_id = raw.lower()
-        if not CANONICAL_GAME_ID.fullmatch(game_id):
+        game_id = canonical_uuid(raw)
+        if game_id is None:
             raise StateRefusal(404, "game_not_found")
         try:
             return await service().source(game_id)

@@ -24,7 +24,6 @@ import secrets
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
 
 import attrs
 import trio
@@ -48,6 +47,7 @@ from playsite.store.database import DatabaseUnavailable
 from playsite.tokens import new_token
 from playsite.webhooks.sealing import Sealer, open_stored, seal_stored
 from playsite.wire import SEATS, PublicFace, Seat, encode_time_control
+from playsite.wire.instant import encode_epoch
 
 log = logging.getLogger("playsite.rematch")
 
@@ -82,10 +82,6 @@ class SourceNotFound(Exception):
 
 class Unavailable(Exception):
     """The store did not answer in time or failed (503: a commit may still have happened)."""
-
-
-def iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @attrs.frozen
@@ -209,7 +205,7 @@ class Rematches:
     async def continuation(self, source: Source) -> dict:
         """The public projection: waiting, matched (once the successor is readable) or closed."""
         now = self.wall()
-        body: dict = {"sourceGameId": source.game_id, "serverNow": iso(now)}
+        body: dict = {"sourceGameId": source.game_id, "serverNow": encode_epoch(now)}
         if not source.ended:
             body["phase"] = "waiting" if source.eligible or _unsettled(source) else "closed"
             return body
@@ -228,7 +224,7 @@ class Rematches:
         else:
             body["phase"] = "waiting"
             if opportunity.deadline is not None:
-                body["deadlineAt"] = iso(opportunity.deadline)
+                body["deadlineAt"] = encode_epoch(opportunity.deadline)
         return body
 
     # ----- commands -----------------------------------------------------------------------
@@ -335,7 +331,7 @@ class Rematches:
         white_moves_to = Seat.BLACK if swap else Seat.WHITE
         principal_at = {
             white_moves_to: source.seats[Seat.WHITE].principal,
-            _other(white_moves_to): source.seats[Seat.BLACK].principal,
+            white_moves_to.other(): source.seats[Seat.BLACK].principal,
         }
         tokens, seats = {}, {}
         for seat in SEATS:
@@ -354,7 +350,7 @@ class Rematches:
             seed_window_s=self.seed_window_s,
             durability=self.durability,
             predecessor=source.game_id,
-            join_deadline_at=iso(deadline),
+            join_deadline_at=encode_epoch(deadline),
         )
 
         async def commit(write) -> None:
@@ -390,17 +386,17 @@ class Rematches:
         body: dict = {
             "sourceGameId": source.game_id,
             "phase": phase.value,
-            "serverNow": iso(now),
+            "serverNow": encode_epoch(now),
         }
         if phase in (Phase.AVAILABLE, Phase.OFFERED):
-            body["deadlineAt"] = iso(opportunity.deadline)
+            body["deadlineAt"] = encode_epoch(opportunity.deadline)
         body["myConsent"] = phase in (Phase.STARTING, Phase.MATCHED) or opportunity.consented(seat)
         body["allowedActions"] = list(opportunity.allowed_actions(seat, now)) if source.eligible else []
         body["settings"] = {"timeControl": encode_time_control(source.time_control), "rated": source.rated, "mode": MODE}
         if phase is Phase.MATCHED and read.successor is not None:
             successor = read.successor
             body["nextGameId"] = successor.game_id
-            body["joinDeadlineAt"] = iso(successor.join_deadline_at)
+            body["joinDeadlineAt"] = encode_epoch(successor.join_deadline_at)
             mine = successor.seat_of(seat)
             if (stored := successor.tokens[mine]) is not None:
                 token = open_stored(self.sealer, stored, source.game_id, _token_column(mine))
@@ -442,10 +438,6 @@ _STATUS = {
     "settings_unavailable": 409,
     "rematch_closed": 410,
 }
-
-
-def _other(seat: Seat) -> Seat:
-    return Seat.BLACK if seat == Seat.WHITE else Seat.WHITE
 
 
 def _unsettled(source: Source) -> bool:

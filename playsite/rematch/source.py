@@ -7,14 +7,13 @@ whether the source's room is still in memory or long evicted.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import attrs
 
 from playsite.rooms.model import RoomState
 from playsite.rules import Termination
 from playsite.store.base import ResultRow
 from playsite.wire import SEATS, Seat, TimeControl, decode_time_control
+from playsite.wire.instant import decode_instant
 
 REMATCHABLE_ORIGINS = ("friend", "rematch")
 """Ordinary games of the `/play` product: friend games and the rematches they lead to."""
@@ -121,4 +120,4 @@ def _why_not(state: RoomState, principals: list[str | None], technical_abort: bo
 
 
 def _epoch(stamp: str) -> float:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    return decode_instant(stamp).timestamp()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from playsite.dice import ClientSeeds, Fairness
-from playsite.rooms.model import ClockState, Ending, Phase, RoomSetup, RoomState, SeatSetup
+from playsite.rooms.model import ClockState, Ending, RoomPhase, RoomSetup, RoomState, SeatSetup
 from playsite.rules import Termination, format_dfen, parse_dfen
 from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, Seat, decode_time_control, encode_time_control
 
@@ -151,7 +151,7 @@ def load_state(data: dict[str, Any]) -> RoomState:
     return RoomState(
         setup=load_setup(data["setup"]),
         version=data["version"],
-        phase=Phase(data["phase"]),
+        phase=RoomPhase(data["phase"]),
         position=parse_dfen(data["position"]),
         rolled=tuple(data["rolled"]),
         ply=data["ply"],
@@ -172,7 +172,7 @@ def load_state(data: dict[str, Any]) -> RoomState:
         # Both absent from snapshots written before successor games existed: a game past its
         # join wait had begun; a friend game still waiting keeps no connection history.
         joined=frozenset(map(Seat, data.get("joined", ()))),
-        activated=data.get("activated", data["phase"] != Phase.AWAITING_JOINS.value),
+        activated=data.get("activated", data["phase"] != RoomPhase.AWAITING_JOINS.value),
     )
 
 

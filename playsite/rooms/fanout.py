@@ -13,6 +13,7 @@ from typing import Protocol
 import trio
 
 from playsite.rooms.counters import FanoutStats
+from playsite.wire import Seat
 
 QUEUE_CAPACITY = 64
 """Events a subscriber may have in flight before new ones are dropped."""
@@ -23,7 +24,7 @@ DROP_LIMIT = 16
 class Subscriber(Protocol):
     """What a room needs from anything that watches it (socket, ndjson stream, webhook)."""
 
-    seat: str | None
+    seat: Seat | None
     """The seat this subscriber plays for, or None for a spectator."""
 
     def offer(self, text: str) -> bool:
@@ -39,8 +40,10 @@ class Subscriber(Protocol):
 class QueueSubscriber:
     """A Subscriber backed by a bounded trio memory channel; the transport drains `events`."""
 
-    def __init__(self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT):
-        self.seat = seat
+    def __init__(
+        self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT
+    ) -> None:
+        self.seat = None if seat is None else Seat(seat)
         self.drop_limit = drop_limit
         self.dropped = 0
         self._send, self.events = trio.open_memory_channel[str](capacity)

@@ -5,12 +5,13 @@ An intent that needs an answer carries a `Reply`: a one-shot slot the room fills
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import attrs
 import trio
 
 from playsite.rooms.fanout import Subscriber
+from playsite.wire import Command, Seat
 
 T = TypeVar("T")
 
@@ -20,7 +21,7 @@ class Reply(Generic[T]):
 
     def __init__(self) -> None:
         self._event = trio.Event()
-        self._value: Any = None
+        self._value: T
 
     def set(self, value: T) -> None:
         if self._event.is_set():
@@ -70,7 +71,7 @@ class Rebind:
     same principal redeeming again is a reconnect and also true).
     """
 
-    seat: str
+    seat: Seat = attrs.field(converter=Seat)
     principal: str
     name: str | None = None
     """The public name to show for the seat (an account's nickname); never the principal."""
@@ -81,8 +82,8 @@ class Rebind:
 class PlayerCommand:
     """A decoded wire command (SubmitTurn, SubmitSeed, Resign, AnswerDraw) from `seat`."""
 
-    seat: str
-    command: Any
+    seat: Seat = attrs.field(converter=Seat)
+    command: Command
     reply: Reply[Verdict] = attrs.field(factory=Reply, eq=False)
 
 
@@ -92,3 +93,7 @@ class Abort:
 
     reason: str
     reply: Reply[bool] = attrs.field(factory=Reply, eq=False)
+
+
+Intent = Attach | Detach | Rebind | PlayerCommand | Abort
+"""Everything a room's task takes off its channel."""

@@ -1,7 +1,7 @@
 """The rooms' values: what a game is set up with, how it ended, and its durable state.
 
 Everything here is a plain value (no task, no I/O), so the room, its durable codec
-(`durable`) and its store records (`records`) all import it and none imports another.
+(`durable`) and its store writes (`writes`) all import it and none imports another.
 Seats are the wire's `Seat` (a `str` enum, `WHITE`, `BLACK`, `SEATS`): one word for a seat
 from the room to the client. How a game ends is the rules' `Termination` (the rules decide
 some endings, and import nothing); `playsite.wire.termination` names it for clients and
@@ -11,13 +11,15 @@ for the archive. Wall-clock times come from the room's injected `WallClock`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 
 import attrs
 
 from playsite.dice import Fairness
+from playsite.principals import Principal
 from playsite.rules import START_POSITION, Position, Termination
+from playsite.wire.instant import decode_instant, encode_instant
 from playsite.wire import (
     BLACK,
     WHITE,
@@ -44,16 +46,12 @@ TECHNICAL_ABORT_REASON = "technical abort: the game could not be saved"
 def utc_now() -> str:
     """The system clock, as the archive writes times (ISO-8601 UTC, milliseconds): the
     default `WallClock`, and the only wall-clock read in rooms/."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return encode_instant(datetime.now(timezone.utc))
 
 
 def seconds_between(earlier: str, later: str) -> float:
     """`later - earlier` in seconds, for two times as `utc_now` writes them."""
-    return (_parse(later) - _parse(earlier)).total_seconds()
-
-
-def _parse(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return (decode_instant(later) - decode_instant(earlier)).total_seconds()
 
 
 WallClock = Callable[[], str]
@@ -61,16 +59,12 @@ WallClock = Callable[[], str]
 their own). Timers never use it: they run on trio's clock."""
 
 
-def other(seat: Seat) -> Seat:
-    return BLACK if seat == WHITE else WHITE
-
-
-def seat_of(position: Position) -> Seat:
+def seat_to_move(position: Position) -> Seat:
     """The seat whose turn it is in `position`."""
     return WHITE if position.turn else BLACK
 
 
-class Phase(enum.Enum):
+class RoomPhase(enum.Enum):
     AWAITING_JOINS = "awaiting_joins"  # friend game: both seats must connect first
     SEEDING = "seeding"  # commit published, waiting (briefly) for client seeds
     PLAYING = "playing"  # dice rolled for the active seat, waiting for its turn
@@ -163,7 +157,7 @@ class RoomState:
 
     setup: RoomSetup
     version: int
-    phase: Phase
+    phase: RoomPhase
     position: Position
     rolled: tuple[int, ...]
     ply: int
@@ -190,23 +184,25 @@ class RoomState:
 
     @property
     def rated(self) -> bool:
-        return effective_rated(self.setup.rated, self.principals, ended=self.phase is Phase.ENDED)
+        return effective_rated(self.setup.rated, self.principals, ended=self.phase is RoomPhase.ENDED)
 
     @property
     def ended(self) -> bool:
-        return self.phase is Phase.ENDED
+        return self.phase is RoomPhase.ENDED
 
 
-RATED_PRINCIPALS = ("user:", "bot:")
-
-
-def effective_rated(requested: bool, principals, *, ended: bool) -> bool:
+def effective_rated(requested: bool, principals: Mapping[Seat, str | None], *, ended: bool) -> bool:
     """Whether a game asked to be rated still is: only accounts and bots are rated, so a
     guest taking a seat makes the game casual at once, and at the end both seats must be
     known accounts or bots (a seat never taken leaves it casual too)."""
     if not requested:
         return False
     known = [p for p in principals.values() if p is not None]
-    if any(not p.startswith(RATED_PRINCIPALS) for p in known):
+    if not all(_is_rated(p) for p in known):
         return False
     return len(known) == len(principals) if ended else True
+
+
+def _is_rated(principal: str) -> bool:
+    parsed = Principal.parse(principal)
+    return parsed is not None and parsed.is_rated

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from typing import Any, Protocol, TextIO
 
 import attrs
 import trio
+
+from playsite.store.base import GameEnding, GameWrite
 
 INTERMEDIATE_BACKOFF_S = (0.25, 0.5, 1.0, 1.25)
 """Four retries after the first attempt, 3 s of backoff in total."""
@@ -23,6 +25,29 @@ TERMINAL_BACKOFF_MAX_S = 30
 """A terminal write is retried forever, at most this far apart."""
 STALL_GRACE_S = 15
 """After failing this long, a room drops its subscribers (they reconnect to durable state)."""
+
+
+class RoomStore(Protocol):
+    """What rooms need of the store their versions are written to (and resumed from)."""
+
+    durable: bool
+    save_timeout_s: float
+
+    async def save_game(self, write: GameWrite) -> None: ...
+
+    async def finish_game(self, write: GameWrite, ending: GameEnding) -> None: ...
+
+    def in_doubt(self, game_id: str) -> bool:
+        """Whether a write of this game may have committed without this process knowing."""
+        ...
+
+    async def read_back(self, game_id: str) -> tuple[str, int] | None:
+        """The game's stored (status, version), or None when it is not stored."""
+        ...
+
+    async def active_games(self) -> list[dict[str, Any]]:
+        """The last committed snapshot of every game not ended."""
+        ...
 
 
 class WriteFailed(Exception):
@@ -73,10 +98,11 @@ async def write_durably(
         if terminal:
             wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
         else:
-            wait = next(backoff, None)
-            if wait is None:
+            next_wait = next(backoff, None)
+            if next_wait is None:
                 telemetry(game_id, version, "given_up", f"attempts={attempt} error={error!r}")
                 return False
+            wait = next_wait
         telemetry(game_id, version, "retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
         await trio.sleep(wait)
         if not stalled and trio.current_time() - started >= STALL_GRACE_S:
@@ -135,7 +161,7 @@ class DurabilityPolicy:
     """One attempt's limit: the store's save timeout."""
 
     @classmethod
-    def for_store(cls, store) -> DurabilityPolicy:
+    def for_store(cls, store: RoomStore | None) -> DurabilityPolicy:
         """The policy of rooms writing to `store` (None: a room that writes nowhere)."""
         return cls(timeout_s=store.save_timeout_s if store is not None else 0.0)
 

@@ -19,11 +19,10 @@ import trio
 from playsite.dice import Fairness, SeedSource
 from playsite.rooms.admission import Admission, Purpose, Reservation
 from playsite.rooms.counters import RoomCounters
-from playsite.rooms.model import REQUIRED, Phase, RoomSetup, WallClock, utc_now
-from playsite.rooms.persistence import DurabilityPolicy, telemetry
-from playsite.rooms.room import Room
+from playsite.rooms.model import REQUIRED, RoomPhase, RoomSetup, WallClock, utc_now
+from playsite.rooms.persistence import DurabilityPolicy, RoomStore, telemetry
+from playsite.rooms.room import CreationCommit, Room, StoredSnapshot
 from playsite.rooms.trees import Trees
-from playsite.store.base import GameWrite
 from playsite.wire import SEATS, Unlimited
 
 log = logging.getLogger("playsite.rooms")
@@ -34,8 +33,6 @@ CREATION_DECIDE_S = 10
 
 CompletionHook = Callable[[Room], Awaitable[None]]
 CreationHook = Callable[[Room], object]
-CreationCommit = Callable[[GameWrite], Awaitable[None]]
-"""A creation's own transaction: writes the game's first version and commits, or raises."""
 
 
 class CreationFailed(Exception):
@@ -47,14 +44,14 @@ class Registry:
         self,
         admission: Admission,
         seed_source: SeedSource,
-        store=None,
+        store: RoomStore | None = None,
         *,
         policy: DurabilityPolicy | None = None,
         wall_clock: WallClock = utc_now,
         idle_forfeit_s: float | None = None,
         bot_idle_forfeit_s: float | None = None,
         trees: Trees | None = None,
-    ):
+    ) -> None:
         self.admission = admission
         self.trees = trees if trees is not None else Trees()
         """Where every room of this registry computes its trees."""
@@ -80,25 +77,30 @@ class Registry:
         """Live rooms that went live awaiting their joins (a room never returns to that phase):
         `awaiting_joins` counts these, not every live room, on every game created."""
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[Registry] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             task_status.started(self)
             await trio.sleep_forever()
 
+    @property
+    def _rooms(self) -> trio.Nursery:
+        """The nursery every room's task runs in."""
+        assert self._nursery is not None, "the registry is not running"
+        return self._nursery
+
     def awaiting_joins(self) -> int:
         """Live rooms still waiting for their seats to connect (each holds a task until its join deadline)."""
-        moved_on = [game_id for game_id, room in self._awaiting.items() if room.phase is not Phase.AWAITING_JOINS]
+        moved_on = [
+            game_id for game_id, room in self._awaiting.items() if room.game.phase is not RoomPhase.AWAITING_JOINS
+        ]
         for game_id in moved_on:
             del self._awaiting[game_id]
         return len(self._awaiting)
 
     def seated_unfinished(self, principal: str) -> list[Room]:
         """Live games not yet ended in which `principal` holds a seat."""
-        return [
-            room for room in self.live.values()
-            if not room.ended and any(seat.principal == principal for seat in room.seats.values())
-        ]
+        return [room for room in self.live.values() if not room.ended and room.seats_of(principal)]
 
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)
@@ -119,7 +121,6 @@ class Registry:
         writes the creation snapshot together with records of its own (a rematch successor
         and its link); whatever it raises propagates and nothing is admitted.
         """
-        assert self._nursery is not None, "the registry is not running"
         if setup.durability == REQUIRED and not (self.store is not None and self.store.durable):
             raise CreationFailed("required durability needs a durable store")
         if isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
@@ -136,7 +137,7 @@ class Registry:
             else:
                 await room.write_creation(commit)
             reservation.commit()
-            await self._nursery.start(self._host, room, reservation)
+            await self._rooms.start(self._host, room, reservation)
         except BaseException:
             reservation.release()
             raise
@@ -179,7 +180,7 @@ class Registry:
         with trio.move_on_after(CREATION_DECIDE_S):
             return error if not await room.creation_stands() else None
         telemetry(room.game_id, room.version, "creation_undecided", f"error={error!r}")
-        self._nursery.start_soon(room.end_if_stored)
+        self._rooms.start_soon(room.end_if_stored)
         return error
 
     async def resume_all(self) -> int:
@@ -192,36 +193,34 @@ class Registry:
                 data, self.store, policy=self.policy, wall_clock=self.wall_clock, counters=self.counters, trees=self.trees
             )
             reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
-            await self._nursery.start(self._host, room, reservation)
+            await self._rooms.start(self._host, room, reservation)
             self._started(room)
         if snapshots:
             log.info("resumed %d active game(s)", len(snapshots))
         return len(snapshots)
 
-    async def adopt(self, data: dict) -> Room:
+    async def adopt(self, data: StoredSnapshot) -> Room:
         """Host a room that is committed in the store but not running here, without a restart
         (a rematch successor whose registration failed): it runs on to its own deadlines."""
-        assert self._nursery is not None, "the registry is not running"
         room = Room.resume(
             data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters,
             trees=self.trees,
         )
         reservation = self.admission.restore(Purpose(room.setup.purpose), room.setup.participants)
-        await self._nursery.start(self._host, room, reservation)
+        await self._rooms.start(self._host, room, reservation)
         self._started(room)
         return room
 
-    async def _host(self, room: Room, reservation: Reservation, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def _host(
+        self, room: Room, reservation: Reservation, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         self.live[room.game_id] = room
-        if room.phase is Phase.AWAITING_JOINS:
+        if room.game.phase is RoomPhase.AWAITING_JOINS:
             self._awaiting[room.game_id] = room
         try:
-            # Each room owns a nursery of its own: tasks it starts (deliveries, timers of
-            # its transports) end with it and never outlive the game.
-            async with trio.open_nursery() as room_nursery:
-                room.nursery = room_nursery
-                await room.run(task_status=task_status)
-                room_nursery.cancel_scope.cancel()
+            # The room runs the tasks it hosts (deliveries, timers of its transports) in a
+            # nursery of its own (`Room.spawn`): they end with it and never outlive the game.
+            await room.run(task_status=task_status)
         finally:
             self._deregister(room, reservation)
             if room.completed:  # an ending that never committed is not an ending

@@ -23,6 +23,7 @@ import trio_parallel
 
 from playsite.rooms.counters import Histogram
 from playsite.rules import START_DFEN, Position, legal_tree, legal_tree_and_turns, parse_dfen
+from playsite.wire import LegalMoves, MoveTree
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +54,11 @@ class PackedTree:
     inline_json: bytes | None
     """The tree as compact JSON, or None above INLINE_TREE_MAX_TURNS turns."""
 
-    def unpack(self) -> dict:
-        return pickle.loads(self.pickled)  # bytes this process or its own workers made
+    def unpack(self) -> MoveTree:
+        tree: MoveTree = pickle.loads(self.pickled)  # bytes this process or its own workers made
+        return tree
 
-    def inline(self) -> dict | orjson.Fragment | None:
+    def inline(self) -> LegalMoves | None:
         """What events and states carry as `legalMoves`: `{}` for a forced pass, the JSON
         inserted as is, or None when the tree is too big to inline."""
         if self.turns == 0:
@@ -150,7 +152,7 @@ class TreePool(Trees):
         """Batches the pool failed to deliver, computed in the serving process instead."""
         self._failed_in_a_row = 0
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[TreePool] = trio.TASK_STATUS_IGNORED) -> None:
         """Start the workers and dispatch batches to them until cancelled. Boot does not wait
         for the workers: trees asked for before they are up are batched for them all the same."""
         async with trio_parallel.open_worker_context(idle_timeout=math.inf) as context:
@@ -212,7 +214,7 @@ class TreePool(Trees):
             self.busy += 1
             try:
                 with trio.fail_after(BATCH_TIMEOUT_S + BATCH_TIMEOUT_PER_TREE_S * len(batch)):
-                    answers = await context.run_sync(
+                    answers: list[PackedTree] = await context.run_sync(
                         pack_all, positions, kill_on_cancel=True, limiter=self._unlimited
                     )
                 self.computed_by_workers += len(batch)

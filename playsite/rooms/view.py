@@ -1,19 +1,39 @@
 """What the public may see of a room: its last committed version, frozen.
 
-Reads (GET /games/{id}, /moves, Snapshots for new subscribers, webhook state) never look
-at a room's working state, which runs ahead of the store while a version is being
-written: a read during a failing write must not show dice that may never have happened,
-nor a seed revealed by an ending that has not committed.
+Reads (GET /games/{id}, /moves, Snapshots for new subscribers, webhook state, who sits
+where, whose turn it is) never look at a room's working state, which runs ahead of the
+store while a version is being written: a read during a failing write must not show dice
+that may never have happened, nor a seed revealed by an ending that has not committed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 import orjson
 
+from playsite.rooms.model import RoomPhase
 from playsite.rooms.trees import PackedTree
-from playsite.wire import HistoryTurn, PublicGameState, Snapshot, encode_event, encode_public_game_state
+from playsite.wire import HistoryTurn, MoveTree, PublicGameState, Seat, Snapshot, encode_event, encode_public_game_state
 from playsite.wire.text import compact_json
+
+
+@attrs.frozen
+class Turn:
+    """Whose turn it is, and what the room waits for from that seat."""
+
+    seat: Seat
+    """The seat to move."""
+    phase: RoomPhase
+
+    def awaits_turn_from(self, seat: Seat) -> bool:
+        """The dice of `seat` are rolled and the room waits for its turn."""
+        return self.phase is RoomPhase.PLAYING and self.seat == seat
+
+    def awaits_draw_answer_from(self, seat: Seat) -> bool:
+        """A draw offer waits for the answer of `seat`."""
+        return self.phase is RoomPhase.DRAW_ANSWER and self.seat == seat
 
 
 @attrs.frozen
@@ -22,11 +42,18 @@ class PublicView:
     history: tuple[HistoryTurn, ...]
     packed: PackedTree | None
     """The full tree of the pending roll (the state may inline it, or not when it is large)."""
+    turn: Turn
+    principals: Mapping[Seat, str | None]
+    """Seat -> who sits there, once known."""
     _texts: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property
     def version(self) -> int:
         return self.state.version
+
+    def seats_of(self, principal: str) -> tuple[Seat, ...]:
+        """The seats `principal` holds (both, in a game against itself)."""
+        return tuple(seat for seat, holder in self.principals.items() if holder == principal)
 
     def state_text(self) -> str:
         """The public state as JSON, encoded once."""
@@ -44,7 +71,7 @@ class PublicView:
         return self._texts[key]
 
     @property
-    def tree(self) -> dict | None:
+    def tree(self) -> MoveTree | None:
         """The tree of the pending roll, unpacked (a new copy at each read)."""
         return None if self.packed is None else self.packed.unpack()
 

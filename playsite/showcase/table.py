@@ -162,7 +162,7 @@ class ShowcaseTable:
             return
         if active:
             room = active[0]
-            human = next(seat for seat, state in room.seats.items() if state.principal != self._bot_principal)
+            human = next(seat for seat, principal in room.principals.items() if principal != self._bot_principal)
             row = await self._run(lambda conn: records.adopt(conn, room.game_id, human))
             self.next_color, self.current_game = row.next_human_color, room.game_id
             self._set(TablePhase.LIVE)

@@ -21,12 +21,14 @@ from __future__ import annotations
 import ipaddress
 import typing
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable
 
 import attrs
 import httpcore
 import httpx
 import trio
+
+from playsite.config import Settings
 
 RESPONSE_BODY_MAX = 64 * 1024
 """Bytes of a response body we read; one more makes it `oversized`."""
@@ -66,7 +68,7 @@ class UrlPolicy:
     """Development and tests only (WEBHOOK_ALLOW_LOOPBACK): loopback targets and http:// allowed."""
 
     @classmethod
-    def from_settings(cls, settings) -> UrlPolicy:
+    def from_settings(cls, settings: Settings) -> UrlPolicy:
         return cls(allow_loopback=settings.webhook_allow_loopback)
 
     @property
@@ -157,7 +159,7 @@ def check_url(url: object, policy: UrlPolicy) -> httpx.URL:
 
 async def system_resolver(host: str, port: int) -> list[str]:
     infos = await trio.socket.getaddrinfo(host, port, type=trio.socket.SOCK_STREAM)
-    return [info[4][0] for info in infos]
+    return [str(info[4][0]) for info in infos]
 
 
 async def resolve_and_pin(url: object, policy: UrlPolicy, resolver: Resolver | None = None) -> PinnedTarget:
@@ -166,6 +168,7 @@ async def resolve_and_pin(url: object, policy: UrlPolicy, resolver: Resolver | N
     host = parsed.raw_host.decode("ascii")
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     literal = _literal_address(host)
+    texts: list[str] | None
     if literal is not None:
         texts = [str(literal)]
     else:
@@ -205,14 +208,27 @@ def _literal_address(host: str) -> Address | None:
 # ----- the transport ----------------------------------------------------------------------
 
 
+SocketOption = typing.Union[
+    tuple[int, int, int], tuple[int, int, typing.Union[bytes, bytearray]], tuple[int, int, None, int]
+]
+"""A socket option as httpcore's network backends take it (httpcore's own alias is private)."""
+
+
 class _PinnedBackend(httpcore.AsyncNetworkBackend):
     """Opens the pinned addresses for the target's origin, and nothing else."""
 
-    def __init__(self, target: PinnedTarget):
+    def __init__(self, target: PinnedTarget) -> None:
         self._target = target
         self._tcp = httpcore.TrioBackend()
 
-    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[SocketOption] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         if (host, port) != (self._target.host, self._target.port):
             raise httpcore.ConnectError("only the pinned origin may be reached")
         failure: Exception | None = None
@@ -223,7 +239,9 @@ class _PinnedBackend(httpcore.AsyncNetworkBackend):
                 failure = error
         raise failure or httpcore.ConnectError("no address to connect to")
 
-    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: typing.Iterable[SocketOption] | None = None
+    ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("unix sockets are never a webhook target")
 
     async def sleep(self, seconds: float) -> None:
@@ -258,6 +276,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
             extensions=request.extensions,
         )
         response = await self._pool.handle_async_request(core_request)
+        assert isinstance(response.stream, AsyncIterable), "an async pool answers with an async stream"
         return httpx.Response(
             status_code=response.status,
             headers=response.headers,
@@ -270,10 +289,10 @@ class PinnedTransport(httpx.AsyncBaseTransport):
 
 
 class _CoreStream(httpx.AsyncByteStream):
-    def __init__(self, stream):
+    def __init__(self, stream: typing.AsyncIterable[bytes]) -> None:
         self._stream = stream
 
-    async def __aiter__(self):
+    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
         async for part in self._stream:
             yield part
 

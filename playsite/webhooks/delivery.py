@@ -281,18 +281,19 @@ class WebhookDispatch:
 
     def attach(self, room, *, only_bot: str | None = None) -> list[str]:
         """Start a dispatcher for each registered-bot seat of `room` that has none; the seats started."""
-        if not self.enabled or room.nursery is None or room.ended:
+        if not self.enabled or room.ended:
             return []
         started = []
-        for seat, state in room.seats.items():
-            account = self.bots.by_principal(state.principal or "")
+        for seat, principal in room.principals.items():
+            account = self.bots.by_principal(principal or "")
             if only_bot is not None and (account is None or account.id != only_bot):
                 continue
             if account is None or not account.registered or (room.game_id, seat) in self.attached:
                 continue
             dispatcher = Dispatcher(self, room, seat, account.id)
+            if not room.spawn(dispatcher.run):
+                break  # the room's task is not running
             self.attached[(room.game_id, seat)] = dispatcher
-            room.nursery.start_soon(dispatcher.run)
             started.append(seat)
         return started
 
@@ -306,8 +307,8 @@ class WebhookDispatch:
         paths that did not call the hook, resumed games). Returns how many were started."""
         started = 0
         for room in list(self.registry.live.values()):
-            for seat, state in room.seats.items():
-                account = self.bots.by_principal(state.principal or "")
+            for seat, principal in room.principals.items():
+                account = self.bots.by_principal(principal or "")
                 if account is None or not account.registered or (room.game_id, seat) in self.attached:
                     continue
                 if await self.webhooks.current(account.id) is not None:
@@ -325,8 +326,8 @@ class WebhookDispatch:
     def registration_changed(self, bot_id: str) -> None:
         principal = f"bot:{bot_id}"
         for room in list(self.registry.live.values()):
-            for seat, state in room.seats.items():
-                if state.principal != principal:
+            for seat, holder in room.principals.items():
+                if holder != principal:
                     continue
                 dispatcher = self.attached.get((room.game_id, seat))
                 if dispatcher is not None:

@@ -44,6 +44,7 @@ from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slots
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
 from playsite.webhooks.slots import ATTEMPTS_MAX, Setup, Slot
+from playsite.wire.instant import encode_instant
 
 log = logging.getLogger("playsite.webhooks")
 
@@ -103,7 +104,7 @@ def host_of(url: str) -> str:
 
 
 def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+    return None if moment is None else encode_instant(moment)
 
 
 @attrs.frozen

@@ -14,7 +14,7 @@ from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 from playsite.webhooks.registrations import RegistrationRateLimited, RegistrationRefused
-from playsite.webhooks.store import iso_utc
+from playsite.wire.instant import encode_instant
 
 REGISTER_BODY_MAX = 4096
 
@@ -57,7 +57,7 @@ def webhook_routes(services: Services) -> RouteFamily:
             raise temporarily_unavailable() from None
         if registration is None:
             raise Refusal(404, "webhook_not_found", "no webhook is registered")
-        body = {"url": registration.url, "verifiedAt": iso_utc(registration.verified_at)}
+        body = {"url": registration.url, "verifiedAt": encode_instant(registration.verified_at)}
         return json_response(body, 200, NO_STORE)
 
     @routes.delete("/bot/webhook")

@@ -17,7 +17,7 @@ import itertools
 import logging
 import math
 from collections import defaultdict, deque
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Protocol
 
 import attrs
@@ -25,6 +25,7 @@ import psycopg
 
 from playsite.webhooks import slots
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
+from playsite.wire.instant import encode_instant
 
 log = logging.getLogger("playsite.webhooks")
 
@@ -100,13 +101,10 @@ class DeliveryStats:
             body["lastFailure"] = None
         else:
             at, reason = self.last_failure
-            body["lastFailure"] = {"at": iso_utc(at), "reason": reason}
+            body["lastFailure"] = {"at": encode_instant(at), "reason": reason}
         return body
 
 
-def iso_utc(at: datetime) -> str:
-    """ISO-8601 in UTC with a `Z`, milliseconds (the form the archive uses)."""
-    return at.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def nearest_rank(sorted_values: list[int], fraction: float) -> int | None:

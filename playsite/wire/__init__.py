@@ -28,6 +28,7 @@ from .common import (
     WHITE,
     ClientSeedsView,
     Clocks,
+    LegalMoves,
     MoveTree,
     Players,
     PublicFace,
@@ -61,7 +62,7 @@ from .events import (
 )
 from .history import (
     ArchiveTurn,
-    Fairness,
+    FairnessRecord,
     HistoryRecord,
     archive_result,
     decode_history,
@@ -147,7 +148,7 @@ __all__ = [
     "Ended",
     "ErrorFrame",
     "Event",
-    "Fairness",
+    "FairnessRecord",
     "Fischer",
     "GameEnded",
     "HistoryRecord",
@@ -157,6 +158,7 @@ __all__ = [
     "INITIAL_SECONDS_MAX",
     "INITIAL_SECONDS_MIN",
     "KING_CAPTURED",
+    "LegalMoves",
     "MAX_COMMAND_BYTES",
     "MAX_TURN_MOVES",
     "MoveTree",

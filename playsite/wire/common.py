@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import attrs
+import orjson
 
 from . import _read
 from .errors import WireError
@@ -20,6 +21,10 @@ class Seat(enum.StrEnum):
 
     WHITE = "White"
     BLACK = "Black"
+
+    def other(self) -> Seat:
+        """The opposing seat."""
+        return Seat.BLACK if self is Seat.WHITE else Seat.WHITE
 
 
 WHITE = Seat.WHITE
@@ -41,9 +46,17 @@ MoveTree = dict[str, "MoveTree"]
 """Prefix tree of legal turns: each key is a UCI micro-move, its value the continuations;
 ``{}`` under a key is a complete turn, an empty tree at the top a forced pass. Subtrees may
 be shared objects (a DAG): encoding expands them."""
+LegalMoves = MoveTree | orjson.Fragment
+"""A tree as events and states carry it: the tree, or its compact JSON already encoded (the
+room encodes a roll's tree once and inserts the same bytes into every text that shows it)."""
 
 
-def check_seat(instance: object, attribute: attrs.Attribute, value: object) -> None:
+Checked = TypeVar("Checked")
+"""The type of the attrs field a validator checks: a validator takes `attrs.Attribute[Checked]`
+and a `Checked` value, so one validator serves fields of any type."""
+
+
+def check_seat(instance: object, attribute: attrs.Attribute[Checked], value: Checked) -> None:
     read_seat(value, f"{type(instance).__name__}.{attribute.name}")
 
 

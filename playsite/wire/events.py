@@ -15,7 +15,7 @@ from . import _read
 from .common import (
     ClientSeedsView,
     Clocks,
-    MoveTree,
+    LegalMoves,
     Seat,
     as_tuple,
     check_seat,
@@ -64,7 +64,7 @@ class DiceRolled:
     dice: tuple[int, ...] = attrs.field(converter=as_tuple)
     dfen: str
     clocks: Clocks | None
-    legal_moves: MoveTree | None
+    legal_moves: LegalMoves | None
 
 
 @attrs.frozen

@@ -16,6 +16,7 @@ from . import _read
 from .common import (
     BLACK,
     WHITE,
+    Checked,
     ClientSeedsView,
     Players,
     Seat,
@@ -59,10 +60,10 @@ def live_over(result: int, termination: ArchiveTermination) -> Over:
         return Over(None, ABORTED)
     if live == DRAW:
         return Over(Draw(), DRAW)
-    return Over(Win(_WHITE_POV[result]), live)  # type: ignore[arg-type]
+    return Over(Win(_WHITE_POV[result]), live)
 
 
-def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute, value: object) -> None:
+def _result_fits(instance: HistoryRecord, attribute: attrs.Attribute[Checked], value: Checked) -> None:
     _check_result(value, instance.termination, "HistoryRecord")
 
 
@@ -92,7 +93,7 @@ class ArchiveTurn:
 
 
 @attrs.frozen
-class Fairness:
+class FairnessRecord:
     """The dice reveal of a finished game: every field is always present in the archive."""
 
     commit: str
@@ -112,7 +113,7 @@ class HistoryRecord:
     """RFC 3339 in UTC, e.g. ``2025-01-31T12:00:00Z``."""
     initial_dfen: str
     turns: tuple[ArchiveTurn, ...] = attrs.field(converter=as_tuple)
-    fairness: Fairness
+    fairness: FairnessRecord
 
 
 def encode_history(record: HistoryRecord) -> dict[str, Any]:
@@ -155,9 +156,9 @@ def _decode_turn(obj: object, where: str) -> ArchiveTurn:
     )
 
 
-def _decode_fairness(obj: object, where: str) -> Fairness:
+def _decode_fairness(obj: object, where: str) -> FairnessRecord:
     body = _read.fields(obj, where, ("commit", "seed", "clientSeeds"))
-    return Fairness(
+    return FairnessRecord(
         read_digest(body["commit"], f"{where}.commit"),
         read_digest(body["seed"], f"{where}.seed"),
         decode_client_seeds(body["clientSeeds"], f"{where}.clientSeeds"),

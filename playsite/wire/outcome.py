@@ -18,7 +18,7 @@ from typing import Any, Literal, Union
 import attrs
 
 from . import _read
-from .common import Seat, check_seat, read_seat
+from .common import Checked, Seat, check_seat, read_seat
 from .errors import WireError
 
 WireTermination = Literal["KingCaptured", "Resign", "Draw", "Aborted", "Timeout"]
@@ -46,7 +46,7 @@ class Draw:
 Result = Union[Win, Draw]
 
 
-def _result_fits_termination(instance: Over, attribute: attrs.Attribute, value: str) -> None:
+def _result_fits_termination(instance: Over, attribute: attrs.Attribute[Checked], value: Checked) -> None:
     if value not in TERMINATIONS:
         raise WireError(f"Over.termination must be one of {', '.join(TERMINATIONS)}, got {value!r}")
     expected = _expected_result(value)

@@ -9,7 +9,11 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # jsonschema is a test dependency: imported at run time only when asked for
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 SCHEMA_SUFFIX = ".schema.json"
 
@@ -26,7 +30,8 @@ def schema_names() -> list[str]:
 
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema `name` (``time-control`` or ``time-control.schema.json``)."""
-    return json.loads((schema_dir() / _file_name(name)).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((schema_dir() / _file_name(name)).read_text(encoding="utf-8"))
+    return schema
 
 
 def _file_name(name: str) -> str:
@@ -34,7 +39,7 @@ def _file_name(name: str) -> str:
 
 
 @functools.cache
-def _registry():
+def _registry() -> Registry:
     from referencing import Registry, Resource
 
     resources = []
@@ -45,7 +50,7 @@ def _registry():
 
 
 @functools.cache
-def validator(name: str):
+def validator(name: str) -> Draft202012Validator:
     """A draft 2020-12 validator for schema `name`, with every sibling schema resolvable."""
     from jsonschema import Draft202012Validator
 

@@ -8,9 +8,10 @@ import attrs
 
 from . import _read
 from .common import (
+    Checked,
     ClientSeedsView,
     Clocks,
-    MoveTree,
+    LegalMoves,
     Players,
     Seat,
     check_seat,
@@ -35,7 +36,7 @@ STARTUP_PHASES: tuple[StartupPhase, ...] = (AWAITING_JOINS, "active", "aborted")
 
 
 def _deadline_only_while_awaiting(
-    instance: RematchStartup, attribute: attrs.Attribute, value: object
+    instance: RematchStartup, attribute: attrs.Attribute[Checked], value: Checked
 ) -> None:
     if (instance.phase == AWAITING_JOINS) != (value is not None):
         raise WireError(
@@ -72,7 +73,7 @@ def decode_rematch_startup(obj: object, where: str = "rematchStartup") -> Rematc
     return RematchStartup(phase)  # type: ignore[arg-type]
 
 
-def _sealed_while_active(instance: PublicGameState, attribute: attrs.Attribute, value: object) -> None:
+def _sealed_while_active(instance: PublicGameState, attribute: attrs.Attribute[Checked], value: Checked) -> None:
     # The dice secret must never leave the server while the game can still be played.
     if value is not None and isinstance(instance.status, Active):
         raise WireError(f"PublicGameState.{attribute.name} must be None while the game is active")
@@ -97,7 +98,7 @@ class PublicGameState:
     commit: str
     seed: str | None = attrs.field(validator=_sealed_while_active)
     client_seeds: ClientSeedsView | None = attrs.field(validator=_sealed_while_active)
-    legal_moves: MoveTree | None
+    legal_moves: LegalMoves | None
     players: Players | None
     rematch_startup: RematchStartup | None = None
     rated: bool | None = None

@@ -13,6 +13,6 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
-def compact_json(value) -> str:
+def compact_json(value: object) -> str:
     """`value` as one line of compact JSON text."""
     return orjson.dumps(value, option=_OPTIONS).decode()

@@ -8,6 +8,7 @@ JSON shapes (one key naming the variant, its fields in camelCase, all integers i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Union
 
 import attrs
@@ -24,8 +25,8 @@ SECONDS_PER_MOVE_MIN = 1
 SECONDS_PER_MOVE_MAX = 3_600
 
 
-def _in_range(low: int, high: int):
-    def check(instance: object, attribute: attrs.Attribute, value: object) -> None:
+def _in_range(low: int, high: int) -> Callable[[object, attrs.Attribute[int], int], None]:
+    def check(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
         _read.integer(value, f"{type(instance).__name__}.{attribute.name}", low, high)
 
     return check

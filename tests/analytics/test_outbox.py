@@ -46,7 +46,7 @@ def settings_for(url: str, token: str | None = TOKEN) -> Settings:
 
 
 def game_end(game_id: str | None = None) -> tuple[GameWrite, GameEnding]:
-    """A terminal write as a room would hand it to the store (see playsite/rooms/records.py)."""
+    """A terminal write as a room would hand it to the store (see playsite/rooms/writes.py)."""
     game_id = game_id or str(uuid.uuid4())
     finished = datetime(2025, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
     time_control = {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}

@@ -579,4 +579,4 @@ async def test_a_client_that_goes_away_is_detached_and_its_account_stream_closed
             lambda: not room.fanout.subscribers and not site.services.account_events.online(game.white.id),
             "the closed streams to be detached", 5,
         )
-        assert room.seats["White"].connections == 0  # a stream is not a seat connection
+        assert room.game.seats["White"].connections == 0  # a stream is not a seat connection

@@ -372,7 +372,7 @@ async def test_a_webhook_bot_plays_a_whole_game_against_another_webhook_bot(harn
             await room.finished.wait()
     assert room.ending is not None and room.ending.termination.value in ("king_captured", "no_progress")
     assert alice_hook.bad_signatures == 0 and bob_hook.bad_signatures == 0
-    turns = [t for t in room.history if t.moves]
+    turns = [t for t in room.game.history if t.moves]
     assert alice_hook.turns_answered + bob_hook.turns_answered == len(turns)
     for hook, seat in ((alice_hook, "White"), (bob_hook, "Black")):
         for seen in hook.of_kind("yourTurn"):
@@ -428,11 +428,11 @@ async def test_a_registration_replaced_mid_turn_makes_the_late_answer_stale(harn
         with deadline(10, "a stale_registration outcome and White's turn"):
             while "stale_registration" not in outcomes((stats := await harness.stats(token))["last24h"]):
                 await trio.sleep(0.05)
-            await wait_until(lambda: any(t.seat == "White" and t.moves for t in room.history), "a turn played by White")
+            await wait_until(lambda: any(t.seat == "White" and t.moves for t in room.game.history), "a turn played by White")
     (old_version, old_moves), *_ = old.answers
     new_version, new_moves = new.answers[0]
     assert old_version == new_version == version  # the same turn, delivered again to the new registration
-    white_turns = [t for t in room.history if t.seat == "White" and t.moves]  # forced passes are not turns
+    white_turns = [t for t in room.game.history if t.seat == "White" and t.moves]  # forced passes are not turns
     assert list(white_turns[0].moves) == new_moves
     counts = outcomes(stats["last24h"])
     assert counts["stale_registration"] == 1

@@ -78,7 +78,7 @@ async def test_a_person_plays_a_whole_game_against_each_house_bot(autojump_clock
             with trio.fail_after(3600):
                 await play_as_human(room, "White", random.Random(7))
             assert room.ending is not None and room.ending.termination.value != "aborted"
-            assert any(turn.seat == "Black" and turn.moves for turn in room.history), f"house/{name} played"
+            assert any(turn.seat == "Black" and turn.moves for turn in room.game.history), f"house/{name} played"
 
 
 async def test_a_challenge_to_a_house_bot_is_accepted_at_once_and_played(autojump_clock):
@@ -92,7 +92,7 @@ async def test_a_challenge_to_a_house_bot_is_accepted_at_once_and_played(autojum
         games = [room for room in services.registry.live.values()]
         assert len(games) == 1
         room = games[0]
-        assert {state.principal for state in room.seats.values()} == {"bot:guests/visitor", "bot:house/greedy"}
+        assert {state.principal for state in room.game.seats.values()} == {"bot:guests/visitor", "bot:house/greedy"}
         pending = await (await client.get("/bot/challenges", headers=auth)).get_json()
         assert json.dumps(pending).count("challenge-") == 0, "the challenge is settled"
 

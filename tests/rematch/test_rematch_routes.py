@@ -21,7 +21,7 @@ from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.rooms.intents import Rebind
-from playsite.rooms.model import Phase as RoomPhase
+from playsite.rooms.model import RoomPhase
 from playsite.rules import Termination
 from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn
@@ -62,9 +62,9 @@ async def finished_game(services, principals: dict | None = None, *, rated: bool
         assert await room.send(rebind) and await rebind.reply.wait()
     subscribers = [await attach(room, seat) for seat in SEATS]
     rng = random.Random(7)
-    while resign_after_turns and len(room.played) < 2:
-        await wait_until(lambda: room.phase is RoomPhase.PLAYING and room.tree, "a roll with moves", timeout=10)
-        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+    while resign_after_turns and len(room.game.played) < 2:
+        await wait_until(lambda: room.game.phase is RoomPhase.PLAYING and room.game.tree, "a roll with moves", timeout=10)
+        verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
     await command(room, WHITE, Resign())
     await wait_until(lambda: room.completed, "the source's ending committed", timeout=10)
@@ -136,7 +136,7 @@ async def test_propose_then_accept_commits_one_successor_with_each_seat_told_onl
         assert state["rematchStartup"] == {"phase": "awaiting_joins", "joinDeadlineAt": matched["joinDeadlineAt"]}
         # The final participants keep their people: each one's new seat is held by them.
         for view, source_seat in ((white_view, WHITE), (matched, BLACK)):
-            assert successor.seats[view["join"]["seat"]].principal == principals[source_seat]
+            assert successor.game.seats[view["join"]["seat"]].principal == principals[source_seat]
         public = await continuation(client, game_id)
         assert public.pop("serverNow") and public == {"sourceGameId": game_id, "phase": "matched", "nextGameId": matched["nextGameId"]}
         assert sql(migrated_url, "SELECT count(*) FROM rematch_successors WHERE source_game_id = %s", (game_id,)) == [(1,)]
@@ -154,7 +154,7 @@ async def test_both_seats_joining_the_successor_starts_it_and_it_can_be_rematche
         await wait_until(
             lambda: json.loads(successor.state_text())["rematchStartup"] == {"phase": "active"}, "the successor begins"
         )
-        assert successor.phase is RoomPhase.PLAYING and successor.clock.running is not None
+        assert successor.game.phase is RoomPhase.PLAYING and successor.game.clock.running is not None
         # The chain goes on: the successor, once finished, is itself a source.
         continuing = await continuation(client, successor.game_id)
         assert continuing["phase"] == "waiting" and "deadlineAt" not in continuing
@@ -521,8 +521,8 @@ async def test_a_person_signed_in_since_joins_the_successor_seat_of_their_earlie
         path = f"/games/{successor.game_id}/ws?token={join['token']}&guest={guests[WHITE].upper()}"
         async with client.websocket(path, headers=signed_in) as ws:
             assert '"Snapshot"' in await ws.receive()
-            await wait_until(lambda: successor.seats[join["seat"]].connections == 1, "the seat taken", 5)
-        assert successor.seats[join["seat"]].principal == f"guest:{guests[WHITE]}"
+            await wait_until(lambda: successor.game.seats[join["seat"]].connections == 1, "the seat taken", 5)
+        assert successor.game.seats[join["seat"]].principal == f"guest:{guests[WHITE]}"
         # Another guest id with the same session is still not that seat's.
         other = f"/games/{successor.game_id}/ws?token={join['token']}&guest={uuid.uuid4()}"
         with pytest.raises(Exception):

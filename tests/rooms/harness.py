@@ -50,7 +50,7 @@ async def running_registry(seeds=None, limits_of=lambda participant: None, store
 def sparing_turn(room, rng: random.Random) -> tuple[str, ...]:
     """A random legal turn for the seat to move that leaves the enemy king alone whenever it
     can: a test that needs the game to go on must not end it by chance."""
-    return tuple(king_sparing_turn(room.tree, format_dfen(room.position), room.active_seat, rng))
+    return tuple(king_sparing_turn(room.game.tree, format_dfen(room.game.position), room.game.active_seat, rng))
 
 
 async def attach(room, seat=None, **kwargs) -> QueueSubscriber:
@@ -95,7 +95,7 @@ async def play_randomly(room, subscriber: QueueSubscriber, rng: random.Random, *
         if my_roll and tree != {}:
             if turns is not None and played >= turns:
                 continue
-            tree = tree if tree is not None else room.tree
+            tree = tree if tree is not None else room.game.tree
             verdict = await command(room, subscriber.seat, SubmitTurn(tuple(random_turn(tree, rng))))
             assert verdict.applied, verdict.reason
             played += 1

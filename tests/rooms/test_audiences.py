@@ -26,7 +26,7 @@ async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_
         assert snapshots["watcher"].state.legal_moves is None
         assert snapshots["watcher"].state.dfen == snapshots[WHITE].state.dfen  # the same version otherwise
 
-        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, random.Random(1))))
+        verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, random.Random(1))))
         assert verdict.applied
         rolls = {name: [e for e in received(sub) if isinstance(e, DiceRolled)] for name, sub in {**seated, "watcher": watcher}.items()}
         assert rolls[WHITE] and rolls[WHITE] == rolls[BLACK]

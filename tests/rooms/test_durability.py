@@ -35,9 +35,9 @@ def required_setup(**overrides):
 
 async def play_one_turn(room, rng=None):
     rng = rng or random.Random(1)
-    while not room.tree:
+    while not room.game.tree:
         await trio.testing.wait_all_tasks_blocked()
-    return await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+    return await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
 
 
 async def test_registry_refuses_required_durability_over_the_memory_store(autojump_clock):
@@ -78,15 +78,15 @@ async def test_intermediate_write_retries_report_and_recover(autojump_clock, cap
     async with running_registry(store=store) as registry:
         room = await registry.create(required_setup(time_control=Fischer(60, 0)), Purpose.GENERAL, ())
         await trio.testing.wait_all_tasks_blocked()
-        mover = room.active_seat
-        before = room.clock.remaining_ms[mover]
+        mover = room.game.active_seat
+        before = room.game.clock.remaining_ms[mover]
         store.fail_next = 3
         verdict = await play_one_turn(room)
         assert verdict.applied
         err = capsys.readouterr().err
         assert err.count(f"game={room.game_id}") == 4
         assert err.count("event=retrying") == 3 and err.count("event=recovered") == 1
-        assert room.clock.remaining_ms[mover] == before, "the stall is credited to the mover"
+        assert room.game.clock.remaining_ms[mover] == before, "the stall is credited to the mover"
 
 
 async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version(autojump_clock, capsys):
@@ -95,14 +95,14 @@ async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version
         room = await registry.create(required_setup(), Purpose.GENERAL, ())
         spectator = await attach(room)
         durable_version = store.games[room.game_id].version
-        durable_history = len(room.history)
+        durable_history = len(room.game.history)
         received(spectator)
         store.fail_next = 5  # the first attempt and all four retries
         verdict = await play_one_turn(room)
         assert (verdict.applied, verdict.reason) == (False, TECHNICAL_ABORT_REASON)
         await room.finished.wait()
         assert room.ending.termination.value == "aborted"
-        assert len(room.history) == durable_history, "the unsaved turn is discarded"
+        assert len(room.game.history) == durable_history, "the unsaved turn is discarded"
         ended = received(spectator)
         assert [type(e) for e in ended] == [GameEnded] and ended[0].v == durable_version + 1
         assert ended[0].over.termination == "Aborted"
@@ -183,12 +183,12 @@ async def test_resume_continues_from_the_last_committed_version(autojump_clock):
         room = await registry.create(required_setup(participants=("bot:x",)), Purpose.GENERAL, ["bot:x"])
         for n in range(4):
             await play_one_turn(room, random.Random(n))
-        version, history = room.version, list(room.history)
+        version, history = room.version, list(room.game.history)
     # The first registry is gone (a crash, as far as the store knows).
     async with running_registry(store=store, limits_of=lambda p: None) as registry:
         assert await registry.resume_all() == 1
         resumed = registry.live[room.game_id]
-        assert resumed.version == version and resumed.history == history
+        assert resumed.version == version and resumed.game.history == history
         assert registry.admission.occupancy("bot:x")[Purpose.GENERAL] == 1
         assert (await play_one_turn(resumed)).applied
 
@@ -279,7 +279,7 @@ async def stalled_mid_game(store, registry):
     )
     for seat in ("White", "Black"):
         await attach(room, seat)
-    while len(room.played) < 2:  # both seats must have played (a roll may be a forced pass)
+    while len(room.game.played) < 2:  # both seats must have played (a roll may be a forced pass)
         await play_one_turn(room)
     store.hanging = True
     return room
@@ -324,13 +324,13 @@ async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_s
         room = await registry.create(required_setup(), Purpose.GENERAL, ())
         spectator = await attach(room)
         received(spectator)
-        history = len(room.history)
+        history = len(room.game.history)
         store.answers_lost = 5  # every attempt commits; no answer comes back
         verdict = await play_one_turn(room)
         assert verdict.applied, verdict.reason
         assert store.read_backs == 1 and room.ending is None
         # Played exactly once (a forced pass of random dice may stand before or after it).
-        assert len([turn for turn in room.history[history:] if turn.moves]) == 1
+        assert len([turn for turn in room.game.history[history:] if turn.moves]) == 1
         assert store.games[room.game_id].version == room.version
         assert not any(isinstance(e, GameEnded) for e in received(spectator))
         err = capsys.readouterr().err

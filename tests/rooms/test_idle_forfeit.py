@@ -34,7 +34,7 @@ async def test_an_idle_seat_loses_on_time_after_both_have_played(autojump_clock)
         rng, movers = random.Random(4), set()
         while movers != {"White", "Black"}:
             movers.add(await play_one_turn(room, rng))
-        idle = room.active_seat
+        idle = room.game.active_seat
         started = trio.current_time()
         await room.finished.wait()
         assert trio.current_time() - started == 120

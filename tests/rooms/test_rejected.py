@@ -25,7 +25,7 @@ from .harness import attach, command, received, room_setup, running_registry, sp
 
 async def rolled_room(registry, **overrides):
     room = await registry.create(room_setup(**{"time_control": Unlimited(), **overrides}), Purpose.GENERAL, ())
-    while not room.tree:
+    while not room.game.tree:
         await trio.testing.wait_all_tasks_blocked()
         await trio.sleep(0.001)
     return room
@@ -34,12 +34,12 @@ async def rolled_room(registry, **overrides):
 async def test_a_refusal_is_broadcast_to_every_subscriber_with_the_next_version(autojump_clock):
     async with running_registry() as registry:
         room = await rolled_room(registry)
-        mover = room.active_seat
+        mover = room.game.active_seat
         waiting = "Black" if mover == "White" else "White"
         subscribers = [await attach(room, mover), await attach(room, waiting), await attach(room)]
         for subscriber in subscribers:
             received(subscriber)  # the Snapshots
-        version, position, history = room.version, room.position, list(room.history)
+        version, position, history = room.version, room.game.position, list(room.game.history)
 
         illegal = await command(room, mover, SubmitTurn(("a1a8",)))
         out_of_turn = await command(room, waiting, SubmitTurn(("e2e4",)))
@@ -53,8 +53,8 @@ async def test_a_refusal_is_broadcast_to_every_subscriber_with_the_next_version(
         ]
         for subscriber in subscribers:
             assert received(subscriber) == expected, "the mover, the other seat and a spectator alike"
-        assert (room.position, room.history, room.active_seat) == (position, history, mover), "only the version moved"
-        assert room.published.version == version + 2 and room.published.tree == room.tree
+        assert (room.game.position, room.game.history, room.game.active_seat) == (position, history, mover), "only the version moved"
+        assert room.published.version == version + 2 and room.published.tree == room.game.tree
 
         # The roll still stands: a legal turn is played at the version after the refusals.
         played = await command(room, mover, SubmitTurn(sparing_turn(room, random.Random(3))))
@@ -66,9 +66,9 @@ async def test_a_refused_draw_answer_is_broadcast_too(autojump_clock):
         room = await rolled_room(registry)
         spectator = await attach(room)
         received(spectator)
-        verdict = await command(room, room.active_seat, AnswerDraw(True))
+        verdict = await command(room, room.game.active_seat, AnswerDraw(True))
         assert not verdict.applied and "no draw offer" in verdict.reason
-        assert received(spectator) == [Rejected(v=verdict.version, seat=room.active_seat, reason=verdict.reason)]
+        assert received(spectator) == [Rejected(v=verdict.version, seat=room.game.active_seat, reason=verdict.reason)]
 
 
 async def test_an_ignored_seed_and_a_command_after_the_end_publish_nothing(autojump_clock):
@@ -100,7 +100,7 @@ async def test_a_rejected_is_published_only_once_its_version_is_committed(autoju
         assert store.games[room.game_id].version == version
         store.fail_next = 2
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(command, room, room.active_seat, SubmitTurn(("a1a8",)))
+            nursery.start_soon(command, room, room.game.active_seat, SubmitTurn(("a1a8",)))
             await trio.sleep(0.1)  # inside the first retry's backoff
             assert received(spectator) == [], "no Rejected while its version is not committed"
             assert store.games[room.game_id].version == version
@@ -118,7 +118,7 @@ async def test_a_rejected_whose_write_is_given_up_is_never_published(autojump_cl
         received(spectator)
         version = room.version
         store.fail_next = 5  # the first attempt and all four retries
-        verdict = await command(room, room.active_seat, SubmitTurn(("a1a8",)))
+        verdict = await command(room, room.game.active_seat, SubmitTurn(("a1a8",)))
         assert (verdict.applied, verdict.reason) == (False, TECHNICAL_ABORT_REASON)
         await room.finished.wait()
         events = received(spectator)
@@ -131,17 +131,17 @@ async def test_the_mover_pays_for_the_writes_of_its_own_refused_moves(autojump_c
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await rolled_room(registry, durability=REQUIRED, time_control=Fischer(60, 0))
-        mover = room.active_seat
+        mover = room.game.active_seat
         waiting = "Black" if mover == "White" else "White"
         for refused_by, credited in ((waiting, True), (mover, False)):
             store.fail_next = 1  # one failed attempt: a stall of the first retry's backoff
-            before = room.clock.read(trio.current_time())
+            before = room.game.clock.read(trio.current_time())
             started = trio.current_time()
             verdict = await command(room, refused_by, SubmitTurn(("a1a8",)))
             assert not verdict.applied
             stalled_ms = round((trio.current_time() - started) * 1000)
             assert stalled_ms > 0
-            after = room.clock.read(trio.current_time())
+            after = room.game.clock.read(trio.current_time())
             spent = (before.white_ms - after.white_ms) if mover == "White" else (before.black_ms - after.black_ms)
             assert spent == (0 if credited else stalled_ms), (refused_by, spent, stalled_ms)
 
@@ -152,8 +152,8 @@ async def test_dice_rolled_after_refusals_still_carry_increasing_versions(autoju
         spectator = await attach(room)
         received(spectator)
         for _ in range(3):
-            await command(room, room.active_seat, SubmitTurn(("a1a8",)))
-        assert (await command(room, room.active_seat, SubmitTurn(sparing_turn(room, random.Random(4))))).applied
+            await command(room, room.game.active_seat, SubmitTurn(("a1a8",)))
+        assert (await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, random.Random(4))))).applied
         seen = received(spectator)
         assert [type(e).__name__ for e in seen][:4] == ["Rejected"] * 3 + ["TurnPlayed"]
         assert any(isinstance(e, DiceRolled) for e in seen), "the next roll is published with the turn"

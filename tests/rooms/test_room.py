@@ -10,7 +10,7 @@ import trio
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
-from playsite.rooms.model import DISCONNECT_GRACE_S, Phase
+from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
 from playsite.wire import (
     AnswerDraw,
     DrawDeclined,
@@ -71,9 +71,9 @@ async def test_two_random_players_finish_a_game_with_increasing_versions(autojum
         assert versions == sorted(set(versions)), "versions strictly increase"
         ended = watched[-1]
         assert isinstance(ended, GameEnded)
-        assert commitment(bytes.fromhex(ended.seed)) == room.fairness.commit
+        assert commitment(bytes.fromhex(ended.seed)) == room.game.fairness.commit
         turns = [e for e in watched if isinstance(e, TurnPlayed)]
-        assert len(watched[0].history) + len(turns) == len(room.history) > 0
+        assert len(watched[0].history) + len(turns) == len(room.game.history) > 0
         assert room.ended and room.game_id not in registry.live
 
 
@@ -104,9 +104,9 @@ async def test_forced_pass_is_immediate_and_costs_no_clock_time(autojump_clock):
     seed = seed_where(lambda dice: not ({1, 2} & set(dice)))
     async with running_registry(seeds=[seed]) as registry:
         room = await registry.create(room_setup(time_control=Fischer(60, 5)), purpose_general(), ())
-        assert (room.history[0].seat, room.history[0].moves) == ("White", ())
-        assert room.clock.remaining_ms["White"] == 60_000, "no time charged, no increment earned"
-        assert room.ply >= 2, "Black was rolled for at once"
+        assert (room.game.history[0].seat, room.game.history[0].moves) == ("White", ())
+        assert room.game.clock.remaining_ms["White"] == 60_000, "no time charged, no increment earned"
+        assert room.game.ply >= 2, "Black was rolled for at once"
 
 
 async def test_fischer_increment_is_credited_once_per_turn(autojump_clock):
@@ -114,9 +114,9 @@ async def test_fischer_increment_is_credited_once_per_turn(autojump_clock):
     async with running_registry(seeds=[seed]) as registry:
         room = await registry.create(room_setup(time_control=Fischer(60, 5)), purpose_general(), ())
         await trio.sleep(7)
-        verdict = await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(0)))))
+        verdict = await command(room, "White", SubmitTurn(tuple(random_turn(room.game.tree, random.Random(0)))))
         assert verdict.applied
-        assert room.clock.remaining_ms["White"] == 60_000 - 7_000 + 5_000
+        assert room.game.clock.remaining_ms["White"] == 60_000 - 7_000 + 5_000
 
 
 async def test_per_move_budget_is_fresh_each_turn(autojump_clock):
@@ -124,16 +124,16 @@ async def test_per_move_budget_is_fresh_each_turn(autojump_clock):
     async with running_registry(seeds=[seed]) as registry:
         room = await registry.create(room_setup(time_control=PerMove(10)), purpose_general(), ())
         await trio.sleep(9)
-        assert (await command(room, "White", SubmitTurn(tuple(random_turn(room.tree, random.Random(0)))))).applied
-        if room.tree:  # Black rolled something playable: its budget is a full 10 s
-            assert room.clock.remaining_ms["Black"] == 10_000
-            assert room.clock.flag_at() == pytest.approx(trio.current_time() + 10)
+        assert (await command(room, "White", SubmitTurn(tuple(random_turn(room.game.tree, random.Random(0)))))).applied
+        if room.game.tree:  # Black rolled something playable: its budget is a full 10 s
+            assert room.game.clock.remaining_ms["Black"] == 10_000
+            assert room.game.clock.flag_at() == pytest.approx(trio.current_time() + 10)
 
 
 async def test_unlimited_has_no_clock(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
-        assert room.clock is None and room.public_state().clocks is None
+        assert room.game.clock is None and room.public_state().clocks is None
         await trio.sleep(100_000)
         assert not room.ended
 
@@ -142,14 +142,14 @@ async def test_illegal_and_out_of_turn_commands_are_rejected_without_changing_th
     seed = seed_where(playable)
     async with running_registry(seeds=[seed]) as registry:
         room = await registry.create(room_setup(), purpose_general(), ())
-        version, position, history = room.version, room.position, list(room.history)
+        version, position, history = room.version, room.game.position, list(room.game.history)
         not_yours = await command(room, "Black", SubmitTurn(("e7e5",)))
         assert (not_yours.applied, not_yours.reason) == (False, "not your turn")
         illegal = await command(room, "White", SubmitTurn(("e2e5",)))
         assert not illegal.applied and illegal.reason.startswith("illegal turn:")
         # Each refusal is a version of its own (its Rejected event), and nothing else changed.
         assert (not_yours.version, illegal.version, room.version) == (version + 1, version + 2, version + 2)
-        assert (room.position, room.history, room.active_seat) == (position, history, "White")
+        assert (room.game.position, room.game.history, room.game.active_seat) == (position, history, "White")
 
 
 async def test_resign_after_both_played_wins_for_the_other_seat(autojump_clock):
@@ -177,8 +177,8 @@ async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
         room = await registry.create(human_seats(), purpose_general(), ())
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
-        assert room.phase is Phase.DRAW_ANSWER and room.tree is None, "no roll before the answer"
-        assert (await command(room, room.active_seat, AnswerDraw(True))).applied
+        assert room.game.phase is RoomPhase.DRAW_ANSWER and room.game.tree is None, "no roll before the answer"
+        assert (await command(room, room.game.active_seat, AnswerDraw(True))).applied
         assert room.ending.termination.value == "draw_agreement" and room.ending.winner is None
 
 
@@ -188,7 +188,7 @@ async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_cloc
         spectator = await attach(room)
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
-        answerer = room.active_seat
+        answerer = room.game.active_seat
         assert (await command(room, answerer, AnswerDraw(False))).applied
         assert any(isinstance(e, DrawDeclined) and e.seat == answerer for e in received(spectator))
         await play_until(room, offerer)
@@ -243,7 +243,7 @@ async def test_friend_game_waits_for_both_seats_then_aborts_at_the_join_window(a
     async with running_registry() as registry:
         room = await registry.create(setup, purpose_general(), ())
         await attach(room, "White")
-        assert room.phase is Phase.AWAITING_JOINS and room.ply == 0
+        assert room.game.phase is RoomPhase.AWAITING_JOINS and room.game.ply == 0
         await room.finished.wait()
         assert room.ending.termination.value == "aborted"
 
@@ -254,20 +254,20 @@ async def test_both_joins_start_the_game(autojump_clock):
         room = await registry.create(setup, purpose_general(), ())
         await attach(room, "White")
         await attach(room, "Black")
-        assert room.ply >= 1
+        assert room.game.ply >= 1
 
 
 async def test_seed_window_rolls_early_when_both_seeds_arrive(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(seed_window_s=2), purpose_general(), ())
-        assert room.phase is Phase.SEEDING
+        assert room.game.phase is RoomPhase.SEEDING
         assert (await command(room, "White", SubmitSeed("w" * 16))).applied
-        assert room.phase is Phase.SEEDING
+        assert room.game.phase is RoomPhase.SEEDING
         assert (await command(room, "Black", SubmitSeed("b" * 16))).applied
-        assert room.ply >= 1 and trio.current_time() < 1
+        assert room.game.ply >= 1 and trio.current_time() < 1
         late = await command(room, "White", SubmitSeed("x" * 16))
         assert not late.applied and late.reason == "seed ignored (late)"
-        assert (room.fairness.client_seeds.white, room.fairness.client_seeds.black) == ("w" * 16, "b" * 16)
+        assert (room.game.fairness.client_seeds.white, room.game.fairness.client_seeds.black) == ("w" * 16, "b" * 16)
 
 
 async def test_seed_window_expires_and_rolls_with_what_was_given(autojump_clock):
@@ -276,8 +276,8 @@ async def test_seed_window_expires_and_rolls_with_what_was_given(autojump_clock)
         malformed = await command(room, "White", SubmitSeed("short"))
         assert not malformed.applied and malformed.reason == "seed ignored (malformed)"
         await trio.sleep(2.5)  # past the window, not racing the room's own deadline
-        assert room.ply >= 1
-        assert room.fairness.client_seeds.white == room.fairness.client_seeds.black == ""
+        assert room.game.ply >= 1
+        assert room.game.fairness.client_seeds.white == room.game.fairness.client_seeds.black == ""
 
 
 async def test_slow_subscriber_is_dropped_without_delaying_the_room(autojump_clock):
@@ -328,22 +328,43 @@ def purpose_general():
 async def play_until(room, seat: str) -> None:
     """Play random turns for whoever is to move until `seat` has dice with moves."""
     rng = random.Random(11)
-    while not (room.active_seat == seat and room.tree):
+    while not (room.game.active_seat == seat and room.game.tree):
         assert not room.ended
-        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+        verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
 
 
 async def play_until_both_played(room) -> str:
     """Random turns until both seats have played; returns the seat now to move with dice."""
     rng = random.Random(12)
-    while len(room.played) < 2 or not room.tree:
-        assert not room.ended, f"{room.ending} after {len(room.history)} turns"
-        verdict = await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+    while len(room.game.played) < 2 or not room.game.tree:
+        assert not room.ended, f"{room.ending} after {len(room.game.history)} turns"
+        verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
-    return room.active_seat
+    return room.game.active_seat
 
 
 async def offer_draw_with_a_turn(room, seat: str) -> None:
     verdict = await command(room, seat, SubmitTurn(sparing_turn(room, random.Random(13)), offer_draw=True))
     assert verdict.applied, verdict.reason
+
+
+async def test_a_task_spawned_in_a_room_ends_with_the_game_and_none_starts_after(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        started, cancelled = trio.Event(), trio.Event()
+
+        async def hosted(note: str) -> None:
+            started.set()
+            try:
+                await trio.sleep_forever()
+            finally:
+                cancelled.set()
+
+        assert room.spawn(hosted, "delivery")
+        await started.wait()
+        assert (await command(room, "White", Resign())).applied
+        await room.finished.wait()
+        with trio.fail_after(1):
+            await cancelled.wait()
+        assert not room.spawn(hosted, "too late"), "a finished room hosts nothing"

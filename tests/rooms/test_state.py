@@ -27,10 +27,10 @@ def ticking_clock():
 
 async def play_until_both_played(room):
     rng = random.Random(7)
-    while len(room.played) < 2:
-        while not room.tree:
+    while len(room.game.played) < 2:
+        while not room.game.tree:
             await trio.testing.wait_all_tasks_blocked()
-        await command(room, room.active_seat, SubmitTurn(sparing_turn(room, rng)))
+        await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
 
 
 async def test_the_injected_wall_clock_stamps_creation_and_ending(autojump_clock):

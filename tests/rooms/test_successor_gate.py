@@ -16,7 +16,7 @@ from playsite.dice import Fairness, SystemSeedSource
 from playsite.rooms.admission import Purpose
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach
-from playsite.rooms.model import Phase
+from playsite.rooms.model import RoomPhase
 from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store import MemoryStore
@@ -57,10 +57,10 @@ async def test_both_seats_connected_begin_the_game_once_and_only_then_do_clocks_
         assert room.public_state().rematch_startup == RematchStartup("awaiting_joins", room.setup.join_deadline_at)
         white = await attach(room, WHITE)
         await trio.sleep(10)  # well inside the window: nothing runs with one seat here
-        assert room.phase is Phase.AWAITING_JOINS and room.clock.running is None and room.ply == 0
+        assert room.game.phase is RoomPhase.AWAITING_JOINS and room.game.clock.running is None and room.game.ply == 0
         black = await attach(room, BLACK)
         await trio.testing.wait_all_tasks_blocked()
-        assert room.phase is Phase.PLAYING and room.ply >= 1 and room.clock.running == room.active_seat
+        assert room.game.phase is RoomPhase.PLAYING and room.game.ply >= 1 and room.game.clock.running == room.game.active_seat
         assert room.public_state().rematch_startup == RematchStartup("active")
         assert room.state().activated and room.state().joined == {WHITE, BLACK}
         # Past the original deadline nothing happens to an activated game.
@@ -78,7 +78,7 @@ async def test_the_deadline_with_one_seat_connected_makes_that_seat_win(autojump
         await trio.testing.wait_all_tasks_blocked()
         assert room.ended and room.ending.termination is Termination.DISCONNECT and room.ending.winner == BLACK
         assert room.public_state().rematch_startup == RematchStartup("aborted")
-        assert room.clock.remaining_ms == {WHITE: 300_000, BLACK: 300_000}  # the join window is no chess clock
+        assert room.game.clock.remaining_ms == {WHITE: 300_000, BLACK: 300_000}  # the join window is no chess clock
         await detach(room, black)
 
 
@@ -101,7 +101,7 @@ async def test_a_seat_that_left_before_activation_must_be_back_by_the_deadline(a
         assert store.games[room.game_id].snapshot["joined"] == ["White"]
         black = await attach(room, BLACK)
         await trio.testing.wait_all_tasks_blocked()
-        assert room.phase is Phase.AWAITING_JOINS
+        assert room.game.phase is RoomPhase.AWAITING_JOINS
         await trio.sleep(WINDOW_S)
         await trio.testing.wait_all_tasks_blocked()
         assert room.ending.termination is Termination.DISCONNECT and room.ending.winner == BLACK
@@ -113,7 +113,7 @@ async def test_a_first_join_at_the_deadline_is_late(autojump_clock, store):
         room = await registry.create(successor_setup(), _general(), ())
         white = await attach(room, WHITE)
         # Hold the room's attention until exactly the deadline, then send the second join.
-        await trio.sleep_until(room.join_deadline)
+        await trio.sleep_until(room.game.join_deadline)
         # Whichever the room sees first, its deadline or this join, the join is late.
         late = Attach(QueueSubscriber(BLACK))
         assert not await room.send(late) or await late.reply.wait() is False
@@ -144,7 +144,7 @@ async def test_a_late_registration_without_restart_keeps_the_original_deadline(a
         written = Room(setup, _fairness(), store, wall_clock=wall)
         await written.write_creation()
         adopted = await registry.adopt(store.games[setup.game_id].snapshot)
-        assert adopted.phase is Phase.AWAITING_JOINS
+        assert adopted.game.phase is RoomPhase.AWAITING_JOINS
         white = await attach(adopted, WHITE)
         await trio.sleep(5)
         await trio.testing.wait_all_tasks_blocked()

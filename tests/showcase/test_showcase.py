@@ -100,7 +100,7 @@ def sql(url: str, query: str, params=()):
 async def end_game(table: Table, game_id: str) -> None:
     """The human resigns; waits until the table has released the game and reopened."""
     room = table.services.registry.get(game_id)
-    seat = next(s for s, state in room.seats.items() if state.principal.startswith(("guest:", "user:")))
+    seat = next(s for s, state in room.game.seats.items() if state.principal.startswith(("guest:", "user:")))
     intent = PlayerCommand(seat, Resign())
     await room.send(intent)
     await intent.reply.wait()
@@ -187,7 +187,7 @@ async def test_a_retry_replays_the_outcome_and_another_fingerprint_conflicts(mig
         assert status == 409 and conflict["code"] == "idempotency_conflict"
         # The winner's entropy became its dice seed.
         room = t.services.registry.get(first["gameId"])
-        assert entropy in (room.fairness.client_seeds.white, room.fairness.client_seeds.black)
+        assert entropy in (room.game.fairness.client_seeds.white, room.game.fairness.client_seeds.black)
         await end_game(t, first["gameId"])
         status, ended, _ = await t.claim(guest, key, clientEntropy=entropy)
         assert ended == {"outcome": "spectating", "reason": "game_ended", "gameId": first["gameId"],
@@ -308,7 +308,7 @@ async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, r
         body = await won.get_json()
         assert won.status_code == 200 and body["outcome"] == "claimed" and "guest=" not in body["wsUrl"]
         room = t.services.registry.get(body["gameId"])
-        assert room.seats[body["seat"]].principal == account.principal
+        assert room.game.seats[body["seat"]].principal == account.principal
 
 
 # ----- readiness and recovery -------------------------------------------------------------------
@@ -468,7 +468,7 @@ async def test_an_ended_game_is_finishing_while_its_terminal_write_is_pending_an
     async with table_at(migrated_url, receiver) as t:
         _, won, _ = await t.claim(str(uuid.uuid4()))
         room = t.services.registry.get(won["gameId"])
-        seat = next(s for s, state in room.seats.items() if state.principal.startswith("guest:"))
+        seat = next(s for s, state in room.game.seats.items() if state.principal.startswith("guest:"))
         with frozen(pg_cluster):
             await room.send(PlayerCommand(seat, Resign()))
             await wait_until(lambda: room.ended, "the room to end the game in memory", 10)

@@ -115,5 +115,5 @@ HISTORY = wire.HistoryRecord(
         wire.ArchiveTurn(1, wire.WHITE, (1, 2, 6), ("e2e4", "g1f3"), AFTER_E4),
         wire.ArchiveTurn(2, wire.BLACK, (3, 4, 4), (), AFTER_E4),
     ),
-    fairness=wire.Fairness(COMMIT, SEED, SEEDS),
+    fairness=wire.FairnessRecord(COMMIT, SEED, SEEDS),
 )

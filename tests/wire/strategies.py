@@ -124,5 +124,5 @@ def history_records(draw) -> wire.HistoryRecord:
         finished_at=draw(timestamps),
         initial_dfen=draw(texts),
         turns=tuple(turns),
-        fairness=wire.Fairness(draw(digests), draw(digests), draw(client_seeds)),
+        fairness=wire.FairnessRecord(draw(digests), draw(digests), draw(client_seeds)),
     )

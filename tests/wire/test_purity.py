@@ -12,7 +12,8 @@ import pytest
 
 WIRE = Path(__file__).resolve().parents[2] / "playsite" / "wire"
 PURE_IMPORTS = {
-    "__future__", "attrs", "collections.abc", "enum", "json", "orjson", "re", "typing", "playsite.rules.ending"
+    "__future__", "attrs", "collections.abc", "datetime", "enum", "json", "orjson", "re", "typing",
+    "playsite.rules.ending",
 }
 SCHEMA_HELPER_IMPORTS = {"__future__", "functools", "json", "pathlib", "typing", "jsonschema", "referencing"}
 

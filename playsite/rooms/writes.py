@@ -7,19 +7,19 @@ analytics outbox payload, all written in the terminal transaction.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from playsite.rooms.model import RoomState
 from playsite.rules import Termination, format_dfen
 from playsite.store.base import GameEnding, GameWrite, ResultRow
+from playsite.wire.instant import decode_instant
 from playsite.wire import (
     BLACK,
     SEATS,
     WHITE,
     ArchiveTurn,
     ClientSeedsView,
-    Fairness,
+    FairnessRecord,
     HistoryRecord,
     archive_result,
     encode_history,
@@ -46,7 +46,7 @@ def game_write(state: RoomState, snapshot: dict[str, Any]) -> GameWrite:
 
 
 def history_record(state: RoomState) -> HistoryRecord:
-    assert state.ending is not None
+    assert state.ending is not None and state.ending.at is not None, "an ending is stamped when it is made"
     seeds = state.fairness.client_seeds
     return HistoryRecord(
         game_id=state.game_id,
@@ -61,7 +61,7 @@ def history_record(state: RoomState) -> HistoryRecord:
             ArchiveTurn(turn_number=n, active_color=t.seat, dice=t.dice, moves=t.moves, fen_after=t.fen_after)
             for n, t in enumerate(state.history, start=1)
         ),
-        fairness=Fairness(
+        fairness=FairnessRecord(
             commit=state.fairness.commit,
             seed=state.fairness.seed.hex(),
             client_seeds=ClientSeedsView(white=seeds.white, black=seeds.black),
@@ -69,12 +69,13 @@ def history_record(state: RoomState) -> HistoryRecord:
     )
 
 
-def terminal_records(state: RoomState) -> GameEnding:
+def game_ending(state: RoomState) -> GameEnding:
+    assert state.ending is not None, "only an ended game has an ending"
     record = history_record(state)
     aborted = state.ending.termination is Termination.ABORTED
     result = ResultRow(
         game_id=state.game_id,
-        finished_at=datetime.fromisoformat(record.finished_at.replace("Z", "+00:00")),
+        finished_at=decode_instant(record.finished_at),
         rated=state.rated,
         origin=state.setup.origin,
         white_principal=state.principals[WHITE],
