@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import trio
 
+from playsite.http.pinned import require_hypercorn
+
 
 def finish_sends(app):
+    require_hypercorn("http.asgi.finish_sends")
+
     async def asgi(scope, receive, send):
         if scope["type"] != "http":
             return await app(scope, receive, send)

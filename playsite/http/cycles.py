@@ -21,6 +21,8 @@ from __future__ import annotations
 import trio
 from hypercorn.trio.tcp_server import TCPServer
 
+from playsite.http.pinned import require_hypercorn
+
 
 def raise_cancelled_alone(group: BaseExceptionGroup) -> None:
     """Raise the group's first `Cancelled` if it holds nothing else; return otherwise.
@@ -55,6 +57,7 @@ def _first_cancelled(group: BaseExceptionGroup) -> trio.Cancelled | None:
 def install() -> None:
     """Make hypercorn's connections drop their protocol and task group once they are done.
     Called once by `server.run_http`."""
+    require_hypercorn("http.cycles")
     if getattr(TCPServer.run, "_playsite_drops_cycles", False):
         return
     original = TCPServer.run

@@ -21,6 +21,8 @@ from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
+from playsite.http.pinned import require_hypercorn
+
 SEND_TEXTS = "playsite.websocket.send_texts"
 SEND_KEY = "playsite.send"
 """Where a WebSocket scope carries the server's `send`, which takes SEND_TEXTS messages."""
@@ -41,6 +43,7 @@ async def _app_send(stream: WSStream, message) -> None:
 
 
 def install() -> None:
+    require_hypercorn("http.wsbatch")
     WSStream.app_send = _app_send
 
 

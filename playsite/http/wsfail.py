@@ -28,6 +28,8 @@ from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason, FrameDecoder, Opcode, ParseFailed
 
+from playsite.http.pinned import require_hypercorn
+
 
 async def _handle_events(stream: WSStream) -> None:
     for event in stream.connection.events():
@@ -76,5 +78,6 @@ def _bounded_parse_header(max_message_bytes: int):
 
 def install(max_message_bytes: int | None = None) -> None:
     """Patch hypercorn's event handling; with `max_message_bytes`, refuse bigger messages at their headers."""
+    require_hypercorn("http.wsfail")
     WSStream._handle_events = _handle_events
     FrameDecoder.parse_header = _parse_header if max_message_bytes is None else _bounded_parse_header(max_message_bytes)
