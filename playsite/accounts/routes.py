@@ -18,11 +18,11 @@ import logging
 
 from quart import Response, request
 
-from playsite.accounts import store
+from playsite.accounts import queries
 from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
 from playsite.accounts.oidc import ProviderUnavailable, SignInFailed, new_secret
 from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
-from playsite.accounts.store import NicknameTaken
+from playsite.accounts.queries import NicknameTaken
 from playsite.http.auth import client_address
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, render
@@ -159,7 +159,7 @@ def account_routes(services: Services) -> RouteFamily:
             raise SignInFailed("state does not match this browser's sign-in, or it expired")
         id_token = await oidc.exchange(code, login_state.verifier)
         claims = await oidc.verify_id_token(id_token, login_state.nonce)
-        account = await accounts.run(lambda conn: store.sign_in(conn, oidc.issuer, claims["sub"], claims))
+        account = await accounts.run(lambda conn: queries.sign_in(conn, oidc.issuer, claims["sub"], claims))
         return account, login_state.next_path
 
     @routes.get("/auth/me")
@@ -182,7 +182,7 @@ def account_routes(services: Services) -> RouteFamily:
         if not isinstance(nickname, str) or not NICKNAME.fullmatch(nickname):
             raise invalid_request("nickname: 3-20 letters, digits, '_' or '-'")
         try:
-            changed = await accounts.run(lambda conn: store.rename(conn, account.id, nickname))
+            changed = await accounts.run(lambda conn: queries.rename(conn, account.id, nickname))
         except NicknameTaken:
             raise Refusal(409, "nickname_taken", "another player has this nickname") from None
         if changed is None:
@@ -197,7 +197,7 @@ def account_routes(services: Services) -> RouteFamily:
             raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
         if services.registry.seated_unfinished(account.principal):
             raise Refusal(409, "account_in_game", "finish or resign your unfinished games first")
-        await accounts.run(lambda conn: store.delete(conn, account.id))
+        await accounts.run(lambda conn: queries.delete(conn, account.id))
         log.info("account deleted: %s", account.id)
         response = Response(b"", status=204, headers=PRIVATE)
         clear(response, SESSION_COOKIE, path="/")
@@ -208,7 +208,7 @@ def account_routes(services: Services) -> RouteFamily:
         await write_checks()
         account = await accounts.signed_in()
         if account is not None:
-            await accounts.run(lambda conn: store.end_sessions(conn, account.id))
+            await accounts.run(lambda conn: queries.end_sessions(conn, account.id))
             log.info("signed out everywhere: account %s", account.id)
         response = Response(b"", status=204, headers=PRIVATE)
         clear(response, SESSION_COOKIE, path="/")

@@ -17,7 +17,7 @@ import uuid
 
 import attrs
 
-from playsite.accounts import store
+from playsite.accounts import queries
 from playsite.accounts.model import Account
 from playsite.accounts.oidc import OidcClient
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
@@ -72,7 +72,7 @@ class Accounts:
         claims = self.sessions.verify(token) if token else None
         if claims is None:
             return None
-        account = await self.run(lambda conn: store.find(conn, claims.account_id))
+        account = await self.run(lambda conn: queries.find(conn, claims.account_id))
         if account is None or not account.active or account.session_generation != claims.generation:
             return None
         return account
@@ -114,5 +114,5 @@ class Accounts:
                     continue
         if not ids or not self.enabled:
             return {}
-        found = await self.run(lambda conn: store.nicknames(conn, list(ids)))
+        found = await self.run(lambda conn: queries.nicknames(conn, list(ids)))
         return {ids[account_id]: nickname for account_id, nickname in found.items()}
