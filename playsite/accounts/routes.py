@@ -21,12 +21,12 @@ from quart import Response, request
 from playsite.accounts import queries
 from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
 from playsite.accounts.oidc import ProviderUnavailable, SignInFailed, new_secret
-from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
 from playsite.accounts.queries import NicknameTaken
-from playsite.http.auth import client_address
+from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
+from playsite.http.auth import client_address, credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
-from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, render
-from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, render
+from playsite.http.ratelimit import RateLimiter, limit_by_address, limit_by_key
 from playsite.http.responses import json_response
 from playsite.services import Services
 
@@ -72,6 +72,8 @@ def account_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("accounts", __name__, shape=PROBLEM_SHAPE)
     accounts = services.accounts
     sessions, oidc = accounts.sessions, accounts.oidc
+    if sessions is None or oidc is None:
+        raise ValueError("accounts are off: the /auth routes are mounted only when they are on")
     sign_ins = RateLimiter(SIGN_INS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     secure = True  # the cookies are Secure: browsers keep them on https, and on http://localhost
@@ -85,12 +87,12 @@ def account_routes(services: Services) -> RouteFamily:
         response.delete_cookie(name, path=path, secure=secure, httponly=True, samesite="Lax")
 
     async def me_or_401() -> Account:
-        account = await accounts.signed_in()
+        account = await accounts.signed_in(credentials())
         if account is None:
             raise not_signed_in()
         return account
 
-    def me_body(account: Account) -> dict:
+    def me_body(account: Account) -> dict[str, object]:
         return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
 
     async def write_checks() -> None:
@@ -101,14 +103,13 @@ def account_routes(services: Services) -> RouteFamily:
         limit, then the body with exactly `fields` allowed."""
         await write_checks()
         account = await me_or_401()
-        if (retry_after := changes.attempt(str(account.id))) is not None:
-            raise rate_limited("account changes", retry_after)
+        limit_by_key(changes, str(account.id), "account changes")
         body = await json_object()
         reject_unknown_fields(body, fields)
         return account, body
 
     @routes.get("/auth/login")
-    async def login():
+    async def login() -> Response:
         limit_by_address(sign_ins, "sign-in attempts")
         login_state = LoginState(
             state=new_secret(), nonce=new_secret(), verifier=new_secret(), next_path=safe_next(request.args.get("next"))
@@ -125,7 +126,7 @@ def account_routes(services: Services) -> RouteFamily:
         return response
 
     @routes.get("/auth/callback")
-    async def callback():
+    async def callback() -> Response:
         limit_by_address(sign_ins, "sign-in attempts")
         try:
             account, next_path = await complete_sign_in()
@@ -163,8 +164,8 @@ def account_routes(services: Services) -> RouteFamily:
         return account, login_state.next_path
 
     @routes.get("/auth/me")
-    async def read_me():
-        account = await accounts.signed_in()
+    async def read_me() -> Response:
+        account = await accounts.signed_in(credentials())
         if account is None:
             refusal = not_signed_in()
             refusal.headers.update(PRIVATE)
@@ -176,7 +177,7 @@ def account_routes(services: Services) -> RouteFamily:
 
     @routes.patch("/auth/me")
     @body_limit(1024)
-    async def change_me():
+    async def change_me() -> Response:
         account, body = await account_change({"nickname"})
         nickname = body.get("nickname")
         if not isinstance(nickname, str) or not NICKNAME.fullmatch(nickname):
@@ -191,7 +192,7 @@ def account_routes(services: Services) -> RouteFamily:
 
     @routes.delete("/auth/me")
     @body_limit(1024)
-    async def delete_me():
+    async def delete_me() -> Response:
         account, body = await account_change({"confirm"})
         if body.get("confirm") != DELETE_CONFIRMATION:
             raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
@@ -204,9 +205,9 @@ def account_routes(services: Services) -> RouteFamily:
         return response
 
     @routes.post("/auth/logout")
-    async def logout():
+    async def logout() -> Response:
         await write_checks()
-        account = await accounts.signed_in()
+        account = await accounts.signed_in(credentials())
         if account is not None:
             await accounts.run(lambda conn: queries.end_sessions(conn, account.id))
             log.info("signed out everywhere: account %s", account.id)

@@ -10,6 +10,8 @@ route's own (`@body_limit(n)`), `BODY_MAX_DEFAULT` otherwise; a body over it is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection, Mapping
+from typing import TypeVar
 
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -21,12 +23,13 @@ BODY_MAX_DEFAULT = 4096
 BODY_MAX_ANY = 64 * 1024
 """The app-wide bound (quart's MAX_CONTENT_LENGTH) on a body sent without Content-Length."""
 _LIMIT_ATTRIBUTE = "playsite_body_limit"
+Route = TypeVar("Route", bound=Callable[..., object])
 
 
-def body_limit(limit: int):
+def body_limit(limit: int) -> Callable[[Route], Route]:
     """Route decorator: this route takes bodies of up to `limit` bytes."""
 
-    def mark(route):
+    def mark(route: Route) -> Route:
         setattr(route, _LIMIT_ATTRIBUTE, limit)
         return route
 
@@ -35,7 +38,8 @@ def body_limit(limit: int):
 
 def limit_of_current_route() -> int:
     route = current_app.view_functions.get(request.endpoint or "")
-    return getattr(route, _LIMIT_ATTRIBUTE, BODY_MAX_DEFAULT)
+    limit = getattr(route, _LIMIT_ATTRIBUTE, BODY_MAX_DEFAULT)
+    return limit if isinstance(limit, int) else BODY_MAX_DEFAULT
 
 
 async def read_body_first() -> None:
@@ -54,9 +58,14 @@ async def read_body_first() -> None:
         raise too_large(limit)
 
 
-async def json_object() -> dict:
+async def request_body() -> bytes:
+    """The body `read_body_first` read, as bytes."""
+    return await request.get_data(cache=True, as_text=False, parse_form_data=False)
+
+
+async def json_object() -> dict[str, object]:
     """The request's (already read) body as a JSON object; {} when empty."""
-    raw = await request.get_data()
+    raw = await request_body()
     if not raw.strip():
         return {}
     if request.mimetype != "application/json":
@@ -72,7 +81,7 @@ async def json_object() -> dict:
     return body
 
 
-def parse_json(raw: bytes):
+def parse_json(raw: bytes) -> object:
     """A JSON text as RFC 8259 exchanges it, and nothing looser: UTF-8 without a byte order
     mark (Python's parser also takes UTF-16 and UTF-32, and a BOM), each object key once
     (Python's keeps the last of duplicates, where another parser may keep the first: two
@@ -83,18 +92,18 @@ def parse_json(raw: bytes):
     return json.loads(raw.decode("utf-8"), parse_constant=_not_json, object_pairs_hook=_unique_keys)
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     body = dict(pairs)
     if len(body) != len(pairs):
         raise ValueError("a key appears twice in one object")
     return body
 
 
-def _not_json(constant: str):
+def _not_json(constant: str) -> float:
     """NaN and Infinity are not JSON (RFC 8259), though Python's parser takes them."""
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def reject_unknown_fields(body: dict, known: set[str]) -> None:
-    if unknown := set(body) - known:
+def reject_unknown_fields(body: Mapping[str, object], known: Collection[str]) -> None:
+    if unknown := set(body) - set(known):
         raise invalid_request(f"unknown field(s): {', '.join(sorted(unknown))}")

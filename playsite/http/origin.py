@@ -13,6 +13,9 @@ make. So whatever a session cookie authorises must come from a page of an allowe
   session, from their page.
 - **WebSocket handshakes** (`admits_socket`): browsers do not apply CORS to WebSockets, so
   a handshake whose sitter is identified by the session cookie must carry an allowed Origin.
+- **Whose session counts** (`admits_session`, the `SessionBoundary` that `Accounts` is given):
+  a request's session cookie counts on a read, on a handshake from an allowed page, and on a
+  write that passes the write checks; otherwise the caller is whoever the guest id says.
 
 Bearer-token (bot) requests and guest requests carry no ambient credential and are not
 subject to this policy.
@@ -23,9 +26,9 @@ from __future__ import annotations
 import attrs
 from quart import request
 
+from playsite.credentials import CSRF_HEADER as CSRF_HEADER
+from playsite.credentials import Credentials
 from playsite.http.errors import Refusal
-
-CSRF_HEADER = "X-Game-CSRF"
 
 
 @attrs.frozen
@@ -55,3 +58,11 @@ class OriginPolicy:
     def admits_socket(self, origin: str | None) -> bool:
         """A handshake identified by its session cookie must come from an allowed page."""
         return self.admits(origin)
+
+    def admits_session(self, credentials: Credentials) -> bool:
+        """Whether the session cookie of a request that came as `credentials` may count."""
+        if credentials.handshake:
+            return self.admits_socket(credentials.origin)
+        if credentials.is_read:
+            return True
+        return self.admits_write(credentials.origin, credentials.csrf)

@@ -6,8 +6,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from quart import websocket
 from quart_trio import QuartTrio
 
+from playsite.credentials import SESSION_COOKIE, Credentials
+from playsite.http.auth import credentials
 from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal, RouteFamily
 from playsite.http.origin import OriginPolicy
@@ -99,3 +102,44 @@ def test_a_handshake_counts_its_session_only_from_an_allowed_origin():
     for origin in ("https://evil.example", "null", None, ALLOWED + "/"):
         assert not policy.admits_socket(origin)
     assert not OriginPolicy().admits_socket(ALLOWED)
+
+
+def test_a_session_counts_on_reads_on_allowed_handshakes_and_on_checked_writes_only():
+    policy = OriginPolicy(frozenset({ALLOWED}))
+    counts = policy.admits_session
+    assert counts(Credentials(method="GET", origin="https://evil.example"))
+    assert counts(Credentials(method="GET", origin=ALLOWED, handshake=True))
+    assert not counts(Credentials(method="GET", origin="https://evil.example", handshake=True))
+    assert not counts(Credentials(method="GET", origin=None, handshake=True))
+    assert counts(Credentials(method="POST", origin=ALLOWED, csrf="1"))
+    for origin, csrf in [(ALLOWED, None), (ALLOWED, "0"), ("https://evil.example", "1"), (None, "1")]:
+        assert not counts(Credentials(method="POST", origin=origin, csrf=csrf))
+    assert not OriginPolicy().admits_session(Credentials(method="POST", origin=ALLOWED, csrf="1"))
+
+
+async def test_the_edge_reads_a_requests_credentials_and_a_handshakes():
+    app = QuartTrio("credentials-test")
+    install_edge(app)
+    routes = RouteFamily("who", __name__)
+    seen: list[Credentials] = []
+
+    @routes.post("/who")
+    async def who():
+        seen.append(credentials())
+        return json_response({})
+
+    @routes.websocket("/who/ws")
+    async def who_socket():
+        seen.append(credentials())
+        await websocket.accept()
+
+    app.register_blueprint(routes)
+    client = app.test_client()
+    headers = {"Origin": ALLOWED, "X-Game-CSRF": "1", "Cookie": f"{SESSION_COOKIE}=token-1"}
+    await client.post("/who", headers=headers)
+    async with client.websocket("/who/ws", headers={"Origin": ALLOWED, "Cookie": f"{SESSION_COOKIE}=token-2"}):
+        pass
+    assert seen == [
+        Credentials(method="POST", origin=ALLOWED, csrf="1", session="token-1"),
+        Credentials(method="GET", origin=ALLOWED, handshake=True, session="token-2"),
+    ]

@@ -11,11 +11,11 @@ import trio.testing
 
 from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
-from playsite.bots.refusals import BotApiRefusal
 from playsite.config import Settings
 from playsite.http.ratelimit import RateLimiter
 from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
 from playsite.lobby.seeks import SEEK_TTL_S, SeekBoard, SeekState
+from playsite.refusals import Refused
 from playsite.wire import Unlimited
 from tests.support.app import booted
 
@@ -53,7 +53,7 @@ async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clo
     assert book.expire() == 1
     assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
     assert book.involving(b) == ([], [])
-    with pytest.raises(BotApiRefusal) as refused:
+    with pytest.raises(Refused) as refused:
         book.claim(b, challenge.id)
     assert refused.value.code == "challenge_not_found"
 
@@ -67,7 +67,7 @@ async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
     mock_clock.jump(CHALLENGE_TTL_S + 1)
     assert book.expire() == 0
     # A second answer meanwhile is told to wait; a refused creation puts it back, then it lapses.
-    with pytest.raises(BotApiRefusal) as refused:
+    with pytest.raises(Refused) as refused:
         book.decline(b, challenge.id)
     assert refused.value.code == "challenge_busy"
     book.release(challenge)
@@ -103,7 +103,7 @@ async def test_a_seek_lives_while_polled_and_lapses_without(mock_clock):
         mock_clock.jump(SEEK_TTL_S - 10)
         board.poll(kept[0].id, kept[1])
     assert [s.id for s in board.open_seeks()] == [kept[0].id]
-    with pytest.raises(BotApiRefusal):
+    with pytest.raises(Refused):
         board.poll(dropped[0].id, dropped[1])
     mock_clock.jump(SEEK_TTL_S)
     assert board.open_seeks() == []
