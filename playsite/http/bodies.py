@@ -24,6 +24,15 @@ BODY_MAX_ANY = 64 * 1024
 """The app-wide bound (quart's MAX_CONTENT_LENGTH) on a body sent without Content-Length."""
 _LIMIT_ATTRIBUTE = "playsite_body_limit"
 Route = TypeVar("Route", bound=Callable[..., object])
+BodyRefusal = Callable[[int, str], Exception]
+"""A route family's own refusal of a body it cannot take: (status, message) -> what to raise."""
+
+
+def edge_body_refusal(status: int, message: str) -> Refusal:
+    """The edge's refusal of a body: 415 `unsupported_media_type`, else 400 `invalid_request`."""
+    if status == 415:
+        return Refusal(415, "unsupported_media_type", message)
+    return invalid_request(message)
 
 
 def body_limit(limit: int) -> Callable[[Route], Route]:
@@ -63,21 +72,24 @@ async def request_body() -> bytes:
     return await request.get_data(cache=True, as_text=False, parse_form_data=False)
 
 
-async def json_object() -> dict[str, object]:
-    """The request's (already read) body as a JSON object; {} when empty."""
+async def json_object(refusal: BodyRefusal | None = None) -> dict[str, object]:
+    """The request's (already read) body as a JSON object; {} when empty. Refused 415
+    `unsupported_media_type` for another media type, 400 `invalid_request` for anything else
+    than one JSON object, or with the route family's own `refusal(status, message)`."""
+    refuse = refusal or edge_body_refusal
     raw = await request_body()
     if not raw.strip():
         return {}
     if request.mimetype != "application/json":
-        raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+        raise refuse(415, "send the body as application/json")
     try:
         body = parse_json(raw)
     except (ValueError, UnicodeDecodeError):
-        raise invalid_request("body is not valid JSON (UTF-8 without a BOM, each key once)") from None
+        raise refuse(400, "body is not valid JSON (UTF-8 without a BOM, each key once)") from None
     except RecursionError:
-        raise invalid_request("body is nested too deeply") from None
+        raise refuse(400, "body is nested too deeply") from None
     if not isinstance(body, dict):
-        raise invalid_request("body must be a JSON object")
+        raise refuse(400, "body must be a JSON object")
     return body
 
 
@@ -104,6 +116,8 @@ def _not_json(constant: str) -> float:
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def reject_unknown_fields(body: Mapping[str, object], known: Collection[str]) -> None:
+def reject_unknown_fields(body: Mapping[str, object], known: Collection[str], refusal: BodyRefusal | None = None) -> None:
+    """400 `invalid_request` (or the family's `refusal(400, message)`) naming the fields of
+    `body` that are not `known`."""
     if unknown := set(body) - set(known):
-        raise invalid_request(f"unknown field(s): {', '.join(sorted(unknown))}")
+        raise (refusal or edge_body_refusal)(400, f"unknown field(s): {', '.join(sorted(unknown))}")
