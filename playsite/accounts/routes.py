@@ -20,9 +20,10 @@ from quart import Response, request
 
 from playsite.accounts import queries
 from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
-from playsite.accounts.oidc import ProviderUnavailable, SignInFailed, new_secret
+from playsite.accounts.oidc import OidcClient, ProviderUnavailable, SignInFailed, new_secret
 from playsite.accounts.queries import NicknameTaken
-from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
+from playsite.accounts.service import Accounts
+from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState, Sessions
 from playsite.http.auth import client_address, credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, render
@@ -68,12 +69,17 @@ def safe_next(value: str | None) -> str:
     return value
 
 
+def sign_in_parts(accounts: Accounts) -> tuple[Sessions, OidcClient]:
+    """The session issuer and the provider's client: the routes using them are mounted only
+    when accounts are on (app.py), so they are there whenever a request reaches one."""
+    if accounts.sessions is None or accounts.oidc is None:
+        raise RuntimeError("accounts are off: the /auth routes are not mounted")
+    return accounts.sessions, accounts.oidc
+
+
 def account_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("accounts", __name__, shape=PROBLEM_SHAPE)
     accounts = services.accounts
-    sessions, oidc = accounts.sessions, accounts.oidc
-    if sessions is None or oidc is None:
-        raise ValueError("accounts are off: the /auth routes are mounted only when they are on")
     sign_ins = RateLimiter(SIGN_INS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     secure = True  # the cookies are Secure: browsers keep them on https, and on http://localhost
@@ -111,6 +117,7 @@ def account_routes(services: Services) -> RouteFamily:
     @routes.get("/auth/login")
     async def login() -> Response:
         limit_by_address(sign_ins, "sign-in attempts")
+        sessions, oidc = sign_in_parts(accounts)
         login_state = LoginState(
             state=new_secret(), nonce=new_secret(), verifier=new_secret(), next_path=safe_next(request.args.get("next"))
         )
@@ -141,11 +148,13 @@ def account_routes(services: Services) -> RouteFamily:
             raise Refusal(403, "account_deactivated", "this account is deactivated")
         response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
         clear(response, LOGIN_COOKIE, path="/auth/callback")
+        sessions, _ = sign_in_parts(accounts)
         cookie(response, SESSION_COOKIE, sessions.issue(account), max_age=sessions.lifetime_s, path="/")
         log.info("signed in: account %s", account.id)
         return response
 
     async def complete_sign_in() -> tuple[Account, str]:
+        sessions, oidc = sign_in_parts(accounts)
         if "error" in request.args:
             # The provider's error code is a short registered word (access_denied, ...).
             raise SignInFailed(f"the provider answered error={request.args['error'][:40]!r}")
