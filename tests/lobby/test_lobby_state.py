@@ -17,7 +17,7 @@ from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
 from playsite.lobby.seeks import SEEK_TTL_S, SeekBoard, SeekState
 from playsite.refusals import Refused
 from playsite.wire import Unlimited
-from tests.support.app import booted
+from tests.support.app import booted, call, test_client
 
 
 @pytest.fixture
@@ -148,3 +148,21 @@ async def test_rate_limiter_keeps_a_bounded_key_table(mock_clock):
         mock_clock.jump(1)
     assert len(limiter) == 3
     assert limiter.attempt("10.0.0.9") == 59
+
+
+async def test_a_game_the_lobby_cannot_store_is_503_with_retry_after_and_the_challenge_stands():
+    # Required durability on a memory store: every creation fails (CreationFailed), as a store
+    # that cannot take the game's first write would make it; the lobby refuses in its own words.
+    async with booted(Settings(dice_seed_window_ms=0, game_durability="required")) as services:
+        client = test_client(services)
+        _, a, _ = await call(client, "POST", "/bot/anon", query_string={"name": "a"})
+        _, b, _ = await call(client, "POST", "/bot/anon", query_string={"name": "b"})
+        status, challenge, _ = await call(client, "POST", "/bot/challenge", a["token"], json={"team": "anon", "name": b["name"]})
+        assert status == 201
+        with pytest.raises(Refused) as refused:
+            await services.lobby.accept_challenge(services.bots.get(f"anon/{b['name']}"), challenge["id"])
+        assert refused.value.code == "temporarily_unavailable"
+        status, body, headers = await call(client, "POST", f"/bot/challenge/{challenge['id']}/accept", b["token"])
+        assert (status, body["error"]["code"], headers["Retry-After"]) == (503, "temporarily_unavailable", "5")
+        status, listed, _ = await call(client, "GET", "/bot/challenges", b["token"])
+        assert [c["id"] for c in listed["in"]] == [challenge["id"]]
