@@ -28,7 +28,7 @@ from quart import request
 
 from playsite.credentials import CSRF_HEADER as CSRF_HEADER
 from playsite.credentials import Credentials
-from playsite.http.errors import Refusal
+from playsite.http.bodies import BodyRefusal, edge_body_refusal, request_body
 
 
 @attrs.frozen
@@ -46,14 +46,15 @@ class OriginPolicy:
     def admits_write(self, origin: str | None, csrf: str | None) -> bool:
         return self.admits(origin) and csrf == "1"
 
-    async def require_write(self, refusal: Refusal) -> None:
+    async def require_write(self, refusal: Exception, body_refusal: BodyRefusal | None = None) -> None:
         """Raise `refusal` (the route family's own 403) unless this request passes the
-        Origin and CSRF checks; 415 when it has a body that is not JSON (the body was read
+        Origin and CSRF checks; 415 `unsupported_media_type` (or the family's
+        `body_refusal(415, message)`) when it has a body that is not JSON (the body was read
         before the route ran, so this costs nothing)."""
         if not self.admits_write(request.headers.get("Origin"), request.headers.get(CSRF_HEADER)):
             raise refusal
-        if (await request.get_data()).strip() and request.mimetype != "application/json":
-            raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+        if (await request_body()).strip() and request.mimetype != "application/json":
+            raise (body_refusal or edge_body_refusal)(415, "send the body as application/json")
 
     def admits_socket(self, origin: str | None) -> bool:
         """A handshake identified by its session cookie must come from an allowed page."""

@@ -29,6 +29,11 @@ def boundary_app(policy: OriginPolicy):
         await policy.require_write(Refusal(403, "csrf_origin_rejected", "no"))
         return json_response({"ok": True})
 
+    @routes.post("/write-own-refusals")
+    async def write_own_refusals():
+        await policy.require_write(Refusal(403, "not_participant", "no"), lambda _status, message: Refusal(400, "invalid_request", message))
+        return json_response({"ok": True})
+
     @routes.get("/read")
     async def read():
         return json_response({"ok": True})
@@ -143,3 +148,16 @@ async def test_the_edge_reads_a_requests_credentials_and_a_handshakes():
         Credentials(method="POST", origin=ALLOWED, csrf="1", session="token-1"),
         Credentials(method="GET", origin=ALLOWED, handshake=True, session="token-2"),
     ]
+
+
+async def test_a_family_refuses_a_write_and_a_body_that_is_not_json_in_its_own_words():
+    client = boundary_app(OriginPolicy(frozenset({ALLOWED})))
+    refused = await client.post("/write-own-refusals", headers={"Origin": "https://evil.example", "X-Game-CSRF": "1"})
+    assert refused.status_code == 403 and (await refused.get_json())["error"]["code"] == "not_participant"
+    form = await client.post(
+        "/write-own-refusals", data=b"a=1",
+        headers={"Origin": ALLOWED, "X-Game-CSRF": "1", "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert form.status_code == 400 and (await form.get_json())["error"]["code"] == "invalid_request"
+    passed = await client.post("/write-own-refusals", json={}, headers={"Origin": ALLOWED, "X-Game-CSRF": "1"})
+    assert passed.status_code == 200
