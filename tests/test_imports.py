@@ -39,14 +39,18 @@ LAYERS = (
     Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
     Layer("playsite.rooms", may_import=(*CODECS, "playsite.principals", "playsite.store", "playsite.tokens"),
           never_import=WEB_FRAMEWORKS),
-    # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure).
-    Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals")),
+    # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure); it renders
+    # the domains' refusals and reads the credentials a person presents, both plain values.
+    Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals", "playsite.credentials")),
     Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.credentials", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.periodic", may_import=()),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
     # The seek lifecycle they share with bot seeks is held to the same rule.
-    Layer("playsite.lobby.seek_board", may_import=(*CODECS, "playsite.tokens"), never_import=WEB_FRAMEWORKS),
-    Layer("playsite.lobby.people_seeks", may_import=(*CODECS, "playsite.tokens", "playsite.lobby.seek_board"),
+    Layer("playsite.lobby.seek_board", may_import=(*CODECS, "playsite.tokens", "playsite.refusals"),
+          never_import=WEB_FRAMEWORKS),
+    Layer("playsite.lobby.people_seeks",
+          may_import=(*CODECS, "playsite.tokens", "playsite.refusals", "playsite.lobby.seek_board"),
           never_import=WEB_FRAMEWORKS),
 )
 """What each layer may import (docs/architecture.md, "Layers"). A rule for another layer is
@@ -57,6 +61,28 @@ ONLY_FROM_THE_TOP = {
     "playsite.server": ("playsite.cli",),
 }
 """Modules only the top of the stack may import."""
+
+
+SPEAKING_HTTP = ("quart", "quart_trio", "hypercorn", "werkzeug")
+"""The web framework and server: only the edge, the routes and the composition root speak HTTP."""
+
+HTTP_MAY_BE_SPOKEN_BY = {
+    "playsite.http": "the edge itself",
+    "playsite.app": "the composition root: the app and its route families",
+    "playsite.server": "the composition root: hypercorn and the edge's patches of it",
+    "playsite.services": "the composition root: boot builds the origin policy the edge and accounts share",
+    "playsite.cli": "the commands that start the server (`playsite demo` serves its own helpers)",
+    "playsite.metrics": "holds the /metrics route family",
+    "playsite.demo.identity": "the demo's own sign-in server (an OpenID provider on its own port)",
+    "playsite.demo.bot": "the demo's webhook bot, an HTTP server of its own",
+}
+"""Modules outside `*routes.py` that may import a web framework or `playsite.http`, and why.
+Every other module is a domain (or lower) module: it refuses with `playsite.refusals.Refused`
+and reads a person's `playsite.credentials.Credentials`, never a request."""
+
+
+def is_route_module(name: str) -> bool:
+    return name.rpartition(".")[2].endswith("routes")
 
 
 def module_name(path: Path) -> str:
@@ -183,8 +209,39 @@ def test_hidden_imports_count(tmp_path):
     assert {"quart", "playsite.rooms.room"} <= found
 
 
+def http_speakers(graph: dict[str, set[str]], outside: dict[str, set[str]]) -> list[str]:
+    """Every import of a web framework or of `playsite.http` by a module that may not speak
+    HTTP (not a route module, not in HTTP_MAY_BE_SPOKEN_BY), as "module -> import"."""
+    wrong = []
+    for module in sorted(graph):
+        if is_route_module(module) or any(within(module, allowed) for allowed in HTTP_MAY_BE_SPOKEN_BY):
+            continue
+        wrong += [f"{module} -> {t}" for t in sorted(outside.get(module, ())) if t in SPEAKING_HTTP]
+        wrong += [f"{module} -> {t}" for t in sorted(graph[module]) if within(t, "playsite.http")]
+    return wrong
+
+
+def test_domains_speak_no_http():
+    wrong = http_speakers(import_graph(), outside_imports())
+    assert not wrong, f"modules that are not routes import the web framework or the edge: {wrong}"
+
+
+def test_the_http_check_finds_a_domain_speaking_http():
+    graph = {
+        "playsite.lobby.service": {"playsite.http.errors", "playsite.refusals"},
+        "playsite.lobby.routes": {"playsite.http.errors"},
+        "playsite.app": {"playsite.http.edge"},
+        "playsite.games.socket_limits": set(),
+    }
+    outside = {"playsite.games.socket_limits": {"werkzeug", "attrs"}, "playsite.lobby.routes": {"quart"}}
+    assert http_speakers(graph, outside) == [
+        "playsite.games.socket_limits -> werkzeug",
+        "playsite.lobby.service -> playsite.http.errors",
+    ]
+
+
 def test_route_modules_are_imported_only_by_the_app():
     graph = import_graph()
-    routes = {m for m in graph if m.rpartition(".")[2].endswith("routes")}
+    routes = {m for m in graph if is_route_module(m)}
     wrong = [f"{m} -> {t}" for m, ts in graph.items() for t in ts & routes if m != "playsite.app" and not m.endswith("routes")]
     assert not wrong, wrong

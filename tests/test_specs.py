@@ -41,9 +41,10 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 from playsite import wire
 from playsite.accounts.routes import account_routes
 from playsite.app import create_app
-from playsite.bots.refusals import REFUSAL_STATUS
+from playsite.bots.refusals import BOT_API_STATUSES
 from playsite.config import Settings
 from playsite.http.edge import install_edge
+from playsite.http.errors import EDGE_STATUSES
 from playsite.specs_routes import specs_routes
 from playsite.webhooks.management_routes import management_routes
 from tests.support.app import booted
@@ -387,15 +388,17 @@ REFUSAL_FACTORIES = {
 
 def source_error_codes() -> set[tuple[int, str]]:
     """(status, code) of every error the package source can answer with."""
-    pairs = {(status, code) for code, status in REFUSAL_STATUS.items()}
+    statuses = {**EDGE_STATUSES, **BOT_API_STATUSES}
+    pairs = {(status, code) for code, status in statuses.items()}
     for path in (ROOT / "playsite").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         pairs.update((int(s), c) for s, c in re.findall(r'(?:Refusal|problem)\(\s*(\d{3}),\s*"([a-z_]+)"', text))
         for factory, pair in REFUSAL_FACTORIES.items():
             if re.search(rf"\b{factory}\(", text):
                 pairs.add(pair)
-        for code in re.findall(r'(?:BotApiRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
-            pairs.add((REFUSAL_STATUS[code], code))
+        for code in re.findall(r'(?:Refused|IdentityError)\(\s*"([a-z_]+)"', text):
+            if code in statuses:  # the Bot API's codes; other families' tables are their own
+                pairs.add((statuses[code], code))
         pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
     return pairs
 

@@ -18,9 +18,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
+from collections.abc import Awaitable, Callable, Iterable
 
 import psycopg
 import trio
+
+from playsite.store.database import Database
 
 log = logging.getLogger("playsite.accounts")
 
@@ -31,7 +34,7 @@ FORGET_AFTER = "1 hour"
 """Rows of instances gone this long are deleted by the next beat."""
 
 
-def generation_digest(admins) -> str:
+def generation_digest(admins: Iterable[str | uuid.UUID]) -> str:
     """The allow-list's generation: a digest of its sorted account ids (the ids themselves are
     not secret, but the table needs only to compare lists)."""
     text = "playsite-admins-v1\n" + "\n".join(sorted(str(uuid.UUID(str(a))) for a in admins))
@@ -49,15 +52,15 @@ def live_generations(conn: psycopg.Connection) -> list[str]:
 class AdminAuthority:
     """This instance's allow-list and its heartbeat."""
 
-    def __init__(self, database, admins, *, instance_id: uuid.UUID | None = None):
+    def __init__(self, database: Database, admins: Iterable[str | uuid.UUID], *, instance_id: uuid.UUID | None = None):
         self.database = database
         self.admins = frozenset(str(uuid.UUID(str(a))) for a in admins)
         self.digest = generation_digest(self.admins)
         self.instance_id = instance_id or uuid.uuid4()
-        self.on_sole: list = []
+        self.on_sole: list[Callable[[], Awaitable[None]]] = []
         """Async callables run after a beat that found this generation the only live one."""
 
-    def is_admin(self, account_id) -> bool:
+    def is_admin(self, account_id: str | uuid.UUID) -> bool:
         """In this instance's list (authority also needs `sole`)."""
         return str(account_id) in self.admins
 
@@ -65,7 +68,7 @@ class AdminAuthority:
         """Exactly one generation is live, and it is ours."""
         return live_generations(conn) == [self.digest]
 
-    def admits(self, conn: psycopg.Connection, account_id) -> bool:
+    def admits(self, conn: psycopg.Connection, account_id: str | uuid.UUID) -> bool:
         return self.is_admin(account_id) and self.sole(conn)
 
     def beat(self, conn: psycopg.Connection) -> bool:
@@ -78,7 +81,7 @@ class AdminAuthority:
         conn.execute("DELETE FROM admin_generations WHERE beat_at < now() - %s::interval", (FORGET_AFTER,))
         return self.sole(conn)
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[AdminAuthority] = trio.TASK_STATUS_IGNORED) -> None:
         """Beat every HEARTBEAT_S until cancelled (the first beat before `started`), then take
         this instance's row away so a clean stop does not hold the generation live."""
         try:

@@ -7,6 +7,8 @@ import uuid
 
 import attrs
 
+from playsite import principals
+
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 """3-20 letters, digits, '_' or '-'; unique whatever its case (the database enforces it)."""
 ACTIVE, DEACTIVATED, DELETED = "active", "deactivated", "deleted"
@@ -23,21 +25,11 @@ class Account:
 
     @property
     def principal(self) -> str:
-        return f"user:{self.id}"
+        return principals.user(self.id)
 
     @property
     def active(self) -> bool:
         return self.status == ACTIVE
-
-
-def account_id_of(principal: str | None) -> uuid.UUID | None:
-    """The account behind a `user:<uuid>` principal; None for guests, bots and unknown seats."""
-    if principal is None or not principal.startswith("user:"):
-        return None
-    try:
-        return uuid.UUID(principal.removeprefix("user:"))
-    except ValueError:
-        return None
 
 
 def suggested_nickname(claims: dict, taken_suffix: int = 0) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from typing import cast
 from urllib.parse import quote
 
 import httpx
@@ -26,7 +27,7 @@ from authlib.common.urls import add_params_to_uri
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
+from joserfc.jwk import KeySet, KeySetSerialization
 
 log = logging.getLogger("playsite.accounts")
 
@@ -83,7 +84,8 @@ class OidcClient:
             if self._keys is None or (refresh and stale):
                 document = await self._get_json((await self.metadata())["jwks_uri"])
                 try:
-                    self._keys = KeySet.import_key_set(document)
+                    # Checked by the import itself (which raises on anything else than a JWKS).
+                    self._keys = KeySet.import_key_set(cast(KeySetSerialization, document))
                 except (JoseError, ValueError, TypeError, KeyError) as error:
                     raise ProviderUnavailable(f"the provider's JWKS cannot be read: {type(error).__name__}") from None
                 self._keys_read_at = trio.current_time()
@@ -145,8 +147,8 @@ class OidcClient:
             answer = {}
         if response.status_code != 200:
             # The provider's error code only (e.g. invalid_grant); its description may echo input.
-            error = answer.get("error") if isinstance(answer, dict) else None
-            raise SignInFailed(f"token endpoint refused the code: HTTP {response.status_code} {error or ''}".strip())
+            refused = answer.get("error") if isinstance(answer, dict) else None
+            raise SignInFailed(f"token endpoint refused the code: HTTP {response.status_code} {refused or ''}".strip())
         id_token = answer.get("id_token") if isinstance(answer, dict) else None
         if not isinstance(id_token, str):
             raise SignInFailed("the token endpoint answered without an id_token")
@@ -192,7 +194,7 @@ class OidcClient:
         return claims
 
     @staticmethod
-    def _decode(id_token: str, keys: KeySet, algorithms: list[str]):
+    def _decode(id_token: str, keys: KeySet, algorithms: list[str]) -> jwt.Token:
         try:
             return jwt.decode(id_token, keys, algorithms=algorithms)
         except (ValueError, TypeError) as error:

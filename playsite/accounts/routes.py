@@ -18,15 +18,16 @@ import logging
 
 from quart import Response, request
 
-from playsite.accounts import store
+from playsite.accounts import queries
 from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
-from playsite.accounts.oidc import ProviderUnavailable, SignInFailed, new_secret
-from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState
-from playsite.accounts.store import NicknameTaken
-from playsite.http.auth import client_address
+from playsite.accounts.oidc import OidcClient, ProviderUnavailable, SignInFailed, new_secret
+from playsite.accounts.queries import NicknameTaken
+from playsite.accounts.service import Accounts
+from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState, Sessions
+from playsite.http.auth import client_address, credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
-from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, render
-from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, render
+from playsite.http.ratelimit import RateLimiter, limit_by_address, limit_by_key
 from playsite.http.responses import json_response
 from playsite.services import Services
 
@@ -68,10 +69,17 @@ def safe_next(value: str | None) -> str:
     return value
 
 
+def sign_in_parts(accounts: Accounts) -> tuple[Sessions, OidcClient]:
+    """The session issuer and the provider's client: the routes using them are mounted only
+    when accounts are on (app.py), so they are there whenever a request reaches one."""
+    if accounts.sessions is None or accounts.oidc is None:
+        raise RuntimeError("accounts are off: the /auth routes are not mounted")
+    return accounts.sessions, accounts.oidc
+
+
 def account_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("accounts", __name__, shape=PROBLEM_SHAPE)
     accounts = services.accounts
-    sessions, oidc = accounts.sessions, accounts.oidc
     sign_ins = RateLimiter(SIGN_INS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     secure = True  # the cookies are Secure: browsers keep them on https, and on http://localhost
@@ -85,12 +93,12 @@ def account_routes(services: Services) -> RouteFamily:
         response.delete_cookie(name, path=path, secure=secure, httponly=True, samesite="Lax")
 
     async def me_or_401() -> Account:
-        account = await accounts.signed_in()
+        account = await accounts.signed_in(credentials())
         if account is None:
             raise not_signed_in()
         return account
 
-    def me_body(account: Account) -> dict:
+    def me_body(account: Account) -> dict[str, object]:
         return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
 
     async def write_checks() -> None:
@@ -101,15 +109,15 @@ def account_routes(services: Services) -> RouteFamily:
         limit, then the body with exactly `fields` allowed."""
         await write_checks()
         account = await me_or_401()
-        if (retry_after := changes.attempt(str(account.id))) is not None:
-            raise rate_limited("account changes", retry_after)
+        limit_by_key(changes, str(account.id), "account changes")
         body = await json_object()
         reject_unknown_fields(body, fields)
         return account, body
 
     @routes.get("/auth/login")
-    async def login():
+    async def login() -> Response:
         limit_by_address(sign_ins, "sign-in attempts")
+        sessions, oidc = sign_in_parts(accounts)
         login_state = LoginState(
             state=new_secret(), nonce=new_secret(), verifier=new_secret(), next_path=safe_next(request.args.get("next"))
         )
@@ -125,7 +133,7 @@ def account_routes(services: Services) -> RouteFamily:
         return response
 
     @routes.get("/auth/callback")
-    async def callback():
+    async def callback() -> Response:
         limit_by_address(sign_ins, "sign-in attempts")
         try:
             account, next_path = await complete_sign_in()
@@ -140,11 +148,13 @@ def account_routes(services: Services) -> RouteFamily:
             raise Refusal(403, "account_deactivated", "this account is deactivated")
         response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
         clear(response, LOGIN_COOKIE, path="/auth/callback")
+        sessions, _ = sign_in_parts(accounts)
         cookie(response, SESSION_COOKIE, sessions.issue(account), max_age=sessions.lifetime_s, path="/")
         log.info("signed in: account %s", account.id)
         return response
 
     async def complete_sign_in() -> tuple[Account, str]:
+        sessions, oidc = sign_in_parts(accounts)
         if "error" in request.args:
             # The provider's error code is a short registered word (access_denied, ...).
             raise SignInFailed(f"the provider answered error={request.args['error'][:40]!r}")
@@ -159,12 +169,12 @@ def account_routes(services: Services) -> RouteFamily:
             raise SignInFailed("state does not match this browser's sign-in, or it expired")
         id_token = await oidc.exchange(code, login_state.verifier)
         claims = await oidc.verify_id_token(id_token, login_state.nonce)
-        account = await accounts.run(lambda conn: store.sign_in(conn, oidc.issuer, claims["sub"], claims))
+        account = await accounts.run(lambda conn: queries.sign_in(conn, oidc.issuer, claims["sub"], claims))
         return account, login_state.next_path
 
     @routes.get("/auth/me")
-    async def read_me():
-        account = await accounts.signed_in()
+    async def read_me() -> Response:
+        account = await accounts.signed_in(credentials())
         if account is None:
             refusal = not_signed_in()
             refusal.headers.update(PRIVATE)
@@ -176,13 +186,13 @@ def account_routes(services: Services) -> RouteFamily:
 
     @routes.patch("/auth/me")
     @body_limit(1024)
-    async def change_me():
+    async def change_me() -> Response:
         account, body = await account_change({"nickname"})
         nickname = body.get("nickname")
         if not isinstance(nickname, str) or not NICKNAME.fullmatch(nickname):
             raise invalid_request("nickname: 3-20 letters, digits, '_' or '-'")
         try:
-            changed = await accounts.run(lambda conn: store.rename(conn, account.id, nickname))
+            changed = await accounts.run(lambda conn: queries.rename(conn, account.id, nickname))
         except NicknameTaken:
             raise Refusal(409, "nickname_taken", "another player has this nickname") from None
         if changed is None:
@@ -191,24 +201,24 @@ def account_routes(services: Services) -> RouteFamily:
 
     @routes.delete("/auth/me")
     @body_limit(1024)
-    async def delete_me():
+    async def delete_me() -> Response:
         account, body = await account_change({"confirm"})
         if body.get("confirm") != DELETE_CONFIRMATION:
             raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
         if services.registry.seated_unfinished(account.principal):
             raise Refusal(409, "account_in_game", "finish or resign your unfinished games first")
-        await accounts.run(lambda conn: store.delete(conn, account.id))
+        await accounts.run(lambda conn: queries.delete(conn, account.id))
         log.info("account deleted: %s", account.id)
         response = Response(b"", status=204, headers=PRIVATE)
         clear(response, SESSION_COOKIE, path="/")
         return response
 
     @routes.post("/auth/logout")
-    async def logout():
+    async def logout() -> Response:
         await write_checks()
-        account = await accounts.signed_in()
+        account = await accounts.signed_in(credentials())
         if account is not None:
-            await accounts.run(lambda conn: store.end_sessions(conn, account.id))
+            await accounts.run(lambda conn: queries.end_sessions(conn, account.id))
             log.info("signed out everywhere: account %s", account.id)
         response = Response(b"", status=204, headers=PRIVATE)
         clear(response, SESSION_COOKIE, path="/")

@@ -1,10 +1,13 @@
 """The accounts service of one boot, and the one helper that says who is calling.
 
-`Accounts.caller(guest_id)` is what every route family asks (the game socket, the showcase,
-rematch, `/me`): the signed-in account when a valid session cookie came with the request,
-else the guest id the route was given, else nobody. The session token is checked, then the
-account is re-read from the database on every request: a session of a deactivated or deleted
-account, or one issued before "sign out everywhere", is no session.
+`Accounts.caller(credentials, guest_id)` is what every route family asks (the game socket,
+the lobby, the showcase, rematch, `/me`): the signed-in account when a valid session cookie
+came with the request and the browser boundary lets it count, else the guest id the route was
+given, else nobody. The route hands over what the request presented (`playsite.credentials`,
+built by the edge's `http.auth.credentials()`): this module reads no request, so it answers the
+same outside one. The session token is checked, then the account is re-read from the database
+on every request: a session of a deactivated or deleted account, or one issued before "sign out
+everywhere", is no session.
 
 Without persistence, PLAY_SESSION_SECRET or the OIDC settings, accounts are off: the
 `/auth/...` routes are not mounted and `caller` only ever returns guests.
@@ -13,22 +16,31 @@ Without persistence, PLAY_SESSION_SECRET or the OIDC settings, accounts are off:
 from __future__ import annotations
 
 import logging
-import uuid
+from collections.abc import Callable
+from typing import TypeVar
 
 import attrs
+import psycopg
+import trio
 
-from playsite.accounts import store
+from playsite import principals
+from playsite.accounts import queries
 from playsite.accounts.model import Account
 from playsite.accounts.oidc import OidcClient
-from playsite.accounts.sessions import SESSION_COOKIE, Sessions
+from playsite.accounts.sessions import Sessions
 from playsite.config import Settings
-from playsite.http.auth import cookie, handshake_origin, is_handshake, request_header, request_method
-from playsite.http.errors import read_or_unavailable
-from playsite.http.origin import CSRF_HEADER, OriginPolicy
+from playsite.credentials import Credentials, SessionBoundary
+from playsite.principals import canonical_uuid
+from playsite.refusals import Refused
+from playsite.store.database import Database
 
 log = logging.getLogger("playsite.accounts")
 
 CALLBACK_PATH = "/auth/callback"
+READ_TIMEOUT_S = 3
+"""A request waits this long for the accounts table, then is refused `temporarily_unavailable`
+(as every store read a request waits on, `playsite.http.errors.READ_TIMEOUT_S`)."""
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -45,74 +57,57 @@ class Caller:
 
 
 class Accounts:
-    def __init__(self, settings: Settings, database, origins: OriginPolicy):
+    def __init__(self, settings: Settings, database: Database | None, boundary: SessionBoundary):
         self.enabled = settings.accounts_enabled and database is not None
         self.database = database
-        self.origins = origins
+        self.boundary = boundary
+        """Whether a request's session may count (`http.origin.OriginPolicy`)."""
         self.sessions: Sessions | None = None
         self.oidc: OidcClient | None = None
+        secret, issuer, client = settings.session_secret, settings.oidc_issuer, settings.oidc_client_id
+        client_secret, origin = settings.oidc_client_secret, settings.public_origin
         if self.enabled:
-            self.sessions = Sessions(settings.session_secret, settings.session_lifetime_hours * 3600)
-            self.oidc = OidcClient(
-                settings.oidc_issuer,
-                settings.oidc_client_id,
-                settings.oidc_client_secret,
-                settings.public_origin + CALLBACK_PATH,
-            )
+            # accounts_enabled: every sign-in setting is given
+            assert secret is not None and issuer is not None and client is not None
+            assert client_secret is not None and origin is not None
+            self.sessions = Sessions(secret, settings.session_lifetime_hours * 3600)
+            self.oidc = OidcClient(issuer, client, client_secret, origin + CALLBACK_PATH)
 
-    async def run(self, work):
-        """`work(conn)` in one transaction, answered 503 when the database does not answer in time."""
-        return await read_or_unavailable(lambda: self.database.run(work), "accounts are unavailable; try again")
+    async def run(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """`work(conn)` in one transaction; refused `temporarily_unavailable` when the database
+        does not answer within READ_TIMEOUT_S."""
+        database = self.database
+        if database is None:
+            raise Refused("temporarily_unavailable", "accounts need persistence")
+        with trio.move_on_after(READ_TIMEOUT_S):
+            return await database.run(work)
+        raise Refused("temporarily_unavailable", "accounts are unavailable; try again")
 
-    async def signed_in(self) -> Account | None:
-        """The active account whose current session cookie came with this request or handshake."""
-        if not self.enabled:
+    async def signed_in(self, credentials: Credentials) -> Account | None:
+        """The active account whose current session cookie came with `credentials` (wherever
+        the request came from: the caller applies the browser boundary, see `caller`)."""
+        if self.sessions is None:
             return None
-        token = cookie(SESSION_COOKIE)
+        token = credentials.session
         claims = self.sessions.verify(token) if token else None
         if claims is None:
             return None
-        account = await self.run(lambda conn: store.find(conn, claims.account_id))
+        account = await self.run(lambda conn: queries.find(conn, claims.account_id))
         if account is None or not account.active or account.session_generation != claims.generation:
             return None
         return account
 
-    async def caller(self, guest_id: str | None = None) -> Caller | None:
+    async def caller(self, credentials: Credentials, guest_id: str | None = None) -> Caller | None:
         """The calling principal: `user:<uuid>` when signed in (an account always wins over a
-        guest id), else `guest:<uuid>` from `guest_id` when it is a UUID, else None.
+        guest id), else `guest:<uuid>` from `guest_id` when it is a canonical UUID, else None.
 
         The session counts only where the browser boundary lets it (`http.origin`): on a
         WebSocket handshake, from a page of an allowed origin (browsers apply no CORS to
         WebSockets); on a write, with an allowed Origin and `X-Game-CSRF: 1`. From anywhere
         else the cookie is ignored, and the caller is whoever the guest id says."""
-        if self._session_may_count():
-            account = await self.signed_in()
+        if self.boundary.admits_session(credentials):
+            account = await self.signed_in(credentials)
             if account is not None:
                 return Caller(account.principal, account)
-        if guest_id is None:
-            return None
-        try:
-            return Caller(f"guest:{uuid.UUID(guest_id)}")
-        except ValueError:
-            return None
-
-    def _session_may_count(self) -> bool:
-        if is_handshake():
-            return self.origins.admits_socket(handshake_origin())
-        if request_method() in ("GET", "HEAD", "OPTIONS"):
-            return True
-        return self.origins.admits_write(request_header("Origin"), request_header(CSRF_HEADER))
-
-    async def nicknames(self, principals) -> dict[str, str]:
-        """principal -> nickname for the `user:` principals among `principals` that have one."""
-        ids = {}
-        for principal in principals:
-            if principal and principal.startswith("user:"):
-                try:
-                    ids[uuid.UUID(principal.removeprefix("user:"))] = principal
-                except ValueError:
-                    continue
-        if not ids or not self.enabled:
-            return {}
-        found = await self.run(lambda conn: store.nicknames(conn, list(ids)))
-        return {ids[account_id]: nickname for account_id, nickname in found.items()}
+        guest = canonical_uuid(guest_id)
+        return None if guest is None else Caller(principals.guest(guest))

@@ -2,7 +2,7 @@
 
 The session token proves only *who* signed in (the account id) and under which session
 generation; it grants nothing by itself. Every authenticated request re-reads the account
-(`principals.signed_in`), so "sign out everywhere" (the generation moves on), deactivation
+(`Accounts.signed_in`), so "sign out everywhere" (the generation moves on), deactivation
 and deletion take effect at the next request, not when the token expires.
 
 Keys: PLAY_SESSION_SECRET is never used directly. HKDF-SHA256 derives one key per purpose
@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import time
 import uuid
+from collections.abc import Callable
 
 import attrs
 from cryptography.hazmat.primitives import hashes
@@ -25,8 +26,9 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 
 from playsite.accounts.model import Account
+from playsite.credentials import SESSION_COOKIE
+from playsite.principals import canonical_uuid
 
-SESSION_COOKIE = "access_token"
 LOGIN_COOKIE = "signin_state"
 LOGIN_STATE_LIFETIME_S = 600
 """How long a person has at the provider between `/auth/login` and `/auth/callback`."""
@@ -58,7 +60,7 @@ class LoginState:
 
 
 class Sessions:
-    def __init__(self, secret: str, lifetime_s: int, *, now=time.time):
+    def __init__(self, secret: str, lifetime_s: int, *, now: Callable[[], float] = time.time):
         self._session_key = derive_key(secret, "session")
         self._login_key = derive_key(secret, "sign-in state")
         self.lifetime_s = lifetime_s
@@ -84,13 +86,12 @@ class Sessions:
         if claims is None:
             return None
         generation = claims.get("gen")
-        try:
-            account_id = uuid.UUID(claims.get("sub", ""))
-        except (ValueError, TypeError, AttributeError):
+        subject = canonical_uuid(claims.get("sub"))
+        if subject is None:
             return None
         if not isinstance(generation, int) or isinstance(generation, bool) or generation < 0:
             return None
-        return SessionClaims(account_id=account_id, generation=generation)
+        return SessionClaims(account_id=uuid.UUID(subject), generation=generation)
 
     # ----- the sign-in state cookie -----------------------------------------------------------
 
@@ -115,11 +116,12 @@ class Sessions:
         if claims is None:
             return None
         fields = [claims.get(name) for name in ("state", "nonce", "verifier", "next")]
-        if not all(isinstance(value, str) for value in fields):
+        texts = [value for value in fields if isinstance(value, str)]
+        if len(texts) != len(fields):
             return None
-        if not hmac.compare_digest(fields[0].encode(), state.encode()):
+        if not hmac.compare_digest(texts[0].encode(), state.encode()):
             return None
-        return LoginState(*fields)
+        return LoginState(*texts)
 
     # ----- shared -----------------------------------------------------------------------------
 

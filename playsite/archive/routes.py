@@ -7,7 +7,7 @@ import json
 
 from quart import Response, request
 
-from playsite.games.refusals import canonical_game_id
+from playsite.games.refusals import GAME_STATUSES, canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable
 from playsite.http.responses import json_response
 from playsite.services import Services
@@ -18,7 +18,7 @@ ARCHIVE_LIST_MAX = 100
 
 
 def archive_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("archive", __name__)
+    routes = RouteFamily("archive", __name__, statuses=GAME_STATUSES)
 
     @routes.get("/games/<game_id>/history")
     async def read_history(game_id: str):

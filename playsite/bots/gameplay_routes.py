@@ -15,7 +15,7 @@ from typing import NamedTuple
 import trio
 
 from playsite.bots.accounts import BotAccount
-from playsite.games.refusals import game_not_found
+from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object
 from playsite.http.errors import RouteFamily, invalid_request
@@ -41,7 +41,7 @@ GAME_IS_OVER = "game is over"
 
 
 def gameplay_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("gameplay_routes", __name__)
+    routes = RouteFamily("gameplay_routes", __name__, statuses=GAME_STATUSES)
     registry = services.registry
     wait_s = services.settings.move_verdict_wait_ms / 1000
 

@@ -18,12 +18,13 @@ from playsite.bots.accounts import (
     BotAccount,
     IdentityError,
 )
-from playsite.bots.refusals import BotApiRefusal
+from playsite.bots.refusals import BOT_API_STATUSES
 from playsite.http.auth import calling_bot, client_address
 from playsite.http.bodies import json_object
 from playsite.http.errors import READ_TIMEOUT_S, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
+from playsite.refusals import Refused
 from playsite.services import Services
 from playsite.store.database import DatabaseUnavailable
 
@@ -36,7 +37,7 @@ CHANGE_NOT_STORED = "the change could not be stored; try again"
 
 
 def identity_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("identity_routes", __name__)
+    routes = RouteFamily("identity_routes", __name__, statuses=BOT_API_STATUSES)
     bots = services.bots
     anon_mints = RateLimiter(ANON_MINTS_PER_MINUTE, 60)
     registrations = RateLimiter(REGISTRATIONS_PER_HOUR, 3600)
@@ -47,7 +48,7 @@ def identity_routes(services: Services) -> RouteFamily:
         try:
             account, token = bots.mint_anonymous(request.args.get("name") or None)
         except IdentityError as error:
-            raise BotApiRefusal(error.code, str(error)) from None
+            raise Refused(error.code, str(error)) from None
         return token_response(account, token)
 
     @routes.post("/bot/register")
@@ -57,7 +58,7 @@ def identity_routes(services: Services) -> RouteFamily:
         try:
             account, token = await bots.register(body.get("team"), body.get("name"))
         except IdentityError as error:
-            raise BotApiRefusal(error.code, str(error)) from None
+            raise Refused(error.code, str(error)) from None
         except DatabaseUnavailable:
             raise temporarily_unavailable(CHANGE_NOT_STORED) from None
         registrations.count(client_address())

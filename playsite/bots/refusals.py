@@ -1,14 +1,17 @@
-"""Why the Bot API (its identity and lobby routes) said no: a `Refusal` named by its code.
+"""The Bot API's refusal codes and the HTTP status each is answered with.
 
-The domain raises `BotApiRefusal(code, message)`; the HTTP status comes from one table,
-so every path answers the same status for the same code.
+The domains behind the Bot API (bot identities, the lobby) refuse with
+`playsite.refusals.Refused(code, message)` and choose no status; the route families that
+answer for them (`identity_routes`, `lobby_routes`) share this one table
+(`RouteFamily(..., statuses=BOT_API_STATUSES)`), so every path answers the same status for the
+same code. Imports nothing.
 """
 
 from __future__ import annotations
 
-from playsite.http.errors import Refusal
+from collections.abc import Mapping
 
-REFUSAL_STATUS = {
+BOT_API_STATUSES: Mapping[str, int] = {
     "invalid_request": 400,
     "invalid_guest_id": 400,
     "self_challenge": 400,
@@ -28,10 +31,3 @@ REFUSAL_STATUS = {
     "too_many_challenges": 429,
     "too_many_seeks": 429,
 }
-
-
-class BotApiRefusal(Refusal):
-    """A request the identity or lobby routes will not carry out; `code` is the Bot API error code."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(REFUSAL_STATUS[code], code, message)

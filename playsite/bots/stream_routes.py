@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator
 from quart import Response
 
 from playsite.bots.streams import NDJSON, account_lines, game_lines
-from playsite.games.refusals import game_not_found
+from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.errors import RouteFamily
 from playsite.services import Services
 
 
 def stream_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("ndjson_routes", __name__)
+    routes = RouteFamily("ndjson_routes", __name__, statuses=GAME_STATUSES)
     keepalive = services.settings.ndjson_keepalive_ms / 1000
 
     @routes.get("/bot/stream/event")

@@ -16,7 +16,7 @@ import uuid
 
 import psycopg
 
-from playsite.accounts import store
+from playsite.accounts import queries
 from playsite.accounts.model import NICKNAME
 from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
 
@@ -32,13 +32,13 @@ def add_parser(subparsers) -> None:
 
 def find(conn: psycopg.Connection, who: str):
     try:
-        return store.find(conn, uuid.UUID(who))
+        return queries.find(conn, uuid.UUID(who))
     except ValueError:
         pass
     if not NICKNAME.fullmatch(who):
         return None
     row = conn.execute("SELECT id FROM accounts WHERE lower(nickname) = lower(%s)", (who,)).fetchone()
-    return None if row is None else store.find(conn, row[0])
+    return None if row is None else queries.find(conn, row[0])
 
 
 def run(args) -> int:
@@ -53,11 +53,11 @@ def run(args) -> int:
                 print(f"playsite: no account {args.account!r}", file=sys.stderr)
                 return 1
             if args.action == "deactivate":
-                account = store.set_active(conn, account.id, False) or account
+                account = queries.set_active(conn, account.id, False) or account
             elif args.action == "reactivate":
-                account = store.set_active(conn, account.id, True) or account
+                account = queries.set_active(conn, account.id, True) or account
             elif args.action == "sign-out":
-                store.end_sessions(conn, account.id)
+                queries.end_sessions(conn, account.id)
             conn.commit()
     except psycopg.Error as error:
         first_line = (str(error).strip().splitlines() or ["no detail"])[0]

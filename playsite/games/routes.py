@@ -8,7 +8,7 @@ from quart import Response
 
 from playsite import principals
 from playsite.games.creation import create_human_game
-from playsite.games.refusals import canonical_game_id, game_not_found
+from playsite.games.refusals import GAME_STATUSES, canonical_game_id, game_not_found
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
@@ -34,7 +34,7 @@ LIST_LIMIT = 50
 
 
 def game_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("games", __name__)
+    routes = RouteFamily("games", __name__, statuses=GAME_STATUSES)
     registry = services.registry
 
     creations = RateLimiter(services.settings.game_creations_per_minute, 60)

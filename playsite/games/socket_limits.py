@@ -4,18 +4,20 @@ Limits (settings): `PLAY_SOCKETS_PER_ADDRESS` for every socket of one address, s
 included; `PLAY_SPECTATORS_PER_ADDRESS` and `PLAY_SPECTATORS_PER_GAME` for spectators.
 Fan-out costs the room one queue write per subscriber and event, so a crowd on one game
 slows every game's turns. Process-local, like admission: the one serving process holds
-every socket.
+every socket. A socket over a limit is refused `too_many_sockets` or `too_many_spectators`
+(`SOCKET_LIMIT_STATUSES`: 429, with Retry-After RETRY_AFTER_S).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from playsite.http.errors import Refusal
+from playsite.refusals import Refused
 
 RETRY_AFTER_S = 30
+SOCKET_LIMIT_STATUSES: Mapping[str, int] = {"too_many_sockets": 429, "too_many_spectators": 429}
 
 
 class SocketLimits:
@@ -29,7 +31,7 @@ class SocketLimits:
 
     @contextlib.contextmanager
     def holding(self, game_id: str, address: str, *, spectator: bool) -> Iterator[None]:
-        """Hold one socket place for the block; 429 when this address, or this game's
+        """Hold one socket place for the block; refused when this address, or this game's
         spectators, are at their limit."""
         if self.by_address[address] >= self.per_address:
             raise too_many("too_many_sockets", f"this address already holds {self.per_address} game sockets")
@@ -53,5 +55,5 @@ class SocketLimits:
                     del counter[key]
 
 
-def too_many(code: str, message: str) -> Refusal:
-    return Refusal(429, code, message, {"Retry-After": str(RETRY_AFTER_S)})
+def too_many(code: str, message: str) -> Refused:
+    return Refused(code, message)

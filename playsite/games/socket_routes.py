@@ -20,8 +20,9 @@ import trio
 from quart import websocket
 
 from playsite import principals
-from playsite.games.refusals import game_not_found
-from playsite.http.auth import client_address
+from playsite.games.refusals import GAME_STATUSES, game_not_found
+from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES
+from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
@@ -47,7 +48,10 @@ answered with the last published state and closed 1013 (try again)."""
 
 
 def websocket_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("game_socket", __name__)
+    routes = RouteFamily(
+        "game_socket", __name__, statuses={**GAME_STATUSES, **SOCKET_LIMIT_STATUSES},
+        retry_after=dict.fromkeys(SOCKET_LIMIT_STATUSES, RETRY_AFTER_S),
+    )
     registry = services.registry
     connects = RateLimiter(services.settings.socket_connects_per_minute, 60)
 
@@ -76,7 +80,7 @@ def websocket_routes(services: Services) -> RouteFamily:
             else:
                 # Who sits down: the signed-in account (its session counts only from an allowed
                 # page), else the guest id. An account always wins over a guest id.
-                caller = await services.accounts.caller(guest)
+                caller = await services.accounts.caller(credentials(), guest)
                 if caller is None:
                     raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
                 rebind = Rebind(seat, caller.principal, caller.name)

@@ -35,6 +35,7 @@ from playsite.accounts.model import Account
 from playsite.bots.accounts import SLUG
 from playsite.guests import claims
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
+from playsite.http.auth import credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import (
     PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, rate_limited, temporarily_unavailable,
@@ -83,7 +84,7 @@ def guest_claim_routes(services: Services) -> RouteFamily:
     claims_per_minute = RateLimiter(CLAIMS_PER_MINUTE, 60)
 
     async def account() -> Account:
-        signed_in = await accounts.signed_in()
+        signed_in = await accounts.signed_in(credentials())
         if signed_in is None:
             raise Refusal(401, "not_signed_in", "sign in first (GET /auth/login)", PRIVATE)
         return signed_in

@@ -23,9 +23,9 @@ from typing import Protocol
 import trio
 
 from playsite.bots.accounts import BotAccount, BotDirectory
-from playsite.bots.refusals import BotApiRefusal
 from playsite.house.strategy import STRATEGIES
 from playsite.lobby.service import Lobby
+from playsite.refusals import Refused
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand
 from playsite.rooms.registry import Registry
@@ -142,11 +142,11 @@ class HouseBots:
     async def _accept(self, account: BotAccount, challenge_id: str) -> None:
         try:
             await self.lobby.accept_challenge(account, challenge_id)
-        except BotApiRefusal as refusal:
+        except Refused as refusal:
             if refusal.code == "capacity":
                 try:
                     self.lobby.challenges.decline(account, challenge_id)
-                except BotApiRefusal:
+                except Refused:
                     pass
             else:
                 log.info("house bot %s could not accept %s: %s", account.id, challenge_id, refusal.code)
@@ -154,5 +154,5 @@ class HouseBots:
             log.warning("house bot %s: challenge %s failed: %s", account.id, challenge_id, type(error).__name__)
             try:
                 self.lobby.challenges.decline(account, challenge_id)
-            except BotApiRefusal:
+            except Refused:
                 pass

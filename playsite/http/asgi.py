@@ -12,14 +12,19 @@ cannot block any longer than before, since hypercorn already shields its socket 
 from __future__ import annotations
 
 import trio
+from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallable, ASGISendEvent, Scope
+
+from playsite.http.pinned import require_hypercorn
 
 
-def finish_sends(app):
-    async def asgi(scope, receive, send):
+def finish_sends(app: ASGIFramework) -> ASGIFramework:
+    require_hypercorn("http.asgi.finish_sends")
+
+    async def asgi(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         if scope["type"] != "http":
             return await app(scope, receive, send)
 
-        async def send_to_the_end(message):
+        async def send_to_the_end(message: ASGISendEvent) -> None:
             with trio.CancelScope(shield=True):
                 await send(message)
 

@@ -1,25 +1,32 @@
-"""Who is calling, as the request or handshake says it: a bot's bearer token, a cookie, the
-peer address. Routes never read credentials themselves: bots through `calling_bot`, people
-through `playsite.accounts.service.Accounts.caller`, which reads its cookie here.
+"""Who is calling, as the request or handshake says it: a bot's bearer token, a person's
+credentials, the peer address. Routes never read credentials themselves: bots through
+`calling_bot`, people through `playsite.accounts.service.Accounts.caller(credentials())`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from quart import has_request_context, request, websocket
 
+from playsite.credentials import CSRF_HEADER, SESSION_COOKIE, Credentials
 from playsite.http.errors import Refusal
 
 
 class BotAccountLike(Protocol):
-    principal: str
-    registered: bool
+    @property
+    def principal(self) -> str: ...
+
+    @property
+    def registered(self) -> bool: ...
 
 
-class BotTokens(Protocol):
-    def authenticate(self, token: str) -> BotAccountLike | None: ...
+Bot = TypeVar("Bot", bound=BotAccountLike, covariant=True)
+
+
+class BotTokens(Protocol[Bot]):
+    def authenticate(self, token: str) -> Bot | None: ...
 
 
 def bearer_token() -> str | None:
@@ -30,7 +37,7 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
-def calling_bot(tokens: BotTokens, *, registered: bool = False):
+def calling_bot(tokens: BotTokens[Bot], *, registered: bool = False) -> Bot:
     """The bot whose bearer token came with the request.
 
     401 without a valid token; 403 `registered_only` for an anonymous bot when the feature
@@ -47,30 +54,23 @@ def calling_bot(tokens: BotTokens, *, registered: bool = False):
     return account
 
 
-def _context():
-    return request if has_request_context() else websocket
-
-
-def cookie(name: str) -> str | None:
-    """A cookie of this request or WebSocket handshake."""
-    return _context().cookies.get(name)
-
-
-def handshake_origin() -> str | None:
-    """On a WebSocket handshake, its `Origin` header; None on a plain HTTP request."""
-    return None if has_request_context() else websocket.headers.get("Origin")
-
-
-def request_header(name: str) -> str | None:
-    return _context().headers.get(name)
-
-
-def request_method() -> str:
-    return request.method if has_request_context() else "GET"
-
-
-def is_handshake() -> bool:
-    return not has_request_context()
+def credentials() -> Credentials:
+    """What this request or WebSocket handshake presents about a person calling (the session
+    cookie, and how the request came), for `Accounts.caller` and `Accounts.signed_in`."""
+    if has_request_context():
+        return Credentials(
+            method=request.method,
+            origin=request.headers.get("Origin"),
+            csrf=request.headers.get(CSRF_HEADER),
+            session=request.cookies.get(SESSION_COOKIE),
+        )
+    return Credentials(
+        method="GET",
+        origin=websocket.headers.get("Origin"),
+        csrf=websocket.headers.get(CSRF_HEADER),
+        handshake=True,
+        session=websocket.cookies.get(SESSION_COOKIE),
+    )
 
 
 def client_address() -> str:
@@ -102,7 +102,7 @@ def over_https(trusted_proxies: tuple[str, ...]) -> bool:
     return peer is not None and peer.is_loopback
 
 
-def _address(text: str | None):
+def _address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         return ipaddress.ip_address(text or "")
     except ValueError:

@@ -10,6 +10,8 @@ route's own (`@body_limit(n)`), `BODY_MAX_DEFAULT` otherwise; a body over it is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection, Mapping
+from typing import TypeVar
 
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -21,12 +23,22 @@ BODY_MAX_DEFAULT = 4096
 BODY_MAX_ANY = 64 * 1024
 """The app-wide bound (quart's MAX_CONTENT_LENGTH) on a body sent without Content-Length."""
 _LIMIT_ATTRIBUTE = "playsite_body_limit"
+Route = TypeVar("Route", bound=Callable[..., object])
+BodyRefusal = Callable[[int, str], Exception]
+"""A route family's own refusal of a body it cannot take: (status, message) -> what to raise."""
 
 
-def body_limit(limit: int):
+def edge_body_refusal(status: int, message: str) -> Refusal:
+    """The edge's refusal of a body: 415 `unsupported_media_type`, else 400 `invalid_request`."""
+    if status == 415:
+        return Refusal(415, "unsupported_media_type", message)
+    return invalid_request(message)
+
+
+def body_limit(limit: int) -> Callable[[Route], Route]:
     """Route decorator: this route takes bodies of up to `limit` bytes."""
 
-    def mark(route):
+    def mark(route: Route) -> Route:
         setattr(route, _LIMIT_ATTRIBUTE, limit)
         return route
 
@@ -35,7 +47,8 @@ def body_limit(limit: int):
 
 def limit_of_current_route() -> int:
     route = current_app.view_functions.get(request.endpoint or "")
-    return getattr(route, _LIMIT_ATTRIBUTE, BODY_MAX_DEFAULT)
+    limit = getattr(route, _LIMIT_ATTRIBUTE, BODY_MAX_DEFAULT)
+    return limit if isinstance(limit, int) else BODY_MAX_DEFAULT
 
 
 async def read_body_first() -> None:
@@ -54,25 +67,33 @@ async def read_body_first() -> None:
         raise too_large(limit)
 
 
-async def json_object() -> dict:
-    """The request's (already read) body as a JSON object; {} when empty."""
-    raw = await request.get_data()
+async def request_body() -> bytes:
+    """The body `read_body_first` read, as bytes."""
+    return await request.get_data(cache=True, as_text=False, parse_form_data=False)
+
+
+async def json_object(refusal: BodyRefusal | None = None) -> dict[str, object]:
+    """The request's (already read) body as a JSON object; {} when empty. Refused 415
+    `unsupported_media_type` for another media type, 400 `invalid_request` for anything else
+    than one JSON object, or with the route family's own `refusal(status, message)`."""
+    refuse = refusal or edge_body_refusal
+    raw = await request_body()
     if not raw.strip():
         return {}
     if request.mimetype != "application/json":
-        raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+        raise refuse(415, "send the body as application/json")
     try:
         body = parse_json(raw)
     except (ValueError, UnicodeDecodeError):
-        raise invalid_request("body is not valid JSON (UTF-8 without a BOM, each key once)") from None
+        raise refuse(400, "body is not valid JSON (UTF-8 without a BOM, each key once)") from None
     except RecursionError:
-        raise invalid_request("body is nested too deeply") from None
+        raise refuse(400, "body is nested too deeply") from None
     if not isinstance(body, dict):
-        raise invalid_request("body must be a JSON object")
+        raise refuse(400, "body must be a JSON object")
     return body
 
 
-def parse_json(raw: bytes):
+def parse_json(raw: bytes) -> object:
     """A JSON text as RFC 8259 exchanges it, and nothing looser: UTF-8 without a byte order
     mark (Python's parser also takes UTF-16 and UTF-32, and a BOM), each object key once
     (Python's keeps the last of duplicates, where another parser may keep the first: two
@@ -83,18 +104,20 @@ def parse_json(raw: bytes):
     return json.loads(raw.decode("utf-8"), parse_constant=_not_json, object_pairs_hook=_unique_keys)
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     body = dict(pairs)
     if len(body) != len(pairs):
         raise ValueError("a key appears twice in one object")
     return body
 
 
-def _not_json(constant: str):
+def _not_json(constant: str) -> float:
     """NaN and Infinity are not JSON (RFC 8259), though Python's parser takes them."""
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def reject_unknown_fields(body: dict, known: set[str]) -> None:
-    if unknown := set(body) - known:
-        raise invalid_request(f"unknown field(s): {', '.join(sorted(unknown))}")
+def reject_unknown_fields(body: Mapping[str, object], known: Collection[str], refusal: BodyRefusal | None = None) -> None:
+    """400 `invalid_request` (or the family's `refusal(400, message)`) naming the fields of
+    `body` that are not `known`."""
+    if unknown := set(body) - set(known):
+        raise (refusal or edge_body_refusal)(400, f"unknown field(s): {', '.join(sorted(unknown))}")

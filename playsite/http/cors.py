@@ -35,7 +35,7 @@ class CorsPolicy:
 
     def _granted(self, origin: str | None) -> dict[str, str]:
         """The Allow-Origin (and credentials) headers this request's origin gets, if any."""
-        if self.origins.admits(origin):
+        if origin is not None and self.origins.admits(origin):
             return {"Access-Control-Allow-Origin": origin, "Access-Control-Allow-Credentials": "true"}
         if self.any_origin and origin is not None:
             return {"Access-Control-Allow-Origin": "*"}

@@ -21,6 +21,8 @@ from __future__ import annotations
 import trio
 from hypercorn.trio.tcp_server import TCPServer
 
+from playsite.http.pinned import require_hypercorn
+
 
 def raise_cancelled_alone(group: BaseExceptionGroup) -> None:
     """Raise the group's first `Cancelled` if it holds nothing else; return otherwise.
@@ -41,20 +43,20 @@ def raise_cancelled_alone(group: BaseExceptionGroup) -> None:
         del first, group, context
 
 
-def _first_cancelled(group: BaseExceptionGroup) -> trio.Cancelled | None:
+def _first_cancelled(group: BaseExceptionGroup[BaseException]) -> trio.Cancelled | None:
     first = None
     for exception in group.exceptions:
-        if isinstance(exception, BaseExceptionGroup):
-            exception = _first_cancelled(exception)
-        if not isinstance(exception, trio.Cancelled):
+        cancelled = _first_cancelled(exception) if isinstance(exception, BaseExceptionGroup) else exception
+        if not isinstance(cancelled, trio.Cancelled):
             return None
-        first = first or exception
+        first = first or cancelled
     return first
 
 
 def install() -> None:
     """Make hypercorn's connections drop their protocol and task group once they are done.
     Called once by `server.run_http`."""
+    require_hypercorn("http.cycles")
     if getattr(TCPServer.run, "_playsite_drops_cycles", False):
         return
     original = TCPServer.run
@@ -67,5 +69,7 @@ def install() -> None:
             self.__dict__.pop("protocol", None)
             self.__dict__.pop("_task_group", None)
 
-    run._playsite_drops_cycles = True
-    TCPServer.run = run
+    # A patch of hypercorn's class (the version is pinned above): setattr, as it is no assignment
+    # the type checker could verify.
+    setattr(run, "_playsite_drops_cycles", True)
+    setattr(TCPServer, "run", run)

@@ -10,9 +10,11 @@ client nothing about the internals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import TracebackType
 from urllib.parse import quote
 
-from quart import Quart, has_request_context, has_websocket_context, request, websocket
+from quart import Quart, Response, has_request_context, has_websocket_context, request, websocket
 from werkzeug.exceptions import HTTPException
 
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
@@ -20,8 +22,8 @@ from playsite.http.cors import CorsPolicy
 from playsite.http.errors import (
     Refusal, invalid_request, refusal_of_domain, render, temporarily_unavailable, too_large,
 )
-from playsite.refusals import Refused
 from playsite.http.origin import OriginPolicy
+from playsite.refusals import Refused
 
 
 def install_edge(
@@ -40,25 +42,26 @@ def install_edge(
     app.before_request(cors.preflight)
     app.before_request(read_body_first)
     app.after_request(cors.add_headers)
-    app.log_exception = log_exception_safely(app)
+    # quart has no hook for the line it logs, only this method: replaced on this app alone.
+    setattr(app, "log_exception", log_exception_safely(app))
 
     @app.errorhandler(Refusal)
-    async def refused(refusal: Refusal):
+    async def refused(refusal: Refusal) -> Response:
         return render(refusal)
 
     @app.errorhandler(Refused)
-    async def domain_refused(refused: Refused):
+    async def domain_refused(refused: Refused) -> Response:
         return render(refusal_of_domain(refused))
 
     for dependency_down in unavailable:
         app.register_error_handler(dependency_down, lambda _error: render(temporarily_unavailable()))
 
     @app.errorhandler(HTTPException)
-    async def framework_refusal(error: HTTPException):
+    async def framework_refusal(error: HTTPException) -> Response:
         return render(refusal_of(error))
 
     @app.errorhandler(500)
-    async def server_error(_error):
+    async def server_error(_error: Exception) -> Response:
         # Logged with its traceback by quart; the client gets JSON and no internals.
         return render(Refusal(500, "internal_error", "the server failed on this request; it has been logged"))
 
@@ -69,8 +72,11 @@ def printable_path(path: str) -> str:
     return quote(path, safe="/:@!$&'()*+,;=-._~")
 
 
-def log_exception_safely(app: Quart):
-    def log_exception(exception_info) -> None:
+ExceptionInfo = tuple[type, BaseException, TracebackType] | tuple[None, None, None]
+
+
+def log_exception_safely(app: Quart) -> Callable[[ExceptionInfo], None]:
+    def log_exception(exception_info: ExceptionInfo) -> None:
         context = request if has_request_context() else websocket if has_websocket_context() else None
         where = f" {context.method} {printable_path(context.path)}" if context is not None else ""
         app.logger.error("Exception on request%s", where, exc_info=exception_info)

@@ -23,9 +23,9 @@ from playsite.wire.text import compact_json
 log = logging.getLogger("playsite.http")
 
 RETRY_AFTER_S = 5
+"""Retry-After of a 503 `temporarily_unavailable`: the store is expected back soon."""
 READ_TIMEOUT_S = 3
 """A read a request waits on (the store) that takes longer is answered 503 with Retry-After."""
-"""Retry-After of a 503 `temporarily_unavailable`: the store is expected back soon."""
 CLOSE = {"Connection": "close"}
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ class ErrorShape:
     """How a route family writes an error body."""
 
     content_type: str
-    body: Callable[[Refusal], dict]
+    body: Callable[[Refusal], dict[str, object]]
 
 
 BOT_API_SHAPE = ErrorShape("application/json", lambda r: {"error": {"code": r.code, "message": r.message}})
@@ -91,6 +91,10 @@ PROBLEM_SHAPE = ErrorShape(
 the showcase) answer in it."""
 
 
+EDGE_STATUSES: Mapping[str, int] = {"temporarily_unavailable": 503}
+"""Domain codes every route family answers alike, unless its own table says otherwise."""
+
+
 class RouteFamily(Blueprint):
     """A blueprint that knows the error shape of its family's refusals, and the HTTP status of
     each code its domain refuses with (`playsite.refusals.Refused`)."""
@@ -98,6 +102,7 @@ class RouteFamily(Blueprint):
     def __init__(
         self, name: str, import_name: str, *, shape: ErrorShape = BOT_API_SHAPE,
         statuses: Mapping[str, int] | None = None, headers: Mapping[str, str] | None = None,
+        retry_after: Mapping[str, int] | None = None,
     ):
         super().__init__(name, import_name)
         self.error_shape = shape
@@ -105,25 +110,33 @@ class RouteFamily(Blueprint):
         """Domain code -> HTTP status; a code missing here is a programming error (500, logged)."""
         self.refusal_headers = dict(headers or {})
         """Headers every domain refusal of this family carries (e.g. `Cache-Control: no-store`)."""
+        self.retry_after = dict(retry_after or {})
+        """Domain code -> the seconds its `Retry-After` header says (a 503 says RETRY_AFTER_S)."""
 
     def refusal(self, refused: Refused) -> Refusal:
-        """The HTTP refusal this family answers for a domain's `refused`."""
-        status = self.statuses.get(refused.code)
+        """The HTTP refusal this family answers for a domain's `refused`. Every family answers
+        `temporarily_unavailable` (a store that did not answer) 503 with Retry-After."""
+        status = self.statuses.get(refused.code, EDGE_STATUSES.get(refused.code))
         if status is None:
             log.error("route family %s has no status for the domain code %r", self.name, refused.code)
             return Refusal(500, "internal_error", "the server failed on this request; it has been logged")
-        return Refusal(status, refused.code, refused.message, self.refusal_headers, refused.state)
+        headers = dict(self.refusal_headers)
+        retry_after = self.retry_after.get(refused.code, RETRY_AFTER_S if status == 503 else None)
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        return Refusal(status, refused.code, refused.message, headers, refused.state)
 
 
-def _current_family() -> Blueprint | None:
+def _current_family() -> RouteFamily | None:
     context = request if has_request_context() else websocket
-    return current_app.blueprints.get(context.blueprint or "")
+    family = current_app.blueprints.get(context.blueprint or "")
+    return family if isinstance(family, RouteFamily) else None
 
 
 def refusal_of_domain(refused: Refused) -> Refusal:
     """A domain refusal that escaped a route, as the HTTP refusal of the route's family."""
     family = _current_family()
-    if isinstance(family, RouteFamily):
+    if family is not None:
         return family.refusal(refused)
     log.error("a domain refusal %r escaped a route outside any route family", refused.code)
     return Refusal(500, "internal_error", "the server failed on this request; it has been logged")
@@ -132,6 +145,6 @@ def refusal_of_domain(refused: Refused) -> Refusal:
 def render(refusal: Refusal) -> Response:
     """The refusal in the error shape of the route family that raised it."""
     family = _current_family()
-    shape = family.error_shape if isinstance(family, RouteFamily) else BOT_API_SHAPE
+    shape = family.error_shape if family is not None else BOT_API_SHAPE
     text = compact_json(shape.body(refusal))
     return Response(text, status=refusal.status, content_type=shape.content_type, headers=refusal.headers)

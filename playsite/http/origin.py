@@ -13,6 +13,9 @@ make. So whatever a session cookie authorises must come from a page of an allowe
   session, from their page.
 - **WebSocket handshakes** (`admits_socket`): browsers do not apply CORS to WebSockets, so
   a handshake whose sitter is identified by the session cookie must carry an allowed Origin.
+- **Whose session counts** (`admits_session`, the `SessionBoundary` that `Accounts` is given):
+  a request's session cookie counts on a read, on a handshake from an allowed page, and on a
+  write that passes the write checks; otherwise the caller is whoever the guest id says.
 
 Bearer-token (bot) requests and guest requests carry no ambient credential and are not
 subject to this policy.
@@ -23,9 +26,9 @@ from __future__ import annotations
 import attrs
 from quart import request
 
-from playsite.http.errors import Refusal
-
-CSRF_HEADER = "X-Game-CSRF"
+from playsite.credentials import CSRF_HEADER as CSRF_HEADER
+from playsite.credentials import Credentials
+from playsite.http.bodies import BodyRefusal, edge_body_refusal, request_body
 
 
 @attrs.frozen
@@ -43,15 +46,24 @@ class OriginPolicy:
     def admits_write(self, origin: str | None, csrf: str | None) -> bool:
         return self.admits(origin) and csrf == "1"
 
-    async def require_write(self, refusal: Refusal) -> None:
+    async def require_write(self, refusal: Exception, body_refusal: BodyRefusal | None = None) -> None:
         """Raise `refusal` (the route family's own 403) unless this request passes the
-        Origin and CSRF checks; 415 when it has a body that is not JSON (the body was read
+        Origin and CSRF checks; 415 `unsupported_media_type` (or the family's
+        `body_refusal(415, message)`) when it has a body that is not JSON (the body was read
         before the route ran, so this costs nothing)."""
         if not self.admits_write(request.headers.get("Origin"), request.headers.get(CSRF_HEADER)):
             raise refusal
-        if (await request.get_data()).strip() and request.mimetype != "application/json":
-            raise Refusal(415, "unsupported_media_type", "send the body as application/json")
+        if (await request_body()).strip() and request.mimetype != "application/json":
+            raise (body_refusal or edge_body_refusal)(415, "send the body as application/json")
 
     def admits_socket(self, origin: str | None) -> bool:
         """A handshake identified by its session cookie must come from an allowed page."""
         return self.admits(origin)
+
+    def admits_session(self, credentials: Credentials) -> bool:
+        """Whether the session cookie of a request that came as `credentials` may count."""
+        if credentials.handshake:
+            return self.admits_socket(credentials.origin)
+        if credentials.is_read:
+            return True
+        return self.admits_write(credentials.origin, credentials.csrf)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 
 import attrs
 import trio
@@ -74,12 +75,25 @@ class RateLimiter:
         return len(self._windows)
 
 
-def limit_by_address(limiter: RateLimiter, what: str, *, count: bool = True) -> None:
+def limit_by_address(
+    limiter: RateLimiter, what: str, *, count: bool = True, refusal: Callable[[int], Exception] | None = None
+) -> None:
     """Raise 429 `rate_limited` (with Retry-After) when this client's address is over `limiter`.
 
     With `count=False` the request is only checked; the route counts it (`limiter.count`)
-    once it succeeded."""
-    address = client_address()
-    retry_after = limiter.attempt(address) if count else limiter.retry_after(address)
-    if retry_after is not None:
-        raise rate_limited(f"{what} from this address", retry_after)
+    once it succeeded. `refusal(retry_after_s)`: the route family's own refusal instead."""
+    limit_by_key(limiter, client_address(), f"{what} from this address", count=count, refusal=refusal)
+
+
+def limit_by_key(
+    limiter: RateLimiter, key: str, what: str, *, count: bool = True,
+    refusal: Callable[[int], Exception] | None = None,
+) -> None:
+    """As `limit_by_address`, for any other key (an account, a player): 429 `rate_limited`
+    "too many <what>", or `refusal(retry_after_s)`."""
+    retry_after = limiter.attempt(key) if count else limiter.retry_after(key)
+    if retry_after is None:
+        return
+    if refusal is not None:
+        raise refusal(retry_after)
+    raise rate_limited(what, retry_after)

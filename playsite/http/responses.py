@@ -10,11 +10,11 @@ NO_STORE = {"Cache-Control": "no-store"}
 NO_CACHE = {"Cache-Control": "no-cache"}
 
 
-def json_text(body) -> str:
+def json_text(body: object) -> str:
     return compact_json(body)
 
 
-def json_response(body, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def json_response(body: object, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(json_text(body), status=status, content_type="application/json", headers=headers or {})
 
 

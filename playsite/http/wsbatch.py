@@ -17,18 +17,29 @@ come in pairs; sending a pair as one write halves the trips, writes and calls pe
 from __future__ import annotations
 
 from hypercorn.protocol.events import Data
+from typing import Final, Literal, TypedDict, cast
+
 from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
+from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallable, ASGISendEvent, Scope
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
-SEND_TEXTS = "playsite.websocket.send_texts"
+from playsite.http.pinned import require_hypercorn
+
+SEND_TEXTS: Final = "playsite.websocket.send_texts"
 SEND_KEY = "playsite.send"
 """Where a WebSocket scope carries the server's `send`, which takes SEND_TEXTS messages."""
+
+
+class SendTexts(TypedDict):
+    type: Literal["playsite.websocket.send_texts"]
+    texts: list[str]
+
 
 _hypercorn_app_send = WSStream.app_send
 
 
-async def _app_send(stream: WSStream, message) -> None:
+async def _app_send(stream: WSStream, message: ASGISendEvent | SendTexts | None) -> None:
     if message is None or message["type"] != SEND_TEXTS:
         return await _hypercorn_app_send(stream, message)
     if stream.closed or stream.state is not ASGIWebsocketState.CONNECTED:
@@ -41,13 +52,17 @@ async def _app_send(stream: WSStream, message) -> None:
 
 
 def install() -> None:
-    WSStream.app_send = _app_send
+    require_hypercorn("http.wsbatch")
+    # A patch of hypercorn's class (the version is pinned above): setattr, as it is no
+    # assignment the type checker could verify.
+    setattr(WSStream, "app_send", _app_send)
 
 
-def expose(app):
-    async def asgi(scope, receive, send):
+def expose(app: ASGIFramework) -> ASGIFramework:
+    async def asgi(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         if scope["type"] == "websocket":
-            scope = {**scope, SEND_KEY: send}
+            # An ASGI scope is an open dict; hypercorn's type lists only the standard keys.
+            scope = cast(Scope, {**scope, SEND_KEY: send})
         return await app(scope, receive, send)
 
     return asgi

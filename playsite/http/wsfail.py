@@ -22,11 +22,15 @@ failure with 1009, so the stream sends the Close frame at once and ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypercorn.protocol.events import StreamClosed
 from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
 from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason, FrameDecoder, Opcode, ParseFailed
+
+from playsite.http.pinned import require_hypercorn
 
 
 async def _handle_events(stream: WSStream) -> None:
@@ -38,6 +42,7 @@ async def _handle_events(stream: WSStream) -> None:
                 await stream._send_wsproto_event(CloseConnection(code=CloseReason.MESSAGE_TOO_BIG))
                 break
             if event.message_finished:
+                assert stream.app_put is not None  # set by the accepted handshake, before any message
                 await stream.app_put(stream.buffer.to_message())
                 stream.buffer.clear()
         elif isinstance(event, Ping):
@@ -55,7 +60,7 @@ async def _handle_events(stream: WSStream) -> None:
 _parse_header = FrameDecoder.parse_header
 
 
-def _bounded_parse_header(max_message_bytes: int):
+def _bounded_parse_header(max_message_bytes: int) -> Callable[[FrameDecoder], bool]:
     """wsproto's header parse, then the message limit checked against the declared length
     (a message's continuation frames counted with its first)."""
 
@@ -66,7 +71,8 @@ def _bounded_parse_header(max_message_bytes: int):
         if decoder.client or header is None or header.opcode.iscontrol():
             return True
         before = getattr(decoder, "_declared", 0) if header.opcode is Opcode.CONTINUATION else 0
-        decoder._declared = declared = before + header.payload_len
+        declared = before + header.payload_len
+        setattr(decoder, "_declared", declared)  # read back by the next frame's header of this message
         if declared > max_message_bytes:
             raise ParseFailed(f"message over {max_message_bytes} bytes", CloseReason.MESSAGE_TOO_BIG)
         return True
@@ -76,5 +82,9 @@ def _bounded_parse_header(max_message_bytes: int):
 
 def install(max_message_bytes: int | None = None) -> None:
     """Patch hypercorn's event handling; with `max_message_bytes`, refuse bigger messages at their headers."""
-    WSStream._handle_events = _handle_events
-    FrameDecoder.parse_header = _parse_header if max_message_bytes is None else _bounded_parse_header(max_message_bytes)
+    require_hypercorn("http.wsfail")
+    # Patches of hypercorn's and wsproto's classes (the version is pinned above): setattr, as they
+    # are no assignments the type checker could verify.
+    setattr(WSStream, "_handle_events", _handle_events)
+    parse_header = _parse_header if max_message_bytes is None else _bounded_parse_header(max_message_bytes)
+    setattr(FrameDecoder, "parse_header", parse_header)

@@ -1,24 +1,22 @@
 """Reading the fields of identity and lobby request bodies.
 
-Each reader takes the parsed JSON object and returns a checked value or raises a
-BotApiRefusal naming the field. Unknown fields are ignored, as the anchor's decoders do, so
+Each reader takes the parsed JSON object and returns a checked value or raises `Refused`
+naming the field. Unknown fields are ignored, as the anchor's decoders do, so
 a bot that sends extra keys keeps working.
 """
 
 from __future__ import annotations
 
-import re
-
-from playsite.bots.refusals import BotApiRefusal
+from playsite import principals
+from playsite.principals import canonical_uuid
+from playsite.refusals import Refused
 from playsite.wire import SEATS, TimeControl, WireError, decode_time_control
-
-CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def required_string(body: dict, field: str) -> str:
     value = body.get(field)
     if not isinstance(value, str) or not value:
-        raise BotApiRefusal("invalid_request", f"{field} is required and must be a non-empty string")
+        raise Refused("invalid_request", f"{field} is required and must be a non-empty string")
     return value
 
 
@@ -26,20 +24,20 @@ def time_control(body: dict, default: TimeControl | None) -> TimeControl:
     """`timeControl` from the body; `default` when absent (None: the field is mandatory)."""
     if body.get("timeControl") is None:
         if default is None:
-            raise BotApiRefusal("invalid_request", "timeControl is required")
+            raise Refused("invalid_request", "timeControl is required")
         return default
     try:
         return decode_time_control(body["timeControl"])
     except WireError as error:
-        raise BotApiRefusal("invalid_request", f"timeControl: {error.reason}") from None
+        raise Refused("invalid_request", f"timeControl: {error.reason}") from None
 
 
-def guest_principal(body: dict) -> str:
-    """`guestId` (canonical UUID syntax) as the principal 'guest:<uuid>'."""
-    value = body.get("guestId")
-    if not isinstance(value, str) or not CANONICAL_UUID.fullmatch(value):
-        raise BotApiRefusal("invalid_guest_id", "guestId must be a UUID (8-4-4-4-12 hexadecimal digits)")
-    return f"guest:{value.lower()}"
+def guest_principal(body: dict, field: str = "guestId") -> str:
+    """The body's `field`, a guest id (canonical UUID syntax), as the principal 'guest:<uuid>'."""
+    guest_id = canonical_uuid(body.get(field))
+    if guest_id is None:
+        raise Refused("invalid_guest_id", f"give your guest id as {field}: a UUID (8-4-4-4-12 hexadecimal digits)")
+    return principals.guest(guest_id)
 
 
 def optional_side(body: dict, field: str) -> str | None:
@@ -47,5 +45,5 @@ def optional_side(body: dict, field: str) -> str | None:
     if value is None:
         return None
     if value not in SEATS:
-        raise BotApiRefusal("invalid_request", f"{field} must be \"White\" or \"Black\"")
+        raise Refused("invalid_request", f"{field} must be \"White\" or \"Black\"")
     return value

@@ -6,8 +6,10 @@ Admission at `POST /lobby/play-bot` stays the real gate.
 
 from __future__ import annotations
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.accounts import BotAccount, BotDirectory
 from playsite.ratings.book import RatingBook
+from playsite.rooms.admission import Admission
+from playsite.rooms.registry import Registry
 
 CATALOG_ORIGIN = "lobby"
 """Games a guest starts from the catalog (the store knows this origin as 'lobby')."""
@@ -17,18 +19,18 @@ def in_catalog(account: BotAccount) -> bool:
     return account.registered and account.open_to_humans
 
 
-def catalog(directory) -> list[BotAccount]:
+def catalog(directory: BotDirectory) -> list[BotAccount]:
     return sorted((a for a in directory.registered() if in_catalog(a)), key=lambda a: a.id)
 
 
-def at_capacity(account: BotAccount, admission) -> bool:
+def at_capacity(account: BotAccount, admission: Admission) -> bool:
     """The bot plays as many games as it declared it can, right now."""
     return sum(admission.occupancy(account.principal).values()) >= account.max_concurrent_games
 
 
-def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
+def catalog_card(account: BotAccount, admission: Admission, book: RatingBook) -> dict[str, object]:
     rating = book.rating_of(account.id)
-    card = {
+    card: dict[str, object] = {
         "team": account.team,
         "name": account.name,
         "rating": rating.rating,
@@ -41,7 +43,7 @@ def catalog_card(account: BotAccount, admission, book: RatingBook) -> dict:
     return card
 
 
-def has_unfinished_lobby_game(registry, principal: str) -> bool:
+def has_unfinished_lobby_game(registry: Registry, principal: str) -> bool:
     """Whether `principal` sits in a catalog game that has not ended (one at a time, for now)."""
     return any(
         room.setup.origin == CATALOG_ORIGIN and not room.ended and room.seats_of(principal)

@@ -21,7 +21,7 @@ import trio
 
 from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
-from playsite.bots.refusals import BotApiRefusal
+from playsite.refusals import Refused
 from playsite.wire import TimeControl, encode_time_control
 
 CHALLENGE_TTL_S = 300
@@ -62,9 +62,9 @@ class ChallengeBook:
     def create(self, challenger: BotAccount, target: BotAccount, time_control: TimeControl) -> Challenge:
         self.expire()
         if challenger.id == target.id:
-            raise BotApiRefusal("self_challenge", "a bot cannot challenge itself")
+            raise Refused("self_challenge", "a bot cannot challenge itself")
         if sum(1 for c in self._pending.values() if c.challenger.id == challenger.id) >= MAX_PENDING_PER_CHALLENGER:
-            raise BotApiRefusal(
+            raise Refused(
                 "too_many_challenges",
                 f"at most {MAX_PENDING_PER_CHALLENGER} pending challenges; wait for answers or expiry",
             )
@@ -110,11 +110,11 @@ class ChallengeBook:
         self.expire()
         challenge = self._pending.get(challenge_id)
         if challenge is None or target.id not in (challenge.target.id, challenge.challenger.id):
-            raise BotApiRefusal("challenge_not_found", "no pending challenge with that id addressed to you")
+            raise Refused("challenge_not_found", "no pending challenge with that id addressed to you")
         if challenge.target.id != target.id:
-            raise BotApiRefusal("not_yours", "only the challenged bot may accept or decline")
+            raise Refused("not_yours", "only the challenged bot may accept or decline")
         if challenge.accepting:
-            raise BotApiRefusal("challenge_busy", "this challenge is being accepted right now")
+            raise Refused("challenge_busy", "this challenge is being accepted right now")
         return challenge
 
     def drop(self, challenge: Challenge) -> None:

@@ -8,13 +8,18 @@ a seat token back, shown once. Both writes are rate-limited per client address.
 
 from __future__ import annotations
 
-from playsite.bots.games import Human
+from quart import Response
+
+from playsite.accounts.service import Accounts
+from playsite.bots.games import BotGame, Human
+from playsite.http.auth import credentials
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.catalog import catalog, catalog_card
+from playsite.principals import Kind, id_of
 from playsite.services import Services
 
 HUMAN_STARTS_PER_MINUTE = 30
@@ -26,16 +31,16 @@ def mount_human_routes(routes: RouteFamily, services: Services) -> None:
     starts = RateLimiter(HUMAN_STARTS_PER_MINUTE, 60)
 
     @routes.get("/lobby/bots")
-    async def list_catalog():
+    async def list_catalog() -> Response:
         admission = services.registry.admission
         cards = [catalog_card(bot, admission, services.ratings) for bot in catalog(services.bots)]
         return json_response({"bots": cards}, headers=NO_CACHE)
 
     @routes.post("/lobby/play-bot")
-    async def play_bot():
+    async def play_bot() -> Response:
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = await person(body)
+        guest = await person(services.accounts, body)
         bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
         time_control = bodies.time_control(body, default=None)
         preferred = bodies.optional_side(body, "preferredColor")
@@ -43,25 +48,28 @@ def mount_human_routes(routes: RouteFamily, services: Services) -> None:
         return seat_response(game, seat, guest)
 
     @routes.post("/lobby/accept")
-    async def guest_accepts_seek():
+    async def guest_accepts_seek() -> Response:
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = await person(body)
+        guest = await person(services.accounts, body)
         game, seat = await lobby.accept_seek(bodies.required_string(body, "seekId"), guest)
         return seat_response(game, seat, guest)
 
-    async def person(body: dict) -> Human:
-        """Who takes the seat: the signed-in account (`Accounts.caller`), else the body's guestId."""
-        caller = await services.accounts.caller()
-        if caller is not None:
-            return Human(caller.principal)  # the nickname shows once the socket takes the seat
-        return Human(bodies.guest_principal(body))
+
+async def person(accounts: Accounts, body: dict, field: str = "guestId") -> Human:
+    """Who takes the seat: the signed-in account (`Accounts.caller`), else the body's guest id
+    (its `field`)."""
+    caller = await accounts.caller(credentials())
+    if caller is not None:
+        return Human(caller.principal)  # the nickname shows once the socket takes the seat
+    return Human(bodies.guest_principal(body, field))
 
 
-def seat_response(game, seat: str, guest: Human):
+def seat_response(game: BotGame, seat: str, guest: Human) -> Response:
     """The guest's own seat (PlayBotMatch): never the other seat, never shown again."""
     game_id, token = game.room.game_id, game.human_tokens[seat]
-    who = f"&guest={guest.principal.removeprefix('guest:')}" if guest.principal.startswith("guest:") else ""
+    guest_id = id_of(guest.principal, Kind.GUEST)
+    who = f"&guest={guest_id}" if guest_id is not None else ""
     body = {
         "gameId": game_id,
         "token": token,

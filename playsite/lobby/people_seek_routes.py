@@ -12,17 +12,18 @@ lobby lists both), with colours drawn at random. Both writes are rate-limited pe
 
 from __future__ import annotations
 
+from quart import Response
+
 import secrets
 
 from playsite.bots.games import Human
-from playsite.bots.refusals import BotApiRefusal
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
 from playsite.lobby import bodies
-from playsite.lobby.human_routes import seat_response
-from playsite.lobby.people_seeks import PeopleSeekRefused, is_people_seek_id
+from playsite.lobby.human_routes import person, seat_response
+from playsite.lobby.people_seeks import is_people_seek_id
 from playsite.services import Services
 from playsite.wire import SEATS, WHITE, DEFAULT_TIME_CONTROL
 
@@ -33,49 +34,30 @@ PEOPLE_ACCEPTS_PER_MINUTE = 30
 PEOPLE_SEEK_ORIGIN = "seek"
 
 
-def refused(error: PeopleSeekRefused) -> BotApiRefusal:
-    return BotApiRefusal(error.code, error.message)
-
-
 def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
     lobby = services.lobby
     board = lobby.people_seeks
     posts = RateLimiter(PEOPLE_SEEKS_PER_MINUTE, 60)
     accepts = RateLimiter(PEOPLE_ACCEPTS_PER_MINUTE, 60)
 
-    async def person(body: dict, field: str) -> Human:
-        caller = await services.accounts.caller()
-        if caller is not None:
-            return Human(caller.principal)
-        value = body.get(field)
-        if not isinstance(value, str) or not bodies.CANONICAL_UUID.fullmatch(value):
-            raise BotApiRefusal("invalid_guest_id", f"{field} must be your guest id, a UUID (8-4-4-4-12 hexadecimal digits)")
-        return Human(f"guest:{value.lower()}")
-
     @routes.post("/lobby/seeks")
-    async def post_people_seek():
+    async def post_people_seek() -> Response:
         limit_by_address(posts, "seeks")
         body = await json_object()
-        creator = await person(body, "creator")
+        creator = await person(services.accounts, body, "creator")
         time_control = bodies.time_control(body, default=DEFAULT_TIME_CONTROL)
-        try:
-            seek, secret = board.post(creator.principal, time_control)
-        except PeopleSeekRefused as error:
-            raise refused(error) from None
+        seek, secret = board.post(creator.principal, time_control)
         return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
 
     @routes.post("/lobby/seeks/<seek_id>/accept")
-    async def accept_people_seek(seek_id: str):
+    async def accept_people_seek(seek_id: str) -> Response:
         limit_by_address(accepts, "seek accepts")
         body = await json_object()
-        accepter = await person(body, "accepter")
+        accepter = await person(services.accounts, body, "accepter")
         if not is_people_seek_id(seek_id):
             game, seat = await lobby.accept_seek(seek_id, accepter)  # a bot's seek
             return seat_response(game, seat, accepter)
-        try:
-            seek = board.claim(seek_id, accepter.principal)
-        except PeopleSeekRefused as error:
-            raise refused(error) from None
+        seek = board.claim(seek_id, accepter.principal)
         try:
             accepter_seat = secrets.choice(SEATS)
             creator = Human(seek.creator)
@@ -87,5 +69,5 @@ def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
             board.release(seek)
             raise
         creator_seat = next(seat for seat in SEATS if seat != accepter_seat)
-        board.matched(seek, game.room.game_id, creator_seat, game.human_tokens[creator_seat])
+        board.matched_with_seat(seek, game.room.game_id, creator_seat, game.human_tokens[creator_seat])
         return seat_response(game, accepter_seat, accepter)

@@ -12,10 +12,10 @@ Accepting is atomic as it is for bot seeks:
 
     seek = board.claim(id, accepter)      # "claimed": hidden from the list, a second accept is refused
     ... start the game ...
-    board.matched(seek, game_id, seat, token)
+    board.matched_with_seat(seek, game_id, seat, token)
     board.release(seek)                   # the game could not start: open again
 
-No HTTP here: refusals are `PeopleSeekRefused(code, message)`, which the routes render.
+No HTTP here: the board refuses with `Refused(code, message)`, the Bot API's codes.
 """
 
 from __future__ import annotations
@@ -34,15 +34,6 @@ MAX_OPEN_PEOPLE_SEEKS = 500
 """All people's open seeks together: a flood of guest ids costs bounded memory."""
 SEEK_PREFIX = "people-"
 """People's seek ids start with it; bot seeks' with `seek-`, so one path serves both."""
-
-
-class PeopleSeekRefused(Exception):
-    """What a person asked of the seek board that it will not do (`code`: a Bot API error code)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 State = SeekState
@@ -64,13 +55,17 @@ class PeopleSeek:
     token: str | None = attrs.field(default=None, repr=False)
     """The creator's seat token, once matched (handed over by the secret-gated poll)."""
 
+    @property
+    def principal(self) -> str:
+        return self.creator
 
-def encode_public_people_seek(seek: PeopleSeek) -> dict:
+
+def encode_public_people_seek(seek: PeopleSeek) -> dict[str, object]:
     """The list's entry: the offer and that a person makes it, never who (people are anonymous here)."""
     return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": "Human", "name": None}
 
 
-def encode_status(seek: PeopleSeek) -> dict:
+def encode_status(seek: PeopleSeek) -> dict[str, object]:
     """The creator's poll: `matched`, and once matched the game, the creator's seat token and seat."""
     return {"matched": seek.state is State.MATCHED, "gameId": seek.game_id, "token": seek.token, "seat": seek.seat}
 
@@ -79,8 +74,8 @@ def is_people_seek_id(seek_id: str) -> bool:
     return seek_id.startswith(SEEK_PREFIX)
 
 
-class PeopleSeekBoard(SeekLifecycle):
-    """The seeks' lifecycle (`SeekLifecycle`), with a person's limits, refusals and the
+class PeopleSeekBoard(SeekLifecycle[PeopleSeek, str]):
+    """The seeks' lifecycle (`SeekLifecycle`), with a person's limits and messages, and the
     creator's seat token kept for the secret-gated poll."""
 
     seek_type = PeopleSeek
@@ -94,9 +89,6 @@ class PeopleSeekBoard(SeekLifecycle):
         super().__init__(ttl_s=ttl_s)
         self.capacity = capacity
 
-    def refusal(self, code: str, message: str) -> Exception:
-        return PeopleSeekRefused(code, message)
-
     @staticmethod
     def principal_of(creator: str) -> str:
         return creator  # a person's seek names its creator by principal already
@@ -107,6 +99,7 @@ class PeopleSeekBoard(SeekLifecycle):
             super().release(seek)
             seek.seen_at = trio.current_time()
 
-    def matched(self, seek: PeopleSeek, game_id: str, creator_seat: str, creator_token: str) -> None:
-        super().matched(seek, game_id)
+    def matched_with_seat(self, seek: PeopleSeek, game_id: str, creator_seat: str, creator_token: str) -> None:
+        """Matched, with the creator's seat and seat token kept for its poll."""
+        self.matched(seek, game_id)
         seek.seat, seek.token = creator_seat, creator_token

@@ -6,6 +6,7 @@ pending offers; these routes only parse, authorise and hand over.
 
 from __future__ import annotations
 
+from playsite.bots.refusals import BOT_API_STATUSES
 from playsite.http.errors import RouteFamily
 from playsite.lobby.challenge_routes import mount_challenge_routes
 from playsite.lobby.human_routes import mount_human_routes
@@ -16,7 +17,7 @@ from playsite.services import Services
 
 
 def lobby_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("lobby_routes", __name__)
+    routes = RouteFamily("lobby_routes", __name__, statuses=BOT_API_STATUSES)
     mount_challenge_routes(routes, services)
     mount_seek_routes(routes, services)
     mount_human_routes(routes, services)

@@ -8,17 +8,20 @@ poll and cancel; each poll keeps the seek alive, and one nobody polled for the b
     board.matched(seek, game_id)       # the creator's next poll reports the game
     board.release(seek)                # the game could not start: open again
 
-A matched seek stays readable by its creator's poll for another `ttl_s`. Pure: no HTTP, the
-boards say how they refuse.
+A matched seek stays readable by its creator's poll for another `ttl_s`. No HTTP: a board
+refuses with `Refused` and the Bot API's codes (bots/refusals.py), its messages its own.
 """
 
 from __future__ import annotations
 
 import enum
 import secrets
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 import trio
 
+from playsite.refusals import Refused
 from playsite.tokens import matches, new_token
 from playsite.wire import TimeControl
 
@@ -29,12 +32,34 @@ class SeekState(enum.Enum):
     MATCHED = "matched"
 
 
-class SeekLifecycle:
-    """Open seeks by id: post, poll, cancel, claim, release, matched, expiry. A board sets the
-    class attributes and says how it refuses (`refusal`) and whose a seek is (`principal_of`)."""
+class OpenSeek(Protocol):
+    """What the lifecycle reads and moves of a board's seek."""
 
-    seek_type: type
-    """Made with id, creator, secret_hash, time_control, seen_at; has state, game_id."""
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def principal(self) -> str:
+        """Whose seek it is."""
+
+    @property
+    def secret_hash(self) -> bytes: ...
+
+    seen_at: float
+    state: SeekState
+    game_id: str | None
+
+
+Seek = TypeVar("Seek", bound=OpenSeek)
+Creator = TypeVar("Creator")
+
+
+class SeekLifecycle(Generic[Seek, Creator]):
+    """Open seeks by id: post, poll, cancel, claim, release, matched, expiry. A board sets the
+    class attributes and says whose a new seek is (`principal_of` its creator)."""
+
+    seek_type: Callable[..., Seek]
+    """Made with id, creator, secret_hash, time_control, seen_at."""
     id_prefix: str
     per_creator: int
     """Open (or claimed) seeks one creator may hold."""
@@ -47,26 +72,21 @@ class SeekLifecycle:
 
     def __init__(self, *, ttl_s: float):
         self.ttl_s = ttl_s
-        self._seeks: dict = {}
-
-    def refusal(self, code: str, message: str) -> Exception:
-        raise NotImplementedError
+        self._seeks: dict[str, Seek] = {}
 
     @staticmethod
-    def principal_of(creator) -> str:
+    def principal_of(creator: Creator) -> str:
         raise NotImplementedError
 
-    def post(self, creator, time_control: TimeControl):
+    def post(self, creator: Creator, time_control: TimeControl) -> tuple[Seek, str]:
         """A new open seek and its secret (shown once)."""
         self.expire()
         principal = self.principal_of(creator)
-        standing = [
-            s for s in self._seeks.values() if self.principal_of(s.creator) == principal and s.state is not SeekState.MATCHED
-        ]
+        standing = [s for s in self._seeks.values() if s.principal == principal and s.state is not SeekState.MATCHED]
         if len(standing) >= self.per_creator:
-            raise self.refusal("too_many_seeks", self.too_many)
+            raise Refused("too_many_seeks", self.too_many)
         if self.capacity is not None and len(self._seeks) >= self.capacity:
-            raise self.refusal("too_many_seeks", self.full)
+            raise Refused("too_many_seeks", self.full)
         secret, secret_hash = new_token()
         seek = self.seek_type(
             id=f"{self.id_prefix}{secrets.token_hex(8)}",
@@ -78,11 +98,11 @@ class SeekLifecycle:
         self._seeks[seek.id] = seek
         return seek, secret
 
-    def open_seeks(self) -> list:
+    def open_seeks(self) -> list[Seek]:
         self.expire()
         return [s for s in self._seeks.values() if s.state is SeekState.OPEN]
 
-    def poll(self, seek_id: str, secret: str):
+    def poll(self, seek_id: str, secret: str) -> Seek:
         """The creator's poll: keeps the seek alive and reports its state."""
         seek = self._owned(seek_id, secret)
         seek.seen_at = trio.current_time()
@@ -91,35 +111,35 @@ class SeekLifecycle:
     def cancel(self, seek_id: str, secret: str) -> None:
         seek = self._owned(seek_id, secret)
         if seek.state is not SeekState.OPEN:
-            raise self.refusal("seek_taken", "this seek was already accepted")
+            raise Refused("seek_taken", "this seek was already accepted")
         del self._seeks[seek.id]
 
-    def claim(self, seek_id: str, accepter: str):
+    def claim(self, seek_id: str, accepter: str) -> Seek:
         """Take an open seek for `accepter` (a principal) while its game is created."""
         self.expire()
         seek = self._seeks.get(seek_id)
         if seek is None:
-            raise self.refusal("seek_not_found", "no such open seek")
-        if self.principal_of(seek.creator) == accepter:
-            raise self.refusal("own_seek", self.own_seek)
+            raise Refused("seek_not_found", "no such open seek")
+        if seek.principal == accepter:
+            raise Refused("own_seek", self.own_seek)
         if seek.state is not SeekState.OPEN:
-            raise self.refusal("seek_taken", "someone else accepted this seek first")
+            raise Refused("seek_taken", "someone else accepted this seek first")
         seek.state = SeekState.CLAIMED
         return seek
 
-    def release(self, seek) -> None:
+    def release(self, seek: Seek) -> None:
         if seek.state is SeekState.CLAIMED:
             seek.state = SeekState.OPEN
 
-    def matched(self, seek, game_id: str) -> None:
+    def matched(self, seek: Seek, game_id: str) -> None:
         seek.state, seek.game_id = SeekState.MATCHED, game_id
         seek.seen_at = trio.current_time()
 
-    def _owned(self, seek_id: str, secret: str):
+    def _owned(self, seek_id: str, secret: str) -> Seek:
         self.expire()
         seek = self._seeks.get(seek_id)
         if seek is None or not matches(secret, seek.secret_hash):
-            raise self.refusal("seek_not_found", "no seek with that id and secret")
+            raise Refused("seek_not_found", "no seek with that id and secret")
         return seek
 
     def expire(self) -> int:

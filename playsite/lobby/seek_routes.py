@@ -5,17 +5,16 @@ cancelled on the people's board (people_seek_routes.py posts and accepts them)."
 
 from __future__ import annotations
 
-from quart import request
+from quart import Response, request
 
-from playsite.bots.refusals import BotApiRefusal
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.responses import NO_CACHE, NO_STORE, empty_response, json_response
 from playsite.lobby import bodies
-from playsite.lobby.people_seek_routes import refused
-from playsite.lobby.people_seeks import PeopleSeekRefused, encode_public_people_seek, encode_status, is_people_seek_id
+from playsite.lobby.people_seeks import encode_public_people_seek, encode_status, is_people_seek_id
 from playsite.lobby.seeks import SeekState, encode_public_seek
+from playsite.refusals import Refused
 from playsite.services import Services
 from playsite.wire import DEFAULT_TIME_CONTROL
 
@@ -24,7 +23,7 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
     bots, lobby = services.bots, services.lobby
 
     @routes.post("/bot/seeks")
-    async def post_seek():
+    async def post_seek() -> Response:
         account = calling_bot(bots)
         body = await json_object()
         # A human may sit down at a seek, so an omitted clock is the lobby default, not Unlimited.
@@ -33,24 +32,21 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
         return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
 
     @routes.post("/bot/seeks/<seek_id>/accept")
-    async def bot_accepts_seek(seek_id: str):
+    async def bot_accepts_seek(seek_id: str) -> Response:
         account = calling_bot(bots)
         game, _seat = await lobby.accept_seek(seek_id, account)
         return json_response({"gameId": game.room.game_id}, 201)
 
     @routes.get("/lobby/seeks")
-    async def list_seeks():
+    async def list_seeks() -> Response:
         seeks = [encode_public_seek(seek) for seek in lobby.seeks.open_seeks()]
         seeks += [encode_public_people_seek(seek) for seek in lobby.people_seeks.open_seeks()]
         return json_response(seeks, headers=NO_CACHE)
 
     @routes.get("/lobby/seeks/<seek_id>")
-    async def poll_seek(seek_id: str):
+    async def poll_seek(seek_id: str) -> Response:
         if is_people_seek_id(seek_id):
-            try:
-                return json_response(encode_status(lobby.people_seeks.poll(seek_id, creator_secret())), headers=NO_STORE)
-            except PeopleSeekRefused as error:
-                raise refused(error) from None
+            return json_response(encode_status(lobby.people_seeks.poll(seek_id, creator_secret())), headers=NO_STORE)
         seek = lobby.seeks.poll(seek_id, creator_secret())
         body: dict = {"matched": seek.state is SeekState.MATCHED}
         if seek.game_id is not None:
@@ -58,19 +54,14 @@ def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
         return json_response(body, headers=NO_STORE)
 
     @routes.delete("/lobby/seeks/<seek_id>")
-    async def cancel_seek(seek_id: str):
-        if is_people_seek_id(seek_id):
-            try:
-                lobby.people_seeks.cancel(seek_id, creator_secret())
-            except PeopleSeekRefused as error:
-                raise refused(error) from None
-            return empty_response(204)
-        lobby.seeks.cancel(seek_id, creator_secret())
+    async def cancel_seek(seek_id: str) -> Response:
+        board = lobby.people_seeks if is_people_seek_id(seek_id) else lobby.seeks
+        board.cancel(seek_id, creator_secret())
         return empty_response(204)
 
 
 def creator_secret() -> str:
     secret = request.args.get("secret")
     if not secret:
-        raise BotApiRefusal("secret_required", "give ?secret=<the secret POST /bot/seeks returned>")
+        raise Refused("secret_required", "give ?secret=<the secret POST /bot/seeks returned>")
     return secret

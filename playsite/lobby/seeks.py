@@ -17,7 +17,6 @@ from __future__ import annotations
 import attrs
 
 from playsite.bots.accounts import BotAccount
-from playsite.bots.refusals import BotApiRefusal
 from playsite.lobby.seek_board import SeekLifecycle, SeekState
 from playsite.wire import TimeControl, encode_time_control
 
@@ -37,15 +36,19 @@ class Seek:
     state: SeekState = SeekState.OPEN
     game_id: str | None = None
 
+    @property
+    def principal(self) -> str:
+        return self.creator.principal
 
-def encode_public_seek(seek: Seek) -> dict:
+
+def encode_public_seek(seek: Seek) -> dict[str, object]:
     """What everyone may see: the offer and the creator's public face, never a secret."""
     face = seek.creator.face
     return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": face.kind, "name": face.name}
 
 
-class SeekBoard(SeekLifecycle):
-    """Bot seeks: the shared lifecycle with a bot's limit, answered as the Bot API refuses."""
+class SeekBoard(SeekLifecycle[Seek, BotAccount]):
+    """Bot seeks: the shared lifecycle with a bot's limit."""
 
     seek_type = Seek
     id_prefix = "seek-"
@@ -55,9 +58,6 @@ class SeekBoard(SeekLifecycle):
 
     def __init__(self, *, ttl_s: float = SEEK_TTL_S):
         super().__init__(ttl_s=ttl_s)
-
-    def refusal(self, code: str, message: str) -> Exception:
-        return BotApiRefusal(code, message)
 
     @staticmethod
     def principal_of(creator: BotAccount) -> str:

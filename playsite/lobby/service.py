@@ -13,13 +13,13 @@ import trio
 
 from playsite.bots.accounts import BotAccount, BotDirectory
 from playsite.bots.games import BotGame, BotGames, Human, Participant
-from playsite.bots.refusals import BotApiRefusal
-from playsite.http.errors import temporarily_unavailable
 from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
 from playsite.lobby.challenges import Challenge, ChallengeBook
 from playsite.lobby.people_seeks import PeopleSeekBoard
 from playsite.lobby.seeks import SeekBoard
 from playsite.periodic import run_every
+from playsite.principals import Kind, id_of
+from playsite.refusals import Refused
 from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
 from playsite.wire import SEATS, WHITE, TimeControl, Unlimited
@@ -41,7 +41,7 @@ class Lobby:
         """People's open seeks (lobby/people_seeks.py); their games start through `start_game`."""
         self._seating_guests: set[str] = set()
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Housekeeping: announce lapsed challenges and drop abandoned seeks, every second."""
         await run_every(SWEEP_INTERVAL_S, self.sweep, name="lobby housekeeping", first_after_period=True, task_status=task_status)
 
@@ -56,7 +56,7 @@ class Lobby:
         challenge = self.challenges.claim(target, challenge_id)
         if self.bots.get(challenge.challenger.id) is not challenge.challenger:
             self.challenges.drop(challenge)
-            raise BotApiRefusal("challenge_not_found", "the challenger no longer exists")
+            raise Refused("challenge_not_found", "the challenger no longer exists")
         return await self._start_or_release(challenge)
 
     async def _start_or_release(self, challenge: Challenge) -> BotGame:
@@ -80,7 +80,7 @@ class Lobby:
         seek = self.seeks.claim(seek_id, accepter.principal)
         try:
             if self.bots.get(seek.creator.id) is not seek.creator:
-                raise BotApiRefusal("seek_not_found", "the seek's creator no longer exists")
+                raise Refused("seek_not_found", "the seek's creator no longer exists")
             accepter_seat = secrets.choice(SEATS)
             white, black = (accepter, seek.creator) if accepter_seat == WHITE else (seek.creator, accepter)
             game = await self.start_game(white=white, black=black, time_control=seek.time_control, origin=SEEK_ORIGIN)
@@ -97,13 +97,13 @@ class Lobby:
     ) -> tuple[BotGame, str]:
         """A guest against an open-to-humans bot; returns the game and the guest's seat."""
         if isinstance(time_control, Unlimited):
-            raise BotApiRefusal("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
+            raise Refused("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
         registry = self.games.registry
         if guest.principal in self._seating_guests or has_unfinished_lobby_game(registry, guest.principal):
-            raise BotApiRefusal("guest_busy", "finish your current catalog game before starting another")
+            raise Refused("guest_busy", "finish your current catalog game before starting another")
         bot = self.bots.get(bot_id)
         if bot is None or not in_catalog(bot):
-            raise BotApiRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
+            raise Refused("not_in_catalog", f"no bot {bot_id!r} in the catalog")
         seat = preferred or secrets.choice(SEATS)
         white, black = (guest, bot) if seat == WHITE else (bot, guest)
         self._seating_guests.add(guest.principal)
@@ -118,13 +118,14 @@ class Lobby:
     async def start_game(
         self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str
     ) -> BotGame:
-        """Admit and start an unrated game; refused with `capacity` (409) or `temporarily_unavailable` (503)."""
+        """Admit and start an unrated game; refused `capacity` (a player at its concurrent-game
+        limit) or `temporarily_unavailable` (the game could not be stored)."""
         try:
             return await self.games.start(white=white, black=black, time_control=time_control, rated=False, origin=origin)
         except AdmissionRefused as refused:
-            who = refused.participant.removeprefix("bot:")
-            raise BotApiRefusal(
+            who = id_of(refused.participant, Kind.BOT) or refused.participant
+            raise Refused(
                 "capacity", f"{who} is at its concurrent-game limit; the offer stands, retry after a game ends"
             ) from None
         except CreationFailed:
-            raise temporarily_unavailable("the game could not be stored; try again") from None
+            raise Refused("temporarily_unavailable", "the game could not be stored; try again") from None

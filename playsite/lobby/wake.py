@@ -18,14 +18,17 @@ however many addresses ask. The route limits each address as well (`wake_routes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
+from typing import Protocol
 
 import attrs
 import trio
 
 from playsite.bots.accounts import BotDirectory
 from playsite.bots.events import AccountEvents
-from playsite.bots.refusals import BotApiRefusal
 from playsite.lobby.catalog import at_capacity, in_catalog
+from playsite.refusals import Refused
+from playsite.rooms.admission import Admission
 from playsite.webhooks.registrations import VERIFICATION_ECHO_TIMEOUT_S, Webhooks
 
 log = logging.getLogger("playsite.lobby")
@@ -42,10 +45,19 @@ class Wake:
     busy: bool
 
 
+class HousePlayers(Protocol):
+    @property
+    def accounts(self) -> Container[str]:
+        """The principals of the house bots playing in this process."""
+
+
 class Wakes:
     """One per process: the probes in flight and the recent answers, per bot."""
 
-    def __init__(self, bots: BotDirectory, admission, events: AccountEvents, webhooks: Webhooks, house=None):
+    def __init__(
+        self, bots: BotDirectory, admission: Admission, events: AccountEvents, webhooks: Webhooks,
+        house: HousePlayers | None = None,
+    ):
         self.bots = bots
         self.admission = admission
         self.events = events
@@ -58,10 +70,10 @@ class Wakes:
         self._in_flight: dict[str, trio.Event] = {}
 
     async def wake(self, bot_id: str) -> Wake:
-        """Raises BotApiRefusal `not_in_catalog` (404) for a bot outside the catalog."""
+        """Raises Refused `not_in_catalog` (404) for a bot outside the catalog."""
         bot = self.bots.get(bot_id)
         if bot is None or not in_catalog(bot):
-            raise BotApiRefusal("not_in_catalog", f"no bot {bot_id!r} in the catalog")
+            raise Refused("not_in_catalog", f"no bot {bot_id!r} in the catalog")
         if at_capacity(bot, self.admission):
             return Wake(alive=False, busy=True)
         if self.house is not None and bot.principal in self.house.accounts:

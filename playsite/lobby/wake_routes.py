@@ -7,6 +7,8 @@ per-bot bound the waking itself keeps.
 
 from __future__ import annotations
 
+from quart import Response
+
 from playsite.http.errors import RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
@@ -20,7 +22,7 @@ def mount_wake_routes(routes: RouteFamily, services: Services) -> None:
     wakes = RateLimiter(WAKES_PER_MINUTE, 60)
 
     @routes.post("/lobby/bots/<team>/<name>/wake")
-    async def wake_catalog_bot(team: str, name: str):
+    async def wake_catalog_bot(team: str, name: str) -> Response:
         limit_by_address(wakes, "wake requests")
         woken = await services.wakes.wake(f"{team}/{name}")
         return json_response({"alive": woken.alive, "busy": woken.busy}, headers=NO_STORE)

@@ -21,7 +21,7 @@ import uuid
 
 from quart import request
 
-from playsite.http.auth import client_address, over_https
+from playsite.http.auth import client_address, credentials, over_https
 from playsite.http.bodies import body_limit, parse_json
 from playsite.http.errors import ErrorShape, Refusal, RouteFamily
 from playsite.http.origin import CSRF_HEADER
@@ -97,7 +97,7 @@ def rematch_routes(services: Services) -> RouteFamily:
 
     async def participant(source: Source) -> Seat:
         """The source seat the caller holds (rules 1-3), else 401/403 with no state."""
-        account = await services.accounts.signed_in() if services.accounts.enabled else None
+        account = await services.accounts.signed_in(credentials()) if services.accounts.enabled else None
         if account is not None:
             seat = source.seat_of(account.principal)
             if seat is not None:

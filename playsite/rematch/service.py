@@ -28,7 +28,7 @@ from collections.abc import Callable
 import attrs
 import trio
 
-from playsite.accounts import store as accounts_store
+from playsite.accounts import queries as accounts_store
 from playsite.rematch import records
 from playsite.rematch.opportunity import (
     OFFER_WINDOW_S,

@@ -15,7 +15,7 @@ import uuid
 from quart import Response, request
 
 from playsite.dice.client_seeds import is_valid_client_seed
-from playsite.http.auth import client_address
+from playsite.http.auth import client_address, credentials
 from playsite.http.bodies import body_limit, parse_json
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily
 from playsite.http.ratelimit import RateLimiter
@@ -146,7 +146,7 @@ def showcase_routes(services: Services) -> RouteFamily:
         """The session account when there is one and the deployment allows the session path;
         else the guest id. A session from a page that fails the boundary is refused."""
         if services.origins.configured:
-            account = await services.accounts.signed_in()
+            account = await services.accounts.signed_in(credentials())
             if account is not None:
                 await services.origins.require_write(
                     problem(403, "csrf_origin_rejected", "send this from an allowed origin with X-Game-CSRF: 1")

@@ -27,6 +27,7 @@ from pathlib import Path
 from quart import Response, current_app, has_request_context, request
 from werkzeug.exceptions import NotFound
 
+from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
@@ -181,7 +182,7 @@ def web_routes(services: Services) -> RouteFamily:
         never logs a failed request for something this server does not have. `signIn`:
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
         table is served; `ratings`: ratings and profiles are kept (a database)."""
-        account = await services.accounts.signed_in()
+        account = await services.accounts.signed_in(credentials())
         me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
         body = {
             "signIn": services.accounts.enabled,

@@ -21,6 +21,7 @@ from quart import request
 
 from playsite.accounts.model import Account
 from playsite.accounts.routes import PRIVATE, csrf_origin_rejected, not_signed_in
+from playsite.http.auth import credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
 from playsite.http.ratelimit import RateLimiter
@@ -81,7 +82,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             await services.origins.require_write(csrf_origin_rejected())
             if request.mimetype != "application/json":
                 raise Refusal(415, "unsupported_media_type", "send mutations as application/json")
-        account: Account | None = await accounts.signed_in()
+        account: Account | None = await accounts.signed_in(credentials())
         if account is None:
             raise not_signed_in()
         if authority == "admin" and not management.admins.is_admin(account.id):

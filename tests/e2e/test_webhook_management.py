@@ -13,7 +13,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.accounts import store as accounts_store
+from playsite.accounts import queries as accounts_store
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.webhooks.slots import LEASE_LIFETIME_S
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)

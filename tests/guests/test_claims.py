@@ -8,7 +8,7 @@ import uuid
 import psycopg
 import pytest
 
-from playsite.accounts import store
+from playsite.accounts import queries as store
 from playsite.guests import claims
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 

@@ -64,8 +64,8 @@ def edge_app():
     plain = RouteFamily("plain", __name__)
     problems = RouteFamily("problems", __name__, shape=PROBLEM)
     domain = RouteFamily(
-        "domain", __name__, shape=STATEFUL, statuses={"seat_taken": 409, "no_such_seat": 404},
-        headers={"Cache-Control": "no-store"},
+        "domain", __name__, shape=STATEFUL, statuses={"seat_taken": 409, "no_such_seat": 404, "too_many_seats": 429},
+        headers={"Cache-Control": "no-store"}, retry_after={"too_many_seats": 30},
     )
     tokens = Tokens()
 
@@ -99,6 +99,15 @@ def edge_app():
     @problems.get("/problem")
     async def problem():
         raise Refusal(409, "taken", "already taken")
+
+    def malformed(status: int, message: str) -> Refusal:
+        return Refusal(status, "malformed_request", message)
+
+    @problems.post("/problem-body")
+    async def problem_body():
+        body = await json_object(malformed)
+        reject_unknown_fields(body, {"a"}, malformed)
+        return json_response(body)
 
     policy = OriginPolicy(frozenset({"https://play.example"}))
 
@@ -140,6 +149,35 @@ async def test_a_domain_refusal_gets_its_status_headers_and_shape_from_the_route
     missing = await client.get("/domain/no_such_seat")
     assert missing.status_code == 404
     assert json.loads(await missing.get_data()) == {"error": {"code": "no_such_seat", "message": "refused: no_such_seat"}}
+
+
+async def test_a_family_refuses_a_body_it_cannot_take_with_its_own_refusal():
+    client = edge_app()
+    for data, headers, status in [
+        (b"a=1", {"Content-Type": "application/x-www-form-urlencoded"}, 415),
+        (b"{nope", {"Content-Type": "application/json"}, 400),
+        (b"[1]", {"Content-Type": "application/json"}, 400),
+        (b'{"a": 1, "b": 2}', {"Content-Type": "application/json"}, 400),
+    ]:
+        response = await client.post("/problem-body", data=data, headers=headers)
+        assert response.status_code == status and response.mimetype == "application/problem+json"
+        assert json.loads(await response.get_data())["code"] == "malformed_request"
+    taken = await client.post("/problem-body", data=b'{"a": 1}', headers={"Content-Type": "application/json"})
+    assert json.loads(await taken.get_data()) == {"a": 1}
+
+
+async def test_every_family_answers_a_domain_temporarily_unavailable_503_with_retry_after():
+    response = await edge_app().get("/domain/temporarily_unavailable")
+    assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+    assert response.headers["Cache-Control"] == "no-store"
+    assert json.loads(await response.get_data())["error"]["code"] == "temporarily_unavailable"
+
+
+async def test_a_family_says_when_to_retry_after_the_codes_it_names():
+    client = edge_app()
+    limited = await client.get("/domain/too_many_seats")
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "30"
+    assert "Retry-After" not in (await client.get("/domain/seat_taken")).headers
 
 
 async def test_a_domain_code_its_family_has_no_status_for_is_a_logged_500(caplog):

@@ -6,8 +6,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from quart import websocket
 from quart_trio import QuartTrio
 
+from playsite.credentials import SESSION_COOKIE, Credentials
+from playsite.http.auth import credentials
 from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal, RouteFamily
 from playsite.http.origin import OriginPolicy
@@ -24,6 +27,11 @@ def boundary_app(policy: OriginPolicy):
     @routes.post("/write")
     async def write():
         await policy.require_write(Refusal(403, "csrf_origin_rejected", "no"))
+        return json_response({"ok": True})
+
+    @routes.post("/write-own-refusals")
+    async def write_own_refusals():
+        await policy.require_write(Refusal(403, "not_participant", "no"), lambda _status, message: Refusal(400, "invalid_request", message))
         return json_response({"ok": True})
 
     @routes.get("/read")
@@ -99,3 +107,57 @@ def test_a_handshake_counts_its_session_only_from_an_allowed_origin():
     for origin in ("https://evil.example", "null", None, ALLOWED + "/"):
         assert not policy.admits_socket(origin)
     assert not OriginPolicy().admits_socket(ALLOWED)
+
+
+def test_a_session_counts_on_reads_on_allowed_handshakes_and_on_checked_writes_only():
+    policy = OriginPolicy(frozenset({ALLOWED}))
+    counts = policy.admits_session
+    assert counts(Credentials(method="GET", origin="https://evil.example"))
+    assert counts(Credentials(method="GET", origin=ALLOWED, handshake=True))
+    assert not counts(Credentials(method="GET", origin="https://evil.example", handshake=True))
+    assert not counts(Credentials(method="GET", origin=None, handshake=True))
+    assert counts(Credentials(method="POST", origin=ALLOWED, csrf="1"))
+    for origin, csrf in [(ALLOWED, None), (ALLOWED, "0"), ("https://evil.example", "1"), (None, "1")]:
+        assert not counts(Credentials(method="POST", origin=origin, csrf=csrf))
+    assert not OriginPolicy().admits_session(Credentials(method="POST", origin=ALLOWED, csrf="1"))
+
+
+async def test_the_edge_reads_a_requests_credentials_and_a_handshakes():
+    app = QuartTrio("credentials-test")
+    install_edge(app)
+    routes = RouteFamily("who", __name__)
+    seen: list[Credentials] = []
+
+    @routes.post("/who")
+    async def who():
+        seen.append(credentials())
+        return json_response({})
+
+    @routes.websocket("/who/ws")
+    async def who_socket():
+        seen.append(credentials())
+        await websocket.accept()
+
+    app.register_blueprint(routes)
+    client = app.test_client()
+    headers = {"Origin": ALLOWED, "X-Game-CSRF": "1", "Cookie": f"{SESSION_COOKIE}=token-1"}
+    await client.post("/who", headers=headers)
+    async with client.websocket("/who/ws", headers={"Origin": ALLOWED, "Cookie": f"{SESSION_COOKIE}=token-2"}):
+        pass
+    assert seen == [
+        Credentials(method="POST", origin=ALLOWED, csrf="1", session="token-1"),
+        Credentials(method="GET", origin=ALLOWED, handshake=True, session="token-2"),
+    ]
+
+
+async def test_a_family_refuses_a_write_and_a_body_that_is_not_json_in_its_own_words():
+    client = boundary_app(OriginPolicy(frozenset({ALLOWED})))
+    refused = await client.post("/write-own-refusals", headers={"Origin": "https://evil.example", "X-Game-CSRF": "1"})
+    assert refused.status_code == 403 and (await refused.get_json())["error"]["code"] == "not_participant"
+    form = await client.post(
+        "/write-own-refusals", data=b"a=1",
+        headers={"Origin": ALLOWED, "X-Game-CSRF": "1", "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert form.status_code == 400 and (await form.get_json())["error"]["code"] == "invalid_request"
+    passed = await client.post("/write-own-refusals", json={}, headers={"Origin": ALLOWED, "X-Game-CSRF": "1"})
+    assert passed.status_code == 200

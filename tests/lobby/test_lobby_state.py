@@ -11,13 +11,13 @@ import trio.testing
 
 from playsite.bots.accounts import BotAccount
 from playsite.bots.events import AccountEvents
-from playsite.bots.refusals import BotApiRefusal
 from playsite.config import Settings
 from playsite.http.ratelimit import RateLimiter
 from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
 from playsite.lobby.seeks import SEEK_TTL_S, SeekBoard, SeekState
+from playsite.refusals import Refused
 from playsite.wire import Unlimited
-from tests.support.app import booted
+from tests.support.app import booted, call, test_client
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clo
     assert book.expire() == 1
     assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
     assert book.involving(b) == ([], [])
-    with pytest.raises(BotApiRefusal) as refused:
+    with pytest.raises(Refused) as refused:
         book.claim(b, challenge.id)
     assert refused.value.code == "challenge_not_found"
 
@@ -67,7 +67,7 @@ async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
     mock_clock.jump(CHALLENGE_TTL_S + 1)
     assert book.expire() == 0
     # A second answer meanwhile is told to wait; a refused creation puts it back, then it lapses.
-    with pytest.raises(BotApiRefusal) as refused:
+    with pytest.raises(Refused) as refused:
         book.decline(b, challenge.id)
     assert refused.value.code == "challenge_busy"
     book.release(challenge)
@@ -103,7 +103,7 @@ async def test_a_seek_lives_while_polled_and_lapses_without(mock_clock):
         mock_clock.jump(SEEK_TTL_S - 10)
         board.poll(kept[0].id, kept[1])
     assert [s.id for s in board.open_seeks()] == [kept[0].id]
-    with pytest.raises(BotApiRefusal):
+    with pytest.raises(Refused):
         board.poll(dropped[0].id, dropped[1])
     mock_clock.jump(SEEK_TTL_S)
     assert board.open_seeks() == []
@@ -148,3 +148,21 @@ async def test_rate_limiter_keeps_a_bounded_key_table(mock_clock):
         mock_clock.jump(1)
     assert len(limiter) == 3
     assert limiter.attempt("10.0.0.9") == 59
+
+
+async def test_a_game_the_lobby_cannot_store_is_503_with_retry_after_and_the_challenge_stands():
+    # Required durability on a memory store: every creation fails (CreationFailed), as a store
+    # that cannot take the game's first write would make it; the lobby refuses in its own words.
+    async with booted(Settings(dice_seed_window_ms=0, game_durability="required")) as services:
+        client = test_client(services)
+        _, a, _ = await call(client, "POST", "/bot/anon", query_string={"name": "a"})
+        _, b, _ = await call(client, "POST", "/bot/anon", query_string={"name": "b"})
+        status, challenge, _ = await call(client, "POST", "/bot/challenge", a["token"], json={"team": "anon", "name": b["name"]})
+        assert status == 201
+        with pytest.raises(Refused) as refused:
+            await services.lobby.accept_challenge(services.bots.get(f"anon/{b['name']}"), challenge["id"])
+        assert refused.value.code == "temporarily_unavailable"
+        status, body, headers = await call(client, "POST", f"/bot/challenge/{challenge['id']}/accept", b["token"])
+        assert (status, body["error"]["code"], headers["Retry-After"]) == (503, "temporarily_unavailable", "5")
+        status, listed, _ = await call(client, "GET", "/bot/challenges", b["token"])
+        assert [c["id"] for c in listed["in"]] == [challenge["id"]]

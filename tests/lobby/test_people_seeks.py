@@ -16,10 +16,10 @@ from playsite.lobby.people_seeks import (
     MAX_SEEKS_PER_PERSON,
     PEOPLE_SEEK_TTL_S,
     PeopleSeekBoard,
-    PeopleSeekRefused,
     State,
     encode_status,
 )
+from playsite.refusals import Refused
 from playsite.wire import Unlimited, decode_frame
 from playsite.wire.events import Snapshot
 from tests.lobby.api import CLOCKED, api, guest_id, shared_api  # noqa: F401
@@ -31,7 +31,7 @@ DEFAULT_CLOCK = {"Fischer": {"initialSeconds": 600, "incrementSeconds": 10}}
 
 
 def refused(code: str, action) -> None:
-    with pytest.raises(PeopleSeekRefused) as raised:
+    with pytest.raises(Refused) as raised:
         action()
     assert raised.value.code == code
 
@@ -80,7 +80,7 @@ async def test_claim_release_match_and_the_creators_status(mock_clock):
     board.release(seek)
     assert board.open_seeks() == [seek] and seek.state is State.OPEN
     board.claim(seek.id, BOB)
-    board.matched(seek, "game-1", "Black", "token-1")
+    board.matched_with_seat(seek, "game-1", "Black", "token-1")
     assert encode_status(board.poll(seek.id, secret)) == {
         "matched": True, "gameId": "game-1", "token": "token-1", "seat": "Black"
     }

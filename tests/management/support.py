@@ -10,7 +10,7 @@ import uuid
 import attrs
 import psycopg
 
-from playsite.accounts import store as accounts_store
+from playsite.accounts import queries as accounts_store
 from playsite.accounts.model import Account
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings

@@ -8,7 +8,7 @@ import uuid
 import psycopg
 import pytest
 
-from playsite.accounts import store as accounts
+from playsite.accounts import queries as accounts
 from playsite.config import Settings
 from playsite.ratings.batch import apply_pending
 from playsite.ratings.glicko2 import Rating

@@ -10,8 +10,8 @@ import uuid
 import psycopg
 import pytest
 
-from playsite.accounts import store
-from playsite.accounts.store import NicknameTaken
+from playsite.accounts import queries
+from playsite.accounts.queries import NicknameTaken
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.postgres
@@ -26,20 +26,20 @@ def in_transaction(url: str, work):
 
 
 def test_first_sign_in_creates_the_account_and_the_next_finds_it(migrated_url):
-    first = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "sub-1", {"preferred_username": "Alice Smith"}))
-    again = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "sub-1", {"preferred_username": "other"}))
+    first = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "sub-1", {"preferred_username": "Alice Smith"}))
+    again = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "sub-1", {"preferred_username": "other"}))
     assert first == again and first.active and first.session_generation == 0
     assert first.nickname == "Alice_Smith" and first.principal == f"user:{first.id}"
-    other_issuer = in_transaction(migrated_url, lambda c: store.sign_in(c, "https://elsewhere.example", "sub-1", {}))
+    other_issuer = in_transaction(migrated_url, lambda c: queries.sign_in(c, "https://elsewhere.example", "sub-1", {}))
     assert other_issuer.id != first.id, "a subject is unique only within its issuer"
 
 
 def test_a_taken_nickname_gets_a_suffix_whatever_its_case(migrated_url):
-    a = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {"preferred_username": "bob"}))
-    b = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "b", {"preferred_username": "BOB"}))
-    c = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "c", {"email": "bob@example.test"}))
+    a = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"preferred_username": "bob"}))
+    b = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "b", {"preferred_username": "BOB"}))
+    c = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "c", {"email": "bob@example.test"}))
     assert (a.nickname, b.nickname, c.nickname) == ("bob", "BOB-1", "bob-2")
-    none = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "d", {"preferred_username": "!!"}))
+    none = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "d", {"preferred_username": "!!"}))
     assert none.nickname.startswith("player-")
 
 
@@ -48,7 +48,7 @@ def test_two_first_sign_ins_racing_make_one_account(migrated_url):
 
     def sign_in():
         barrier.wait()
-        results.append(in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "racer", {"nickname": "racer"})))
+        results.append(in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "racer", {"nickname": "racer"})))
 
     threads = [threading.Thread(target=sign_in) for _ in range(4)]
     for thread in threads:
@@ -61,50 +61,50 @@ def test_two_first_sign_ins_racing_make_one_account(migrated_url):
 
 
 def test_rename_refuses_a_nickname_another_account_has_in_any_case(migrated_url):
-    a = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {"nickname": "carol"}))
-    b = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "b", {"nickname": "dave"}))
+    a = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"nickname": "carol"}))
+    b = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "b", {"nickname": "dave"}))
     with pytest.raises(NicknameTaken):
-        in_transaction(migrated_url, lambda c: store.rename(c, b.id, "CAROL"))
-    renamed = in_transaction(migrated_url, lambda c: store.rename(c, a.id, "Carol_2"))
+        in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "CAROL"))
+    renamed = in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "Carol_2"))
     assert renamed.nickname == "Carol_2"
-    assert in_transaction(migrated_url, lambda c: store.rename(c, b.id, "carol")).nickname == "carol"
+    assert in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "carol")).nickname == "carol"
 
 
 def test_sign_out_everywhere_deactivation_and_deletion(migrated_url):
-    a = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {"nickname": "erin"}))
-    in_transaction(migrated_url, lambda c: store.end_sessions(c, a.id))
-    assert in_transaction(migrated_url, lambda c: store.find(c, a.id)).session_generation == 1
-    off = in_transaction(migrated_url, lambda c: store.set_active(c, a.id, False))
+    a = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"nickname": "erin"}))
+    in_transaction(migrated_url, lambda c: queries.end_sessions(c, a.id))
+    assert in_transaction(migrated_url, lambda c: queries.find(c, a.id)).session_generation == 1
+    off = in_transaction(migrated_url, lambda c: queries.set_active(c, a.id, False))
     assert off.status == "deactivated" and off.session_generation == 2 and not off.active
-    assert in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {})).status == "deactivated"
-    on = in_transaction(migrated_url, lambda c: store.set_active(c, a.id, True))
+    assert in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {})).status == "deactivated"
+    on = in_transaction(migrated_url, lambda c: queries.set_active(c, a.id, True))
     assert on.active and on.session_generation == 3
     in_transaction(
         migrated_url,
         lambda c: c.execute("INSERT INTO account_ratings (account_id, rating) VALUES (%s, 1600)", (a.id,)),
     )
-    assert in_transaction(migrated_url, lambda c: store.delete(c, a.id))
+    assert in_transaction(migrated_url, lambda c: queries.delete(c, a.id))
     row = in_transaction(
         migrated_url, lambda c: c.execute("SELECT issuer, subject, nickname, status FROM accounts").fetchone()
     )
     assert row == (None, None, None, "deleted")
     assert in_transaction(migrated_url, lambda c: c.execute("SELECT count(*) FROM account_ratings").fetchone()[0]) == 0
-    assert not in_transaction(migrated_url, lambda c: store.delete(c, a.id)), "deleting twice changes nothing"
-    assert in_transaction(migrated_url, lambda c: store.set_active(c, a.id, True)) is None
+    assert not in_transaction(migrated_url, lambda c: queries.delete(c, a.id)), "deleting twice changes nothing"
+    assert in_transaction(migrated_url, lambda c: queries.set_active(c, a.id, True)) is None
     # The same person signing in again starts a new account; the nickname is free again.
-    again = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {"nickname": "erin"}))
+    again = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"nickname": "erin"}))
     assert again.id != a.id and again.nickname == "erin"
 
 
 def test_the_accounts_command_deactivates_by_nickname(migrated_url):
-    a = in_transaction(migrated_url, lambda c: store.sign_in(c, ISSUER, "a", {"nickname": "frank"}))
+    a = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"nickname": "frank"}))
     env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": migrated_url}
     done = subprocess.run(
         [sys.executable, "-m", "playsite", "accounts", "deactivate", "FRANK"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
     assert f"account {a.id} nickname=frank status=deactivated" in done.stdout
-    assert in_transaction(migrated_url, lambda c: store.find(c, a.id)).status == "deactivated"
+    assert in_transaction(migrated_url, lambda c: queries.find(c, a.id)).status == "deactivated"
     missing = subprocess.run(
         [sys.executable, "-m", "playsite", "accounts", "show", str(uuid.uuid4())], env=env, capture_output=True, text=True, timeout=60
     )

@@ -7,6 +7,7 @@ Every function takes a connection and runs inside `Database.run`'s transaction.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import psycopg
 
@@ -20,23 +21,27 @@ class NicknameTaken(Exception):
     """Another account has this nickname (compared without case)."""
 
 
-def _account(row) -> Account | None:
-    return None if row is None else Account(id=row[0], nickname=row[1], status=row[2], session_generation=row[3])
+def _account(row: tuple[Any, ...]) -> Account:  # psycopg types a row's columns as Any
+    return Account(id=row[0], nickname=row[1], status=row[2], session_generation=row[3])
+
+
+def _found(row: tuple[Any, ...] | None) -> Account | None:
+    return None if row is None else _account(row)
 
 
 def find(conn: psycopg.Connection, account_id: uuid.UUID) -> Account | None:
-    return _account(conn.execute(f"SELECT {_COLUMNS} FROM accounts WHERE id = %s", (account_id,)).fetchone())
+    return _found(conn.execute(f"SELECT {_COLUMNS} FROM accounts WHERE id = %s", (account_id,)).fetchone())
 
 
 def find_by_subject(conn: psycopg.Connection, issuer: str, subject: str) -> Account | None:
-    return _account(
+    return _found(
         conn.execute(
             f"SELECT {_COLUMNS} FROM accounts WHERE issuer = %s AND subject = %s", (issuer, subject)
         ).fetchone()
     )
 
 
-def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict) -> Account:
+def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[str, object]) -> Account:
     """The account of (issuer, subject), created on first sign-in with a nickname taken from
     the provider's claims (made unique with a suffix). Two first sign-ins racing create one."""
     for attempt in range(NICKNAME_ATTEMPTS):
@@ -63,7 +68,7 @@ def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Ac
             ).fetchone()
     except psycopg.errors.UniqueViolation:
         raise NicknameTaken(nickname) from None
-    return _account(row)
+    return _found(row)
 
 
 def end_sessions(conn: psycopg.Connection, account_id: uuid.UUID) -> None:
@@ -81,7 +86,7 @@ def set_active(conn: psycopg.Connection, account_id: uuid.UUID, active: bool) ->
         f" WHERE id = %s AND status <> %s RETURNING {_COLUMNS}",
         (ACTIVE if active else DEACTIVATED, account_id, DELETED),
     ).fetchone()
-    return _account(row)
+    return _found(row)
 
 
 def delete(conn: psycopg.Connection, account_id: uuid.UUID) -> bool:
@@ -98,10 +103,3 @@ def delete(conn: psycopg.Connection, account_id: uuid.UUID) -> bool:
         == 1
     )
 
-
-def nicknames(conn: psycopg.Connection, account_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
-    """Nicknames of these accounts that still have one (deleted accounts have none)."""
-    rows = conn.execute(
-        "SELECT id, nickname FROM accounts WHERE id = ANY(%s) AND nickname IS NOT NULL", (account_ids,)
-    ).fetchall()
-    return dict(rows)

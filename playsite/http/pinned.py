@@ -1,0 +1,34 @@
+"""The hypercorn version the edge's patches were written for, checked where each is installed.
+
+`wsfail`, `wsbatch` and `cycles` replace private methods of hypercorn's classes, and `asgi`
+works around how hypercorn ends an HTTP exchange: each is a contract with one minor version of
+hypercorn's internals. pyproject.toml pins that version (`hypercorn>=0.18,<0.19`); installing a
+patch on any other version stops the server with a message saying which patch to re-check,
+instead of silently patching methods that may have changed or gone.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+HYPERCORN_SERIES = "0.18"
+"""The minor version whose internals the patches were written for (major.minor)."""
+
+
+class UnpinnedHypercorn(RuntimeError):
+    """The installed hypercorn is not the version a patch was written for."""
+
+
+def installed_hypercorn() -> str:
+    return version("hypercorn")
+
+
+def require_hypercorn(patch: str) -> None:
+    """Raise `UnpinnedHypercorn` unless the installed hypercorn is of HYPERCORN_SERIES."""
+    installed = installed_hypercorn()
+    if installed.split(".")[:2] != HYPERCORN_SERIES.split("."):
+        raise UnpinnedHypercorn(
+            f"{patch} patches hypercorn {HYPERCORN_SERIES}.x internals, but hypercorn {installed} is"
+            f" installed: check the patch against it, then move HYPERCORN_SERIES (playsite/http/pinned.py)"
+            f" and the pin in pyproject.toml together"
+        )
