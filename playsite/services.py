@@ -166,7 +166,7 @@ async def boot(
     showcase = None
     if settings.showcase_enabled:
         showcase = ShowcaseTable(
-            bot_id=settings.showcase_bot, store=store, registry=registry, bots=bots, webhooks=webhooks,
+            bot_id=settings.showcase_bot, database=getattr(store, "database", None), registry=registry, bots=bots, webhooks=webhooks,
             seed_window_s=settings.dice_seed_window_ms / 1000, sealer=Sealer.from_settings(settings),
         )
         await nursery.start(showcase.run)  # reconciled before the port opens
