@@ -40,6 +40,7 @@ from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
 from playsite.bots.accounts import BotDirectory
+from playsite.refusals import Refused
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slots
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
@@ -51,25 +52,23 @@ AUDIT_SHOWN = 20
 """Audit events a slot's view carries, newest first."""
 
 
-class SlotRefusal(Exception):
-    """A refused management request: HTTP `status`, a stable `code`, a sentence."""
+class SlotRefusal(Refused):
+    """A refused management request: a stable `code` and a sentence; `retry_after_s` when
+    the same request can succeed later, `revision` the slot's current revision (the client
+    re-reads with it)."""
 
-    def __init__(self, status: int, code: str, message: str, *, retry_after_s: int | None = None, revision: int | None = None):
-        super().__init__(f"{code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
+    def __init__(self, code: str, message: str, *, retry_after_s: int | None = None, revision: int | None = None):
+        super().__init__(code, message)
         self.retry_after_s = retry_after_s
         self.revision = revision
-        """The slot's current revision, sent as ETag with a 412 so the client can re-read."""
 
 
 def bot_not_found() -> SlotRefusal:
-    return SlotRefusal(404, "bot_not_found", "no such bot among the bots you manage")
+    return SlotRefusal("bot_not_found", "no such bot among the bots you manage")
 
 
 def admin_required() -> SlotRefusal:
-    return SlotRefusal(403, "admin_required", "administrator authority is not available for this request")
+    return SlotRefusal("admin_required", "administrator authority is not available for this request")
 
 
 @attrs.frozen
@@ -152,7 +151,7 @@ class WebhookManagement:
         setup = slots.setup_of(conn, bot_id)
         if setup is not None and setup.lease_live:
             raise SlotRefusal(
-                409, "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
+                "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
                 retry_after_s=slots.LEASE_LIFETIME_S,
             )
         self._check_revision(slot, if_match)
@@ -165,12 +164,12 @@ class WebhookManagement:
         from: claiming and releasing)."""
         if if_match is None:
             raise SlotRefusal(
-                428, "revision_required", "send If-Match with the slot's ETag (GET it first)",
+                "revision_required", "send If-Match with the slot's ETag (GET it first)",
                 revision=slot.revision if reveal else None,
             )
         if if_match != slot.revision:
             raise SlotRefusal(
-                412, "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
+                "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
             )
 
     async def _run(self, work):
@@ -233,16 +232,16 @@ class WebhookManagement:
         against (`If-Match`): the token holder learns it from the 428 or 412 (ETag)."""
         bot = self.bots.authenticate(token) if isinstance(token, str) and token else None
         if bot is None or not bot.registered:
-            raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+            raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
 
         def work(conn):
             slot = slots.fence(conn, bot.id)
             if slot is None:
-                raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+                raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
             self._check_revision(slot, if_match, reveal=True)
             owner, claimed_at, new = owners.claim(conn, bot.id, account.id)
             if owner != account.id:
-                raise SlotRefusal(409, "bot_owned", "another account owns this bot; its owner can release it")
+                raise SlotRefusal("bot_owned", "another account owns this bot; its owner can release it")
             revision = slot.revision
             if new:
                 slots.audit(conn, "bot.claimed", account.principal, bot.id, {})
@@ -301,7 +300,7 @@ class WebhookManagement:
             try:
                 check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
             except UrlRefused as refused:
-                raise SlotRefusal(422, "url_policy", refused.reason) from None
+                raise SlotRefusal("url_policy", refused.reason) from None
             generation = self.admins.digest if actor.authority == "admin" else None
             slots.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
             slots.bump(conn, bot_id)
@@ -315,7 +314,7 @@ class WebhookManagement:
         def work(conn):
             _, setup = self._begin_change(conn, actor, bot_id, if_match)
             if setup is None:
-                raise SlotRefusal(409, "no_setup", "this bot has no staged setup")
+                raise SlotRefusal("no_setup", "this bot has no staged setup")
             slots.discard(conn, bot_id)
             slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.setup.discarded", actor.principal, bot_id, {"authority": actor.authority})
@@ -329,7 +328,7 @@ class WebhookManagement:
         def work(conn):
             self._begin_change(conn, actor, bot_id, if_match)
             if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
-                raise SlotRefusal(409, "no_registration", "this bot has no webhook registration")
+                raise SlotRefusal("no_registration", "this bot has no webhook registration")
             slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.registration.removed", actor.principal, bot_id, {"authority": actor.authority})
             return self._view(conn, bot_id)
@@ -359,11 +358,11 @@ class WebhookManagement:
                 self.webhooks.installed(bot_id, outcome[0])
         registration, view, current, abandoned = outcome
         if abandoned is not None:
-            raise SlotRefusal(409, "setup_changed", f"the activation was not completed: {abandoned}; read the slot again")
+            raise SlotRefusal("setup_changed", f"the activation was not completed: {abandoned}; read the slot again")
         if failure is not None:
             code, reason = failure
             left = view["setup"]["attemptsLeft"] if view["setup"] else 0
-            raise SlotRefusal(422, code, f"{reason} ({left} activation attempts left)", revision=current)
+            raise SlotRefusal(code, f"{reason} ({left} activation attempts left)", revision=current)
         log.info("webhook activated: bot=%s by=%s host=%s generation=%d", bot_id, actor.authority,
                  host_of(setup.candidate_url), registration.registration_id)
         return Activated(view, current, secret)
@@ -371,15 +370,15 @@ class WebhookManagement:
     def _lease(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
         slot, setup = self._begin_change(conn, actor, bot_id, if_match)
         if setup is None or setup.state in ("activated", "scrubbed"):
-            raise SlotRefusal(409, "no_setup", "stage a candidate URL first")
+            raise SlotRefusal("no_setup", "stage a candidate URL first")
         if setup.state == "exhausted" or setup.attempts >= ATTEMPTS_MAX:
-            raise SlotRefusal(409, "attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
+            raise SlotRefusal("attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
         if setup.expired:
-            raise SlotRefusal(410, "setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
+            raise SlotRefusal("setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
         if setup.incarnation != slot.incarnation:
-            raise SlotRefusal(409, "setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
+            raise SlotRefusal("setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
         if actor.authority == "admin" and setup.authority == "admin" and setup.admin_generation != self.admins.digest:
-            raise SlotRefusal(409, "setup_changed", "this setup was staged under an earlier admin list; stage it again")
+            raise SlotRefusal("setup_changed", "this setup was staged under an earlier admin list; stage it again")
         revision = slots.bump(conn, bot_id)
         lease_id, attempts = slots.take_lease(conn, bot_id, revision)
         slots.audit(conn, "webhook.activation.start", actor.principal, bot_id, {

@@ -16,6 +16,8 @@ Every answer is `Cache-Control: no-store, private`; a slot's answers carry its `
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from quart import request
 
@@ -34,6 +36,25 @@ CHANGES_PER_MINUTE = 60
 CLAIMS_PER_MINUTE = 10
 """Per account. A claim checks a bot token, so it is held to fewer."""
 _ETAG = re.compile(r'"(\d{1,18})"')
+T = TypeVar("T")
+
+STATUSES = {
+    "bot_token_rejected": 403,
+    "admin_required": 403,
+    "bot_not_found": 404,
+    "activation_in_progress": 409,
+    "attempts_exhausted": 409,
+    "bot_owned": 409,
+    "no_registration": 409,
+    "no_setup": 409,
+    "setup_changed": 409,
+    "setup_expired": 410,
+    "revision_mismatch": 412,
+    "url_policy": 422,
+    "handshake_failed": 422,
+    "revision_required": 428,
+}
+"""docs/webhook-management.md: the status of each code `WebhookManagement` refuses with."""
 
 
 def etag(revision: int) -> str:
@@ -50,18 +71,9 @@ def if_match() -> int | None:
     return int(match[1]) if match else -1
 
 
-def refusal_of(refused: SlotRefusal) -> Refusal:
-    headers = {}
-    if refused.retry_after_s is not None:
-        headers["Retry-After"] = str(refused.retry_after_s)
-    if refused.revision is not None:
-        headers["ETag"] = etag(refused.revision)
-    return Refusal(refused.status, refused.code, refused.message, headers)
-
-
 def management_routes(services: Services, authority: str) -> RouteFamily:
     prefix = "/me" if authority == "owner" else "/admin"
-    routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE)
+    routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
     management = services.management
     accounts = services.accounts
     reads = RateLimiter(READS_PER_MINUTE, 60)
@@ -91,7 +103,16 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             raise rate_limited("management requests", retry_after)
         return Actor(account, authority)
 
-    async def managed(call):
+    def refusal_of(refused: SlotRefusal) -> Refusal:
+        """The family's refusal, with what the domain says about retrying and the revision."""
+        refusal = routes.refusal(refused)
+        if refused.retry_after_s is not None:
+            refusal.headers["Retry-After"] = str(refused.retry_after_s)
+        if refused.revision is not None:
+            refusal.headers["ETag"] = etag(refused.revision)
+        return refusal
+
+    async def managed(call: Awaitable[T]) -> T:
         try:
             return await call
         except SlotRefusal as refused:

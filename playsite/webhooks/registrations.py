@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 
 import trio
 
+from playsite.refusals import Refused
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -55,12 +56,11 @@ REGISTRATION_WINDOW_S = 60.0
 """Each registration attempt can cost an outbound request: at most this many per bot per window."""
 
 
-class RegistrationRefused(Exception):
+class RegistrationRefused(Refused):
     """`code` is url_policy or handshake_failed; `reason` says why, for the bot's author."""
 
     def __init__(self, code: str, reason: str):
-        super().__init__(f"{code}: {reason}")
-        self.code = code
+        super().__init__(code, reason)
         self.reason = reason
 
 
@@ -154,7 +154,7 @@ class Webhooks:
     async def register(self, bot_id: str, url: object) -> Registration:
         """Check the URL, run the handshake, store a new registration (replacing any).
 
-        Raises RegistrationRefused (422) or RegistrationRateLimited (429).
+        Raises RegistrationRefused or RegistrationRateLimited.
         """
         self._count_attempt(bot_id)
         try:
