@@ -136,7 +136,7 @@ async def boot(
         registry, events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
     )
     ratings = RatingBook(store)
-    webhooks = Webhooks.from_settings(store, settings)
+    webhooks = Webhooks.from_settings(getattr(store, "database", None), settings)
     await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
     lobby = Lobby(games, bots)

@@ -30,24 +30,30 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 import attrs
 import httpx
 import psycopg
 
+from playsite import principals
 from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
 from playsite.bots.accounts import BotDirectory
 from playsite.refusals import Refused
+from playsite.store.database import Database
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slots
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
 from playsite.webhooks.slots import ATTEMPTS_MAX, Setup, Slot
+from playsite.webhooks.store import PostgresWebhookStore, Registration
 
 log = logging.getLogger("playsite.webhooks")
 
+T = TypeVar("T")
 AUDIT_SHOWN = 20
 """Audit events a slot's view carries, newest first."""
 
@@ -106,6 +112,16 @@ def iso(moment: datetime | None) -> str | None:
 
 
 @attrs.frozen
+class _Completed:
+    """An activation's completion: the registration written (None when the echo failed), the
+    slot's view and revision after it."""
+
+    registration: Registration | None
+    view: dict
+    revision: int
+
+
+@attrs.frozen
 class Activated:
     view: dict
     revision: int
@@ -113,7 +129,7 @@ class Activated:
 
 
 class WebhookManagement:
-    def __init__(self, database, webhooks: Webhooks, bots: BotDirectory, admins: AdminAuthority):
+    def __init__(self, database: Database, webhooks: Webhooks, bots: BotDirectory, admins: AdminAuthority) -> None:
         self.database = database
         self.webhooks = webhooks
         self.bots = bots
@@ -144,7 +160,9 @@ class WebhookManagement:
             return self.admins.admits(conn, actor.account.id) and staged_here
         return owners.owner_of(conn, bot_id) == actor.account.id
 
-    def _begin_change(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+    def _begin_change(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None
+    ) -> tuple[Slot, Setup | None]:
         """Every change of a slot starts so, in this order: authority under the fence, then no
         live lease (409), then `If-Match` (428/412). Returns (slot, setup)."""
         slot = self._authorise(conn, actor, bot_id)
@@ -172,13 +190,14 @@ class WebhookManagement:
                 "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
             )
 
-    async def _run(self, work):
+    async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         return await self.database.run(work)
 
     # ----- views ---------------------------------------------------------------------------
 
     def _view(self, conn: psycopg.Connection, bot_id: str) -> tuple[dict, int]:
         slot = slots.peek(conn, bot_id)
+        assert slot is not None, "viewed after its authorisation"
         setup = slots.setup_of(conn, bot_id)
         registration = conn.execute(
             "SELECT registration_id, url, verified_at FROM webhook_registrations WHERE bot_id = %s", (bot_id,)
@@ -186,7 +205,7 @@ class WebhookManagement:
         owner = owners.owner_of(conn, bot_id)
         team, name = bot_id.split("/", 1)
         body = {
-            "bot": {"id": bot_id, "team": team, "name": name, "owner": None if owner is None else f"user:{owner}"},
+            "bot": {"id": bot_id, "team": team, "name": name, "owner": None if owner is None else principals.user(owner)},
             "revision": slot.revision,
             "registration": None
             if registration is None
@@ -218,7 +237,7 @@ class WebhookManagement:
         }
 
     async def view(self, actor: Actor, bot_id: str) -> tuple[dict, int]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             self._authorise(conn, actor, bot_id)
             return self._view(conn, bot_id)
 
@@ -234,7 +253,7 @@ class WebhookManagement:
         if bot is None or not bot.registered:
             raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, bool, int]:
             slot = slots.fence(conn, bot.id)
             if slot is None:
                 raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
@@ -254,7 +273,7 @@ class WebhookManagement:
         """The account stops owning the bot; a setup it staged can no longer be activated.
         Fenced on the slot's revision (`If-Match`), as every mutation is."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> None:
             slot = slots.fence(conn, bot_id)
             if slot is None or owners.owner_of(conn, bot_id) != account.id:
                 raise bot_not_found()
@@ -269,7 +288,7 @@ class WebhookManagement:
         await self._run(work)
 
     async def bots_of(self, actor: Actor) -> list[dict]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> list[dict]:
             if actor.authority == "admin":
                 if not self.admins.admits(conn, actor.account.id):
                     raise admin_required()
@@ -281,7 +300,7 @@ class WebhookManagement:
                     "id": bot_id,
                     "team": bot_id.split("/", 1)[0],
                     "name": bot_id.split("/", 1)[1],
-                    "owner": None if owner is None else f"user:{owner}",
+                    "owner": None if owner is None else principals.user(owner),
                     "claimedAt": iso(claimed_at),
                     "webhookRegistered": registered,
                 }
@@ -295,7 +314,7 @@ class WebhookManagement:
     async def stage(self, actor: Actor, bot_id: str, if_match: int | None, url: object) -> tuple[dict, int]:
         """Stage `url` as the slot's candidate (replacing any setup that is not activating)."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             slot, _ = self._begin_change(conn, actor, bot_id, if_match)
             try:
                 check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
@@ -311,7 +330,7 @@ class WebhookManagement:
         return await self._run(work)
 
     async def discard(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             _, setup = self._begin_change(conn, actor, bot_id, if_match)
             if setup is None:
                 raise SlotRefusal("no_setup", "this bot has no staged setup")
@@ -325,7 +344,7 @@ class WebhookManagement:
     async def remove(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
         """Delete the bot's current registration: no more webhook deliveries."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             self._begin_change(conn, actor, bot_id, if_match)
             if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
                 raise SlotRefusal("no_registration", "this bot has no webhook registration")
@@ -354,12 +373,13 @@ class WebhookManagement:
             failure = (refused.code, refused.reason)
         async with self.webhooks.fence(bot_id):
             outcome = await self._run(lambda conn: self._complete(conn, actor, bot_id, setup, lease_id, revision, secret, failure))
-            if outcome[0] is not None:
-                self.webhooks.installed(bot_id, outcome[0])
-        registration, view, current, abandoned = outcome
-        if abandoned is not None:
-            raise SlotRefusal("setup_changed", f"the activation was not completed: {abandoned}; read the slot again")
-        if failure is not None:
+            if isinstance(outcome, _Completed) and outcome.registration is not None:
+                self.webhooks.installed(bot_id, outcome.registration)
+        if isinstance(outcome, str):
+            raise SlotRefusal("setup_changed", f"the activation was not completed: {outcome}; read the slot again")
+        view, current, registration = outcome.view, outcome.revision, outcome.registration
+        if registration is None:
+            assert failure is not None, "only a failed echo writes no registration"
             code, reason = failure
             left = view["setup"]["attemptsLeft"] if view["setup"] else 0
             raise SlotRefusal(code, f"{reason} ({left} activation attempts left)", revision=current)
@@ -367,7 +387,9 @@ class WebhookManagement:
                  host_of(setup.candidate_url), registration.registration_id)
         return Activated(view, current, secret)
 
-    def _lease(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+    def _lease(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None
+    ) -> tuple[Setup, uuid.UUID, int]:
         slot, setup = self._begin_change(conn, actor, bot_id, if_match)
         if setup is None or setup.state in ("activated", "scrubbed"):
             raise SlotRefusal("no_setup", "stage a candidate URL first")
@@ -387,15 +409,18 @@ class WebhookManagement:
         })
         return setup, lease_id, revision
 
-    def _complete(self, conn, actor: Actor, bot_id: str, setup: Setup, lease_id: uuid.UUID, revision: int,
-                  secret: str, failure: tuple[str, str] | None):
+    def _complete(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, setup: Setup, lease_id: uuid.UUID, revision: int,
+        secret: str, failure: tuple[str, str] | None,
+    ) -> _Completed | str:
+        """The activation's second transaction: `_Completed`, or why it was abandoned."""
         slot = slots.fence(conn, bot_id)
         now = slots.setup_of(conn, bot_id) if slot is not None else None
         ours = now is not None and now.lease_id == lease_id
         why = None
         if slot is None or slot.incarnation != setup.incarnation:
             why = "the bot was replaced"
-        elif not ours:
+        elif now is None or not ours:
             why = "the lease was lost"
         elif not now.lease_live:
             why = "the lease expired"
@@ -411,10 +436,14 @@ class WebhookManagement:
                 slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.activation.abandoned", actor.principal, bot_id,
                         {"setupId": str(setup.setup_id), "leaseId": str(lease_id), "why": why})
-            return None, None, None, why  # committed, then refused
+            return why  # committed, then refused
+        assert now is not None
         registration = None
+        detail: dict[str, object]
         if failure is None:
-            registration = self.webhooks.store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
+            store = self.webhooks.store
+            assert isinstance(store, PostgresWebhookStore), "webhook management runs only with PostgreSQL"
+            registration = store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
             slots.end_lease(conn, bot_id, "activated")
             kind, detail = "webhook.activation.complete", {"registrationId": registration.registration_id}
         else:
@@ -425,7 +454,7 @@ class WebhookManagement:
         slots.audit(conn, kind, actor.principal, bot_id,
                     {"setupId": str(setup.setup_id), "leaseId": str(lease_id), **detail})
         view, current = self._view(conn, bot_id)
-        return registration, view, current, None
+        return _Completed(registration, view, current)
 
     # ----- the sole admin generation's duty --------------------------------------------------
 
@@ -435,7 +464,7 @@ class WebhookManagement:
         bot_ids = await self._run(lambda conn: slots.admin_setups_of_other_generations(conn, self.admins.digest))
         scrubbed = 0
         for bot_id in bot_ids:
-            def work(conn, bot_id=bot_id):
+            def work(conn: psycopg.Connection, bot_id: str = bot_id) -> bool:
                 if slots.fence(conn, bot_id) is None or not self.admins.sole(conn):
                     return False
                 setup = slots.setup_of(conn, bot_id)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from quart import request
+from quart import Response, request
 
 from playsite.accounts.model import Account
 from playsite.accounts.routes import PRIVATE, csrf_origin_rejected, not_signed_in
@@ -75,13 +75,14 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     prefix = "/me" if authority == "owner" else "/admin"
     routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
     management = services.management
+    assert management is not None, "mounted only when webhook management is"
     accounts = services.accounts
     reads = RateLimiter(READS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     claims = RateLimiter(CLAIMS_PER_MINUTE, 60)
 
     @routes.after_request
-    async def private(response):
+    async def private(response: Response) -> Response:
         """Every answer of the family, refusals included, is for this person only (one place
         sets it, so no route or refusal can forget it)."""
         response.headers["Cache-Control"] = PRIVATE["Cache-Control"]
@@ -118,14 +119,14 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
         except SlotRefusal as refused:
             raise refusal_of(refused) from None
 
-    def slot_answer(view: dict, revision: int, status: int = 200, extra: dict | None = None):
+    def slot_answer(view: dict, revision: int, status: int = 200, extra: dict | None = None) -> Response:
         return json_response({**view, **(extra or {})}, status, {"ETag": etag(revision)})
 
     async def no_fields() -> None:
         reject_unknown_fields(await json_object(), set())
 
     @routes.get(f"{prefix}/bots")
-    async def list_bots():
+    async def list_bots() -> Response:
         who = await actor(write=False)
         return json_response({"bots": await managed(management.bots_of(who))})
 
@@ -133,7 +134,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
         @routes.post("/me/bots")
         @body_limit(BODY_MAX)
-        async def claim_bot():
+        async def claim_bot() -> Response:
             who = await actor(write=True, limiter=claims)
             body = await json_object()
             reject_unknown_fields(body, {"token"})
@@ -142,21 +143,21 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
         @routes.delete("/me/bots/<team>/<name>")
         @body_limit(BODY_MAX)
-        async def release_bot(team: str, name: str):
+        async def release_bot(team: str, name: str) -> Response:
             who = await actor(write=True)
             await no_fields()
             await managed(management.release(who.account, f"{team}/{name}", if_match()))
             return empty_response(204)
 
     @routes.get(f"{prefix}/bots/<team>/<name>/webhook")
-    async def read_slot(team: str, name: str):
+    async def read_slot(team: str, name: str) -> Response:
         who = await actor(write=False)
         view, revision = await managed(management.view(who, f"{team}/{name}"))
         return slot_answer(view, revision)
 
     @routes.put(f"{prefix}/bots/<team>/<name>/webhook/setup")
     @body_limit(BODY_MAX)
-    async def stage_setup(team: str, name: str):
+    async def stage_setup(team: str, name: str) -> Response:
         who = await actor(write=True)
         body = await json_object()
         reject_unknown_fields(body, {"url"})
@@ -165,7 +166,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
     @routes.delete(f"{prefix}/bots/<team>/<name>/webhook/setup")
     @body_limit(BODY_MAX)
-    async def discard_setup(team: str, name: str):
+    async def discard_setup(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
         view, revision = await managed(management.discard(who, f"{team}/{name}", if_match()))
@@ -173,7 +174,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
     @routes.post(f"{prefix}/bots/<team>/<name>/webhook/setup/activate")
     @body_limit(BODY_MAX)
-    async def activate_setup(team: str, name: str):
+    async def activate_setup(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
         activated = await managed(management.activate(who, f"{team}/{name}", if_match()))
@@ -181,7 +182,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
     @routes.delete(f"{prefix}/bots/<team>/<name>/webhook")
     @body_limit(BODY_MAX)
-    async def remove_registration(team: str, name: str):
+    async def remove_registration(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
         view, revision = await managed(management.remove(who, f"{team}/{name}", if_match()))

@@ -22,13 +22,16 @@ import hmac
 import json
 import logging
 import secrets
+import ssl
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 import trio
 
+from playsite.config import Settings
 from playsite.refusals import Refused
+from playsite.store.database import Database
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -100,8 +103,8 @@ class Webhooks:
         enabled: bool = True,
         wall_clock: Callable[[], datetime] = utc_now,
         resolver: Resolver | None = None,
-        verify=True,
-    ):
+        verify: bool | str | ssl.SSLContext = True,
+    ) -> None:
         self.store = store
         self.policy = policy
         self.enabled = enabled
@@ -120,9 +123,9 @@ class Webhooks:
         """Delivery attempts of this process by outcome (`applied`, `timed_out`, `http_503` ...), for /metrics."""
 
     @classmethod
-    def from_settings(cls, store, settings) -> Webhooks:
+    def from_settings(cls, database: Database | None, settings: Settings) -> Webhooks:
         return cls(
-            webhook_store_for(store, Sealer.from_settings(settings)),
+            webhook_store_for(database, Sealer.from_settings(settings)),
             UrlPolicy.from_settings(settings),
             enabled=settings.webhook_push_enabled,
         )
