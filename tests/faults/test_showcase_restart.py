@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from tests.support.waiting import wait_until
-from tests.transports.webhook_receiver import WebhookReceiver
+from tests.support.receiver import WebhookReceiver
 
 pytestmark = pytest.mark.postgres
 

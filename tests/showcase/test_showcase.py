@@ -23,7 +23,7 @@ from playsite.wire import Fischer, Resign
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.waiting import deadline, wait_until
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
+from tests.support.receiver import Reply, WebhookReceiver
 
 pytestmark = pytest.mark.postgres
 
