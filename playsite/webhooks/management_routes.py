@@ -28,7 +28,7 @@ from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limit
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import empty_response, json_response
 from playsite.services import Services
-from playsite.webhooks.management import Actor, SlotRefusal, admin_required
+from playsite.webhooks.management import Actor, SlotRefusal, WebhookManagement, admin_required
 
 BODY_MAX = 4096
 READS_PER_MINUTE = 240
@@ -74,8 +74,12 @@ def if_match() -> int | None:
 def management_routes(services: Services, authority: str) -> RouteFamily:
     prefix = "/me" if authority == "owner" else "/admin"
     routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
-    management = services.management
-    assert management is not None, "mounted only when webhook management is"
+
+    def management() -> WebhookManagement:
+        """The service: the family is mounted only with it (a route table may be listed without it)."""
+        assert services.management is not None, "webhook management is not configured"
+        return services.management
+
     accounts = services.accounts
     reads = RateLimiter(READS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
@@ -97,7 +101,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
         account: Account | None = await accounts.signed_in()
         if account is None:
             raise not_signed_in()
-        if authority == "admin" and not management.admins.is_admin(account.id):
+        if authority == "admin" and not management().admins.is_admin(account.id):
             raise refusal_of(admin_required())
         limiter = limiter or (changes if write else reads)
         if (retry_after := limiter.attempt(str(account.id))) is not None:
@@ -128,7 +132,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     @routes.get(f"{prefix}/bots")
     async def list_bots() -> Response:
         who = await actor(write=False)
-        return json_response({"bots": await managed(management.bots_of(who))})
+        return json_response({"bots": await managed(management().bots_of(who))})
 
     if authority == "owner":
 
@@ -138,7 +142,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
             who = await actor(write=True, limiter=claims)
             body = await json_object()
             reject_unknown_fields(body, {"token"})
-            bot, new, revision = await managed(management.claim(who.account, body.get("token"), if_match()))
+            bot, new, revision = await managed(management().claim(who.account, body.get("token"), if_match()))
             return json_response(bot, 201 if new else 200, {"ETag": etag(revision)})
 
         @routes.delete("/me/bots/<team>/<name>")
@@ -146,13 +150,13 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
         async def release_bot(team: str, name: str) -> Response:
             who = await actor(write=True)
             await no_fields()
-            await managed(management.release(who.account, f"{team}/{name}", if_match()))
+            await managed(management().release(who.account, f"{team}/{name}", if_match()))
             return empty_response(204)
 
     @routes.get(f"{prefix}/bots/<team>/<name>/webhook")
     async def read_slot(team: str, name: str) -> Response:
         who = await actor(write=False)
-        view, revision = await managed(management.view(who, f"{team}/{name}"))
+        view, revision = await managed(management().view(who, f"{team}/{name}"))
         return slot_answer(view, revision)
 
     @routes.put(f"{prefix}/bots/<team>/<name>/webhook/setup")
@@ -161,7 +165,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
         who = await actor(write=True)
         body = await json_object()
         reject_unknown_fields(body, {"url"})
-        view, revision = await managed(management.stage(who, f"{team}/{name}", if_match(), body.get("url")))
+        view, revision = await managed(management().stage(who, f"{team}/{name}", if_match(), body.get("url")))
         return slot_answer(view, revision)
 
     @routes.delete(f"{prefix}/bots/<team>/<name>/webhook/setup")
@@ -169,7 +173,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     async def discard_setup(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
-        view, revision = await managed(management.discard(who, f"{team}/{name}", if_match()))
+        view, revision = await managed(management().discard(who, f"{team}/{name}", if_match()))
         return slot_answer(view, revision)
 
     @routes.post(f"{prefix}/bots/<team>/<name>/webhook/setup/activate")
@@ -177,7 +181,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     async def activate_setup(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
-        activated = await managed(management.activate(who, f"{team}/{name}", if_match()))
+        activated = await managed(management().activate(who, f"{team}/{name}", if_match()))
         return slot_answer(activated.view, activated.revision, extra={"secret": activated.secret})
 
     @routes.delete(f"{prefix}/bots/<team>/<name>/webhook")
@@ -185,7 +189,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
     async def remove_registration(team: str, name: str) -> Response:
         who = await actor(write=True)
         await no_fields()
-        view, revision = await managed(management.remove(who, f"{team}/{name}", if_match()))
+        view, revision = await managed(management().remove(who, f"{team}/{name}", if_match()))
         return slot_answer(view, revision)
 
     return routes

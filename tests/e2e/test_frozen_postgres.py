@@ -5,13 +5,9 @@ both, and a failed creation leaves no game behind."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
-import signal
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import psycopg
@@ -22,6 +18,7 @@ from playsite.http.errors import READ_TIMEOUT_S
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
 from tests.support.client import Player, Table, create_game
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.frozen_postgres import frozen
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
@@ -38,32 +35,6 @@ def server_env(url: str) -> dict[str, str]:
         "PLAY_DB_STATEMENT_TIMEOUT_MS": "1000",
         "PLAY_DB_POOL_SIZE": "4",
     }
-
-
-def cluster_pids(data: Path) -> list[int]:
-    """The postmaster and every process it started (backends, writers)."""
-    postmaster = int((data / "postmaster.pid").read_text().split()[0])
-    children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
-                    children.append(int(entry.name))
-    return [postmaster, *children]
-
-
-@contextlib.contextmanager
-def frozen(cluster):
-    """Every PostgreSQL process stopped (a server that hangs, not one that refuses) for the block."""
-    pids = cluster_pids(cluster.data)
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
 
 
 def settled(url: str, timeout_s: float = 30) -> None:

@@ -17,8 +17,8 @@ from playsite.accounts import store as accounts_store
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.webhooks.slots import LEASE_LIFETIME_S
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
-from tests.support.waiting import wait_until
 from tests.support.receiver import WebhookReceiver, echo
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
 

@@ -9,9 +9,9 @@ import pytest
 import trio
 
 from playsite.webhooks import slots
-from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.receiver import Reply, WebhookReceiver, echo
+from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name
 
 pytestmark = pytest.mark.postgres
 
