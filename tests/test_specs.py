@@ -275,6 +275,8 @@ def source_error_codes() -> set[tuple[int, str]]:
         for code in re.findall(r'(?:BotApiRefusal|IdentityError)\(\s*"([a-z_]+)"', text):
             pairs.add((REFUSAL_STATUS[code], code))
         pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
+        for table in re.findall(r"^[A-Z_]*STATUSES = \{\n(.*?)^\}", text, re.M | re.S):  # a route family's statuses=
+            pairs.update((int(s), c) for c, s in re.findall(r'"([a-z_]+)": (\d{3})', table))
     return pairs
 
 
