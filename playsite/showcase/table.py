@@ -38,9 +38,9 @@ import attrs
 import psycopg
 import trio
 
+from playsite import principals
 from playsite.bots.accounts import BotDirectory
 from playsite.games.creation import human_seat
-from playsite import principals
 from playsite.refusals import Refused
 from playsite.rooms.admission import AdmissionRefused, Purpose
 from playsite.rooms.intents import Abort, PlayerCommand
@@ -91,7 +91,7 @@ class Spectating:
 
 
 class ShowcaseUnavailable(Refused):
-    """The table cannot take claims now; `why` says why, for the log."""
+    """The table cannot take claims now; `why`: what keeps it closed (a reason or a failure)."""
 
     def __init__(self, why: str):
         super().__init__("showcase_unavailable", "the showcase table cannot take claims now")
