@@ -136,7 +136,7 @@ async def boot(
         registry, events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
     )
     ratings = RatingBook(store)
-    webhooks = Webhooks.from_settings(store, settings)
+    webhooks = Webhooks.from_settings(getattr(store, "database", None), settings)
     await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
     lobby = Lobby(games, bots)
@@ -166,7 +166,7 @@ async def boot(
     showcase = None
     if settings.showcase_enabled:
         showcase = ShowcaseTable(
-            bot_id=settings.showcase_bot, store=store, registry=registry, bots=bots, webhooks=webhooks,
+            bot_id=settings.showcase_bot, database=getattr(store, "database", None), registry=registry, bots=bots, webhooks=webhooks,
             seed_window_s=settings.dice_seed_window_ms / 1000, sealer=Sealer.from_settings(settings),
         )
         await nursery.start(showcase.run)  # reconciled before the port opens

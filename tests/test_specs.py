@@ -20,22 +20,15 @@ import hmac
 import json
 import random
 import re
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 import pytest
 import trio
 import yaml
-from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
 from quart_trio import QuartTrio
-from referencing import Registry as SchemaRegistry
-from referencing import Resource
-from referencing.jsonschema import DRAFT202012
 from trio_websocket import ConnectionRejected, open_websocket_url
 
 from playsite import wire
@@ -48,14 +41,12 @@ from playsite.http.errors import EDGE_STATUSES
 from playsite.specs_routes import specs_routes
 from playsite.webhooks.management_routes import management_routes
 from tests.support.app import booted
+from tests.support.documented import ASYNCAPI_PATH, OPENAPI_PATH, ROOT, SPECS, Documented, pointer, wire_documents
+from tests.support.receiver import WebhookReceiver, echo
 from tests.support.turns import random_turn
 from tests.support.waiting import deadline
 from tests.wire import examples
 
-ROOT = Path(__file__).resolve().parents[1]
-SPECS = ROOT / "specs"
-OPENAPI_PATH = SPECS / "openapi.yaml"
-ASYNCAPI_PATH = SPECS / "asyncapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
 FRAMEWORK_ENDPOINTS = {
     "static": "Quart's built-in /static/<filename>; playsite ships no static folder, so it answers 404 to all",
@@ -76,123 +67,10 @@ EVERY_MESSAGE = SERVER_FRAMES + COMMANDS + ACCOUNT_EVENTS + ["KeepAlive"] + WEBH
 # ----- loading and resolving ---------------------------------------------------------------------
 
 
-def escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
-
-
-def pointer(*parts: str) -> str:
-    return "".join("/" + escape(str(part)) for part in parts)
-
-
 def template(path: str) -> str:
     """A route with its parameter names erased: /games/<game_id>/ws and /games/{id}/ws -> /games/{}/ws."""
     path = re.sub(r"<(?:[^<>:]+:)?[^<>]+>", "{}", path)
     return re.sub(r"\{[^{}]+\}", "{}", path)
-
-
-def wire_documents() -> dict[str, dict]:
-    return {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted((SPECS / "wire").glob("*.json"))}
-
-
-class Documented:
-    """The two documents, with JSON Schema validators for what they say a message looks like."""
-
-    def __init__(self) -> None:
-        self.openapi = yaml.safe_load(OPENAPI_PATH.read_text(encoding="utf-8"))
-        self.asyncapi = yaml.safe_load(ASYNCAPI_PATH.read_text(encoding="utf-8"))
-        resources = [
-            (OPENAPI_PATH.as_uri(), DRAFT202012.create_resource(self.openapi)),
-            (ASYNCAPI_PATH.as_uri(), DRAFT202012.create_resource(self.asyncapi)),
-        ]
-        for name, schema in wire_documents().items():
-            resource = Resource.from_contents(schema)
-            # Reached as a relative file from the documents, and by $id from sibling schemas.
-            resources.append(((SPECS / "wire" / name).as_uri(), resource))
-            resources.append((schema["$id"], resource))
-        self.registry = SchemaRegistry().with_resources(resources)
-        self._validators: dict[str, Draft202012Validator] = {}
-
-    def validator(self, uri: str) -> Draft202012Validator:
-        if uri not in self._validators:
-            self._validators[uri] = Draft202012Validator(
-                {"$ref": uri}, registry=self.registry, format_checker=Draft202012Validator.FORMAT_CHECKER
-            )
-        return self._validators[uri]
-
-    def validator_for(self, schema: dict) -> Draft202012Validator:
-        """A validator for a schema written inline (its $refs relative to asyncapi.yaml)."""
-        return Draft202012Validator(
-            {"$id": ASYNCAPI_PATH.as_uri(), **schema}, registry=self.registry,
-            format_checker=Draft202012Validator.FORMAT_CHECKER,
-        )
-
-    # --- openapi ---
-
-    def operation(self, method: str, path: str) -> dict:
-        item = self.openapi["paths"].get(path)
-        assert item is not None and method in item, f"openapi.yaml has no {method.upper()} {path}"
-        return item[method]
-
-    def response(self, method: str, path: str, status: int) -> tuple[str, dict]:
-        """(JSON pointer, object) of the documented response, a $ref followed."""
-        responses = self.operation(method, path)["responses"]
-        assert str(status) in responses, (
-            f"{method.upper()} {path} answered {status}; openapi.yaml documents only {sorted(responses)}"
-        )
-        where = pointer("paths", path, method, "responses", str(status))
-        found = responses[str(status)]
-        if "$ref" in found:
-            where = found["$ref"].removeprefix("#")
-            found = self.resolve_local(self.openapi, found["$ref"])
-        return where, found
-
-    def check(self, method: str, path: str, status: int, content_type: str | None, body: bytes):
-        """Assert an answer is documented: its status, its media type and (JSON) its body's schema."""
-        where, documented = self.response(method, path, status)
-        content = documented.get("content")
-        what = f"{method.upper()} {path} -> {status}"
-        if not content:
-            assert body == b"", f"{what}: documented without a body, got {body[:200]!r}"
-            return None
-        media = (content_type or "").split(";")[0].strip()
-        assert media in content, f"{what}: answered as {media!r}, documented as {sorted(content)}"
-        if media != "application/json":
-            return None
-        parsed = json.loads(body)
-        errors = sorted(
-            self.validator(f"{OPENAPI_PATH.as_uri()}#{where}{pointer('content', media, 'schema')}").iter_errors(parsed),
-            key=str,
-        )
-        assert not errors, f"{what}: body does not match openapi.yaml:\n{errors[0]}\nbody: {parsed}"
-        return parsed
-
-    def check_http(self, method: str, path: str, response: httpx.Response):
-        return self.check(method, path, response.status_code, response.headers.get("content-type"), response.content)
-
-    # --- asyncapi ---
-
-    def check_message(self, name: str, instance) -> None:
-        uri = f"{ASYNCAPI_PATH.as_uri()}#{pointer('components', 'messages', name, 'payload')}"
-        errors = sorted(self.validator(uri).iter_errors(instance), key=str)
-        assert not errors, f"{name}: does not match asyncapi.yaml:\n{errors[0]}\ninstance: {instance}"
-
-    def check_line(self, line: str) -> str:
-        """Validate one ndjson line or socket frame against the message it names; returns the name."""
-        if line == "":
-            self.check_message("KeepAlive", line)
-            return "KeepAlive"
-        parsed = json.loads(line)
-        (name,) = parsed
-        self.check_message(name, parsed)
-        return name
-
-    @staticmethod
-    def resolve_local(document: dict, ref: str):
-        node = document
-        for part in ref.removeprefix("#/").split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        return node
 
 
 @pytest.fixture(scope="module")
@@ -400,6 +278,8 @@ def source_error_codes() -> set[tuple[int, str]]:
             if code in statuses:  # the Bot API's codes; other families' tables are their own
                 pairs.add((statuses[code], code))
         pairs.update((422, code) for code in re.findall(r'RegistrationRefused\(\s*"([a-z_]+)"', text))
+        for table in re.findall(r"^[A-Z_]*STATUSES = \{\n(.*?)^\}", text, re.M | re.S):  # a route family's statuses=
+            pairs.update((int(s), c) for c, s in re.findall(r'"([a-z_]+)": (\d{3})', table))
     return pairs
 
 
@@ -747,57 +627,9 @@ async def test_answers_any_request_may_get_match_their_components(documented):
 # ----- true: webhook push --------------------------------------------------------------------------
 
 
-class HookEndpoint:
-    """A bot's webhook: a stdlib HTTP server that records every request and answers as a bot does."""
-
-    def __init__(self, base_url: str):
-        self.base_url = base_url
-        self.seen: list[tuple[dict[str, str], bytes]] = []
-        self.rng = random.Random(11)
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (the stdlib's name)
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                endpoint.seen.append(({k: v for k, v in self.headers.items()}, raw))
-                answer = json.dumps(endpoint.answer(json.loads(raw))).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def answer(self, message: dict) -> dict:
-        if message.get("type") == "verification":
-            return {"nonce": message["nonce"]}
-        tree = message["state"]["legalMoves"]
-        if tree is None:
-            tree = httpx.get(f"{self.base_url}/games/{message['gameId']}/moves", timeout=10).json()["legalMoves"]
-        return {"moves": random_turn(tree, self.rng)}
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
-
-
 def test_real_webhook_posts_match_asyncapi(serve, documented):
     server = serve({"WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true", "DICE_SEED_WINDOW_MS": "0"})
-    with httpx.Client(base_url=server.base_url, timeout=15) as http, HookEndpoint(server.base_url) as hook:
+    with httpx.Client(base_url=server.base_url, timeout=15) as http, WebhookReceiver(seed=11) as hook:
 
         def call(method: str, route: str, url: str | None = None, **kwargs) -> httpx.Response:
             response = http.request(method.upper(), url or route, **kwargs)
@@ -807,10 +639,10 @@ def test_real_webhook_posts_match_asyncapi(serve, documented):
         team = f"hook-{uuid.uuid4().hex[:8]}"
         mine = bearer(call("post", "/bot/register", json={"team": team, "name": "bot"}).json()["token"])
         assert call("get", "/bot/webhook", headers=mine).status_code == 404
-        registered = call("post", "/bot/webhook", headers=mine, json={"url": hook.url})
+        registered = call("post", "/bot/webhook", headers=mine, json={"url": hook.url()})
         assert registered.status_code == 201, registered.text
         secret = registered.json()["secret"]
-        assert call("get", "/bot/webhook", headers=mine).json()["url"] == hook.url
+        assert call("get", "/bot/webhook", headers=mine).json()["url"] == hook.url()
         refused = call("post", "/bot/webhook", headers=mine, json={"url": "ftp://example.org/"})
         assert refused.json()["error"]["code"] == "url_policy"
 
@@ -821,7 +653,7 @@ def test_real_webhook_posts_match_asyncapi(serve, documented):
                        headers=theirs).json()["gameId"]
         deadline = time.monotonic() + 30
         rng = random.Random(5)
-        while not any(b'"yourTurn"' in body for _, body in hook.seen):
+        while not hook.of_kind("yourTurn"):
             assert time.monotonic() < deadline, "no yourTurn delivery"
             for game in call("get", "/bot/games", headers=theirs).json()["games"]:
                 if game["dicePending"] and game["activeSeat"] == game["seat"]:  # the other bot plays by polling
@@ -836,22 +668,22 @@ def test_real_webhook_posts_match_asyncapi(serve, documented):
         assert call("delete", "/bot/webhook", headers=mine).status_code == 204
 
     kinds = []
-    for headers, raw in hook.seen:
-        message = json.loads(raw)
+    for seen in hook.seen:
+        message = seen.json
         name = {"verification": "Verification", "yourTurn": "YourTurn"}[message["type"]]
         kinds.append(name)
         documented.check_message(name, message)
         header_schema = documented.asyncapi["components"]["messages"][name]["headers"]
         canonical = {key.lower(): key for key in header_schema["properties"]}
-        headers = {canonical.get(key.lower(), key): value for key, value in headers.items()}
+        headers = {canonical.get(key, key): value for key, value in seen.headers.items()}
         documented.validator_for(header_schema).validate(headers)
         reply = {"Verification": "VerificationEcho", "YourTurn": "TurnAnswer"}[name]
-        documented.check_message(reply, hook.answer(message) if name == "Verification" else {"moves": []})
+        documented.check_message(reply, json.loads(echo(seen).body) if name == "Verification" else {"moves": []})
         if name == "Verification":  # the unsigned verification echo
             assert "X-DiceChess-Signature" not in headers and "X-DiceChess-Timestamp" not in headers
             continue
         # Every delivery is signed with the registration's secret.
-        signed = headers["X-DiceChess-Timestamp"].encode() + b"." + raw
+        signed = headers["X-DiceChess-Timestamp"].encode() + b"." + seen.body
         expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
         assert hmac.compare_digest(expected, headers["X-DiceChess-Signature"]), name
     assert kinds[0] == "Verification" and "YourTurn" in kinds

@@ -57,7 +57,7 @@ class AdminAuthority:
         self.admins = frozenset(str(uuid.UUID(str(a))) for a in admins)
         self.digest = generation_digest(self.admins)
         self.instance_id = instance_id or uuid.uuid4()
-        self.on_sole: list[Callable[[], Awaitable[None]]] = []
+        self.on_sole: list[Callable[[], Awaitable[object]]] = []
         """Async callables run after a beat that found this generation the only live one."""
 
     def is_admin(self, account_id: str | uuid.UUID) -> bool:

@@ -21,7 +21,7 @@ def archive_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("archive", __name__, statuses=GAME_STATUSES)
 
     @routes.get("/games/<game_id>/history")
-    async def read_history(game_id: str):
+    async def read_history(game_id: str) -> Response:
         game_id = canonical_game_id(game_id)
         record = await read_or_unavailable(
             lambda: services.store.read_archive(game_id), "the history could not be read; try again"
@@ -33,7 +33,7 @@ def archive_routes(services: Services) -> RouteFamily:
         return Response(text, content_type="application/json", headers={"Cache-Control": IMMUTABLE})
 
     @routes.get("/archive")
-    async def list_archive():
+    async def list_archive() -> Response:
         limit = request.args.get("limit", str(ARCHIVE_LIST_DEFAULT))
         if not limit.isdigit() or not 1 <= int(limit) <= ARCHIVE_LIST_MAX:
             raise Refusal(400, "invalid_request", f"limit: a whole number from 1 to {ARCHIVE_LIST_MAX}")

@@ -87,6 +87,7 @@ class Opportunity:
         if self.phase is Phase.AVAILABLE:
             return self.ended_at + OFFER_WINDOW_S
         if self.phase is Phase.OFFERED:
+            assert self.proposed_at is not None, "an offer has its proposal's time"
             return self.proposed_at + OFFER_WINDOW_S
         return None
 
@@ -117,6 +118,7 @@ class Opportunity:
             raise ValueError(f"unknown seat or action: {seat!r} {action!r}")
         current = self.at(now)
         if current.phase is Phase.CLOSED:
+            assert current.closed_reason is not None, "a closed opportunity has its reason"
             raise RematchClosed(f"the opportunity is closed ({current.closed_reason.value})")
         if current.phase is Phase.AVAILABLE and action == "propose":
             return attrs.evolve(current, phase=Phase.OFFERED, proposed_at=now, initiator=seat, consents=frozenset({seat}))

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 
 import attrs
 import psycopg
+from psycopg.rows import TupleRow
 
 from playsite.rematch.opportunity import ClosedReason, Opportunity, Phase
 from playsite.store.base import GameWrite
@@ -51,7 +52,7 @@ class Successor:
     tokens: dict[Seat, str | None]
     """Successor seat -> its capability (None once erased)."""
 
-    def seat_of(self, source_seat: Seat) -> Seat:
+    def seat_moved_from(self, source_seat: Seat) -> Seat:
         """The successor seat of the participant who sat at `source_seat` in the source."""
         if source_seat == Seat.WHITE:
             return self.white_moves_to
@@ -61,12 +62,12 @@ class Successor:
 _COLUMNS = "phase, ended_at, proposed_at, initiator, consents, closed_reason, successor_game_id"
 
 
-def _opportunity(source_game_id: str, row) -> Opportunity:
+def _opportunity(source_game_id: str, row: TupleRow) -> Opportunity:
     phase, ended_at, proposed_at, initiator, consents, closed_reason, successor = row
     return Opportunity(
         source_game_id=source_game_id,
         phase=Phase(phase),
-        ended_at=seconds(ended_at),
+        ended_at=ended_at.timestamp(),
         proposed_at=seconds(proposed_at),
         initiator=None if initiator is None else Seat(initiator),
         consents=frozenset(Seat(seat) for seat in consents),
@@ -93,6 +94,7 @@ def lock(conn: psycopg.Connection, source_game_id: str, ended_at: float) -> Oppo
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM rematch_opportunities WHERE source_game_id = %s FOR UPDATE", (source_game_id,)
     ).fetchone()
+    assert row is not None, "inserted above if it was missing"
     return _opportunity(source_game_id, row)
 
 

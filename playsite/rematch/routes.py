@@ -17,19 +17,21 @@ once the caller is authorised.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Awaitable, Iterator
 
-from quart import request
+from quart import Response, request
 
 from playsite.http.auth import client_address, credentials, over_https
-from playsite.http.bodies import body_limit, parse_json
-from playsite.http.errors import ErrorShape, Refusal, RouteFamily
-from playsite.http.origin import CSRF_HEADER
+from playsite.http.bodies import body_limit, json_object
+from playsite.http.errors import ErrorShape, Refusal, RouteFamily, invalid_request, rate_limited
 from playsite.http.ratelimit import RateLimiter
-from playsite.http.responses import json_response
+from playsite.http.responses import NO_STORE, json_response
 from playsite.principals import canonical_uuid
+from playsite.refusals import Refused
 from playsite.rematch.opportunity import ACTIONS
-from playsite.rematch.service import Rematches, RematchRefused, SourceNotFound, Unavailable
+from playsite.rematch.service import Rematches, SourceNotFound
 from playsite.rematch.source import Source
 from playsite.services import Services
 from playsite.tokens import matches
@@ -40,66 +42,67 @@ BODY_MAX = 1024
 READS_PER_MINUTE = 120
 MUTATIONS_PER_MINUTE = 30
 RATE_RETRY_AFTER_S = 60
+"""service.md Limits: exhaustion is answered `Retry-After: 60`, whatever is left of the window."""
 SEAT_TOKEN_HEADER = "X-Rematch-Seat-Token"
-NO_STORE = {"Cache-Control": "no-store"}
+
+STATUSES = {
+    "invalid_request": 400,
+    "authentication_required": 401,
+    "not_participant": 403,
+    "game_not_found": 404,
+    "invalid_transition": 409,
+    "request_id_conflict": 409,
+    "settings_unavailable": 409,
+    "rematch_closed": 410,
+    "temporarily_unavailable": 503,
+}
+"""service.md "Rematch and continuation": the status of each code the rematch domain and
+these routes refuse with (429 and the 503 of a store that did not answer are the edge's)."""
 
 
-class StateRefusal(Refusal):
-    """A rematch refusal; `state` is the caller's private state, attached once authorised."""
-
-    def __init__(self, status: int, code: str, state: dict | None = None, headers: dict[str, str] | None = None):
-        super().__init__(status, code, code.replace("_", " "), {**NO_STORE, **(headers or {})})
-        self.state = state
-
-
-def _error_body(refusal: Refusal) -> dict:
-    body: dict = {"error": {"code": refusal.code}}
-    state = getattr(refusal, "state", None)
-    if state is not None:
-        body["state"] = state
+def _error_body(refusal: Refusal) -> dict[str, object]:
+    body: dict[str, object] = {"error": {"code": refusal.code}}
+    if refusal.state is not None:
+        body["state"] = refusal.state
     return body
 
 
 REMATCH_SHAPE = ErrorShape("application/json", _error_body)
-"""service.md "Rematch error body": `{error: {code}, state?}`."""
+"""service.md "Rematch error body": `{error: {code}, state?}`; the state is the caller's
+private state, which the domain attaches only once the caller is authorised."""
 
 
 def rematch_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("rematch", __name__, shape=REMATCH_SHAPE)
+    routes = RouteFamily("rematch", __name__, shape=REMATCH_SHAPE, statuses=STATUSES, headers=NO_STORE)
     rematches: Rematches | None = services.rematches
     reads = RateLimiter(READS_PER_MINUTE, 60)
     mutations = RateLimiter(MUTATIONS_PER_MINUTE, 60)
 
     @routes.after_request
-    async def never_cached(response):
+    async def never_cached(response: Response) -> Response:
         response.headers["Cache-Control"] = "no-store"
         return response
 
     def service() -> Rematches:
         if rematches is None:
-            raise StateRefusal(503, "temporarily_unavailable")  # in-memory: rematch needs PostgreSQL
+            raise Refused("temporarily_unavailable", "rematch needs the PostgreSQL store")
         return rematches
 
     def limit(limiter: RateLimiter, key: str) -> None:
         if limiter.attempt(key) is not None:
-            raise StateRefusal(429, "rate_limited", headers={"Retry-After": str(RATE_RETRY_AFTER_S)})
+            raise rate_limited("rematch requests", RATE_RETRY_AFTER_S)
 
     async def source_named(raw: str) -> Source:
         game_id = canonical_uuid(raw)
         if game_id is None:
-            raise StateRefusal(404, "game_not_found")
-        try:
-            return await service().source(game_id)
-        except SourceNotFound:
-            raise StateRefusal(404, "game_not_found") from None
-        except Unavailable:
-            raise unavailable() from None
+            raise SourceNotFound(raw)
+        return await service().source(game_id)
 
     async def participant(source: Source) -> Seat:
         """The source seat the caller holds (rules 1-3), else 401/403 with no state."""
         account = await services.accounts.signed_in(credentials()) if services.accounts.enabled else None
         if account is not None:
-            seat = source.seat_of(account.principal)
+            seat = source.seat_held_by(account.principal)
             if seat is not None:
                 return seat
         token = request.headers.get(SEAT_TOKEN_HEADER)
@@ -113,71 +116,64 @@ def rematch_routes(services: Services) -> RouteFamily:
                 if held.guest and matches(token, held.token_hash):
                     return seat
         if account is None and not token:
-            raise StateRefusal(401, "authentication_required")
-        raise StateRefusal(403, "not_participant")
+            raise Refused("authentication_required")
+        raise Refused("not_participant")
 
-    async def answer(call):
-        try:
-            return json_response(await call(), 200, NO_STORE)
-        except RematchRefused as refused:
-            raise StateRefusal(refused.status, refused.code, refused.state) from None
-        except Unavailable:
-            raise unavailable() from None
+    async def answer(state: Awaitable[dict[str, object]]) -> Response:
+        return json_response(await state, 200, NO_STORE)
 
     @routes.get("/games/<game_id>/rematch")
-    async def read_rematch(game_id: str):
+    async def read_rematch(game_id: str) -> Response:
         rematches = service()
         limit(reads, f"address:{client_address()}")
         source = await source_named(game_id)
         seat = await participant(source)
         limit(reads, f"participant:{source.seats[seat].principal}")
-        return await answer(lambda: rematches.read(source, seat))
+        return await answer(rematches.read(source, seat))
 
     @routes.post("/games/<game_id>/rematch")
     @body_limit(BODY_MAX)
-    async def command_rematch(game_id: str):
+    async def command_rematch(game_id: str) -> Response:
         rematches = service()
         limit(mutations, f"address:{client_address()}")
-        if not services.origins.admits_write(request.headers.get("Origin"), request.headers.get(CSRF_HEADER)):
-            raise StateRefusal(403, "not_participant")  # before any seat is looked up (rule 5)
+        # Before any seat is looked up (rule 5); the same 403 as for a stranger.
+        with in_rematch_words():
+            await services.origins.require_write(routes.refusal(Refused("not_participant")))
         request_id, action = await command_body()
         source = await source_named(game_id)
         seat = await participant(source)
         limit(mutations, f"participant:{source.seats[seat].principal}")
-        return await answer(lambda: rematches.command(source, seat, request_id, action))
+        return await answer(rematches.command(source, seat, request_id, action))
 
     @routes.get("/games/<game_id>/continuation")
-    async def read_continuation(game_id: str):
+    async def read_continuation(game_id: str) -> Response:
         rematches = service()
         limit(reads, f"address:{client_address()}")
         source = await source_named(game_id)
-        return await answer(lambda: rematches.continuation(source))
+        return await answer(rematches.continuation(source))
 
     return routes
 
 
+@contextlib.contextmanager
+def in_rematch_words() -> Iterator[None]:
+    """The edge's body refusals (400 `invalid_request`, 415 `unsupported_media_type`) are one
+    400 `invalid_request` in the rematch contract, which has no 415."""
+    try:
+        yield
+    except Refusal as refusal:
+        if refusal.code == "unsupported_media_type":
+            raise invalid_request(refusal.message) from None
+        raise
+
+
 async def command_body() -> tuple[uuid.UUID, str]:
     """`{requestId, action}` and nothing else, as JSON; 400 invalid_request otherwise."""
-    if request.mimetype != "application/json":
-        raise StateRefusal(400, "invalid_request")
-    try:
-        body = parse_json(await request.get_data())
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise StateRefusal(400, "invalid_request") from None
-    if not isinstance(body, dict) or set(body) != {"requestId", "action"}:
-        raise StateRefusal(400, "invalid_request")
-    request_id, action = body["requestId"], body["action"]
-    if not isinstance(action, str) or action not in ACTIONS or not isinstance(request_id, str):
-        raise StateRefusal(400, "invalid_request")
-    try:
-        parsed = uuid.UUID(request_id)
-    except ValueError:
-        raise StateRefusal(400, "invalid_request") from None
-    if str(parsed) != request_id.lower():
-        raise StateRefusal(400, "invalid_request")  # only the canonical 8-4-4-4-12 form
-    return parsed, action
-
-
-def unavailable() -> StateRefusal:
-    """503: the store did not answer; the command may have been committed all the same."""
-    return StateRefusal(503, "temporarily_unavailable", headers={"Retry-After": "5"})
+    with in_rematch_words():
+        body = await json_object()
+    if set(body) != {"requestId", "action"}:
+        raise invalid_request("send exactly requestId and action")
+    request_id, action = canonical_uuid(body["requestId"]), body["action"]
+    if not isinstance(action, str) or action not in ACTIONS or request_id is None:
+        raise invalid_request("requestId must be a UUID and action one of " + ", ".join(ACTIONS))
+    return uuid.UUID(request_id), action

@@ -23,9 +23,12 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
+from typing import TypeVar
 
 import attrs
+import psycopg
 import trio
 
 from playsite.accounts import queries as accounts_store
@@ -39,11 +42,15 @@ from playsite.rematch.opportunity import (
     RematchClosed,
 )
 from playsite.rematch.source import Source, source_of, source_of_result
+from playsite.principals import Kind, id_of
+from playsite.refusals import Refused
 from playsite.rooms.admission import Purpose
 from playsite.rooms.durable import load_state
 from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.base import GameWrite
+from playsite.store.database import Database, DatabaseUnavailable
+from playsite.store.postgres import PostgresStore
 from playsite.tokens import new_token
 from playsite.webhooks.sealing import Sealer, open_stored, seal_stored
 from playsite.wire import SEATS, PublicFace, Seat, encode_time_control
@@ -63,25 +70,19 @@ STALE_STARTING_S = 10.0
 """A `starting` with no commit task in this process for this long is picked up by the scan."""
 SCAN_BATCH = 100
 MODE = "classic"
+T = TypeVar("T")
 
 
-class RematchRefused(Exception):
-    """A command or read the service refuses; `state` is the caller's current private state
-    when one is available (never on failed authorisation)."""
+class SourceNotFound(Refused):
+    """No game with this id."""
 
-    def __init__(self, status: int, code: str, state: dict | None = None):
-        super().__init__(code)
-        self.status = status
-        self.code = code
-        self.state = state
+    def __init__(self, game_id: str):
+        super().__init__("game_not_found", f"no game {game_id}")
 
 
-class SourceNotFound(Exception):
-    """No game with this id (404 game_not_found)."""
-
-
-class Unavailable(Exception):
-    """The store did not answer in time or failed (503: a commit may still have happened)."""
+class Unavailable(DatabaseUnavailable):
+    """The store did not answer in time or failed (a commit may still have happened); the
+    edge answers it as any unavailable store, 503 `temporarily_unavailable`."""
 
 
 @attrs.frozen
@@ -97,8 +98,8 @@ class Read:
 class Rematches:
     def __init__(
         self,
-        database,
-        store,
+        database: Database,
+        store: PostgresStore,
         registry: Registry,
         *,
         seed_window_s: float,
@@ -106,7 +107,7 @@ class Rematches:
         accounts_enabled: bool,
         wall: Callable[[], float] = time.time,
         sealer: Sealer | None = None,
-    ):
+    ) -> None:
         self.sealer = sealer
         """Seals the successor seats' tokens at rest (PLAY_SECRETS_KEY); None: stored as they are."""
         self.database = database
@@ -123,7 +124,7 @@ class Rematches:
 
     # ----- the loops ----------------------------------------------------------------------
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[Rematches] = trio.TASK_STATUS_IGNORED) -> None:
         """Recover at boot (before the port opens), then supervise commits and run the scan."""
         await self.recover()
         async with trio.open_nursery() as nursery:
@@ -190,7 +191,7 @@ class Rematches:
         return source_of(load_state(data), ended=True)
 
     async def _read(self, source: Source) -> Read:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[Opportunity | None, records.Successor | None]:
             return records.read(conn, source.game_id), records.successor(conn, source.game_id)
 
         opportunity, successor = await self._run(work)
@@ -199,7 +200,7 @@ class Rematches:
     async def read(self, source: Source, seat: Seat) -> dict:
         """The private state of `seat`, a participant of `source` (authorised by the caller)."""
         if not source.ended:
-            raise RematchRefused(409, "invalid_transition")
+            raise Refused("invalid_transition")
         return await self._state(await self._read(source), seat)
 
     async def continuation(self, source: Source) -> dict:
@@ -231,19 +232,19 @@ class Rematches:
 
     async def command(self, source: Source, seat: Seat, request_id: uuid.UUID, action: str) -> dict:
         """Apply `action` for `seat` under `request_id`; the canonical state after it, or
-        RematchRefused carrying the error and that state."""
+        `Refused` carrying the error and that state."""
         if not source.ended:
-            raise RematchRefused(409, "invalid_transition")
+            raise Refused("invalid_transition")
         if not source.eligible:
             read = await self._read(source)
-            raise RematchRefused(410, "rematch_closed", await self._state(read, seat))
+            raise Refused("rematch_closed", state=await self._state(read, seat))
         inherited_ok = await self._settings_admissible(source) if action in ("accept", "propose") else True
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[str | None, bool]:
             earlier = records.find_request(conn, source.game_id, seat, request_id)
             if earlier is not None:  # a replay: its answer again (the read below finds any commit to finish)
                 return ("request_id_conflict" if earlier.action != action else earlier.error_code), False
-            stored = records.lock(conn, source.game_id, source.ended_at)
+            stored = records.lock(conn, source.game_id, source.end)
             now = self.wall()
             current = stored.at(now)
             error = None
@@ -274,7 +275,7 @@ class Rematches:
             read = await self._read(source)
         state = await self._state(read, seat)
         if error is not None:
-            raise RematchRefused(_STATUS[error], error, state)
+            raise Refused(error, state=state)
         return state
 
     async def _settings_admissible(self, source: Source) -> bool:
@@ -286,10 +287,10 @@ class Rematches:
             return False
         ids = []
         for seat in SEATS:
-            principal = source.seats[seat].principal or ""
-            if not principal.startswith("user:"):
+            account_id = id_of(source.seats[seat].principal, Kind.USER)
+            if account_id is None:
                 return False
-            ids.append(uuid.UUID(principal.removeprefix("user:")))
+            ids.append(uuid.UUID(account_id))
         accounts = await self._run(lambda conn: [accounts_store.find(conn, account_id) for account_id in ids])
         return all(account is not None and account.active for account in accounts)
 
@@ -353,7 +354,7 @@ class Rematches:
             join_deadline_at=encode_epoch(deadline),
         )
 
-        async def commit(write) -> None:
+        async def commit(write: GameWrite) -> None:
             await self._run(
                 lambda conn: records.commit_successor(
                     conn, write, source_game_id=source.game_id, join_deadline_at=deadline,
@@ -371,7 +372,7 @@ class Rematches:
     def _current(self, read: Read) -> Opportunity:
         if read.opportunity is not None:
             return read.opportunity
-        return Opportunity.after(read.source.game_id, read.source.ended_at)
+        return Opportunity.after(read.source.game_id, read.source.end)
 
     async def _state(self, read: Read, seat: Seat) -> dict:
         source = read.source
@@ -388,7 +389,7 @@ class Rematches:
             "phase": phase.value,
             "serverNow": encode_epoch(now),
         }
-        if phase in (Phase.AVAILABLE, Phase.OFFERED):
+        if phase in (Phase.AVAILABLE, Phase.OFFERED) and opportunity.deadline is not None:
             body["deadlineAt"] = encode_epoch(opportunity.deadline)
         body["myConsent"] = phase in (Phase.STARTING, Phase.MATCHED) or opportunity.consented(seat)
         body["allowedActions"] = list(opportunity.allowed_actions(seat, now)) if source.eligible else []
@@ -397,11 +398,11 @@ class Rematches:
             successor = read.successor
             body["nextGameId"] = successor.game_id
             body["joinDeadlineAt"] = encode_epoch(successor.join_deadline_at)
-            mine = successor.seat_of(seat)
+            mine = successor.seat_moved_from(seat)
             if (stored := successor.tokens[mine]) is not None:
                 token = open_stored(self.sealer, stored, source.game_id, _token_column(mine))
                 body["join"] = {"seat": str(mine), "token": token}
-        if phase is Phase.CLOSED:
+        if phase is Phase.CLOSED and opportunity.closed_reason is not None:
             body["closedReason"] = opportunity.closed_reason.value
         return body
 
@@ -415,7 +416,7 @@ class Rematches:
 
     # ----- helpers ------------------------------------------------------------------------
 
-    async def _run(self, work):
+    async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         """`work(conn)` in one transaction; Unavailable past STORE_WAIT_S or on a database
         failure (the attempt is then abandoned and never commits)."""
         try:
@@ -424,7 +425,7 @@ class Rematches:
         except (DatabaseUnavailable, trio.TooSlowError) as error:
             raise Unavailable(str(error) or type(error).__name__) from None
 
-    async def _store(self, read):
+    async def _store(self, read: Callable[[], Awaitable[T]]) -> T:
         try:
             with trio.fail_after(STORE_WAIT_S):
                 return await read()
@@ -432,12 +433,6 @@ class Rematches:
             raise Unavailable(str(error) or type(error).__name__) from None
 
 
-_STATUS = {
-    "invalid_transition": 409,
-    "request_id_conflict": 409,
-    "settings_unavailable": 409,
-    "rematch_closed": 410,
-}
 
 
 def _unsettled(source: Source) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 
+from playsite.principals import Kind, Principal, kind_of
 from playsite.rooms.model import RoomState
 from playsite.rules import Termination
 from playsite.store.base import ResultRow
@@ -17,7 +18,6 @@ from playsite.wire.instant import decode_instant
 
 REMATCHABLE_ORIGINS = ("friend", "rematch")
 """Ordinary games of the `/play` product: friend games and the rematches they lead to."""
-HUMAN_PRINCIPALS = ("guest:", "user:")
 
 
 @attrs.frozen
@@ -28,7 +28,7 @@ class SourceSeat:
 
     @property
     def guest(self) -> bool:
-        return self.principal is not None and self.principal.startswith("guest:")
+        return kind_of(self.principal) is Kind.GUEST
 
 
 @attrs.frozen
@@ -50,7 +50,14 @@ class Source:
     def eligible(self) -> bool:
         return self.why_not is None
 
-    def seat_of(self, principal: str) -> Seat | None:
+    @property
+    def end(self) -> float:
+        """`ended_at` of an ended source (asking it of one that has not ended is a bug)."""
+        assert self.ended_at is not None, f"game {self.game_id} has not ended"
+        return self.ended_at
+
+    def seat_held_by(self, principal: str) -> Seat | None:
+        """The seat `principal` held at the end of the game, if any."""
         return next((seat for seat in SEATS if self.seats[seat].principal == principal), None)
 
 
@@ -85,7 +92,7 @@ def source_of_result(result: ResultRow) -> Source:
     why_not = None
     if result.origin not in REMATCHABLE_ORIGINS:
         why_not = f"a {result.origin} game has no rematch"
-    elif any(p is None or not p.startswith(HUMAN_PRINCIPALS) for p in principals):
+    elif not all(_human(p) for p in principals):
         why_not = "only people rematch"
     elif principals[0] == principals[1]:
         why_not = "both seats were played by the same person"
@@ -110,13 +117,18 @@ def _why_not(state: RoomState, principals: list[str | None], technical_abort: bo
         return "a game with a bot has no rematch"
     if any(p is None for p in principals):
         return "a seat was never taken"
-    if any(not p.startswith(HUMAN_PRINCIPALS) for p in principals):
+    if not all(_human(p) for p in principals):
         return "only people rematch"
     if principals[0] == principals[1]:
         return "both seats were played by the same person"
     if technical_abort:
         return "the game was aborted"
     return None
+
+
+def _human(written: str | None) -> bool:
+    principal = Principal.parse(written)
+    return principal is not None and principal.is_human
 
 
 def _epoch(stamp: str) -> float:

@@ -29,13 +29,16 @@ class ClaimRecord:
     reason: str | None = None
 
 
-def fingerprint(actor: str, guest_id: str | None, entropy: str | None) -> bytes:
-    """What a retry with the same Idempotency-Key must repeat exactly."""
+def fingerprint(actor: str, guest_id: object, entropy: str | None) -> bytes:
+    """What a retry with the same Idempotency-Key must repeat exactly (`guest_id`: the body's
+    `guestId` as sent, any JSON value)."""
     return hashlib.sha256(json.dumps([actor, guest_id, entropy]).encode()).digest()
 
 
 def read_table(conn: psycopg.Connection) -> TableRow:
-    color, game = conn.execute("SELECT next_human_color, current_game FROM showcase_table WHERE id = 1").fetchone()
+    row = conn.execute("SELECT next_human_color, current_game FROM showcase_table WHERE id = 1").fetchone()
+    assert row is not None, "sql/ seeds the one showcase_table row"
+    color, game = row
     return TableRow(color, None if game is None else str(game))
 
 

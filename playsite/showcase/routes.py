@@ -8,26 +8,23 @@ visitors claim as guests) or else the body's stable `guestId`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import re
 import uuid
+from collections.abc import Iterator
 
 from quart import Response, request
 
 from playsite.dice.client_seeds import is_valid_client_seed
 from playsite.http.auth import client_address, credentials
-from playsite.http.bodies import body_limit, parse_json
-from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily
-from playsite.http.ratelimit import RateLimiter
+from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
+from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
+from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_text
+from playsite.principals import Kind, canonical_uuid, guest, id_of
+from playsite.refusals import Refused
 from playsite.services import Services
-from playsite.showcase.table import (
-    TIME_CONTROL,
-    Claimed,
-    IdempotencyConflict,
-    ShowcaseUnavailable,
-    TablePhase,
-)
+from playsite.showcase.table import TIME_CONTROL, Claimed, ShowcaseUnavailable, TablePhase
 from playsite.wire import encode_time_control
 
 CLAIM_BODY_MAX = 4096
@@ -35,28 +32,33 @@ CLAIMS_PER_ADDRESS_PER_MINUTE = 20
 CLAIMS_PER_ACTOR_PER_MINUTE = 10
 UNAVAILABLE_RETRY_AFTER_S = 15
 STATUS_HEADERS = {"Cache-Control": "no-store, no-cache, must-revalidate"}
-CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
-
-def problem(status: int, code: str, message: str, headers: dict | None = None) -> Refusal:
-    return Refusal(status, code, message, headers)
-
-
-def malformed(message: str, status: int = 400) -> Refusal:
-    return problem(status, "malformed_request", message)
+STATUSES = {
+    "missing_idempotency_key": 400,
+    "invalid_idempotency_key": 400,
+    "guest_required": 400,
+    "invalid_guest_id": 400,
+    "malformed_request": 400,
+    "csrf_origin_rejected": 403,
+    "idempotency_conflict": 409,
+    "showcase_unavailable": 503,
+}
+"""service.md "Errors, Showcase": the status of each code the table and these routes refuse
+with (413, 415 and 429 come from the edge's helpers)."""
 
 
 def showcase_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("showcase", __name__, shape=PROBLEM_SHAPE)
+    routes = RouteFamily("showcase", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
     table = services.showcase
+    assert table is not None, "the showcase routes are mounted only with SHOWCASE_ENABLED"
     by_address = RateLimiter(CLAIMS_PER_ADDRESS_PER_MINUTE, 60)
     by_actor = RateLimiter(CLAIMS_PER_ACTOR_PER_MINUTE, 60)
     team, _, name = table.bot_id.partition("/")
 
     @routes.get("/showcase")
-    async def status():
+    async def status() -> Response:
         phase, reason = table.public_phase()
-        body = {
+        body: dict[str, object] = {
             "status": phase.value,
             "featuredBot": {"team": team, "name": name},
             "timeControl": encode_time_control(TIME_CONTROL),
@@ -78,34 +80,29 @@ def showcase_routes(services: Services) -> RouteFamily:
 
     @routes.post("/showcase/claim")
     @body_limit(CLAIM_BODY_MAX)
-    async def claim():
-        if (retry := by_address.attempt(client_address())) is not None:
-            raise problem(429, "rate_limited", "too many claims from this address", {"Retry-After": str(retry)})
+    async def claim() -> Response:
+        limit_by_address(by_address, "claims")
         key = idempotency_key()
         body = await claim_body()
-        entropy = body.get("clientEntropy")
-        if entropy is not None and not is_valid_client_seed(entropy):
-            raise malformed("clientEntropy must be a string of 16 to 256 characters")
+        entropy = client_entropy(body)
         guest_id = body.get("guestId")
         actor = await claim_actor(guest_id)
         if (retry := by_actor.attempt(actor)) is not None:
-            raise problem(429, "rate_limited", "too many claims from this player", {"Retry-After": str(retry)})
+            raise rate_limited("claims from this player", retry)
         try:
             outcome = await table.claim(actor=actor, guest_id=guest_id, entropy=entropy, key=key)
-        except IdempotencyConflict:
-            raise problem(409, "idempotency_conflict", "this Idempotency-Key was used for another claim") from None
-        except ShowcaseUnavailable:
-            raise problem(
-                503, "showcase_unavailable", "the showcase table cannot take claims now",
-                {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)},
-            ) from None
+        except ShowcaseUnavailable as refused:
+            refusal = routes.refusal(refused)
+            refusal.headers["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER_S)
+            raise refusal from None
         if isinstance(outcome, Claimed):
-            guest = f"&guest={guest_id.lower()}" if actor.startswith("guest:") else ""
+            as_guest = id_of(actor, Kind.GUEST)
+            guest_query = f"&guest={as_guest}" if as_guest is not None else ""
             answer = {
                 "outcome": "claimed",
                 "seat": outcome.seat,
                 "seatToken": outcome.seat_token,
-                "wsUrl": f"/games/{outcome.game_id}/ws?token={outcome.seat_token}{guest}",
+                "wsUrl": f"/games/{outcome.game_id}/ws?token={outcome.seat_token}{guest_query}",
                 "gameId": outcome.game_id,
             }
             return Response(json_text(answer), content_type="application/json", headers={"Cache-Control": "no-store, private"})
@@ -120,42 +117,54 @@ def showcase_routes(services: Services) -> RouteFamily:
     def idempotency_key() -> uuid.UUID:
         value = request.headers.get("Idempotency-Key")
         if value is None:
-            raise problem(400, "missing_idempotency_key", "send an Idempotency-Key header (a UUID)")
-        if not CANONICAL_UUID.fullmatch(value.strip()):
-            raise problem(400, "invalid_idempotency_key", "the Idempotency-Key must be a UUID")
-        return uuid.UUID(value.strip())
+            raise Refused("missing_idempotency_key", "send an Idempotency-Key header (a UUID)")
+        key = canonical_uuid(value.strip())
+        if key is None:
+            raise Refused("invalid_idempotency_key", "the Idempotency-Key must be a UUID")
+        return uuid.UUID(key)
 
-    async def claim_body() -> dict:
-        raw = await request.get_data()
-        if not raw.strip():
-            return {}
-        if request.mimetype != "application/json":
-            raise malformed("send the body as application/json", 415)
-        try:
-            body = parse_json(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise malformed("the body is not valid JSON") from None
-        if not isinstance(body, dict):
-            raise malformed("the body must be a JSON object")
-        unknown = set(body) - {"guestId", "clientEntropy"}
-        if unknown:
-            raise malformed(f"unknown field(s): {', '.join(sorted(unknown))}")
+    async def claim_body() -> dict[str, object]:
+        with in_showcase_words():
+            body = await json_object()
+            reject_unknown_fields(body, {"guestId", "clientEntropy"})
         return body
 
-    async def claim_actor(guest_id) -> str:
+    async def claim_actor(guest_id: object) -> str:
         """The session account when there is one and the deployment allows the session path;
         else the guest id. A session from a page that fails the boundary is refused."""
         if services.origins.configured:
             account = await services.accounts.signed_in(credentials())
             if account is not None:
                 await services.origins.require_write(
-                    problem(403, "csrf_origin_rejected", "send this from an allowed origin with X-Game-CSRF: 1")
+                    routes.refusal(Refused("csrf_origin_rejected", "send this from an allowed origin with X-Game-CSRF: 1"))
                 )
                 return account.principal
         if guest_id is None:
-            raise problem(400, "guest_required", "sign in, or send a stable guestId (a UUID)")
-        if not isinstance(guest_id, str) or not CANONICAL_UUID.fullmatch(guest_id):
-            raise problem(400, "invalid_guest_id", "guestId must be a UUID (8-4-4-4-12 hexadecimal digits)")
-        return f"guest:{guest_id.lower()}"
+            raise Refused("guest_required", "sign in, or send a stable guestId (a UUID)")
+        canonical = canonical_uuid(guest_id)
+        if canonical is None:
+            raise Refused("invalid_guest_id", "guestId must be a UUID (8-4-4-4-12 hexadecimal digits)")
+        return guest(canonical)
 
     return routes
+
+
+def client_entropy(body: dict[str, object]) -> str | None:
+    entropy = body.get("clientEntropy")
+    if entropy is None:
+        return None
+    if not isinstance(entropy, str) or not is_valid_client_seed(entropy):
+        raise Refused("malformed_request", "clientEntropy must be a string of 16 to 256 characters")
+    return entropy
+
+
+@contextlib.contextmanager
+def in_showcase_words() -> Iterator[None]:
+    """The edge's body refusals keep their status (400, 415) and take the showcase's one code
+    for a body it cannot take, `malformed_request`."""
+    try:
+        yield
+    except Refusal as refusal:
+        if refusal.code in ("invalid_request", "unsupported_media_type"):
+            raise Refusal(refusal.status, "malformed_request", refusal.message) from None
+        raise

@@ -31,20 +31,26 @@ import enum
 import logging
 import math
 import uuid
+from collections.abc import Callable
+from typing import TypeVar
 
 import attrs
 import psycopg
 import trio
 
+from playsite import principals
 from playsite.bots.accounts import BotDirectory
 from playsite.games.creation import human_seat
+from playsite.refusals import Refused
 from playsite.rooms.admission import AdmissionRefused, Purpose
 from playsite.rooms.intents import Abort, PlayerCommand
 from playsite.rooms.model import REQUIRED, RoomSetup, SeatSetup
 from playsite.rooms.registry import CreationFailed, Registry
+from playsite.rooms.room import Room
 from playsite.showcase import records
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
 from playsite.tokens import new_token
+from playsite.webhooks.registrations import Webhooks
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, open_stored, seal_stored
 from playsite.wire import BLACK, WHITE, Fischer, SubmitSeed
 
@@ -59,6 +65,7 @@ STORE_WAIT_S = 3.0
 """How long a claim or a reconciliation waits on the database before counting it unavailable."""
 TIME_CONTROL = Fischer(300, 3)
 ORIGIN = "showcase"
+T = TypeVar("T")
 TOKEN_COLUMN = "showcase_claims.seat_token"
 """What a winner's sealed seat token is bound to, besides its claim (actor and key)."""
 
@@ -83,23 +90,29 @@ class Spectating:
     game_id: str
 
 
-class ShowcaseUnavailable(Exception):
-    """The table cannot take claims now (503 showcase_unavailable)."""
+class ShowcaseUnavailable(Refused):
+    """The table cannot take claims now; `why`: what keeps it closed (a reason or a failure)."""
+
+    def __init__(self, why: str):
+        super().__init__("showcase_unavailable", "the showcase table cannot take claims now")
+        self.why = why
 
 
-class IdempotencyConflict(Exception):
-    """The same Idempotency-Key came back with another fingerprint (409)."""
+def idempotency_conflict() -> Refused:
+    """The same Idempotency-Key came back with another fingerprint."""
+    return Refused("idempotency_conflict", "this Idempotency-Key was used for another claim")
 
 
 class ShowcaseTable:
     def __init__(
-        self, *, bot_id: str, store, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float,
-        sealer: Sealer | None = None,
-    ):
+        self, *, bot_id: str, database: Database | None, registry: Registry, bots: BotDirectory, webhooks: Webhooks,
+        seed_window_s: float, sealer: Sealer | None = None,
+    ) -> None:
         self.sealer = sealer
         """Seals the winners' seat tokens at rest (PLAY_SECRETS_KEY); None: stored as they are."""
         self.bot_id = bot_id
-        self.database = getattr(store, "database", None)
+        self.database = database
+        """None without PostgreSQL: the table never opens."""
         self.registry = registry
         self.bots = bots
         self.webhooks = webhooks
@@ -107,13 +120,13 @@ class ShowcaseTable:
         self.phase = TablePhase.UNAVAILABLE
         self.reason = "maintenance"
         self.current_game: str | None = None
-        self.next_color = WHITE
+        self.next_color: str = WHITE
         self._lock = trio.Lock()
         self._wake = trio.Event()
 
     # ----- the readiness loop ---------------------------------------------------------------
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[ShowcaseTable] = trio.TASK_STATUS_IGNORED) -> None:
         """Reconcile once (before the port opens), then every READINESS_PERIOD_S while not
         live, and at once when a showcase game completes."""
         self.registry.completion_hooks.append(self.on_completion)
@@ -127,7 +140,7 @@ class ShowcaseTable:
             if self.phase is not TablePhase.LIVE:
                 await self.reconcile()
 
-    async def on_completion(self, room) -> None:
+    async def on_completion(self, room: Room) -> None:
         """Registry completion hook: runs after the room's terminal write committed, the room
         was deregistered and its admission released. The loop then reconciles (clears the
         pointer once the archive row is there, probes the bot, reopens)."""
@@ -171,15 +184,15 @@ class ShowcaseTable:
             self.current_game = rooms[0].game_id
             self._set(TablePhase.FINISHING)
             return
-        if row.current_game is not None:
-            status = await self._run(lambda conn: records.game_status(conn, row.current_game))
+        if (pointed := row.current_game) is not None:
+            status = await self._run(lambda conn: records.game_status(conn, pointed))
             if status == "active":
-                self._close("maintenance", f"showcase game {row.current_game} is active but was not resumed")
+                self._close("maintenance", f"showcase game {pointed} is active but was not resumed")
                 return
-            if not await self._run(lambda conn: records.clear_pointer(conn, row.current_game)):
-                self._close("maintenance", f"the pointer at showcase game {row.current_game} could not be cleared")
+            if not await self._run(lambda conn: records.clear_pointer(conn, pointed)):
+                self._close("maintenance", f"the pointer at showcase game {pointed} could not be cleared")
                 return
-            log.info("showcase: released game %s", row.current_game)
+            log.info("showcase: released game %s", pointed)
         self.current_game = None
         if not await self._probe():
             self._close("bot_unavailable", f"the featured bot {self.bot_id} is not ready")
@@ -200,9 +213,9 @@ class ShowcaseTable:
 
     # ----- claims ---------------------------------------------------------------------------
 
-    async def claim(self, *, actor: str, guest_id: str | None, entropy: str | None, key: uuid.UUID):
+    async def claim(self, *, actor: str, guest_id: object, entropy: str | None, key: uuid.UUID) -> Claimed | Spectating:
         """Claimed (the winner, or a replay while the game is on) or Spectating; raises
-        IdempotencyConflict or ShowcaseUnavailable."""
+        `Refused` (`idempotency_conflict`) or ShowcaseUnavailable."""
         fingerprint = records.fingerprint(actor, guest_id, entropy)
         if self.database is None:
             raise ShowcaseUnavailable("maintenance")  # no PostgreSQL: the table never opens
@@ -213,7 +226,7 @@ class ShowcaseTable:
                 raise ShowcaseUnavailable("the database is unavailable") from None
             if record is not None:
                 if record.fingerprint != fingerprint:
-                    raise IdempotencyConflict()
+                    raise idempotency_conflict()
                 room = self.registry.get(record.game_id)
                 on = room is not None and not room.ended
                 if record.seat is not None and record.seat_token is not None:
@@ -318,11 +331,13 @@ class ShowcaseTable:
 
     @property
     def _bot_principal(self) -> str:
-        return f"bot:{self.bot_id}"
+        return principals.bot(self.bot_id)
 
-    async def _run(self, work):
+    async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         """`work(conn)` in one transaction; trio.TooSlowError past STORE_WAIT_S (the attempt is
         then abandoned and never commits)."""
+        if self.database is None:
+            raise DatabaseUnavailable("the showcase needs the PostgreSQL store")
         with trio.fail_after(STORE_WAIT_S):
             return await self.database.run(work)
 

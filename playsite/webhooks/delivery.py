@@ -29,13 +29,17 @@ import logging
 import attrs
 import trio
 
+from playsite import principals
+from playsite.bots.accounts import BotDirectory
 from playsite.periodic import run_every
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room
 from playsite.transports.pinned import RESPONSE_BODY_MAX, OutboundFailure, UrlRefused, post_pinned, resolve_and_pin
 from playsite.webhooks.registrations import SIGNATURE_HEADER, TIMESTAMP_HEADER, Webhooks, sign, signed_headers  # noqa: F401 (re-exported)
 from playsite.webhooks.store import APPLIED, DECLINED, STALE_REGISTRATION, Delivery, Registration
-from playsite.wire import MAX_TURN_MOVES, WHITE, Active, DiceRolled, Snapshot, SubmitTurn, WireError, decode_event
+from playsite.wire import MAX_TURN_MOVES, WHITE, Active, DiceRolled, Seat, Snapshot, SubmitTurn, WireError, decode_event
 
 log = logging.getLogger("playsite.webhooks")
 
@@ -131,7 +135,7 @@ async def deliver_once(webhooks: Webhooks, registration: Registration, body: str
 class Dispatcher:
     """Delivers one bot seat's turns in one room until the game ends."""
 
-    def __init__(self, dispatch: WebhookDispatch, room, seat: str, bot_id: str):
+    def __init__(self, dispatch: WebhookDispatch, room: Room, seat: str, bot_id: str) -> None:
         self.dispatch = dispatch
         self.webhooks = dispatch.webhooks
         self.room = room
@@ -271,7 +275,7 @@ class Dispatcher:
 class WebhookDispatch:
     """Which (game, seat) has a dispatcher; attaches them and tells them about registration changes."""
 
-    def __init__(self, webhooks: Webhooks, registry, bots, *, enabled: bool):
+    def __init__(self, webhooks: Webhooks, registry: Registry, bots: BotDirectory, *, enabled: bool) -> None:
         self.webhooks = webhooks
         self.registry = registry
         self.bots = bots
@@ -279,7 +283,7 @@ class WebhookDispatch:
         self.attached: dict[tuple[str, str], Dispatcher] = {}
         webhooks.listeners.append(self.registration_changed)
 
-    def attach(self, room, *, only_bot: str | None = None) -> list[str]:
+    def attach(self, room: Room, *, only_bot: str | None = None) -> list[Seat]:
         """Start a dispatcher for each registered-bot seat of `room` that has none; the seats started."""
         if not self.enabled or room.ended:
             return []
@@ -315,7 +319,9 @@ class WebhookDispatch:
                     started += len(self.attach(room, only_bot=account.id))
         return started
 
-    async def run_sweeps(self, *, period_s: float = SWEEP_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run_sweeps(
+        self, *, period_s: float = SWEEP_PERIOD_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """The supervised safety net behind the creation hook, started once by the boot."""
         await run_every(period_s, self.sweep, name="webhook sweep", task_status=task_status)
 
@@ -324,7 +330,7 @@ class WebhookDispatch:
         return sum(len(self.attach(room)) for room in list(self.registry.live.values()))
 
     def registration_changed(self, bot_id: str) -> None:
-        principal = f"bot:{bot_id}"
+        principal = principals.bot(bot_id)
         for room in list(self.registry.live.values()):
             for seat, holder in room.principals.items():
                 if holder != principal:

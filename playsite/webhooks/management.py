@@ -30,47 +30,52 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 import attrs
 import httpx
 import psycopg
 
+from playsite import principals
 from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
 from playsite.bots.accounts import BotDirectory
+from playsite.refusals import Refused
+from playsite.store.database import Database
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slots
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
 from playsite.webhooks.slots import ATTEMPTS_MAX, Setup, Slot
 from playsite.wire.instant import encode_instant
+from playsite.webhooks.store import PostgresWebhookStore, Registration
 
 log = logging.getLogger("playsite.webhooks")
 
+T = TypeVar("T")
 AUDIT_SHOWN = 20
 """Audit events a slot's view carries, newest first."""
 
 
-class SlotRefusal(Exception):
-    """A refused management request: HTTP `status`, a stable `code`, a sentence."""
+class SlotRefusal(Refused):
+    """A refused management request: a stable `code` and a sentence; `retry_after_s` when
+    the same request can succeed later, `revision` the slot's current revision (the client
+    re-reads with it)."""
 
-    def __init__(self, status: int, code: str, message: str, *, retry_after_s: int | None = None, revision: int | None = None):
-        super().__init__(f"{code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
+    def __init__(self, code: str, message: str, *, retry_after_s: int | None = None, revision: int | None = None):
+        super().__init__(code, message)
         self.retry_after_s = retry_after_s
         self.revision = revision
-        """The slot's current revision, sent as ETag with a 412 so the client can re-read."""
 
 
 def bot_not_found() -> SlotRefusal:
-    return SlotRefusal(404, "bot_not_found", "no such bot among the bots you manage")
+    return SlotRefusal("bot_not_found", "no such bot among the bots you manage")
 
 
 def admin_required() -> SlotRefusal:
-    return SlotRefusal(403, "admin_required", "administrator authority is not available for this request")
+    return SlotRefusal("admin_required", "administrator authority is not available for this request")
 
 
 @attrs.frozen
@@ -108,6 +113,16 @@ def iso(moment: datetime | None) -> str | None:
 
 
 @attrs.frozen
+class _Completed:
+    """An activation's completion: the registration written (None when the echo failed), the
+    slot's view and revision after it."""
+
+    registration: Registration | None
+    view: dict
+    revision: int
+
+
+@attrs.frozen
 class Activated:
     view: dict
     revision: int
@@ -115,7 +130,7 @@ class Activated:
 
 
 class WebhookManagement:
-    def __init__(self, database, webhooks: Webhooks, bots: BotDirectory, admins: AdminAuthority):
+    def __init__(self, database: Database, webhooks: Webhooks, bots: BotDirectory, admins: AdminAuthority) -> None:
         self.database = database
         self.webhooks = webhooks
         self.bots = bots
@@ -146,14 +161,16 @@ class WebhookManagement:
             return self.admins.admits(conn, actor.account.id) and staged_here
         return owners.owner_of(conn, bot_id) == actor.account.id
 
-    def _begin_change(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+    def _begin_change(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None
+    ) -> tuple[Slot, Setup | None]:
         """Every change of a slot starts so, in this order: authority under the fence, then no
         live lease (409), then `If-Match` (428/412). Returns (slot, setup)."""
         slot = self._authorise(conn, actor, bot_id)
         setup = slots.setup_of(conn, bot_id)
         if setup is not None and setup.lease_live:
             raise SlotRefusal(
-                409, "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
+                "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
                 retry_after_s=slots.LEASE_LIFETIME_S,
             )
         self._check_revision(slot, if_match)
@@ -166,21 +183,22 @@ class WebhookManagement:
         from: claiming and releasing)."""
         if if_match is None:
             raise SlotRefusal(
-                428, "revision_required", "send If-Match with the slot's ETag (GET it first)",
+                "revision_required", "send If-Match with the slot's ETag (GET it first)",
                 revision=slot.revision if reveal else None,
             )
         if if_match != slot.revision:
             raise SlotRefusal(
-                412, "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
+                "revision_mismatch", "the slot changed since you read it; read it again", revision=slot.revision
             )
 
-    async def _run(self, work):
+    async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         return await self.database.run(work)
 
     # ----- views ---------------------------------------------------------------------------
 
     def _view(self, conn: psycopg.Connection, bot_id: str) -> tuple[dict, int]:
         slot = slots.peek(conn, bot_id)
+        assert slot is not None, "viewed after its authorisation"
         setup = slots.setup_of(conn, bot_id)
         registration = conn.execute(
             "SELECT registration_id, url, verified_at FROM webhook_registrations WHERE bot_id = %s", (bot_id,)
@@ -188,7 +206,7 @@ class WebhookManagement:
         owner = owners.owner_of(conn, bot_id)
         team, name = bot_id.split("/", 1)
         body = {
-            "bot": {"id": bot_id, "team": team, "name": name, "owner": None if owner is None else f"user:{owner}"},
+            "bot": {"id": bot_id, "team": team, "name": name, "owner": None if owner is None else principals.user(owner)},
             "revision": slot.revision,
             "registration": None
             if registration is None
@@ -220,7 +238,7 @@ class WebhookManagement:
         }
 
     async def view(self, actor: Actor, bot_id: str) -> tuple[dict, int]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             self._authorise(conn, actor, bot_id)
             return self._view(conn, bot_id)
 
@@ -234,16 +252,16 @@ class WebhookManagement:
         against (`If-Match`): the token holder learns it from the 428 or 412 (ETag)."""
         bot = self.bots.authenticate(token) if isinstance(token, str) and token else None
         if bot is None or not bot.registered:
-            raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+            raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, bool, int]:
             slot = slots.fence(conn, bot.id)
             if slot is None:
-                raise SlotRefusal(403, "bot_token_rejected", "that is not the token of a registered bot")
+                raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
             self._check_revision(slot, if_match, reveal=True)
             owner, claimed_at, new = owners.claim(conn, bot.id, account.id)
             if owner != account.id:
-                raise SlotRefusal(409, "bot_owned", "another account owns this bot; its owner can release it")
+                raise SlotRefusal("bot_owned", "another account owns this bot; its owner can release it")
             revision = slot.revision
             if new:
                 slots.audit(conn, "bot.claimed", account.principal, bot.id, {})
@@ -256,7 +274,7 @@ class WebhookManagement:
         """The account stops owning the bot; a setup it staged can no longer be activated.
         Fenced on the slot's revision (`If-Match`), as every mutation is."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> None:
             slot = slots.fence(conn, bot_id)
             if slot is None or owners.owner_of(conn, bot_id) != account.id:
                 raise bot_not_found()
@@ -271,7 +289,7 @@ class WebhookManagement:
         await self._run(work)
 
     async def bots_of(self, actor: Actor) -> list[dict]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> list[dict]:
             if actor.authority == "admin":
                 if not self.admins.admits(conn, actor.account.id):
                     raise admin_required()
@@ -283,7 +301,7 @@ class WebhookManagement:
                     "id": bot_id,
                     "team": bot_id.split("/", 1)[0],
                     "name": bot_id.split("/", 1)[1],
-                    "owner": None if owner is None else f"user:{owner}",
+                    "owner": None if owner is None else principals.user(owner),
                     "claimedAt": iso(claimed_at),
                     "webhookRegistered": registered,
                 }
@@ -297,12 +315,12 @@ class WebhookManagement:
     async def stage(self, actor: Actor, bot_id: str, if_match: int | None, url: object) -> tuple[dict, int]:
         """Stage `url` as the slot's candidate (replacing any setup that is not activating)."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             slot, _ = self._begin_change(conn, actor, bot_id, if_match)
             try:
                 check_url(url, self.webhooks.policy)  # its form only: no lookup before activation
             except UrlRefused as refused:
-                raise SlotRefusal(422, "url_policy", refused.reason) from None
+                raise SlotRefusal("url_policy", refused.reason) from None
             generation = self.admins.digest if actor.authority == "admin" else None
             slots.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
             slots.bump(conn, bot_id)
@@ -313,10 +331,10 @@ class WebhookManagement:
         return await self._run(work)
 
     async def discard(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             _, setup = self._begin_change(conn, actor, bot_id, if_match)
             if setup is None:
-                raise SlotRefusal(409, "no_setup", "this bot has no staged setup")
+                raise SlotRefusal("no_setup", "this bot has no staged setup")
             slots.discard(conn, bot_id)
             slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.setup.discarded", actor.principal, bot_id, {"authority": actor.authority})
@@ -327,10 +345,10 @@ class WebhookManagement:
     async def remove(self, actor: Actor, bot_id: str, if_match: int | None) -> tuple[dict, int]:
         """Delete the bot's current registration: no more webhook deliveries."""
 
-        def work(conn):
+        def work(conn: psycopg.Connection) -> tuple[dict, int]:
             self._begin_change(conn, actor, bot_id, if_match)
             if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
-                raise SlotRefusal(409, "no_registration", "this bot has no webhook registration")
+                raise SlotRefusal("no_registration", "this bot has no webhook registration")
             slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.registration.removed", actor.principal, bot_id, {"authority": actor.authority})
             return self._view(conn, bot_id)
@@ -356,31 +374,34 @@ class WebhookManagement:
             failure = (refused.code, refused.reason)
         async with self.webhooks.fence(bot_id):
             outcome = await self._run(lambda conn: self._complete(conn, actor, bot_id, setup, lease_id, revision, secret, failure))
-            if outcome[0] is not None:
-                self.webhooks.installed(bot_id, outcome[0])
-        registration, view, current, abandoned = outcome
-        if abandoned is not None:
-            raise SlotRefusal(409, "setup_changed", f"the activation was not completed: {abandoned}; read the slot again")
-        if failure is not None:
+            if isinstance(outcome, _Completed) and outcome.registration is not None:
+                self.webhooks.installed(bot_id, outcome.registration)
+        if isinstance(outcome, str):
+            raise SlotRefusal("setup_changed", f"the activation was not completed: {outcome}; read the slot again")
+        view, current, registration = outcome.view, outcome.revision, outcome.registration
+        if registration is None:
+            assert failure is not None, "only a failed echo writes no registration"
             code, reason = failure
             left = view["setup"]["attemptsLeft"] if view["setup"] else 0
-            raise SlotRefusal(422, code, f"{reason} ({left} activation attempts left)", revision=current)
+            raise SlotRefusal(code, f"{reason} ({left} activation attempts left)", revision=current)
         log.info("webhook activated: bot=%s by=%s host=%s generation=%d", bot_id, actor.authority,
                  host_of(setup.candidate_url), registration.registration_id)
         return Activated(view, current, secret)
 
-    def _lease(self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None):
+    def _lease(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, if_match: int | None
+    ) -> tuple[Setup, uuid.UUID, int]:
         slot, setup = self._begin_change(conn, actor, bot_id, if_match)
         if setup is None or setup.state in ("activated", "scrubbed"):
-            raise SlotRefusal(409, "no_setup", "stage a candidate URL first")
+            raise SlotRefusal("no_setup", "stage a candidate URL first")
         if setup.state == "exhausted" or setup.attempts >= ATTEMPTS_MAX:
-            raise SlotRefusal(409, "attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
+            raise SlotRefusal("attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
         if setup.expired:
-            raise SlotRefusal(410, "setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
+            raise SlotRefusal("setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
         if setup.incarnation != slot.incarnation:
-            raise SlotRefusal(409, "setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
+            raise SlotRefusal("setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
         if actor.authority == "admin" and setup.authority == "admin" and setup.admin_generation != self.admins.digest:
-            raise SlotRefusal(409, "setup_changed", "this setup was staged under an earlier admin list; stage it again")
+            raise SlotRefusal("setup_changed", "this setup was staged under an earlier admin list; stage it again")
         revision = slots.bump(conn, bot_id)
         lease_id, attempts = slots.take_lease(conn, bot_id, revision)
         slots.audit(conn, "webhook.activation.start", actor.principal, bot_id, {
@@ -389,15 +410,18 @@ class WebhookManagement:
         })
         return setup, lease_id, revision
 
-    def _complete(self, conn, actor: Actor, bot_id: str, setup: Setup, lease_id: uuid.UUID, revision: int,
-                  secret: str, failure: tuple[str, str] | None):
+    def _complete(
+        self, conn: psycopg.Connection, actor: Actor, bot_id: str, setup: Setup, lease_id: uuid.UUID, revision: int,
+        secret: str, failure: tuple[str, str] | None,
+    ) -> _Completed | str:
+        """The activation's second transaction: `_Completed`, or why it was abandoned."""
         slot = slots.fence(conn, bot_id)
         now = slots.setup_of(conn, bot_id) if slot is not None else None
         ours = now is not None and now.lease_id == lease_id
         why = None
         if slot is None or slot.incarnation != setup.incarnation:
             why = "the bot was replaced"
-        elif not ours:
+        elif now is None or not ours:
             why = "the lease was lost"
         elif not now.lease_live:
             why = "the lease expired"
@@ -413,10 +437,14 @@ class WebhookManagement:
                 slots.bump(conn, bot_id)
             slots.audit(conn, "webhook.activation.abandoned", actor.principal, bot_id,
                         {"setupId": str(setup.setup_id), "leaseId": str(lease_id), "why": why})
-            return None, None, None, why  # committed, then refused
+            return why  # committed, then refused
+        assert now is not None
         registration = None
+        detail: dict[str, object]
         if failure is None:
-            registration = self.webhooks.store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
+            store = self.webhooks.store
+            assert isinstance(store, PostgresWebhookStore), "webhook management runs only with PostgreSQL"
+            registration = store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
             slots.end_lease(conn, bot_id, "activated")
             kind, detail = "webhook.activation.complete", {"registrationId": registration.registration_id}
         else:
@@ -427,7 +455,7 @@ class WebhookManagement:
         slots.audit(conn, kind, actor.principal, bot_id,
                     {"setupId": str(setup.setup_id), "leaseId": str(lease_id), **detail})
         view, current = self._view(conn, bot_id)
-        return registration, view, current, None
+        return _Completed(registration, view, current)
 
     # ----- the sole admin generation's duty --------------------------------------------------
 
@@ -437,7 +465,7 @@ class WebhookManagement:
         bot_ids = await self._run(lambda conn: slots.admin_setups_of_other_generations(conn, self.admins.digest))
         scrubbed = 0
         for bot_id in bot_ids:
-            def work(conn, bot_id=bot_id):
+            def work(conn: psycopg.Connection, bot_id: str = bot_id) -> bool:
                 if slots.fence(conn, bot_id) is None or not self.admins.sole(conn):
                     return False
                 setup = slots.setup_of(conn, bot_id)

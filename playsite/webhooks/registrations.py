@@ -22,12 +22,16 @@ import hmac
 import json
 import logging
 import secrets
+import ssl
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 import trio
 
+from playsite.config import Settings
+from playsite.refusals import Refused
+from playsite.store.database import Database
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -55,12 +59,11 @@ REGISTRATION_WINDOW_S = 60.0
 """Each registration attempt can cost an outbound request: at most this many per bot per window."""
 
 
-class RegistrationRefused(Exception):
+class RegistrationRefused(Refused):
     """`code` is url_policy or handshake_failed; `reason` says why, for the bot's author."""
 
     def __init__(self, code: str, reason: str):
-        super().__init__(f"{code}: {reason}")
-        self.code = code
+        super().__init__(code, reason)
         self.reason = reason
 
 
@@ -100,8 +103,8 @@ class Webhooks:
         enabled: bool = True,
         wall_clock: Callable[[], datetime] = utc_now,
         resolver: Resolver | None = None,
-        verify=True,
-    ):
+        verify: bool | str | ssl.SSLContext = True,
+    ) -> None:
         self.store = store
         self.policy = policy
         self.enabled = enabled
@@ -120,9 +123,9 @@ class Webhooks:
         """Delivery attempts of this process by outcome (`applied`, `timed_out`, `http_503` ...), for /metrics."""
 
     @classmethod
-    def from_settings(cls, store, settings) -> Webhooks:
+    def from_settings(cls, database: Database | None, settings: Settings) -> Webhooks:
         return cls(
-            webhook_store_for(store, Sealer.from_settings(settings)),
+            webhook_store_for(database, Sealer.from_settings(settings)),
             UrlPolicy.from_settings(settings),
             enabled=settings.webhook_push_enabled,
         )
@@ -154,7 +157,7 @@ class Webhooks:
     async def register(self, bot_id: str, url: object) -> Registration:
         """Check the URL, run the handshake, store a new registration (replacing any).
 
-        Raises RegistrationRefused (422) or RegistrationRateLimited (429).
+        Raises RegistrationRefused or RegistrationRateLimited.
         """
         self._count_attempt(bot_id)
         try:

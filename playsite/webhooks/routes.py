@@ -7,23 +7,27 @@ Every route is for registered bots only (403 `registered_only` for anonymous one
 
 from __future__ import annotations
 
+from quart import Response
+
+from playsite.bots.accounts import BotAccount
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
-from playsite.http.errors import Refusal, RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.errors import Refusal, RouteFamily, invalid_request, rate_limited
 from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.services import Services
-from playsite.store.database import DatabaseUnavailable
-from playsite.webhooks.registrations import RegistrationRateLimited, RegistrationRefused
+from playsite.webhooks.registrations import RegistrationRateLimited
 from playsite.wire.instant import encode_instant
 
 REGISTER_BODY_MAX = 4096
+STATUSES = {"url_policy": 422, "handshake_failed": 422}
+"""The registrations' refusals (`RegistrationRefused`): the URL or its handshake is not acceptable."""
 
 
 def webhook_routes(services: Services) -> RouteFamily:
-    routes = RouteFamily("webhook_routes", __name__)
+    routes = RouteFamily("webhook_routes", __name__, statuses=STATUSES)
     webhooks = services.webhooks
 
-    def registered_caller():
+    def registered_caller() -> BotAccount:
         """The calling registered bot (401/403 otherwise); 503 while push is off."""
         caller = calling_bot(services.bots, registered=True)
         if not webhooks.enabled:
@@ -32,7 +36,7 @@ def webhook_routes(services: Services) -> RouteFamily:
 
     @routes.post("/bot/webhook")
     @body_limit(REGISTER_BODY_MAX)
-    async def register_webhook():
+    async def register_webhook() -> Response:
         caller = registered_caller()
         body = await json_object()
         reject_unknown_fields(body, {"url"})
@@ -40,45 +44,31 @@ def webhook_routes(services: Services) -> RouteFamily:
             raise invalid_request('send {"url": "https://..."}')
         try:
             registration = await webhooks.register(caller.id, body["url"])
-        except RegistrationRefused as refused:
-            raise Refusal(422, refused.code, refused.reason) from None
         except RegistrationRateLimited as limited:
-            raise Refusal(429, "rate_limited", str(limited), {"Retry-After": str(limited.retry_after_s)}) from None
-        except DatabaseUnavailable:
-            raise temporarily_unavailable() from None
+            raise rate_limited("registration attempts", limited.retry_after_s) from None
         return json_response({"url": registration.url, "secret": registration.secret}, 201, NO_STORE)
 
     @routes.get("/bot/webhook")
-    async def read_webhook():
+    async def read_webhook() -> Response:
         caller = registered_caller()
-        try:
-            registration = await webhooks.current(caller.id)
-        except DatabaseUnavailable:
-            raise temporarily_unavailable() from None
+        registration = await webhooks.current(caller.id)
         if registration is None:
             raise Refusal(404, "webhook_not_found", "no webhook is registered")
         body = {"url": registration.url, "verifiedAt": encode_instant(registration.verified_at)}
         return json_response(body, 200, NO_STORE)
 
     @routes.delete("/bot/webhook")
-    async def delete_webhook():
+    async def delete_webhook() -> Response:
         caller = registered_caller()
-        try:
-            removed = await webhooks.remove(caller.id)
-        except DatabaseUnavailable:
-            raise temporarily_unavailable() from None
-        if not removed:
+        if not await webhooks.remove(caller.id):
             raise Refusal(404, "webhook_not_found", "no webhook was registered")
         return empty_response(204, NO_STORE)
 
     @routes.get("/bot/webhook/stats")
-    async def webhook_stats():
+    async def webhook_stats() -> Response:
         # Not gated on push being enabled: the stats read history, which outlives the switch.
         caller = calling_bot(services.bots, registered=True)
-        try:
-            stats = await webhooks.stats(caller.id)
-        except DatabaseUnavailable:
-            raise temporarily_unavailable() from None
+        stats = await webhooks.stats(caller.id)
         return json_response(stats.to_json(), 200, NO_STORE)
 
     return routes

@@ -28,6 +28,8 @@ import re
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from playsite.config import Settings
+
 VERSION = "sealed1"
 KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -91,12 +93,12 @@ class Sealer:
         return cls(bytes.fromhex(key_hex), bytes.fromhex(previous_hex) if previous_hex else None)
 
     @classmethod
-    def from_settings(cls, settings) -> Sealer | None:
+    def from_settings(cls, settings: Settings) -> Sealer | None:
         """From PLAY_SECRETS_KEY (and _PREVIOUS); None when no key is configured."""
-        key = getattr(settings, "secrets_key", None)
+        key = settings.secrets_key
         if key is None:
             return None
-        return cls.from_hex(key, getattr(settings, "secrets_key_previous", None))
+        return cls.from_hex(key, settings.secrets_key_previous)
 
     def __repr__(self) -> str:
         return f"Sealer(key_id={self.key_id!r}, previous_key_id={self.previous_key_id!r})"

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime
+from typing import Any
 
 import attrs
 import psycopg
+from psycopg.rows import TupleRow
 
 ATTEMPTS_MAX = 5
 """service.md Limits: activation attempts per staged setup."""
@@ -25,6 +27,14 @@ LEASE_LIFETIME_S = 15
 with room to spare. A process that dies holding one leaves it to expire; its attempt stays spent."""
 ENDED_RETENTION = "30 days"
 """Terminal setups (activated, exhausted, scrubbed) are pruned after this."""
+
+
+def only_value(cursor: psycopg.Cursor[TupleRow]) -> Any:  # a column's type is the database's: psycopg says Any
+    """The first column of the one row a statement always returns (RETURNING on a row that
+    exists, an aggregate, `now()`)."""
+    row = cursor.fetchone()
+    assert row is not None, "the statement returns one row"
+    return row[0]
 
 
 @attrs.frozen
@@ -74,9 +84,9 @@ def peek(conn: psycopg.Connection, bot_id: str) -> Slot | None:
 
 def bump(conn: psycopg.Connection, bot_id: str) -> int:
     """The slot changed: its next revision."""
-    return conn.execute(
+    return only_value(conn.execute(
         "UPDATE bots SET webhook_revision = webhook_revision + 1 WHERE id = %s RETURNING webhook_revision", (bot_id,)
-    ).fetchone()[0]
+    ))
 
 
 _SETUP_COLUMNS = """setup_id, incarnation, candidate_url, state, created_by, authority, admin_generation,
@@ -113,14 +123,14 @@ def discard(conn: psycopg.Connection, bot_id: str) -> bool:
 def take_lease(conn: psycopg.Connection, bot_id: str, revision: int) -> tuple[uuid.UUID, int]:
     """Bind a new lease to the setup and `revision` and spend one attempt: (lease id, attempts now)."""
     lease_id = uuid.uuid4()
-    attempts = conn.execute(
+    attempts = only_value(conn.execute(
         """UPDATE webhook_setups
               SET lease_id = %s, lease_revision = %s, lease_expires_at = now() + make_interval(secs => %s),
                   activation_attempts = activation_attempts + 1
             WHERE bot_id = %s AND state = 'pending'
         RETURNING activation_attempts""",
         (lease_id, revision, LEASE_LIFETIME_S, bot_id),
-    ).fetchone()[0]
+    ))
     return lease_id, attempts
 
 
@@ -176,4 +186,4 @@ def audit_trail(conn: psycopg.Connection, bot_id: str, limit: int = 50) -> list[
 
 
 def database_now(conn: psycopg.Connection) -> datetime:
-    return conn.execute("SELECT now()").fetchone()[0]
+    return only_value(conn.execute("SELECT now()"))

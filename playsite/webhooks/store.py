@@ -23,6 +23,9 @@ from typing import Protocol
 import attrs
 import psycopg
 
+from playsite import principals
+from playsite.config import Settings
+from playsite.store.database import Database
 from playsite.webhooks import slots
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
 from playsite.wire.instant import encode_instant
@@ -96,7 +99,7 @@ class DeliveryStats:
     last_failure: tuple[datetime, str] | None
 
     def to_json(self) -> dict:
-        body = {name: window.to_json() for name, window in self.windows.items()}
+        body: dict[str, object] = {name: window.to_json() for name, window in self.windows.items()}
         if self.last_failure is None:
             body["lastFailure"] = None
         else:
@@ -216,7 +219,7 @@ class PostgresWebhookStore:
     With a `sealer`, secrets are written sealed and opened on reading; without one they are
     written in plain text (and a sealed one reads as an unusable registration)."""
 
-    def __init__(self, database, sealer: Sealer | None = None) -> None:
+    def __init__(self, database: Database, sealer: Sealer | None = None) -> None:
         self.database = database
         self.sealer = sealer
 
@@ -246,7 +249,7 @@ class PostgresWebhookStore:
         """`replace` inside the caller's transaction on `conn` (its commit makes it current).
         The secret is written sealed when there is a key; the registration returned holds it plain."""
         stored = secret if self.sealer is None else self.sealer.seal(secret, bot_id)
-        generation = conn.execute(_REPLACE, (bot_id, url, stored, verified_at)).fetchone()[0]
+        generation = slots.only_value(conn.execute(_REPLACE, (bot_id, url, stored, verified_at)))
         return Registration(bot_id, generation, url, secret, verified_at)
 
     async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
@@ -258,7 +261,7 @@ class PostgresWebhookStore:
                 slots.fence(conn, bot_id)
                 registration = self.replace_in(conn, bot_id, url, secret, verified_at)
                 slots.bump(conn, bot_id)
-                slots.audit(conn, "webhook.registration.replaced", f"bot:{bot_id}", bot_id,
+                slots.audit(conn, "webhook.registration.replaced", principals.bot(bot_id), bot_id,
                             {"registrationId": registration.registration_id})
                 return registration
 
@@ -300,9 +303,9 @@ class PostgresWebhookStore:
     async def count_sealed(self) -> int:
         """How many stored secrets are sealed (by any key)."""
         return await self.database.run(
-            lambda conn: conn.execute(
-                "SELECT count(*) FROM webhook_registrations WHERE secret ~ '^sealed[0-9]+:'"
-            ).fetchone()[0]
+            lambda conn: slots.only_value(
+                conn.execute("SELECT count(*) FROM webhook_registrations WHERE secret ~ '^sealed[0-9]+:'")
+            )
         )
 
     async def delete(self, bot_id: str) -> bool:
@@ -312,7 +315,7 @@ class PostgresWebhookStore:
                 if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
                     return False
                 slots.bump(conn, bot_id)
-                slots.audit(conn, "webhook.registration.removed", f"bot:{bot_id}", bot_id, {})
+                slots.audit(conn, "webhook.registration.removed", principals.bot(bot_id), bot_id, {})
                 return True
 
         return await self.database.run(work)
@@ -345,7 +348,7 @@ class PostgresWebhookStore:
             for name, span in STATS_WINDOWS:
                 since = now - span
                 counts = conn.execute(_WINDOW, (bot_id, since)).fetchall()
-                p50, p90, p99 = conn.execute(_PERCENTILES, (bot_id, since)).fetchone()[0] or (None, None, None)
+                p50, p90, p99 = slots.only_value(conn.execute(_PERCENTILES, (bot_id, since))) or (None, None, None)
                 windows[name] = Window(
                     total=sum(count for _, count in counts),
                     outcomes=tuple(sorted(((o, c) for o, c in counts), key=lambda item: (-item[1], item[0]))),
@@ -359,14 +362,14 @@ class PostgresWebhookStore:
         return await self.database.run(work)
 
 
-def webhook_store_for(store, sealer: Sealer | None = None) -> WebhookStore:
-    """PostgreSQL beside a PostgreSQL game store (secrets sealed by `sealer`, if any); memory otherwise."""
-    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
-        return PostgresWebhookStore(store.database, sealer)
+def webhook_store_for(database: Database | None, sealer: Sealer | None = None) -> WebhookStore:
+    """PostgreSQL when the game store is PostgreSQL (secrets sealed by `sealer`, if any); memory otherwise."""
+    if database is not None:
+        return PostgresWebhookStore(database, sealer)
     return MemoryWebhookStore()
 
 
-async def seal_at_boot(webhook_store: WebhookStore, settings) -> Resealed | None:
+async def seal_at_boot(webhook_store: WebhookStore, settings: Settings) -> Resealed | None:
     """Before the port opens: with a key, seal what is stored in plain text and re-seal what
     is sealed under the previous key (one transaction, counts logged); without one, warn that
     PostgreSQL holds the secrets unencrypted. Memory stores keep nothing to seal."""

@@ -1,4 +1,4 @@
-"""The analytics outbox pump against a real HTTP receiver (tests/analytics/receiver.py).
+"""The analytics outbox pump against a real HTTP receiver (tests/support/receiver.py).
 
 Real clock throughout: the receiver is a real socket server in a thread, and the memory
 store schedules retries on the wall clock. Timings are shrunk through `OutboxPolicy`.
@@ -25,7 +25,7 @@ from playsite.store.database import Database, DatabaseUnavailable
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
-from tests.analytics.receiver import Answer, Receiver
+from tests.support.receiver import AnalyticsReceiver, Reply
 
 TOKEN = "analytics-token-7f3a9c"
 PAYLOAD_MARKER = "team-marker/bot-9d1e"
@@ -144,7 +144,7 @@ def test_parse_retry_after_reads_seconds_and_http_dates():
 async def test_accepted_payload_is_delivered_exactly_once_with_key_source_and_token(caplog):
     store = MemoryStore()
     [ending] = await ended_games(store)
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
             await wait_until(lambda: store.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -168,7 +168,7 @@ async def test_accepted_payload_is_delivered_exactly_once_with_key_source_and_to
 async def test_url_prefix_is_kept_and_no_token_means_no_authorization_header():
     store = MemoryStore()
     [ending] = await ended_games(store)
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             settings = settings_for(receiver.url + "/ingest/", token=None)
             await nursery.start(partial(run_outbox_pump, store, settings, policy=FAST))
@@ -183,7 +183,7 @@ async def test_a_full_backlog_is_delivered_in_batches():
     store = MemoryStore()
     endings = await ended_games(store, 12)
     policy = OutboxPolicy(batch_size=5, poll_interval_s=0.01, request_timeout_s=2.0, backoff_base_s=0.05)
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=policy))
             await wait_until(lambda: pump.counters.delivered == 12, "12 deliveries")
@@ -200,7 +200,7 @@ async def test_server_errors_are_retried_with_exponential_backoff_then_delivered
     store = MemoryStore()
     [ending] = await ended_games(store)
     policy = OutboxPolicy(poll_interval_s=0.01, request_timeout_s=2.0, backoff_base_s=0.1, backoff_cap_s=600.0)
-    with Receiver(lambda n, key: Answer(status=500) if n < 3 else None) as receiver:
+    with AnalyticsReceiver(lambda n, key: Reply(status=500) if n < 3 else None) as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=policy))
             await wait_until(lambda: store.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -224,8 +224,8 @@ async def test_server_errors_are_retried_with_exponential_backoff_then_delivered
 async def test_retry_after_is_honoured(status):
     store = MemoryStore()
     [ending] = await ended_games(store)
-    script = lambda n, key: Answer(status=status, headers={"Retry-After": "1"}) if n == 0 else None  # noqa: E731
-    with Receiver(script) as receiver:
+    script = lambda n, key: Reply(status=status, headers={"Retry-After": "1"}) if n == 0 else None  # noqa: E731
+    with AnalyticsReceiver(script) as receiver:
         async with trio.open_nursery() as nursery:
             await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
             await wait_until(lambda: store.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -256,7 +256,7 @@ async def test_timeout_is_retried_and_delivered_once_the_receiver_answers(caplog
     [ending] = await ended_games(store)
     policy = OutboxPolicy(poll_interval_s=0.01, request_timeout_s=0.3, backoff_base_s=0.05)
     # The first request is stored at once but answered only after the client gave up.
-    with Receiver(lambda n, key: Answer(delay_s=1.5) if n == 0 else None) as receiver:
+    with AnalyticsReceiver(lambda n, key: Reply(delay_s=1.5) if n == 0 else None) as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=policy))
             await wait_until(lambda: store.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -275,8 +275,8 @@ async def test_hung_receiver_is_retried_until_it_stores():
     [ending] = await ended_games(store)
     policy = OutboxPolicy(poll_interval_s=0.01, request_timeout_s=0.3, backoff_base_s=0.05)
     # Twice the receiver holds the request past the timeout without storing it (a 503 nobody sees).
-    script = lambda n, key: Answer(status=503, delay_s=1.0) if n < 2 else None  # noqa: E731
-    with Receiver(script) as receiver:
+    script = lambda n, key: Reply(status=503, delay_s=1.0) if n < 2 else None  # noqa: E731
+    with AnalyticsReceiver(script) as receiver:
         async with trio.open_nursery() as nursery:
             await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=policy))
             await wait_until(lambda: store.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -286,7 +286,7 @@ async def test_hung_receiver_is_retried_until_it_stores():
 
 
 async def test_connection_refused_is_retried_with_backoff():
-    with Receiver() as closed:
+    with AnalyticsReceiver() as closed:
         url = closed.url  # the port is free again once the receiver is gone
     store = MemoryStore()
     [ending] = await ended_games(store)
@@ -330,7 +330,7 @@ async def test_two_pumps_racing_store_each_payload_once():
     endings = await ended_games(store, 5)
     views = [NotesEmptyBatches(store), NotesEmptyBatches(store)]
     # Slow answers keep both pumps inside the same due batch.
-    with Receiver(lambda n, key: Answer(delay_s=0.05)) as receiver:
+    with AnalyticsReceiver(lambda n, key: Reply(delay_s=0.05)) as receiver:
         async with trio.open_nursery() as nursery:
             one, two = [
                 await nursery.start(partial(run_outbox_pump, view, settings_for(receiver.url), policy=FAST))
@@ -372,7 +372,7 @@ async def test_pump_that_died_after_the_post_is_answered_409_and_the_row_ends_de
     store = MemoryStore()
     [ending] = await ended_games(store)
     dying = MarkingNeverReturns(store)
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             first = trio.CancelScope()
 
@@ -401,7 +401,7 @@ async def test_permanent_rejection_keeps_the_row_undelivered_with_the_error(stat
     store = MemoryStore()
     [ending] = await ended_games(store)
     body = b'{"error": "missing field playerIds"}'
-    with Receiver(lambda n, key: Answer(status=status, body=body)) as receiver:
+    with AnalyticsReceiver(lambda n, key: Reply(status=status, body=body)) as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
             await wait_until(lambda: pump.counters.failed == 1, "the rejection")
@@ -455,7 +455,7 @@ async def test_pump_continues_past_store_errors(caplog):
     memory = MemoryStore()
     [ending] = await ended_games(memory)
     store = FlakyStore(memory, failing_reads=3, failing_marks=1)
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=FAST))
             await wait_until(lambda: memory.outbox[ending.outbox_key].delivered_at is not None, "delivery")
@@ -485,7 +485,7 @@ async def test_an_exception_from_one_item_does_not_stop_the_batch():
         async def aclose(self):
             await self.inner.aclose()
 
-    with Receiver() as receiver:
+    with AnalyticsReceiver() as receiver:
         async with trio.open_nursery() as nursery:
             pump = await nursery.start(
                 partial(
@@ -525,7 +525,7 @@ async def test_postgres_terminal_write_is_delivered_and_marked(database_url, cap
         await store.finish_game(write, ending)
         await store.finish_game(write, ending)  # a repeated terminal write adds no second row
         policy = OutboxPolicy(poll_interval_s=0.02, request_timeout_s=2.0, backoff_base_s=0.1)
-        with Receiver(lambda n, key: Answer(status=503) if n == 0 else None) as receiver:
+        with AnalyticsReceiver(lambda n, key: Reply(status=503) if n == 0 else None) as receiver:
             async with trio.open_nursery() as nursery:
                 pump = await nursery.start(partial(run_outbox_pump, store, settings_for(receiver.url), policy=policy))
                 await wait_until(lambda: pump.counters.delivered == 1, "delivery")

@@ -20,10 +20,10 @@ import trio
 from trio_websocket import open_websocket_url
 
 from tests.support.database import migrate
+from tests.support.documented import Documented
 from tests.support.server import ServerProcess
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import deadline
-from tests.test_specs import Documented
 
 SITE = "http://site.example:5173"
 """The site's own origin, the one PLAY_CORS_ORIGINS allows here."""

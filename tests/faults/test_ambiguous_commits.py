@@ -14,8 +14,8 @@ import pytest
 import trio
 
 from playsite.wire import GameEnded, TurnPlayed
-from tests.e2e.test_frozen_postgres import assert_active_xor_archived, frozen, settled, stored, table
-from tests.support.client import create_game
+from tests.support.client import create_game, table
+from tests.support.frozen_postgres import assert_active_xor_archived, frozen, settled, stored
 from tests.support.turns import random_turn
 from tests.support.waiting import wait_until
 

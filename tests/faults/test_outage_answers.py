@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from playsite.http.errors import READ_TIMEOUT_S
-from tests.e2e.test_frozen_postgres import frozen
+from tests.support.frozen_postgres import frozen
 
 pytestmark = pytest.mark.postgres
 

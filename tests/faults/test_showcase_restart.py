@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timedelta
 
 import httpx
 import psycopg
 import pytest
 import trio
 
+from tests.support.receiver import WebhookReceiver
+from tests.support.showcase import created_earlier
 from tests.support.waiting import wait_until
-from tests.transports.webhook_receiver import WebhookReceiver
 
 pytestmark = pytest.mark.postgres
 
@@ -56,18 +56,6 @@ async def claim(server) -> httpx.Response:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
         return await http.post(
             "/showcase/claim", json={"guestId": str(uuid.uuid4())}, headers={"Idempotency-Key": str(uuid.uuid4())}
-        )
-
-
-def created_earlier(url: str, game_id: str, seconds: float) -> None:
-    """As if the game had been created `seconds` earlier (the server was down that long)."""
-    with psycopg.connect(url) as conn:
-        snapshot = conn.execute("SELECT snapshot FROM games WHERE id = %s", (game_id,)).fetchone()[0]
-        created = datetime.fromisoformat(snapshot["setup"]["createdAt"].replace("Z", "+00:00"))
-        stamp = (created - timedelta(seconds=seconds)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        conn.execute(
-            "UPDATE games SET snapshot = jsonb_set(snapshot, '{setup,createdAt}', %s::jsonb) WHERE id = %s",
-            (json.dumps(stamp), game_id),
         )
 
 

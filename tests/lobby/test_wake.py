@@ -28,7 +28,7 @@ from playsite.webhooks.registrations import VERIFICATION_ECHO_TIMEOUT_S
 from playsite.wire import Unlimited
 from tests.support.app import booted, call, test_client
 from tests.support.errors import assert_error
-from tests.transports.webhook_receiver import Reply, Seen, WebhookReceiver
+from tests.support.receiver import Reply, Seen, WebhookReceiver
 
 ELSEWHERE = {"client": ("203.0.113.9", 40000)}
 """The ASGI scope of a request from another client address."""

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from playsite.wire import BLACK, WHITE
-from tests.rematch.test_rematch_routes import WRITE, as_seat, finished_game, server
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
-from tests.test_specs import OPENAPI_PATH, Documented
+from tests.support.documented import OPENAPI_PATH, Documented
+from tests.support.rematch import WRITE, as_seat, finished_game, server
 
 FIXTURES = Path(__file__).resolve().parents[2] / "specs" / "rematch-v1"
 SCHEMA_OF = {"participant": "RematchState", "error": "RematchError", "spectator": "Continuation"}

@@ -5,9 +5,7 @@ test needs an exact instant."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import random
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -18,62 +16,20 @@ import trio
 
 from playsite.accounts import queries as accounts_store
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
-from playsite.config import Settings
 from playsite.games.creation import create_human_game
-from playsite.rooms.intents import Rebind
 from playsite.rooms.model import RoomPhase
 from playsite.rules import Termination
 from playsite.tokens import matches
-from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn
-from tests.rooms.harness import attach, command, sparing_turn
+from playsite.wire import BLACK, SEATS, WHITE, Fischer
+from tests.rooms.harness import attach
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.rematch import ORIGIN, WRITE, as_seat, finished_game, server
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
 
-ORIGIN = "https://play.example"
 SECRET = "rematch-session-secret-" + "r" * 20
-WRITE = {"Origin": ORIGIN, "X-Game-CSRF": "1"}
-
-
-def settings_for(url: str, **overrides) -> Settings:
-    values = dict(database_url=url, persistence_enabled=True, dice_seed_window_ms=0, cors_origins=(ORIGIN,))
-    values.update(overrides)
-    return Settings(**values)
-
-
-@contextlib.asynccontextmanager
-async def server(url: str, **overrides):
-    async with booted(settings_for(url, **overrides)) as services:
-        yield services, test_client(services)
-
-
-async def finished_game(services, principals: dict | None = None, *, rated: bool = False, resign_after_turns: bool = True):
-    """A friend game played by two people (a turn each), then resigned by White.
-    Returns (game id, seat -> token, seat -> principal)."""
-    principals = principals or {seat: f"guest:{uuid.uuid4()}" for seat in SEATS}
-    created = await create_human_game(
-        services.registry, Fischer(300, 3), rated=rated, seed_window_s=0, durability=services.settings.game_durability
-    )
-    room = created.room
-    for seat in SEATS:
-        rebind = Rebind(seat, principals[seat], None)
-        assert await room.send(rebind) and await rebind.reply.wait()
-    subscribers = [await attach(room, seat) for seat in SEATS]
-    rng = random.Random(7)
-    while resign_after_turns and len(room.game.played) < 2:
-        await wait_until(lambda: room.game.phase is RoomPhase.PLAYING and room.game.tree, "a roll with moves", timeout=10)
-        verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
-        assert verdict.applied, verdict.reason
-    await command(room, WHITE, Resign())
-    await wait_until(lambda: room.completed, "the source's ending committed", timeout=10)
-    del subscribers
-    return room.game_id, created.tokens, principals
-
-
-def as_seat(token: str) -> dict:
-    return {"X-Rematch-Seat-Token": token}
 
 
 async def post(client, game_id: str, token: str | None, action: str, request_id: str | None = None, **headers):

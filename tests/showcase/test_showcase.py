@@ -22,8 +22,10 @@ from playsite.showcase.table import TablePhase
 from playsite.wire import Fischer, Resign
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.frozen_postgres import frozen
+from tests.support.receiver import Reply, WebhookReceiver
+from tests.support.showcase import created_earlier
 from tests.support.waiting import deadline, wait_until
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
 
 pytestmark = pytest.mark.postgres
 
@@ -389,8 +391,6 @@ async def test_a_stalled_live_game_makes_the_table_answer_unavailable(migrated_u
 
 
 async def test_a_database_outage_closes_the_table_and_its_end_reopens_it(migrated_url, receiver, pg_cluster):
-    from tests.e2e.test_frozen_postgres import frozen
-
     async with table_at(migrated_url, receiver) as t:
         with frozen(pg_cluster):
             assert await t.table.reconcile() is TablePhase.UNAVAILABLE
@@ -463,8 +463,6 @@ async def test_a_losing_claim_is_recorded_its_key_conflicts_and_replays_spectati
 async def test_an_ended_game_is_finishing_while_its_terminal_write_is_pending_and_unavailable_once_stalled(
     migrated_url, receiver, pg_cluster
 ):
-    from tests.e2e.test_frozen_postgres import frozen
-
     async with table_at(migrated_url, receiver) as t:
         _, won, _ = await t.claim(str(uuid.uuid4()))
         room = t.services.registry.get(won["gameId"])
@@ -519,8 +517,6 @@ async def test_the_winners_seat_token_is_sealed_at_rest_and_the_rightful_retry_s
 async def test_a_resumed_game_already_ended_with_its_ending_still_being_written_reconciles_to_finishing(
     migrated_url, receiver
 ):
-    from tests.faults.test_showcase_restart import created_earlier
-
     async with table_at(migrated_url, receiver) as t:
         _, won, _ = await t.claim(str(uuid.uuid4()))
     game_id = won["gameId"]

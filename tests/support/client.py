@@ -143,3 +143,8 @@ class Table:
                         return event
                 seen = len(player.events)
                 await trio.sleep(0.01)
+
+
+def table(server, game: dict) -> Table:
+    """Both seats of `game` (as `create_game` answered it) on `server`'s sockets."""
+    return Table(Player(server.ws_url, game, "White"), Player(server.ws_url, game, "Black"))

@@ -29,7 +29,7 @@ from playsite.transports.pinned import (
     post_pinned,
     resolve_and_pin,
 )
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
+from tests.support.receiver import Reply, WebhookReceiver
 
 PUBLIC = UrlPolicy()
 LOOPBACK_OK = UrlPolicy(allow_loopback=True)

@@ -12,9 +12,9 @@ import pytest
 
 from playsite.store.migrations import apply_pending, load_migrations
 from tests.support.errors import assert_error, assert_no_server_errors
+from tests.support.receiver import Reply, WebhookReceiver
 from tests.support.turns import random_turn
 from tests.support.waiting import wait_until_sync
-from tests.transports.webhook_receiver import Reply, WebhookReceiver
 
 PUSH = {"DICE_SEED_WINDOW_MS": "0", "WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"}
 CLOCKED = {"Fischer": {"initialSeconds": 300, "incrementSeconds": 5}}

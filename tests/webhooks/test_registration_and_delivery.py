@@ -39,8 +39,8 @@ from playsite.webhooks.store import (
 )
 from playsite.wire import Fischer, PerMove, Unlimited
 from tests.support.app import booted, call, test_client
+from tests.support.receiver import Reply, WebhookReceiver, echo, valid_signature
 from tests.support.waiting import deadline, wait_until
-from tests.transports.webhook_receiver import Reply, WebhookReceiver, echo, valid_signature
 
 ENDPOINTS = [
     ("POST", "/bot/webhook"),

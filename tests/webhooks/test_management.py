@@ -9,9 +9,9 @@ import pytest
 import trio
 
 from playsite.webhooks import slots
-from tests.management.support import browser, hook_url, make_account, managed_server, new_bot_name
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
-from tests.transports.webhook_receiver import Reply, WebhookReceiver, echo
+from tests.support.receiver import Reply, WebhookReceiver, echo
+from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name
 
 pytestmark = pytest.mark.postgres
 
@@ -160,7 +160,7 @@ async def test_an_activation_verifies_the_candidate_and_shows_the_secret_once(mi
             assert int(headers["ETag"].strip('"')) == body["revision"] > revision
 
             (echo,) = receiver.seen
-            assert echo.kind == "verification" and echo.path == "/hook?code=s3cret-key"
+            assert echo.kind == "verification" and echo.path == "/hook" and echo.query == {"code": ["s3cret-key"]}
             assert resolver.lookups == ["hook.test"]
             current = await services.webhooks.current(bot)
             assert current is not None and current.secret == secret  # deliveries now sign with it

@@ -26,7 +26,7 @@ from playsite.webhooks.sealing import Sealer, SecretUnreadable, key_id, open_sto
 from playsite.webhooks.store import PostgresWebhookStore
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
-from tests.transports.webhook_receiver import WebhookReceiver
+from tests.support.receiver import WebhookReceiver
 
 OLD_KEY, NEW_KEY, OTHER_KEY = (secrets.token_hex(32) for _ in range(3))
 SEALED = re.compile(r"sealed1:([0-9a-f]{8}):([A-Za-z0-9_-]+)")
