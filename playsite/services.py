@@ -19,8 +19,8 @@ from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.service import Accounts
 from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
 from playsite.bots.games import BotGames
 from playsite.bots.store import bot_store_for
 from playsite.config import Settings
@@ -61,9 +61,9 @@ class Services:
     store: Store
     registry: Registry
     bots: BotDirectory
-    account_events: AccountEvents
-    games: BotGames
-    """How lobby and ladder games start."""
+    bot_events: BotEvents
+    bot_games: BotGames
+    """How lobby and ladder games start: every game with a bot in it."""
     lobby: Lobby
     ratings: RatingBook
     webhooks: Webhooks
@@ -131,21 +131,21 @@ async def boot(
     )
     await registry.resume_all()
 
-    events = AccountEvents()
-    games = BotGames(
-        registry, events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
+    bot_events = BotEvents()
+    bot_games = BotGames(
+        registry, bot_events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
     )
     ratings = RatingBook(store)
     webhooks = Webhooks.from_settings(store, settings)
     await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
-    lobby = Lobby(games, bots)
-    ladder = Ladder(games, bots, ratings) if settings.ladder_enabled else None
+    lobby = Lobby(bot_games, bots)
+    ladder = Ladder(bot_games, bots, ratings) if settings.ladder_enabled else None
 
     await nursery.start(lobby.run)
     house = None
     if settings.house_bots_enabled:
-        house = await nursery.start(HouseBots(bots, registry, lobby, events).run)
+        house = await nursery.start(HouseBots(bots, registry, lobby, bot_events).run)
     if ratings.refreshable:
         await nursery.start(ratings.run_refresh)
     if settings.webhook_push_enabled:
@@ -162,7 +162,7 @@ async def boot(
         await nursery.start(run_ladder, ladder)
     strength = StrengthReports(store, bots)
     await nursery.start(strength.run, registry)  # the first report is computed in the background
-    wakes = Wakes(bots, admission, events, webhooks, house)
+    wakes = Wakes(bots, admission, bot_events, webhooks, house)
     showcase = None
     if settings.showcase_enabled:
         showcase = ShowcaseTable(
@@ -202,8 +202,8 @@ async def boot(
         store=store,
         registry=registry,
         bots=bots,
-        account_events=events,
-        games=games,
+        bot_events=bot_events,
+        bot_games=bot_games,
         lobby=lobby,
         ratings=ratings,
         webhooks=webhooks,

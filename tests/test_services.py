@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "playsite"
 
 async def test_two_boots_share_nothing():
     async with booted() as one, booted() as two:
-        for field in ("store", "registry", "bots", "account_events", "lobby", "ratings", "webhooks"):
+        for field in ("store", "registry", "bots", "bot_events", "lobby", "ratings", "webhooks"):
             assert getattr(one, field) is not getattr(two, field), field
 
 
@@ -28,7 +28,7 @@ async def test_the_boot_runs_the_lobby_housekeeping(autojump_clock):
     async with booted(Settings(dice_seed_window_ms=0)) as services:
         a, _ = services.bots.mint_anonymous("a")
         b, _ = services.bots.mint_anonymous("b")
-        stream = services.account_events.open(a.id)
+        stream = services.bot_events.open(a.id)
         challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
         assert stream.events.receive_nowait() == f'{{"ChallengeDeclined":{{"id":"{challenge.id}"}}}}'

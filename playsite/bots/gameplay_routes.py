@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import trio
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.directory import BotAccount
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object

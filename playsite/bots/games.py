@@ -11,8 +11,8 @@ import uuid
 
 import attrs
 
-from playsite.bots.accounts import BotAccount
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotAccount
+from playsite.bots.events import BotEvents
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
 from playsite.rooms.model import RoomSetup, SeatSetup
@@ -41,7 +41,7 @@ class BotGame:
 
 async def create_game_with_bots(
     registry: Registry,
-    events: AccountEvents,
+    events: BotEvents,
     *,
     white: Participant,
     black: Participant,
@@ -85,7 +85,7 @@ class BotGames:
     `GameStart`, and the room settings of this deployment."""
 
     registry: Registry
-    events: AccountEvents
+    events: BotEvents
     seed_window_s: float
     durability: str
 

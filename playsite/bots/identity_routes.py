@@ -11,7 +11,7 @@ from __future__ import annotations
 import trio
 from quart import request
 
-from playsite.bots.accounts import (
+from playsite.bots.directory import (
     CAPACITY_MAX,
     CAPACITY_MIN,
     DESCRIPTION_MAX,

@@ -11,7 +11,7 @@ from typing import Protocol
 
 import psycopg
 
-from playsite.bots.accounts import BotAccount, IdentityError
+from playsite.bots.directory import BotAccount, IdentityError
 
 
 class BotStore(Protocol):

@@ -20,7 +20,7 @@ def stream_routes(services: Services) -> RouteFamily:
     @routes.get("/bot/stream/event")
     async def account_stream():
         account = calling_bot(services.bots)
-        return ndjson_response(account_lines(services.account_events, account.id, keepalive))
+        return ndjson_response(account_lines(services.bot_events, account.id, keepalive))
 
     @routes.get("/bot/game/stream/<game_id>")
     async def game_stream(game_id: str):

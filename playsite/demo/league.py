@@ -79,7 +79,7 @@ class League:
         white, black = bots.get(white_id), bots.get(black_id)
         if white is None or black is None or not (white.registered and black.registered):
             return
-        game = await self.services.games.start(
+        game = await self.services.bot_games.start(
             white=white, black=black, time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
         )
         room = game.room

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from quart import request
 
-from playsite.bots.accounts import SLUG
+from playsite.bots.directory import SLUG
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
 from playsite.games.refusals import CANONICAL_GAME_ID
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, temporarily_unavailable

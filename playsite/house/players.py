@@ -20,7 +20,7 @@ import random
 
 import trio
 
-from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.bots.refusals import BotApiRefusal
 from playsite.house.strategy import STRATEGIES
 from playsite.rooms.fanout import QueueSubscriber

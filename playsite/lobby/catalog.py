@@ -6,7 +6,7 @@ Admission at `POST /lobby/play-bot` stays the real gate.
 
 from __future__ import annotations
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.directory import BotAccount
 from playsite.ratings.book import RatingBook
 
 CATALOG_ORIGIN = "lobby"

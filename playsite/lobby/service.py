@@ -11,7 +11,7 @@ import secrets
 
 import trio
 
-from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.bots.games import BotGame, BotGames, Human, Participant
 from playsite.bots.refusals import BotApiRefusal
 from playsite.http.errors import temporarily_unavailable

@@ -22,8 +22,8 @@ import logging
 import attrs
 import trio
 
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
 from playsite.bots.refusals import BotApiRefusal
 from playsite.lobby.catalog import at_capacity, in_catalog
 from playsite.webhooks.registrations import VERIFICATION_ECHO_TIMEOUT_S, Webhooks
@@ -45,7 +45,7 @@ class Wake:
 class Wakes:
     """One per process: the probes in flight and the recent answers, per bot."""
 
-    def __init__(self, bots: BotDirectory, admission, events: AccountEvents, webhooks: Webhooks, house=None):
+    def __init__(self, bots: BotDirectory, admission, events: BotEvents, webhooks: Webhooks, house=None):
         self.bots = bots
         self.admission = admission
         self.events = events

@@ -12,7 +12,7 @@ from __future__ import annotations
 from quart import request
 
 from playsite.accounts.model import NICKNAME
-from playsite.bots.accounts import SLUG
+from playsite.bots.directory import SLUG
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.book import PROVISIONAL_RD

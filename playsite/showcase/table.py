@@ -36,7 +36,7 @@ import attrs
 import psycopg
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import AdmissionRefused, Purpose
 from playsite.rooms.intents import Abort, PlayerCommand

@@ -6,7 +6,7 @@ anything. Before the first report exists: 503 `temporarily_unavailable` with Ret
 
 from __future__ import annotations
 
-from playsite.bots.accounts import SLUG
+from playsite.bots.directory import SLUG
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.services import Services

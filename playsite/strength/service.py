@@ -20,7 +20,7 @@ from collections import Counter
 
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
 from playsite.strength.report import ResultRow, StrengthReport, build_report, encode_report
 from playsite.strength.stats import DEFAULT_SPRT, SprtParameters

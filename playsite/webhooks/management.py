@@ -39,7 +39,7 @@ import psycopg
 from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slots
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.bots.store import bot_store_for
 from playsite.config import Settings
 from playsite.store.database import Database
@@ -105,7 +105,7 @@ async def test_a_rated_game_that_ends_marks_the_report_stale_through_the_registr
         bob, bob_token = await services.bots.register("acme", "bob")
         await services.strength.refresh()
         assert not services.strength.due
-        game = await services.games.start(white=alice, black=bob, time_control=Unlimited(), rated=True, origin="ladder")
+        game = await services.bot_games.start(white=alice, black=bob, time_control=Unlimited(), rated=True, origin="ladder")
         response = await client.post(
             f"/bot/game/{game.room.game_id}/resign", headers={"Authorization": f"Bearer {bob_token}"}
         )
