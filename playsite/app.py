@@ -72,24 +72,27 @@ def create_app(services: Services) -> QuartTrio:
         return json_response(body)
 
     for family in (
-        game_routes,
-        rematch_routes,
-        websocket_routes,
-        archive_routes,
-        identity_routes,
-        lobby_routes,
-        gameplay_routes,
-        stream_routes,
-        webhook_routes,
-        ratings_routes,
-        strength_routes,
-        guest_routes,
-        guest_claim_routes,
-        ingest_routes,
-        specs_routes,
-        web_routes,
+        game_routes(services),
+        rematch_routes(services),
+        websocket_routes(services),
+        archive_routes(services),
+        identity_routes(services.bots, services.registry, services.ratings),
+        lobby_routes(services),
+        gameplay_routes(services.registry, services.bots, services.settings),
+        stream_routes(
+            services.bots, services.bot_events, services.registry,
+            keepalive_s=services.settings.ndjson_keepalive_ms / 1000,
+        ),
+        webhook_routes(services),
+        ratings_routes(services.database),
+        strength_routes(services.strength, services.bots),
+        guest_routes(services),
+        guest_claim_routes(services),
+        ingest_routes(),
+        specs_routes(),
+        web_routes(services.accounts, showcase=services.showcase is not None, ratings=services.database is not None),
     ):
-        app.register_blueprint(family(services))
+        app.register_blueprint(family)
     if services.accounts.enabled:
         app.register_blueprint(account_routes(services))
     if services.management is not None:

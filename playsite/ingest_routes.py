@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from playsite.http.bodies import BODY_MAX_ANY, body_limit
 from playsite.http.errors import Refusal, RouteFamily
-from playsite.services import Services
 
 
-def ingest_routes(_services: Services) -> RouteFamily:
+def ingest_routes() -> RouteFamily:
     routes = RouteFamily("ingest", __name__)
 
     @routes.post("/ingest/games")

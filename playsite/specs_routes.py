@@ -56,8 +56,8 @@ def _document(body: bytes, content_type: str) -> Document:
     return Document(body, content_type, hashlib.sha256(body).hexdigest()[:32])
 
 
-def specs_routes(services, *, directory: Path | None = None) -> RouteFamily:
-    """The blueprint; `services` is unused (kept for the same signature as every other one)."""
+def specs_routes(directory: Path | None = None) -> RouteFamily:
+    """The blueprint serving the documents under `directory` (default: the packaged specs/)."""
     documents = load_documents(directory or SPECS_DIR)
     routes = RouteFamily("specs", __name__)
 

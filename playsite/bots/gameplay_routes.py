@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 import trio
 
-from playsite.bots.directory import BotAccount
+from playsite.bots.directory import BotAccount, BotDirectory
+from playsite.config import Settings
 from playsite.games.refusals import game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object
@@ -23,8 +24,8 @@ from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.rooms.intents import PlayerCommand, Verdict
 from playsite.rooms.model import TECHNICAL_ABORT_REASON
+from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
-from playsite.services import Services
 from playsite.wire import (
     MAX_COMMAND_BYTES,
     Resign,
@@ -40,17 +41,17 @@ BODY_MAX = MAX_COMMAND_BYTES
 GAME_IS_OVER = "game is over"
 
 
-def gameplay_routes(services: Services) -> RouteFamily:
+def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) -> RouteFamily:
+    """Seated bots' commands to the rooms of `registry`, and their list of games."""
     routes = RouteFamily("gameplay_routes", __name__)
-    registry = services.registry
-    wait_s = services.settings.move_verdict_wait_ms / 1000
+    wait_s = settings.move_verdict_wait_ms / 1000
 
-    commands = RateLimiter(services.settings.bot_commands_per_minute, 60)
+    commands = RateLimiter(settings.bot_commands_per_minute, 60)
 
     async def seated_request(game_id: str) -> Seated:
         """The caller, its seat and the JSON body (429, 401, 404, 415 or 400 otherwise)."""
         limit_by_address(commands, "game commands")
-        account = calling_bot(services.bots)
+        account = calling_bot(bots)
         room = registry.get(game_id)
         seats = seats_of(room, account.principal) if room is not None else []
         if not seats:
@@ -96,7 +97,7 @@ def gameplay_routes(services: Services) -> RouteFamily:
 
     @routes.get("/bot/games")
     async def my_games():
-        account = calling_bot(services.bots)
+        account = calling_bot(bots)
         games = [
             my_game(room, seat)
             for room in list(registry.live.values())

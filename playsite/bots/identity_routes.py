@@ -16,6 +16,7 @@ from playsite.bots.directory import (
     CAPACITY_MIN,
     DESCRIPTION_MAX,
     BotAccount,
+    BotDirectory,
     IdentityError,
 )
 from playsite.bots.refusals import BotApiRefusal
@@ -24,7 +25,8 @@ from playsite.http.bodies import json_object
 from playsite.http.errors import READ_TIMEOUT_S, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
-from playsite.services import Services
+from playsite.ratings.book import RatingBook
+from playsite.rooms.registry import Registry
 from playsite.store.database import DatabaseUnavailable
 
 ANON_MINTS_PER_MINUTE = 20
@@ -35,9 +37,9 @@ bulk claiming. Only successful claims count, so a typo does not lock an author o
 CHANGE_NOT_STORED = "the change could not be stored; try again"
 
 
-def identity_routes(services: Services) -> RouteFamily:
+def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook) -> RouteFamily:
+    """Bots' identities and settings in `bots`; their occupancy from `registry`, ratings from `ratings`."""
     routes = RouteFamily("identity_routes", __name__)
-    bots = services.bots
     anon_mints = RateLimiter(ANON_MINTS_PER_MINUTE, 60)
     registrations = RateLimiter(REGISTRATIONS_PER_HOUR, 3600)
 
@@ -123,7 +125,7 @@ def identity_routes(services: Services) -> RouteFamily:
         raise temporarily_unavailable(CHANGE_NOT_STORED)
 
     def capacity_state(account: BotAccount) -> dict:
-        occupancy = services.registry.admission.occupancy(account.principal)
+        occupancy = registry.admission.occupancy(account.principal)
         return {
             "maxConcurrentGames": account.max_concurrent_games,
             "openToHumans": account.open_to_humans,
@@ -132,7 +134,7 @@ def identity_routes(services: Services) -> RouteFamily:
         }
 
     def ladder_state(account: BotAccount) -> dict:
-        rating = services.ratings.rating_of(account.id)
+        rating = ratings.rating_of(account.id)
         return {"onLadder": account.on_ladder, "glickoRating": rating.rating, "glickoRd": rating.rd}
 
     return routes

@@ -12,6 +12,7 @@ from typing import Protocol
 import psycopg
 
 from playsite.bots.directory import BotAccount, IdentityError
+from playsite.store.database import Database
 
 
 class BotStore(Protocol):
@@ -35,7 +36,7 @@ class MemoryBotStore:
 
 
 class PostgresBotStore:
-    def __init__(self, database) -> None:
+    def __init__(self, database: Database) -> None:
         self.database = database
 
     async def load(self) -> list[BotAccount]:
@@ -89,8 +90,6 @@ class PostgresBotStore:
             raise IdentityError("identity_taken", f"{account.id} is already registered") from None
 
 
-def bot_store_for(store) -> BotStore:
+def bot_store_for(database: Database | None) -> BotStore:
     """PostgreSQL beside a PostgreSQL game store; memory otherwise."""
-    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
-        return PostgresBotStore(store.database)
-    return MemoryBotStore()
+    return MemoryBotStore() if database is None else PostgresBotStore(database)

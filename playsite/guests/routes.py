@@ -33,10 +33,10 @@ def guest_routes(services: Services) -> RouteFamily:
     routes = RouteFamily("guests", __name__)
 
     async def read(query):
-        if not services.settings.persistence_enabled:
+        if services.database is None:
             raise Refusal(404, "persistence_required", "finished games are kept only when the server runs with persistence")
         try:
-            return await services.store.database.run(query)
+            return await services.database.run(query)
         except DatabaseUnavailable:
             raise temporarily_unavailable("the games could not be read; try again") from None
 

@@ -43,6 +43,7 @@ import trio
 
 from playsite.periodic import run_every
 from playsite.ratings.glicko2 import Rating, age, rate
+from playsite.store.database import Database
 
 log = logging.getLogger("playsite.ratings")
 
@@ -172,20 +173,20 @@ def _apply_period(conn, limit: int) -> int:
         return len(games)
 
 
-async def apply_pending(store, *, limit: int = MAX_GAMES_PER_PERIOD) -> int:
+async def apply_pending(database: Database, *, limit: int = MAX_GAMES_PER_PERIOD) -> int:
     """Run one rating period over what is pending; returns the number of games applied."""
-    database = getattr(store, "database", None)
-    if database is None:
-        raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
     return await database.run(lambda conn: _apply_period(conn, limit))
 
 
-async def run_rating_batch(store, *, period_s: float = RATING_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED):
+async def run_rating_batch(
+    database: Database | None, *, period_s: float = RATING_PERIOD_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
     """Supervised service: a rating period now (catching up after a restart), then every `period_s`."""
-    if getattr(store, "database", None) is None:
+    if database is None:
         raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
+
     async def period() -> None:
-        if applied := await apply_pending(store):
+        if applied := await apply_pending(database):
             log.info("rating batch applied games=%d", applied)
 
     await run_every(period_s, period, name="rating batch", task_status=task_status)

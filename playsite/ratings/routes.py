@@ -25,24 +25,23 @@ from playsite.ratings.leaderboard import (
     read_profile,
     read_rating_history,
 )
-from playsite.services import Services
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
 
 
-def ratings_routes(services: Services) -> RouteFamily:
+def ratings_routes(database: Database | None) -> RouteFamily:
+    """The rating reads over `database`; None (the memory store): each answers 404 `persistence_required`."""
     routes = RouteFamily("ratings_routes", __name__)
 
-    def database():
-        store = services.store
-        if getattr(store, "kind", None) != "postgres":
+    def persistent() -> Database:
+        if database is None:
             # The code stays specific until specs/openapi.yaml lists it (tests/test_specs.py checks every code).
             raise Refusal(404, "persistence_required", "ratings exist only when the server runs with persistence")
-        return store.database
+        return database
 
     async def read(query):
         message = "the ratings could not be read; try again"
         try:  # bounded as every read is: a store that does not answer is 503 in READ_TIMEOUT_S
-            return await read_or_unavailable(lambda: database().run(query), message)
+            return await read_or_unavailable(lambda: persistent().run(query), message)
         except DatabaseUnavailable:
             raise temporarily_unavailable(message) from None
 
@@ -88,7 +87,7 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/players/<nickname>")
     async def player_profile(nickname: str):
-        database()  # without persistence: 404 persistence_required
+        persistent()  # without persistence: 404 persistence_required
         valid = NICKNAME.fullmatch(nickname)  # no query for a name no account can have
         found = await read(lambda conn: read_player_profile(conn, nickname)) if valid else None
         if found is None:
@@ -97,7 +96,7 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/bots/<team>/<name>")
     async def profile(team: str, name: str):
-        database()  # without persistence: 404 persistence_required, whatever the name
+        persistent()  # without persistence: 404 persistence_required, whatever the name
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
         found = await read(lambda conn: read_profile(conn, f"{team}/{name}")) if valid else None
         if found is None:
@@ -113,7 +112,7 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/players/<nickname>/rating-history")
     async def player_rating_history(nickname: str):
-        database()
+        persistent()
         valid = NICKNAME.fullmatch(nickname)
         points = await history_of(lambda conn: player_principal(conn, nickname)) if valid else None
         if points is None:
@@ -122,7 +121,7 @@ def ratings_routes(services: Services) -> RouteFamily:
 
     @routes.get("/bots/<team>/<name>/rating-history")
     async def bot_rating_history(team: str, name: str):
-        database()
+        persistent()
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)
         points = await history_of(lambda conn: bot_principal(conn, f"{team}/{name}")) if valid else None
         if points is None:

@@ -43,7 +43,7 @@ from playsite.rooms.intents import Abort, PlayerCommand
 from playsite.rooms.model import REQUIRED, RoomSetup, SeatSetup
 from playsite.rooms.registry import CreationFailed, Registry
 from playsite.showcase import records
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
 from playsite.tokens import new_token
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, open_stored, seal_stored
 from playsite.wire import BLACK, WHITE, Fischer, SubmitSeed
@@ -93,13 +93,13 @@ class IdempotencyConflict(Exception):
 
 class ShowcaseTable:
     def __init__(
-        self, *, bot_id: str, store, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float,
+        self, *, bot_id: str, database: Database | None, registry: Registry, bots: BotDirectory, webhooks, seed_window_s: float,
         sealer: Sealer | None = None,
     ):
         self.sealer = sealer
         """Seals the winners' seat tokens at rest (PLAY_SECRETS_KEY); None: stored as they are."""
         self.bot_id = bot_id
-        self.database = getattr(store, "database", None)
+        self.database = database
         self.registry = registry
         self.bots = bots
         self.webhooks = webhooks

@@ -22,6 +22,9 @@ import trio
 
 from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
+from playsite.store.base import Store
+from playsite.store.database import Database
+from playsite.store.memory import MemoryStore
 from playsite.strength.report import ResultRow, StrengthReport, build_report, encode_report
 from playsite.strength.stats import DEFAULT_SPRT, SprtParameters
 
@@ -57,8 +60,10 @@ def _side(principal: str | None) -> str | None:
 class StrengthReports:
     """The report this process serves; one per boot."""
 
-    def __init__(self, store, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT):
+    def __init__(self, store: Store, database: Database | None, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT):
         self.store = store
+        self.database = database
+        """Where the results are counted, with PostgreSQL; None: counted here from the memory store's."""
         self.bots = bots
         self.parameters = parameters
         self.report: StrengthReport | None = None
@@ -114,13 +119,13 @@ class StrengthReports:
         return report, encode_report(report)
 
     async def _read_rows(self) -> list[ResultRow]:
-        database = getattr(self.store, "database", None)
-        if database is not None:
-            return await database.run(read_rated_counts)
-        results = getattr(self.store, "results", None)  # the memory store keeps its results in a dict
-        if results is None:
+        if self.database is not None:
+            return await self.database.run(read_rated_counts)
+        if not isinstance(self.store, MemoryStore):  # a store of a test's own, keeping no results
             return []
         counted = Counter(
-            (_side(row.white_principal), _side(row.black_principal), row.result) for row in results.values() if row.rated
+            (_side(row.white_principal), _side(row.black_principal), row.result)
+            for row in self.store.results.values()
+            if row.rated
         )
         return [(white, black, result, games) for (white, black, result), games in counted.items()]

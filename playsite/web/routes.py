@@ -30,7 +30,7 @@ from werkzeug.exceptions import NotFound
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
-from playsite.services import Services
+from playsite.accounts.service import Accounts
 
 HERE = Path(__file__).resolve().parent
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -109,7 +109,9 @@ class Assets:
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
-def web_routes(services: Services) -> RouteFamily:
+def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFamily:
+    """The pages and assets; `/web/site` tells them who is signed in (`accounts`) and whether the
+    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     icon = f'<link rel="icon" type="image/svg+xml" href="/assets/{assets.names["favicon.svg"]}">\n'
@@ -173,21 +175,19 @@ def web_routes(services: Services) -> RouteFamily:
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
 
-    keeps_ratings = services.store.kind == "postgres"  # ratings and profiles live in PostgreSQL only
-
     @routes.get("/web/site")
     async def site():
         """What the pages need to know before asking anything else: always 200, so a page
         never logs a failed request for something this server does not have. `signIn`:
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
         table is served; `ratings`: ratings and profiles are kept (a database)."""
-        account = await services.accounts.signed_in()
+        account = await accounts.signed_in()
         me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
         body = {
-            "signIn": services.accounts.enabled,
+            "signIn": accounts.enabled,
             "account": me,
-            "showcase": services.showcase is not None,
-            "ratings": keeps_ratings,
+            "showcase": showcase,
+            "ratings": ratings,
         }
         return json_response(body, headers=PRIVATE)
 

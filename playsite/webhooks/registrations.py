@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 
 import trio
 
+from playsite.store.database import Database
 from playsite.transports.pinned import (
     RESPONSE_BODY_MAX,
     OutboundFailure,
@@ -120,9 +121,9 @@ class Webhooks:
         """Delivery attempts of this process by outcome (`applied`, `timed_out`, `http_503` ...), for /metrics."""
 
     @classmethod
-    def from_settings(cls, store, settings) -> Webhooks:
+    def from_settings(cls, database: Database | None, settings) -> Webhooks:
         return cls(
-            webhook_store_for(store, Sealer.from_settings(settings)),
+            webhook_store_for(database, Sealer.from_settings(settings)),
             UrlPolicy.from_settings(settings),
             enabled=settings.webhook_push_enabled,
         )

@@ -23,6 +23,7 @@ from typing import Protocol
 import attrs
 import psycopg
 
+from playsite.store.database import Database
 from playsite.webhooks import slots
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
 
@@ -361,10 +362,10 @@ class PostgresWebhookStore:
         return await self.database.run(work)
 
 
-def webhook_store_for(store, sealer: Sealer | None = None) -> WebhookStore:
+def webhook_store_for(database: Database | None, sealer: Sealer | None = None) -> WebhookStore:
     """PostgreSQL beside a PostgreSQL game store (secrets sealed by `sealer`, if any); memory otherwise."""
-    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
-        return PostgresWebhookStore(store.database, sealer)
+    if database is not None:
+        return PostgresWebhookStore(database, sealer)
     return MemoryWebhookStore()
 
 
