@@ -12,7 +12,7 @@ from datetime import datetime
 
 import attrs
 
-from playsite.ratings.leaderboard import RESULTS, nicknames_of, own_game, read_opponents
+from playsite.ratings.queries import RESULTS, nicknames_of, own_game, read_opponents
 
 GAMES_PAGE = 20
 """Games per page of `GET /players/{guestId}/games`."""

@@ -4,7 +4,7 @@ GET /players/{nickname}, and their rating histories (`.../rating-history`) (docs
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
 with persistence: on the memory store they answer 404, as the anchor does (see
 `persistence_required` for the code). A database outage answers 503
-`temporarily_unavailable` with Retry-After 5. The queries live in `ratings.leaderboard`.
+`temporarily_unavailable` with Retry-After 5. The queries live in `ratings.queries`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from playsite.bots.directory import SLUG
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.book import PROVISIONAL_RD
-from playsite.ratings.leaderboard import (
+from playsite.ratings.queries import (
     bot_principal,
     player_principal,
     read_leaders,

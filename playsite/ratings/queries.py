@@ -1,4 +1,5 @@
-"""The leaderboard and bot profile queries (PostgreSQL: `bots`, `bot_ratings`, `game_results`).
+"""The queries of the public rating reads: the leaderboard, the profiles and the rating
+histories (PostgreSQL: `bots`, `bot_ratings`, `account_ratings`, `game_results`).
 
 Each function runs in a worker thread on a pooled connection (`Database.run`) and returns
 the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
