@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, timezone
 
 import attrs
 
+from playsite.principals import Kind, id_of
+from playsite.principals import bot as bot_principal
 from playsite.rooms.admission import Limits
 from playsite.tokens import digest, new_token
 from playsite.wire import PublicFace
@@ -52,7 +54,7 @@ class BotAccount:
 
     @property
     def principal(self) -> str:
-        return f"bot:{self.id}"
+        return bot_principal(self.id)
 
     @property
     def public_name(self) -> str:
@@ -135,7 +137,8 @@ class BotDirectory:
         return self._by_id.get(bot_id)
 
     def by_principal(self, principal: str) -> BotAccount | None:
-        return self._by_id.get(principal.removeprefix("bot:")) if principal.startswith("bot:") else None
+        bot_id = id_of(principal, Kind.BOT)
+        return None if bot_id is None else self._by_id.get(bot_id)
 
     def mint_anonymous(self, name: str | None) -> tuple[BotAccount, str]:
         """A name is made a slug as the ecosystem does (`MyBot` -> `mybot`); one with nothing

@@ -19,6 +19,7 @@ import psycopg
 from playsite.accounts import store
 from playsite.accounts.model import NICKNAME
 from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
+from playsite.principals import canonical_uuid
 
 ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
 
@@ -31,10 +32,8 @@ def add_parser(subparsers) -> None:
 
 
 def find(conn: psycopg.Connection, who: str):
-    try:
-        return store.find(conn, uuid.UUID(who))
-    except ValueError:
-        pass
+    if (account_id := canonical_uuid(who)) is not None:
+        return store.find(conn, uuid.UUID(account_id))
     if not NICKNAME.fullmatch(who):
         return None
     row = conn.execute("SELECT id FROM accounts WHERE lower(nickname) = lower(%s)", (who,)).fetchone()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from playsite.principals import Kind, Principal, id_of
 from playsite.ratings.book import DEFAULT_RATING, DEFAULT_RD, PROVISIONAL_RD
 
 RECENT_GAMES = 20
@@ -57,7 +58,7 @@ def read_player_profile(conn, nickname: str) -> dict | None:
         return None
     account_id, nickname, rating, rd, games, wins, draws, losses = row
     rd = DEFAULT_RD if rd is None else float(rd)
-    principal = f"user:{account_id}"
+    principal = str(Principal.user(account_id))
     return {
         "nickname": nickname,
         "rating": DEFAULT_RATING if rating is None else float(rating),
@@ -86,7 +87,7 @@ def read_profile(conn, bot_id: str) -> dict | None:
     team, name, on_ladder, rating, rd, games, wins, draws, losses = row
     rating = DEFAULT_RATING if rating is None else float(rating)
     rd = DEFAULT_RD if rd is None else float(rd)
-    principal = f"bot:{bot_id}"
+    principal = str(Principal.bot(bot_id))
     return {
         "team": team,
         "name": name,
@@ -112,13 +113,13 @@ def player_principal(conn, nickname: str) -> str | None:
     row = conn.execute(
         "SELECT id FROM accounts WHERE lower(nickname) = lower(%s) AND status <> 'deleted'", (nickname,)
     ).fetchone()
-    return None if row is None else f"user:{row[0]}"
+    return None if row is None else str(Principal.user(row[0]))
 
 
 def bot_principal(conn, bot_id: str) -> str | None:
     """The principal of the registered bot `team/name`, if there is one."""
     row = conn.execute("SELECT id FROM bots WHERE id = %s", (bot_id,)).fetchone()
-    return None if row is None else f"bot:{row[0]}"
+    return None if row is None else str(Principal.bot(row[0]))
 
 
 def read_rating_history(conn, principal: str) -> list[dict]:
@@ -177,10 +178,10 @@ def read_opponents(conn, principal: str) -> list[dict]:
     ).fetchall()
     records = []
     for bot, games, wins, draws, losses, last in rows:
-        if bot is None:
+        bot_id = id_of(bot, Kind.BOT)  # None: every human together
+        if bot_id is None:
             face, team, bot_name = HUMANS, None, None
         else:
-            bot_id = bot.removeprefix("bot:")
             team, bot_name = bot_id.split("/", 1)
             face = {"kind": "Bot", "name": bot_id}
         records.append(
@@ -234,8 +235,8 @@ RESULTS = {1: "win", 0: "draw", -1: "loss"}
 def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
     """The public face of a principal: a bot's name, an account's nickname (None once the
     account is deleted), never a guest's or an account's id."""
-    if principal is not None and principal.startswith("bot:"):
-        return {"kind": "Bot", "name": principal.removeprefix("bot:")}
+    if (bot_id := id_of(principal, Kind.BOT)) is not None:
+        return {"kind": "Bot", "name": bot_id}
     if principal is not None and names and principal in names:
         return {"kind": "Human", "name": names[principal]}
     return dict(HUMANS)
@@ -243,7 +244,7 @@ def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
 
 def nicknames_of(conn, principals) -> dict[str, str]:
     """'user:<id>' -> nickname, for the accounts among `principals` that still have one."""
-    ids = sorted({p.removeprefix("user:") for p in principals if p and p.startswith("user:")})
+    ids = sorted({account_id for p in principals if (account_id := id_of(p, Kind.USER)) is not None})
     if not ids:
         return {}
     rows = conn.execute(

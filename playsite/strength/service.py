@@ -22,6 +22,7 @@ import trio
 
 from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
+from playsite.principals import Kind, kind_of
 from playsite.store.base import Store
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
@@ -54,7 +55,7 @@ def read_rated_counts(conn) -> list[ResultRow]:
 
 
 def _side(principal: str | None) -> str | None:
-    return principal if principal is not None and principal.startswith("bot:") else None
+    return principal if kind_of(principal) is Kind.BOT else None
 
 
 class StrengthReports:
