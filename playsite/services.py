@@ -170,7 +170,7 @@ async def boot(
     await nursery.start(strength.run, registry)  # the first report is computed in the background
     wakes = Wakes(bots, admission, bot_events, webhooks, house)
     showcase = None
-    if settings.showcase_enabled:
+    if settings.showcase_enabled and settings.showcase_bot is not None:  # validation requires the bot
         showcase = ShowcaseTable(
             bot_id=settings.showcase_bot, database=database, registry=registry, bots=bots, webhooks=webhooks,
             seed_window_s=settings.dice_seed_window_ms / 1000, sealer=Sealer.from_settings(settings),

@@ -8,9 +8,11 @@ Bearer tokens are shown once and kept as SHA-256.
 
 from __future__ import annotations
 
+import copy
 import re
 import secrets
 from datetime import datetime, timedelta, timezone
+from typing import Protocol
 
 import attrs
 
@@ -94,12 +96,21 @@ def check_slug(kind: str, value: object) -> str:
     return value
 
 
+class BotStore(Protocol):
+    """Where the directory keeps registered bots (`bots.store`: in memory or in PostgreSQL)."""
+
+    async def load(self) -> list[BotAccount]:
+        """Every registered bot."""
+
+    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
+
+
 class BotDirectory:
     """Every bot identity this process knows. Registered bots are written through to the store."""
 
-    def __init__(self, store=None, *, featured: str | None = None):
+    def __init__(self, store: BotStore | None = None, *, featured: str | None = None):
         self.store = store
-        """A `bots.store.BotStore` (None: nothing is stored, e.g. unit tests)."""
+        """None: nothing is stored (unit tests)."""
         self.featured = featured
         """The showcase's featured bot (`team/name`), when the showcase is enabled."""
         self._by_id: dict[str, BotAccount] = {}
@@ -209,9 +220,11 @@ class BotDirectory:
         self._by_token[token_hash] = account
         return token
 
-    async def update(self, account: BotAccount, **changes) -> BotAccount:
+    async def update(self, account: BotAccount, **changes: object) -> BotAccount:
         """Change settings of a registered bot, durably first, then in memory."""
-        proposed = attrs.evolve(account, **changes)
+        proposed = copy.copy(account)
+        for field, value in changes.items():
+            setattr(proposed, field, value)
         await self._save(proposed)
         for field, value in changes.items():
             setattr(account, field, value)

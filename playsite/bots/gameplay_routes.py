@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import trio
+from quart import Response
 
 from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.config import Settings
@@ -54,7 +55,7 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
         account = calling_bot(bots)
         room = registry.get(game_id)
         seats = seats_of(room, account.principal) if room is not None else []
-        if not seats:
+        if room is None or not seats:
             raise game_not_found("no such game, or you are not seated in it")
         body = await json_object()
         # A bot holding both seats (a self-game) acts for whichever is to move.
@@ -63,7 +64,7 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
 
     @routes.post("/bot/game/<game_id>/seed")
     @body_limit(BODY_MAX)
-    async def submit_seed(game_id: str):
+    async def submit_seed(game_id: str) -> Response:
         seated = await seated_request(game_id)
         if set(seated.body) != {"seed"} or not isinstance(seated.body["seed"], str):
             raise invalid_request('send {"seed": "<string>"} and nothing else')
@@ -73,7 +74,7 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
 
     @routes.post("/bot/game/<game_id>/move")
     @body_limit(BODY_MAX)
-    async def submit_move(game_id: str):
+    async def submit_move(game_id: str) -> Response:
         seated = await seated_request(game_id)
         try:
             command = command_from_json({"SubmitTurn": seated.body})
@@ -90,13 +91,13 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
 
     @routes.post("/bot/game/<game_id>/resign")
     @body_limit(BODY_MAX)
-    async def resign(game_id: str):
+    async def resign(game_id: str) -> Response:
         seated = await seated_request(game_id)
         await seated.room.send(PlayerCommand(seated.seat, Resign()))
         return empty_response(202)
 
     @routes.get("/bot/games")
-    async def my_games():
+    async def my_games() -> Response:
         account = calling_bot(bots)
         games = [
             my_game(room, seat)
@@ -116,11 +117,11 @@ class Seated(NamedTuple):
     body: dict
 
 
-def seats_of(room, principal: str) -> list[str]:
+def seats_of(room: Room, principal: str) -> list[str]:
     return [seat for seat, state in room.seats.items() if state.principal == principal]
 
 
-async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
+async def verdict_within(room: Room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
     """(queued, verdict): the verdict is None when it took longer than `wait_s`.
 
     The intent still stands then; one the room had not even queued (its queue was full)
@@ -135,7 +136,7 @@ async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bo
     return queued, None
 
 
-async def queue_late(room, intent: PlayerCommand) -> None:
+async def queue_late(room: Room, intent: PlayerCommand) -> None:
     """Finish what a 202 left standing: queue the intent the room had no room for yet. Its
     outcome is the room's to tell (a TurnPlayed, or a Rejected on every stream of the game)."""
     await room.send(intent)
@@ -156,7 +157,7 @@ def verdict_json(verdict: Verdict) -> dict:
     return body
 
 
-def my_game(room, seat: str) -> dict:
+def my_game(room: Room, seat: str) -> dict[str, object]:
     state = room.public_state()
     return {
         "gameId": room.game_id,

@@ -52,7 +52,8 @@ async def create_game_with_bots(
     durability: str,
 ) -> BotGame:
     """Admit and start a game; raises AdmissionRefused when a bot is at capacity."""
-    seats, human_tokens = {}, {}
+    seats: dict[str, SeatSetup] = {}
+    human_tokens: dict[str, str] = {}
     for seat, who in ((WHITE, white), (BLACK, black)):
         if isinstance(who, BotAccount):
             # A bot plays through its bearer token, never a seat token: this one is never shown.

@@ -8,8 +8,10 @@ store outage answers 503 and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import trio
-from quart import request
+from quart import Response, request
 
 from playsite.bots.directory import (
     CAPACITY_MAX,
@@ -44,7 +46,7 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
     registrations = RateLimiter(REGISTRATIONS_PER_HOUR, 3600)
 
     @routes.post("/bot/anon")
-    async def mint_anonymous():
+    async def mint_anonymous() -> Response:
         limit_by_address(anon_mints, "anonymous mints")
         try:
             account, token = bots.mint_anonymous(request.args.get("name") or None)
@@ -53,7 +55,7 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
         return token_response(account, token)
 
     @routes.post("/bot/register")
-    async def register():
+    async def register() -> Response:
         limit_by_address(registrations, "registrations", count=False)
         body = await json_object()
         try:
@@ -66,7 +68,7 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
         return token_response(account, token)
 
     @routes.post("/bot/token")
-    async def rotate_token():
+    async def rotate_token() -> Response:
         account = calling_bot(bots, registered=True)
         try:
             token = await bots.rotate_token(account)
@@ -75,20 +77,20 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
         return json_response({"token": token}, headers=NO_STORE)
 
     @routes.get("/bot/account")
-    async def read_account():
+    async def read_account() -> Response:
         account = calling_bot(bots)
         return json_response({"team": account.team, "name": account.name, "id": account.external_id})
 
     @routes.post("/bot/ladder/join")
-    async def join_ladder():
+    async def join_ladder() -> Response:
         return await change(calling_bot(bots, registered=True), ladder_state, on_ladder=True)
 
     @routes.post("/bot/ladder/leave")
-    async def leave_ladder():
+    async def leave_ladder() -> Response:
         return await change(calling_bot(bots, registered=True), ladder_state, on_ladder=False)
 
     @routes.post("/bot/open-to-humans")
-    async def open_to_humans():
+    async def open_to_humans() -> Response:
         account = calling_bot(bots, registered=True)
         body = await json_object()
         description = body.get("description")
@@ -98,15 +100,15 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
         return await change(account, catalog_state, open_to_humans=True, description=description)
 
     @routes.post("/bot/open-to-humans/leave")
-    async def leave_humans():
+    async def leave_humans() -> Response:
         return await change(calling_bot(bots, registered=True), catalog_state, open_to_humans=False)
 
     @routes.get("/bot/capacity")
-    async def read_capacity():
+    async def read_capacity() -> Response:
         return json_response(capacity_state(calling_bot(bots, registered=True)))
 
     @routes.post("/bot/capacity")
-    async def declare_capacity():
+    async def declare_capacity() -> Response:
         account = calling_bot(bots, registered=True)
         body = await json_object()
         wanted = body.get("maxConcurrentGames")
@@ -114,7 +116,7 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
             raise invalid_request(f"maxConcurrentGames must be an integer {CAPACITY_MIN}..{CAPACITY_MAX}")
         return await change(account, capacity_state, max_concurrent_games=wanted)
 
-    async def change(account: BotAccount, view, **changes):
+    async def change(account: BotAccount, view: Callable[[BotAccount], dict[str, object]], **changes: object) -> Response:
         # Bounded as every store call of a request: 503 in READ_TIMEOUT_S, not the pool's 10 s.
         with trio.move_on_after(READ_TIMEOUT_S):
             try:
@@ -140,7 +142,7 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
     return routes
 
 
-def token_response(account: BotAccount, token: str):
+def token_response(account: BotAccount, token: str) -> Response:
     body = {"token": token, "team": account.team, "name": account.name, "id": account.external_id}
     return json_response(body, 201, {"Cache-Control": "no-store"})
 

@@ -7,19 +7,11 @@ refused with `identity_taken` when the team/name exists) or updates one's settin
 from __future__ import annotations
 
 import copy
-from typing import Protocol
 
 import psycopg
 
-from playsite.bots.directory import BotAccount, IdentityError
+from playsite.bots.directory import BotAccount, BotStore, IdentityError
 from playsite.store.database import Database
-
-
-class BotStore(Protocol):
-    async def load(self) -> list[BotAccount]:
-        """Every registered bot."""
-
-    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
 
 
 class MemoryBotStore:

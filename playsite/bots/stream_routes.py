@@ -21,12 +21,12 @@ def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, 
     routes = RouteFamily("ndjson_routes", __name__)
 
     @routes.get("/bot/stream/event")
-    async def account_stream():
+    async def account_stream() -> Response:
         account = calling_bot(bots)
         return ndjson_response(account_lines(events, account.id, keepalive_s))
 
     @routes.get("/bot/game/stream/<game_id>")
-    async def game_stream(game_id: str):
+    async def game_stream(game_id: str) -> Response:
         calling_bot(bots)  # any bot may watch any game (401 without a bot token)
         room = registry.get(game_id)
         if room is None:

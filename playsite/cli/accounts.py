@@ -11,27 +11,28 @@ because every request re-reads the account.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import uuid
 
 import psycopg
 
 from playsite.accounts import store
-from playsite.accounts.model import NICKNAME
+from playsite.accounts.model import NICKNAME, Account
 from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
 from playsite.principals import canonical_uuid
 
 ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("accounts", help="show, deactivate, reactivate or sign out an account")
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("account", help="the account's nickname or id")
     parser.set_defaults(run=run)
 
 
-def find(conn: psycopg.Connection, who: str):
+def find(conn: psycopg.Connection, who: str) -> Account | None:
     if (account_id := canonical_uuid(who)) is not None:
         return store.find(conn, uuid.UUID(account_id))
     if not NICKNAME.fullmatch(who):
@@ -40,7 +41,7 @@ def find(conn: psycopg.Connection, who: str):
     return None if row is None else store.find(conn, row[0])
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     settings = load_settings_or_exit()
     if settings.database_url is None:
         print("playsite: accounts need DATABASE_URL (accounts exist only with persistence)", file=sys.stderr)

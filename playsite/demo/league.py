@@ -24,6 +24,7 @@ import trio
 from playsite.principals import bot as bot_principal
 from playsite.ratings.ladder import LADDER_CONTROL, LADDER_ORIGIN
 from playsite.rooms.admission import AdmissionRefused
+from playsite.services import Services
 
 log = logging.getLogger("playsite.demo")
 
@@ -32,7 +33,7 @@ LEAGUE_BOTS = ("house/random", "house/greedy", "demo/featured")
 
 @attrs.define
 class League:
-    services: object
+    services: Services
     think_s: float = 1.0
     rest_s: float = 5.0
     games: set[str] = attrs.field(factory=set)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+from collections.abc import Callable
 
 import trio
 
@@ -47,7 +48,7 @@ class HouseBots:
         self.events = events
         self.rng = random.Random(seed)
         self.accounts: dict[str, BotAccount] = {}
-        self.think = None
+        self.think: Callable[[str | None], float] | None = None
         """None, or game id -> seconds to wait before each turn in that game (`playsite demo`
         paces the games its league plays; every other game is answered at once)."""
 

@@ -14,8 +14,11 @@ from playsite.http.errors import Refusal
 
 
 class BotAccountLike(Protocol):
-    principal: str
-    registered: bool
+    @property
+    def principal(self) -> str: ...
+
+    @property
+    def registered(self) -> bool: ...
 
 
 class BotTokens(Protocol):

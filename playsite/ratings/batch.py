@@ -136,7 +136,7 @@ def _score(result: int, as_white: bool) -> float:
 def _apply_period(conn: psycopg.Connection, limit: int) -> int:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (RATING_LOCK_KEY,))
-        now = conn.execute("SELECT now()").fetchone()[0]
+        now = conn.execute("SELECT now()").fetchall()[0][0]
         games = conn.execute(_PENDING, (limit,)).fetchall()
         if not games:
             return 0

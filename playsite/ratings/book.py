@@ -69,7 +69,9 @@ class RatingBook:
             return False
         return True
 
-    async def run_refresh(self, *, period_s: float = REFRESH_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run_refresh(
+        self, *, period_s: float = REFRESH_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Refresh now (the boot waits for it), then every `period_s`."""
         await run_every(period_s, self.refresh, name="ratings refresh", ready_after_first_round=True, task_status=task_status)
 

@@ -7,7 +7,10 @@ the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timezone
+
+import psycopg
 
 from playsite.principals import Kind, Principal, id_of
 from playsite.ratings.book import DEFAULT_RATING, DEFAULT_RD, PROVISIONAL_RD
@@ -16,7 +19,7 @@ RECENT_GAMES = 20
 HUMANS = {"kind": "Human", "name": None}
 
 
-def read_leaders(conn, provisional: bool = False) -> list[tuple]:
+def read_leaders(conn: psycopg.Connection, provisional: bool = False) -> list[tuple]:
     """Converged ratings only (RD <= 110), best first; equal ratings: surer (lower RD) first.
     With `provisional`, every rated bot: the converged ones first, then the provisional ones."""
     return conn.execute(
@@ -30,7 +33,7 @@ def read_leaders(conn, provisional: bool = False) -> list[tuple]:
     ).fetchall()
 
 
-def read_player_leaders(conn, provisional: bool = False) -> list[tuple]:
+def read_player_leaders(conn: psycopg.Connection, provisional: bool = False) -> list[tuple]:
     """Accounts with a converged rating (deleted accounts have no rating), best first. With
     `provisional`, every rated account: the converged ones first, then the provisional ones."""
     return conn.execute(
@@ -44,7 +47,7 @@ def read_player_leaders(conn, provisional: bool = False) -> list[tuple]:
     ).fetchall()
 
 
-def read_player_profile(conn, nickname: str) -> dict | None:
+def read_player_profile(conn: psycopg.Connection, nickname: str) -> dict | None:
     """An account's public profile by nickname (any case); never its id or provider identity."""
     row = conn.execute(
         """
@@ -73,7 +76,7 @@ def read_player_profile(conn, nickname: str) -> dict | None:
     }
 
 
-def read_profile(conn, bot_id: str) -> dict | None:
+def read_profile(conn: psycopg.Connection, bot_id: str) -> dict | None:
     row = conn.execute(
         """
         SELECT b.team, b.name, b.on_ladder, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
@@ -108,7 +111,7 @@ HISTORY_POINTS_MAX = 1000
 """The newest rating periods a history answers (a bot on the ladder plays in ~24 periods a day)."""
 
 
-def player_principal(conn, nickname: str) -> str | None:
+def player_principal(conn: psycopg.Connection, nickname: str) -> str | None:
     """The principal of the account with this nickname (any case), if it was not deleted."""
     row = conn.execute(
         "SELECT id FROM accounts WHERE lower(nickname) = lower(%s) AND status <> 'deleted'", (nickname,)
@@ -116,13 +119,13 @@ def player_principal(conn, nickname: str) -> str | None:
     return None if row is None else str(Principal.user(row[0]))
 
 
-def bot_principal(conn, bot_id: str) -> str | None:
+def bot_principal(conn: psycopg.Connection, bot_id: str) -> str | None:
     """The principal of the registered bot `team/name`, if there is one."""
     row = conn.execute("SELECT id FROM bots WHERE id = %s", (bot_id,)).fetchone()
     return None if row is None else str(Principal.bot(row[0]))
 
 
-def read_rating_history(conn, principal: str) -> list[dict]:
+def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
     """One point per rating period the player played in, oldest first: its rating and deviation
     after the period, and the period's games."""
     rows = conn.execute(
@@ -154,7 +157,7 @@ _OWN_GAMES = """
 """
 
 
-def read_opponents(conn, principal: str) -> list[dict]:
+def read_opponents(conn: psycopg.Connection, principal: str) -> list[dict]:
     """Decided games (rated and casual) per registered opponent bot, plus one row for every
     human together. Aborted games, and games against anonymous (unregistered) bots, are not
     counted here; they still show in `recent`."""
@@ -199,7 +202,7 @@ def read_opponents(conn, principal: str) -> list[dict]:
     return records
 
 
-def read_recent(conn, principal: str) -> list[dict]:
+def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     rows = conn.execute(
         f"""
         SELECT game_id, seat, other, score, rated, termination, finished_at
@@ -216,7 +219,10 @@ def read_recent(conn, principal: str) -> list[dict]:
     ]
 
 
-def own_game(game_id, seat: str, other: str | None, score, rated, termination: str, finished_at, names: dict) -> dict:
+def own_game(
+    game_id: object, seat: str, other: str | None, score: int | None, rated: bool, termination: str,
+    finished_at: datetime, names: dict[str, str],
+) -> dict[str, object]:
     """One game from a player's own side, as the profiles and a guest's history list it."""
     return {
         "gameId": str(game_id),
@@ -229,7 +235,7 @@ def own_game(game_id, seat: str, other: str | None, score, rated, termination: s
     }
 
 
-RESULTS = {1: "win", 0: "draw", -1: "loss"}
+RESULTS: dict[int | None, str] = {1: "win", 0: "draw", -1: "loss"}
 
 
 def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
@@ -242,7 +248,7 @@ def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
     return dict(HUMANS)
 
 
-def nicknames_of(conn, principals) -> dict[str, str]:
+def nicknames_of(conn: psycopg.Connection, principals: Iterable[str | None]) -> dict[str, str]:
     """'user:<id>' -> nickname, for the accounts among `principals` that still have one."""
     ids = sorted({account_id for p in principals if (account_id := id_of(p, Kind.USER)) is not None})
     if not ids:

@@ -9,7 +9,11 @@ with persistence: on the memory store they answer 404, as the anchor does (see
 
 from __future__ import annotations
 
-from quart import request
+from collections.abc import Callable
+from typing import TypeVar
+
+import psycopg
+from quart import Response, request
 
 from playsite.accounts.model import NICKNAME
 from playsite.bots.directory import SLUG
@@ -27,6 +31,8 @@ from playsite.ratings.queries import (
 )
 from playsite.store.database import Database, DatabaseUnavailable
 
+T = TypeVar("T")
+
 
 def ratings_routes(database: Database | None) -> RouteFamily:
     """The rating reads over `database`; None (the memory store): each answers 404 `persistence_required`."""
@@ -38,7 +44,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
             raise Refusal(404, "persistence_required", "ratings exist only when the server runs with persistence")
         return database
 
-    async def read(query):
+    async def read(query: Callable[[psycopg.Connection], T]) -> T:
         message = "the ratings could not be read; try again"
         try:  # bounded as every read is: a store that does not answer is 503 in READ_TIMEOUT_S
             return await read_or_unavailable(lambda: persistent().run(query), message)
@@ -46,7 +52,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
             raise temporarily_unavailable(message) from None
 
     @routes.get("/leaderboard")
-    async def leaderboard():
+    async def leaderboard() -> Response:
         # ?provisional=true: every rated bot and person, each entry saying whether its rating
         # is still provisional (converged ones first); without it, converged ratings only.
         provisional = request.args.get("provisional") == "true"
@@ -86,7 +92,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
         return json_response({"leaders": leaders, "players": players}, headers=NO_CACHE)
 
     @routes.get("/players/<nickname>")
-    async def player_profile(nickname: str):
+    async def player_profile(nickname: str) -> Response:
         persistent()  # without persistence: 404 persistence_required
         valid = NICKNAME.fullmatch(nickname)  # no query for a name no account can have
         found = await read(lambda conn: read_player_profile(conn, nickname)) if valid else None
@@ -95,7 +101,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
         return json_response(found, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>")
-    async def profile(team: str, name: str):
+    async def profile(team: str, name: str) -> Response:
         persistent()  # without persistence: 404 persistence_required, whatever the name
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
         found = await read(lambda conn: read_profile(conn, f"{team}/{name}")) if valid else None
@@ -103,15 +109,15 @@ def ratings_routes(database: Database | None) -> RouteFamily:
             raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response(found, headers=NO_CACHE)
 
-    async def history_of(principal_of) -> list[dict] | None:
-        def query(conn):
+    async def history_of(principal_of: Callable[[psycopg.Connection], str | None]) -> list[dict[str, object]] | None:
+        def query(conn: psycopg.Connection) -> list[dict[str, object]] | None:
             principal = principal_of(conn)
             return None if principal is None else read_rating_history(conn, principal)
 
         return await read(query)
 
     @routes.get("/players/<nickname>/rating-history")
-    async def player_rating_history(nickname: str):
+    async def player_rating_history(nickname: str) -> Response:
         persistent()
         valid = NICKNAME.fullmatch(nickname)
         points = await history_of(lambda conn: player_principal(conn, nickname)) if valid else None
@@ -120,7 +126,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
         return json_response({"nickname": nickname, "points": points}, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>/rating-history")
-    async def bot_rating_history(team: str, name: str):
+    async def bot_rating_history(team: str, name: str) -> Response:
         persistent()
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)
         points = await history_of(lambda conn: bot_principal(conn, f"{team}/{name}")) if valid else None

@@ -6,6 +6,8 @@ anything. Before the first report exists: 503 `temporarily_unavailable` with Ret
 
 from __future__ import annotations
 
+from quart import Response
+
 from playsite.bots.directory import SLUG, BotDirectory
 from playsite.http.errors import Refusal, RouteFamily, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
@@ -20,13 +22,13 @@ def strength_routes(reports: StrengthReports, bots: BotDirectory) -> RouteFamily
     routes = RouteFamily("strength_routes", __name__)
 
     @routes.get("/strength")
-    async def strength_report():
+    async def strength_report() -> Response:
         if reports.body is None:
             raise temporarily_unavailable(NOT_YET)
         return json_response(reports.body, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>/strength")
-    async def bot_strength(team: str, name: str):
+    async def bot_strength(team: str, name: str) -> Response:
         account = bots.get(f"{team}/{name}")
         if account is None or not account.registered:
             named = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # echo only what could be a bot's name

@@ -18,10 +18,13 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+import psycopg
 import trio
 
 from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room
 from playsite.principals import Kind, kind_of
 from playsite.store.base import Store
 from playsite.store.database import Database
@@ -50,7 +53,7 @@ SELECT {_bot_side("white_principal")}, {_bot_side("black_principal")}, result, c
 """
 
 
-def read_rated_counts(conn) -> list[ResultRow]:
+def read_rated_counts(conn: psycopg.Connection) -> list[ResultRow]:
     return [(white, black, result, int(games)) for white, black, result, games in conn.execute(_RATED_COUNTS)]
 
 
@@ -78,12 +81,14 @@ class StrengthReports:
         """One computation at a time: a refresh that starts while another runs waits for it and
         then reads the store afresh, so the report kept is never older than one already read."""
 
-    async def run(self, registry, *, check_s: float = CHECK_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self, registry: Registry, *, check_s: float = CHECK_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Recompute whenever due (see the module's docstring) until cancelled."""
         registry.completion_hooks.append(self.game_ended)
         await run_every(check_s, self.refresh_if_due, name="strength report", task_status=task_status)
 
-    async def game_ended(self, room) -> None:
+    async def game_ended(self, room: Room) -> None:
         """A registry completion hook: a rated game that ended makes the report stale."""
         if room.setup.rated:
             self._stale = True

@@ -133,50 +133,50 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         return first_segment(path) in api_segments
 
     @routes.app_errorhandler(NotFound)
-    async def not_found(error: NotFound):
+    async def not_found(error: NotFound) -> Response:
         if not has_request_context() or in_api_family(request.path):
             return render(refusal_of(error))
         return page("notfound", 404)
 
     @routes.get("/")
-    async def home():
+    async def home() -> Response:
         return page("home")
 
     @routes.get("/play/<game_id>")
-    async def play(game_id: str):
+    async def play(game_id: str) -> Response:
         return page("play")
 
     @routes.get("/history")
-    async def finished_games():
+    async def finished_games() -> Response:
         return page("history")
 
     @routes.get("/replay/<game_id>")
-    async def replay(game_id: str):
+    async def replay(game_id: str) -> Response:
         return page("replay")
 
     @routes.get("/ranking")
-    async def ranking():
+    async def ranking() -> Response:
         return page("ranking")
 
     @routes.get("/ranking/strength")
-    async def strength():
+    async def strength() -> Response:
         return page("strength")
 
     @routes.get("/@/<nickname>")
-    async def player(nickname: str):
+    async def player(nickname: str) -> Response:
         return page("profile")
 
     @routes.get("/@/<team>/<name>")
-    async def bot(team: str, name: str):
+    async def bot(team: str, name: str) -> Response:
         return page("profile")
 
     @routes.get("/favicon.ico")
-    async def favicon():
+    async def favicon() -> Response:
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
 
     @routes.get("/web/site")
-    async def site():
+    async def site() -> Response:
         """What the pages need to know before asking anything else: always 200, so a page
         never logs a failed request for something this server does not have. `signIn`:
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
@@ -192,7 +192,7 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         return json_response(body, headers=PRIVATE)
 
     @routes.get("/assets/<path:name>")
-    async def asset(name: str):
+    async def asset(name: str) -> Response:
         found = assets.bodies.get(name)
         if found is None:
             raise Refusal(404, "not_found", "no such asset")
