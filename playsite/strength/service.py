@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-import psycopg
 import trio
 
 from playsite.bots.directory import BotDirectory
@@ -29,6 +28,7 @@ from playsite.principals import Kind, kind_of
 from playsite.store.base import Store
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
+from playsite.strength.queries import read_rated_counts
 from playsite.strength.report import ResultRow, StrengthReport, build_report, encode_report
 from playsite.strength.stats import DEFAULT_SPRT, SprtParameters
 
@@ -38,23 +38,6 @@ CHECK_S = 30.0
 """How often the loop looks whether the report is due: the bound on how often it is computed."""
 MAX_AGE_S = 600.0
 """A report is recomputed at least this often, even when no rated game ended meanwhile."""
-
-
-def _bot_side(column: str) -> str:
-    # Everything that is not a bot collapses to NULL, so the answer has a few rows per matchup.
-    return f"CASE WHEN {column} LIKE 'bot:%%' THEN {column} END"
-
-
-_RATED_COUNTS = f"""
-SELECT {_bot_side("white_principal")}, {_bot_side("black_principal")}, result, count(*)
-  FROM game_results
- WHERE rated
- GROUP BY 1, 2, 3
-"""
-
-
-def read_rated_counts(conn: psycopg.Connection) -> list[ResultRow]:
-    return [(white, black, result, int(games)) for white, black, result, games in conn.execute(_RATED_COUNTS)]
 
 
 def _side(principal: str | None) -> str | None:
