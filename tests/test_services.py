@@ -119,6 +119,44 @@ def test_the_state_check_finds_state():
     assert module_level_state(tree) == ["_cache (line 2)", "_by (line 5)", "global x (line 7)"]
 
 
+def database_guesses(tree: ast.Module) -> list[str]:
+    """Places that ask a store whether it is PostgreSQL: `getattr`/`hasattr` of its `database`
+    or `kind`, `isinstance(..., PostgresStore)`, a comparison with "postgres"."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name, args = node.func.id, node.args
+            asked = args[1].value if len(args) >= 2 and isinstance(args[1], ast.Constant) else None
+            if name in ("getattr", "hasattr") and asked in ("database", "kind"):
+                found.append(f"{name}(..., {asked!r}) (line {node.lineno})")
+            if name == "isinstance" and len(args) == 2 and "PostgresStore" in ast.unparse(args[1]):
+                found.append(f"isinstance(..., PostgresStore) (line {node.lineno})")
+        if isinstance(node, ast.Compare):
+            if any(isinstance(side, ast.Constant) and side.value == "postgres" for side in (node.left, *node.comparators)):
+                found.append(f"a comparison with 'postgres' (line {node.lineno})")
+    return found
+
+
+def test_only_the_boot_asks_whether_the_store_is_postgresql():
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == "services.py" or relative.startswith("store/"):
+            continue  # the boot decides (Services.database); the store knows what it is
+        if found := database_guesses(ast.parse(path.read_text(encoding="utf-8"))):
+            offenders[relative] = found
+    assert not offenders, f"take the Database (or None) the boot hands over instead: {offenders}"
+    boot = database_guesses(ast.parse((PACKAGE / "services.py").read_text(encoding="utf-8")))
+    assert len(boot) == 1, f"the boot decides once: {boot}"
+
+
+def test_the_database_check_finds_guesses():
+    tree = ast.parse('getattr(store, "database", None)\nif store.kind == "postgres": pass\nisinstance(s, PostgresStore)\n')
+    assert database_guesses(tree) == [
+        "getattr(..., 'database') (line 1)", "a comparison with 'postgres' (line 2)", "isinstance(..., PostgresStore) (line 3)",
+    ]
+
+
 async def test_ready_answers_200_while_the_store_is_reachable():
     async with booted() as services:
         response = await test_client(services).get("/ready")
