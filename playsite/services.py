@@ -42,8 +42,8 @@ from playsite.rooms.trees import TreePool
 from playsite.showcase.table import ShowcaseTable
 from playsite.store import Store, run_store
 from playsite.store.database import Database
-from playsite.store.postgres import PostgresStore
 from playsite.store.lease import ServingLease, run_serving_lease
+from playsite.store.postgres import PostgresStore
 from playsite.strength.service import StrengthReports
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch

@@ -16,8 +16,7 @@ from typing import Protocol
 
 import attrs
 
-from playsite.principals import Kind, id_of
-from playsite.principals import bot as bot_principal
+from playsite.principals import Kind, Principal, id_of
 from playsite.rooms.admission import Limits
 from playsite.tokens import digest, new_token
 from playsite.wire import PublicFace
@@ -56,7 +55,7 @@ class BotAccount:
 
     @property
     def principal(self) -> str:
-        return bot_principal(self.id)
+        return str(Principal.bot(self.id))
 
     @property
     def public_name(self) -> str:

@@ -116,7 +116,9 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
             raise invalid_request(f"maxConcurrentGames must be an integer {CAPACITY_MIN}..{CAPACITY_MAX}")
         return await change(account, capacity_state, max_concurrent_games=wanted)
 
-    async def change(account: BotAccount, view: Callable[[BotAccount], dict[str, object]], **changes: object) -> Response:
+    async def change(
+        account: BotAccount, view: Callable[[BotAccount], dict[str, object]], **changes: object
+    ) -> Response:
         # Bounded as every store call of a request: 503 in READ_TIMEOUT_S, not the pool's 10 s.
         with trio.move_on_after(READ_TIMEOUT_S):
             try:

@@ -21,7 +21,7 @@ import random
 import attrs
 import trio
 
-from playsite.principals import bot as bot_principal
+from playsite.principals import Principal
 from playsite.ratings.ladder import LADDER_CONTROL, LADDER_ORIGIN
 from playsite.rooms.admission import AdmissionRefused
 from playsite.services import Services
@@ -61,7 +61,7 @@ class League:
 
     def adopt_resumed(self) -> list:
         """The league games a previous run left unfinished (resumed at boot): paced from now on."""
-        principals = {bot_principal(bot) for bot in LEAGUE_BOTS}
+        principals = {str(Principal.bot(bot)) for bot in LEAGUE_BOTS}
         resumed = []
         for room in list(self.services.registry.live.values()):
             seats = {state.principal for state in room.seats.values()}

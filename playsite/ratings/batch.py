@@ -186,7 +186,10 @@ async def apply_pending(database: Database, *, limit: int = MAX_GAMES_PER_PERIOD
 
 
 async def run_rating_batch(
-    database: Database | None, *, period_s: float = RATING_PERIOD_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    database: Database | None,
+    *,
+    period_s: float = RATING_PERIOD_S,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Supervised service: a rating period now (catching up after a restart), then every `period_s`."""
     if database is None:

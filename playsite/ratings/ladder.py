@@ -147,7 +147,7 @@ class Ladder:
     async def _start(self, white: Candidate, black: Candidate) -> bool:
         bots = self.bots
         first, second = bots.get(white.id), bots.get(black.id)
-        if not (first and first.registered and first.on_ladder and second and second.registered and second.on_ladder):
+        if first is None or second is None or not all(a.registered and a.on_ladder for a in (first, second)):
             return False  # left the ladder (or vanished) while earlier pairs were started
         try:
             await self.games.start(

@@ -22,9 +22,9 @@ import trio
 
 from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
+from playsite.principals import Kind, kind_of
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
-from playsite.principals import Kind, kind_of
 from playsite.store.base import Store
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
@@ -47,7 +47,9 @@ def _side(principal: str | None) -> str | None:
 class StrengthReports:
     """The report this process serves; one per boot."""
 
-    def __init__(self, store: Store, database: Database | None, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT):
+    def __init__(
+        self, store: Store, database: Database | None, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT
+    ):
         self.store = store
         self.database = database
         """Where the results are counted, with PostgreSQL; None: counted here from the memory store's."""

@@ -27,10 +27,10 @@ from pathlib import Path
 from quart import Response, current_app, has_request_context, request
 from werkzeug.exceptions import NotFound
 
+from playsite.accounts.service import Accounts
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
-from playsite.accounts.service import Accounts
 
 HERE = Path(__file__).resolve().parent
 IMMUTABLE = "public, max-age=31536000, immutable"
