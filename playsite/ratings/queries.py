@@ -60,19 +60,11 @@ def read_player_profile(conn: psycopg.Connection, nickname: str) -> dict | None:
     if row is None:
         return None
     account_id, nickname, rating, rd, games, wins, draws, losses = row
-    rd = DEFAULT_RD if rd is None else float(rd)
     principal = str(Principal.user(account_id))
     return {
         "nickname": nickname,
-        "rating": DEFAULT_RATING if rating is None else float(rating),
-        "rd": rd,
-        "provisional": rd > PROVISIONAL_RD,
-        "games": games or 0,
-        "wins": wins or 0,
-        "draws": draws or 0,
-        "losses": losses or 0,
-        "opponents": read_opponents(conn, principal),
-        "recent": read_recent(conn, principal),
+        **_standing(rating, rd),
+        **_record(conn, principal, games, wins, draws, losses),
     }
 
 
@@ -88,16 +80,27 @@ def read_profile(conn: psycopg.Connection, bot_id: str) -> dict | None:
     if row is None:
         return None
     team, name, on_ladder, rating, rd, games, wins, draws, losses = row
-    rating = DEFAULT_RATING if rating is None else float(rating)
-    rd = DEFAULT_RD if rd is None else float(rd)
     principal = str(Principal.bot(bot_id))
     return {
         "team": team,
         "name": name,
-        "rating": rating,
-        "rd": rd,
-        "provisional": rd > PROVISIONAL_RD,
+        **_standing(rating, rd),
         "onLadder": bool(on_ladder),
+        **_record(conn, principal, games, wins, draws, losses),
+    }
+
+
+def _standing(rating: float | None, rd: float | None) -> dict[str, object]:
+    """A profile's rating (the starting values before any rated period) and whether it is provisional."""
+    rd = DEFAULT_RD if rd is None else float(rd)
+    return {"rating": DEFAULT_RATING if rating is None else float(rating), "rd": rd, "provisional": rd > PROVISIONAL_RD}
+
+
+def _record(
+    conn: psycopg.Connection, principal: str, games: int | None, wins: int | None, draws: int | None, losses: int | None
+) -> dict[str, object]:
+    """A profile's rated record (zeros before any rated period), its opponents and its recent games."""
+    return {
         "games": games or 0,
         "wins": wins or 0,
         "draws": draws or 0,
