@@ -6,6 +6,8 @@ is installed once, before them.
 
 from __future__ import annotations
 
+from quart import Response
+from quart.json.provider import DefaultJSONProvider
 from quart_trio import QuartTrio
 
 from playsite.accounts.routes import account_routes
@@ -36,24 +38,23 @@ from playsite.webhooks.routes import webhook_routes
 
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite", static_folder=None)
+    assert isinstance(app.json, DefaultJSONProvider)  # quart's own, the one that sorts keys
     app.json.sort_keys = False
     install_edge(
         app, unavailable=(DatabaseUnavailable,), origins=services.origins, any_origin=services.settings.cors_any_origin
     )
 
     @app.get("/health")
-    async def health():
+    async def health() -> Response:
         store = await services.store.health()
-        body = {
-            "status": "ok" if store.reachable else "degraded",
-            "store": {"kind": store.kind, "durable": store.durable, "reachable": store.reachable},
-        }
+        described: dict[str, object] = {"kind": store.kind, "durable": store.durable, "reachable": store.reachable}
         if store.detail:
-            body["store"]["detail"] = store.detail
+            described["detail"] = store.detail
+        body = {"status": "ok" if store.reachable else "degraded", "store": described}
         return json_response(body, 200, {"Cache-Control": "no-store"})
 
     @app.get("/ready")
-    async def ready():
+    async def ready() -> Response:
         """Readiness for a load balancer: 503 while the store is unreachable or this process
         does not hold the serving lease. `/health` stays 200 (liveness) meanwhile."""
         store = await services.store.health()
@@ -65,31 +66,34 @@ def create_app(services: Services) -> QuartTrio:
         return json_response({"status": "ready"}, 200, {"Cache-Control": "no-store"})
 
     @app.get("/version")
-    async def version():
-        body = {"name": "playsite", "version": services.version}
+    async def version() -> Response:
+        body: dict[str, str] = {"name": "playsite", "version": services.version}
         if services.revision:
             body["revision"] = services.revision
         return json_response(body)
 
     for family in (
-        game_routes,
-        rematch_routes,
-        websocket_routes,
-        archive_routes,
-        identity_routes,
-        lobby_routes,
-        gameplay_routes,
-        stream_routes,
-        webhook_routes,
-        ratings_routes,
-        strength_routes,
-        guest_routes,
-        guest_claim_routes,
-        ingest_routes,
-        specs_routes,
-        web_routes,
+        game_routes(services),
+        rematch_routes(services),
+        websocket_routes(services),
+        archive_routes(services),
+        identity_routes(services.bots, services.registry, services.ratings),
+        lobby_routes(services),
+        gameplay_routes(services.registry, services.bots, services.settings),
+        stream_routes(
+            services.bots, services.bot_events, services.registry,
+            keepalive_s=services.settings.ndjson_keepalive_ms / 1000,
+        ),
+        webhook_routes(services),
+        ratings_routes(services.database),
+        strength_routes(services.strength, services.bots),
+        guest_routes(services.database),
+        guest_claim_routes(services.accounts, services.origins),
+        ingest_routes(),
+        specs_routes(),
+        web_routes(services.accounts, showcase=services.showcase is not None, ratings=services.database is not None),
     ):
-        app.register_blueprint(family(services))
+        app.register_blueprint(family)
     if services.accounts.enabled:
         app.register_blueprint(account_routes(services))
     if services.management is not None:

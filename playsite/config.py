@@ -10,11 +10,12 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-import uuid
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import attrs
+
+from playsite.principals import canonical_uuid
 
 SHOWCASE_RESERVED_SEATS_REQUIRED = 1
 """service.md, Admission rule 2: with the showcase enabled the reserved seat count is exactly 1."""
@@ -367,9 +368,9 @@ class _Reader:
             return ()
         found = []
         for item in (part.strip() for part in value.split(",")):
-            try:
-                found.append(str(uuid.UUID(item)))
-            except ValueError:
+            if (account_id := canonical_uuid(item)) is not None:
+                found.append(account_id)
+            else:
                 self.problems.append(f"{name}: {item!r} is not an account UUID")
         return tuple(found)
 

@@ -12,17 +12,18 @@ same answer without being parsed.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from playsite.http.bodies import BODY_MAX_ANY, body_limit
 from playsite.http.errors import Refusal, RouteFamily
-from playsite.services import Services
 
 
-def ingest_routes(_services: Services) -> RouteFamily:
+def ingest_routes() -> RouteFamily:
     routes = RouteFamily("ingest", __name__)
 
     @routes.post("/ingest/games")
     @body_limit(BODY_MAX_ANY)  # a long game's report is larger than the usual 4 KiB; refused whole all the same
-    async def ingest_game():
+    async def ingest_game() -> NoReturn:
         raise Refusal(
             422, "ingest_not_accepted",
             "playsite reports only the games it refereed itself; a game played in the browser is not relayed",

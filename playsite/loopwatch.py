@@ -39,7 +39,9 @@ class LoopWatch:
         self.worst_s = max(self.worst_s, lag_s)
 
 
-async def run_loop_watch(*, period_s: float = PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def run_loop_watch(
+    *, period_s: float = PERIOD_S, task_status: trio.TaskStatus[LoopWatch] = trio.TASK_STATUS_IGNORED
+) -> None:
     """Until cancelled, once armed: sleep until a deadline, record how late the wake-up came."""
     watch = LoopWatch()
     task_status.started(watch)

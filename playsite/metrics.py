@@ -11,9 +11,10 @@ counters.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Iterator
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, ProcessCollector, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from quart import Response, request
 
 from playsite.gcwatch import GcWatch
@@ -27,7 +28,9 @@ WEBHOOK_OUTCOMES = ("applied", "declined", "refused", "timed_out", "unreachable"
 """Exported from the start at 0 (plus `http_<status>` once one happens), so rates exist before the first failure."""
 
 
-def _histogram(name: str, documentation: str, histogram: Histogram, labels: dict[str, str] | None = None):
+def _histogram(
+    name: str, documentation: str, histogram: Histogram, labels: dict[str, str] | None = None
+) -> HistogramMetricFamily:
     family = HistogramMetricFamily(name, documentation, labels=list(labels or {}))
     family.add_metric(list((labels or {}).values()), histogram.cumulative(), sum_value=histogram.sum)
     return family
@@ -42,7 +45,7 @@ class ServiceCollector:
         self.store_reachable: bool | None = None
         """The store's answer to the probe made by the scrape (before collecting)."""
 
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         registry = self.services.registry
         counters = registry.counters
         yield GaugeMetricFamily("playsite_rooms_live", "Games being played or waiting for their players.", value=len(registry.live))
@@ -146,7 +149,7 @@ def metrics_routes(services: Services) -> RouteFamily:
     registry.register(ProcessCollector(registry=None))
 
     @routes.get("/metrics")
-    async def metrics():
+    async def metrics() -> Response:
         given = request.headers.get("Authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
             raise Refusal(401, "unauthorized", "metrics need Authorization: Bearer <PLAY_METRICS_TOKEN>",

@@ -22,7 +22,7 @@ async def run_every(
     name: str,
     first_after_period: bool = False,
     ready_after_first_round: bool = False,
-    task_status=trio.TASK_STATUS_IGNORED,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run `round` periodically until cancelled.
 

@@ -14,7 +14,9 @@ import sys
 
 import trio
 from hypercorn.config import Config as HypercornConfig
+from hypercorn.config import Sockets
 from hypercorn.trio import serve as hypercorn_serve
+from hypercorn.typing import ASGIFramework
 
 from playsite.app import create_app
 from playsite.config import Settings
@@ -39,7 +41,7 @@ once: an overflowed handshake is retried by the client after 1, 3, 7 s..., so a 
 arrivals took minutes to seat."""
 
 
-async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def main(settings: Settings, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
     async with trio.open_nursery() as nursery:
         services = await boot(settings, nursery)
         shutdown = trio.Event()
@@ -49,7 +51,10 @@ async def main(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> N
         nursery.cancel_scope.cancel()
 
 
-async def run_http(app, settings: Settings, shutdown: trio.Event, *, task_status=trio.TASK_STATUS_IGNORED):
+async def run_http(
+    app: ASGIFramework, settings: Settings, shutdown: trio.Event, *,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
     install_websocket_failing(WEBSOCKET_MESSAGE_MAX)
     wsbatch.install()
     cycles.install()
@@ -80,7 +85,7 @@ class _Config(HypercornConfig):
         self.send_buffer_bytes = send_buffer_bytes
         self.send_stall_timeout_s = send_stall_timeout_s
 
-    def create_sockets(self):
+    def create_sockets(self) -> Sockets:
         sockets = super().create_sockets()
         for sock in (*sockets.secure_sockets, *sockets.insecure_sockets):
             if sock.family not in (socket.AF_INET, socket.AF_INET6):
@@ -91,32 +96,34 @@ class _Config(HypercornConfig):
         return sockets
 
 
-class _AfterBoot:
+class _AfterBoot(trio.TaskStatus[list[str]]):
     """Once the port is open, everything boot allocated stays for the process's life: tune
     the garbage collector then (`gcwatch`), start watching the event loop's lag
     (`loopwatch`), and tell whoever started us."""
 
-    def __init__(self, task_status, settings: Settings, gc_watch: GcWatch, loop_watch: LoopWatch):
+    def __init__(
+        self, task_status: trio.TaskStatus[list[str]], settings: Settings, gc_watch: GcWatch, loop_watch: LoopWatch
+    ):
         self.task_status = task_status
         self.settings = settings
         self.gc_watch = gc_watch
         self.loop_watch = loop_watch
 
-    def started(self, value=None):
+    def started(self, value: list[str]) -> None:
         if self.settings.gc_tuning:
             self.gc_watch.tune()
         self.loop_watch.arm()
         self.task_status.started(value)
 
 
-class _Announce:
+class _Announce(trio.TaskStatus[list[str]]):
     """Pass hypercorn's bound addresses on, printing them for operators and tests."""
 
-    def __init__(self, task_status):
+    def __init__(self, task_status: trio.TaskStatus[list[str]]):
         self.task_status = task_status
 
-    def started(self, binds=None):
-        for bind in binds or ():
+    def started(self, binds: list[str]) -> None:
+        for bind in binds:
             print(f"playsite: listening on {bind}", file=sys.stderr, flush=True)
         self.task_status.started(binds)
 

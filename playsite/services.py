@@ -19,8 +19,8 @@ from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.service import Accounts
 from playsite.analytics import run_outbox_pump
 from playsite.archive.retention import run_retention
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
 from playsite.bots.games import BotGames
 from playsite.bots.store import bot_store_for
 from playsite.config import Settings
@@ -41,7 +41,9 @@ from playsite.rooms.registry import Registry
 from playsite.rooms.trees import TreePool
 from playsite.showcase.table import ShowcaseTable
 from playsite.store import Store, run_store
+from playsite.store.database import Database
 from playsite.store.lease import ServingLease, run_serving_lease
+from playsite.store.postgres import PostgresStore
 from playsite.strength.service import StrengthReports
 from playsite.version import git_revision, package_version
 from playsite.webhooks.delivery import WebhookDispatch
@@ -59,11 +61,13 @@ class Services:
 
     settings: Settings
     store: Store
+    database: Database | None
+    """PostgreSQL, when the store is PostgreSQL (decided once, in `boot`); None on the memory store."""
     registry: Registry
     bots: BotDirectory
-    account_events: AccountEvents
-    games: BotGames
-    """How lobby and ladder games start."""
+    bot_events: BotEvents
+    bot_games: BotGames
+    """How lobby and ladder games start: every game with a bot in it."""
     lobby: Lobby
     ratings: RatingBook
     webhooks: Webhooks
@@ -110,6 +114,9 @@ async def boot(
     loop_watch = await nursery.start(run_loop_watch)
     if store is None:
         store = await nursery.start(run_store, settings)
+    # The one place that asks "is this PostgreSQL?": everything else is handed `database`.
+    postgres = store if isinstance(store, PostgresStore) else None
+    database = postgres.database if postgres is not None else None
     lease = None
     if settings.persistence_enabled and settings.database_url:
         # Before any room is resumed: a second process on this database stops here.
@@ -119,7 +126,7 @@ async def boot(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",
             len(repaired), ", ".join(repaired),
         )
-    bots = BotDirectory(bot_store_for(store), featured=settings.showcase_bot if settings.showcase_enabled else None)
+    bots = BotDirectory(bot_store_for(database), featured=settings.showcase_bot if settings.showcase_enabled else None)
     await bots.load()
     admission = Admission(limits_of=bots.limits_of)
     trees = await nursery.start(TreePool(settings.tree_workers).run) if settings.tree_workers else None
@@ -131,22 +138,22 @@ async def boot(
     )
     await registry.resume_all()
 
-    events = AccountEvents()
-    games = BotGames(
-        registry, events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
+    bot_events = BotEvents()
+    bot_games = BotGames(
+        registry, bot_events, seed_window_s=settings.dice_seed_window_ms / 1000, durability=settings.game_durability
     )
-    ratings = RatingBook(store)
-    webhooks = Webhooks.from_settings(getattr(store, "database", None), settings)
+    ratings = RatingBook(database)
+    webhooks = Webhooks.from_settings(database, settings)
     await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
-    lobby = Lobby(games, bots)
-    ladder = Ladder(games, bots, ratings) if settings.ladder_enabled else None
+    lobby = Lobby(bot_games, bots)
+    ladder = Ladder(bot_games, bots, ratings) if settings.ladder_enabled else None
 
     await nursery.start(lobby.run)
     house = None
     if settings.house_bots_enabled:
-        house = await nursery.start(HouseBots(bots, registry, lobby, events).run)
-    if ratings.refreshable:
+        house = await nursery.start(HouseBots(bots, registry, lobby, bot_events).run)
+    if database is not None:
         await nursery.start(ratings.run_refresh)
     if settings.webhook_push_enabled:
         registry.creation_hooks.append(dispatch.attach)
@@ -155,30 +162,30 @@ async def boot(
     if settings.analytics_enabled:
         await nursery.start(run_outbox_pump, store, settings)
     if settings.rating_batch_enabled:
-        await nursery.start(run_rating_batch, store)
+        await nursery.start(run_rating_batch, database)
     if settings.retention_enabled:
         await nursery.start(run_retention, store, settings.retention_days)
     if ladder is not None:
         await nursery.start(run_ladder, ladder)
-    strength = StrengthReports(store, bots)
+    strength = StrengthReports(store, database, bots)
     await nursery.start(strength.run, registry)  # the first report is computed in the background
-    wakes = Wakes(bots, admission, events, webhooks, house)
+    wakes = Wakes(bots, admission, bot_events, webhooks, house)
     showcase = None
-    if settings.showcase_enabled:
+    if settings.showcase_enabled and settings.showcase_bot is not None:  # validation requires the bot
         showcase = ShowcaseTable(
-            bot_id=settings.showcase_bot, database=getattr(store, "database", None), registry=registry, bots=bots, webhooks=webhooks,
+            bot_id=settings.showcase_bot, database=database, registry=registry, bots=bots, webhooks=webhooks,
             seed_window_s=settings.dice_seed_window_ms / 1000, sealer=Sealer.from_settings(settings),
         )
         await nursery.start(showcase.run)  # reconciled before the port opens
 
     origins = OriginPolicy(frozenset(settings.cors_origins))
-    accounts = Accounts(settings, getattr(store, "database", None), origins)
+    accounts = Accounts(settings, database, origins)
     warn_accounts(settings, accounts)
 
     rematches = None
-    if getattr(store, "database", None) is not None:
+    if database is not None and postgres is not None:
         rematches = Rematches(
-            store.database, store, registry,
+            database, postgres, registry,
             seed_window_s=settings.dice_seed_window_ms / 1000,
             durability=settings.game_durability,
             accounts_enabled=accounts.enabled, sealer=Sealer.from_settings(settings),
@@ -188,9 +195,9 @@ async def boot(
             log.warning("PLAY_CORS_ORIGINS is empty: rematch reads work, every rematch command is refused")
 
     management = None
-    if settings.session_management_mountable:
-        admins = await nursery.start(AdminAuthority(store.database, settings.admins).run)
-        management = WebhookManagement(store.database, webhooks, bots, admins)
+    if settings.session_management_mountable and database is not None:  # mountable implies persistence
+        admins = await nursery.start(AdminAuthority(database, settings.admins).run)
+        management = WebhookManagement(database, webhooks, bots, admins)
     elif settings.webhook_session_management_enabled:
         log.warning("webhook management (/me, /admin) is not mounted: missing %s", "; ".join(settings.management_missing()))
     elif settings.admins:
@@ -200,10 +207,11 @@ async def boot(
     return Services(
         settings=settings,
         store=store,
+        database=database,
         registry=registry,
         bots=bots,
-        account_events=events,
-        games=games,
+        bot_events=bot_events,
+        bot_games=bot_games,
         lobby=lobby,
         ratings=ratings,
         webhooks=webhooks,

@@ -56,12 +56,12 @@ def _document(body: bytes, content_type: str) -> Document:
     return Document(body, content_type, hashlib.sha256(body).hexdigest()[:32])
 
 
-def specs_routes(services, *, directory: Path | None = None) -> RouteFamily:
-    """The blueprint; `services` is unused (kept for the same signature as every other one)."""
+def specs_routes(directory: Path | None = None) -> RouteFamily:
+    """The blueprint serving the documents under `directory` (default: the packaged specs/)."""
     documents = load_documents(directory or SPECS_DIR)
     routes = RouteFamily("specs", __name__)
 
-    def serve(key: str):
+    def serve(key: str) -> Response:
         document = documents.get(key)
         if document is None:
             raise Refusal(404, "not_found", "no such document on this server")
@@ -76,16 +76,16 @@ def specs_routes(services, *, directory: Path | None = None) -> RouteFamily:
 
     @routes.get("/openapi.yaml")
     @routes.get("/specs/openapi.yaml")
-    async def openapi():
+    async def openapi() -> Response:
         return serve("openapi.yaml")
 
     @routes.get("/asyncapi.yaml")
     @routes.get("/specs/asyncapi.yaml")
-    async def asyncapi():
+    async def asyncapi() -> Response:
         return serve("asyncapi.yaml")
 
     @routes.get(f"/specs/wire/<name>{SCHEMA_SUFFIX}")
-    async def wire_schema(name: str):
+    async def wire_schema(name: str) -> Response:
         return serve(f"wire/{name}{SCHEMA_SUFFIX}")
 
     return routes

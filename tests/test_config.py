@@ -66,6 +66,14 @@ def test_each_bad_value_is_rejected_with_its_name(env, fragment):
     assert any(fragment in problem for problem in problems(env)), problems(env)
 
 
+def test_play_admins_are_account_ids_written_as_the_service_writes_them():
+    written = "1b7c0a3e-3c63-4b6c-9d7e-0a4b0f3d2c11"
+    settings = Settings.from_environ({"PLAY_ADMINS": f"{written.upper()}, {written}"})
+    assert settings.admins == (written, written)
+    for other_spelling in ("{" + written + "}", f"urn:uuid:{written}", written.replace("-", "")):
+        assert problems({"PLAY_ADMINS": other_spelling}) == [f"PLAY_ADMINS: {other_spelling!r} is not an account UUID"]
+
+
 @pytest.mark.parametrize("seats", ["0", "2", "5"])
 def test_showcase_reserved_seats_must_be_exactly_one(seats):
     env = {"SHOWCASE_ENABLED": "true", "SHOWCASE_BOT": "acme/alice", "SHOWCASE_RESERVED_SEATS": seats}

@@ -75,6 +75,7 @@ HTTP_MAY_BE_SPOKEN_BY = {
     "playsite.metrics": "holds the /metrics route family",
     "playsite.demo.identity": "the demo's own sign-in server (an OpenID provider on its own port)",
     "playsite.demo.bot": "the demo's webhook bot, an HTTP server of its own",
+    "playsite.demo.address": "an ASGI wrapper of the demo's app (redirects page loads to the public origin)",
 }
 """Modules outside `*routes.py` that may import a web framework or `playsite.http`, and why.
 Every other module is a domain (or lower) module: it refuses with `playsite.refusals.Refused`

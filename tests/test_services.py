@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "playsite"
 
 async def test_two_boots_share_nothing():
     async with booted() as one, booted() as two:
-        for field in ("store", "registry", "bots", "account_events", "lobby", "ratings", "webhooks"):
+        for field in ("store", "registry", "bots", "bot_events", "lobby", "ratings", "webhooks"):
             assert getattr(one, field) is not getattr(two, field), field
 
 
@@ -28,7 +28,7 @@ async def test_the_boot_runs_the_lobby_housekeeping(autojump_clock):
     async with booted(Settings(dice_seed_window_ms=0)) as services:
         a, _ = services.bots.mint_anonymous("a")
         b, _ = services.bots.mint_anonymous("b")
-        stream = services.account_events.open(a.id)
+        stream = services.bot_events.open(a.id)
         challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
         assert stream.events.receive_nowait() == f'{{"ChallengeDeclined":{{"id":"{challenge.id}"}}}}'
@@ -117,6 +117,44 @@ def test_no_module_keeps_mutable_state():
 def test_the_state_check_finds_state():
     tree = ast.parse("import weakref\n_cache = {}\nBY = weakref.WeakKeyDictionary()\nT = {1: 2}\n_by = weakref.WeakKeyDictionary()\ndef f():\n    global x\n")
     assert module_level_state(tree) == ["_cache (line 2)", "_by (line 5)", "global x (line 7)"]
+
+
+def database_guesses(tree: ast.Module) -> list[str]:
+    """Places that ask a store whether it is PostgreSQL: `getattr`/`hasattr` of its `database`
+    or `kind`, `isinstance(..., PostgresStore)`, a comparison with "postgres"."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name, args = node.func.id, node.args
+            asked = args[1].value if len(args) >= 2 and isinstance(args[1], ast.Constant) else None
+            if name in ("getattr", "hasattr") and asked in ("database", "kind"):
+                found.append(f"{name}(..., {asked!r}) (line {node.lineno})")
+            if name == "isinstance" and len(args) == 2 and "PostgresStore" in ast.unparse(args[1]):
+                found.append(f"isinstance(..., PostgresStore) (line {node.lineno})")
+        if isinstance(node, ast.Compare):
+            if any(isinstance(side, ast.Constant) and side.value == "postgres" for side in (node.left, *node.comparators)):
+                found.append(f"a comparison with 'postgres' (line {node.lineno})")
+    return found
+
+
+def test_only_the_boot_asks_whether_the_store_is_postgresql():
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == "services.py" or relative.startswith("store/"):
+            continue  # the boot decides (Services.database); the store knows what it is
+        if found := database_guesses(ast.parse(path.read_text(encoding="utf-8"))):
+            offenders[relative] = found
+    assert not offenders, f"take the Database (or None) the boot hands over instead: {offenders}"
+    boot = database_guesses(ast.parse((PACKAGE / "services.py").read_text(encoding="utf-8")))
+    assert len(boot) == 1, f"the boot decides once: {boot}"
+
+
+def test_the_database_check_finds_guesses():
+    tree = ast.parse('getattr(store, "database", None)\nif store.kind == "postgres": pass\nisinstance(s, PostgresStore)\n')
+    assert database_guesses(tree) == [
+        "getattr(..., 'database') (line 1)", "a comparison with 'postgres' (line 2)", "isinstance(..., PostgresStore) (line 3)",
+    ]
 
 
 async def test_ready_answers_200_while_the_store_is_reachable():

@@ -333,7 +333,7 @@ async def test_wire_references_resolve_over_http_beside_the_documents(documented
 async def test_a_checkout_without_specs_answers_404(tmp_path, documented):
     app = QuartTrio("playsite")
     install_edge(app)
-    app.register_blueprint(specs_routes(None, directory=tmp_path))
+    app.register_blueprint(specs_routes(tmp_path))
     response = await app.test_client().get("/openapi.yaml")
     documented.check("get", "/openapi.yaml", 404, response.headers["Content-Type"], await response.get_data())
 

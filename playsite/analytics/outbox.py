@@ -152,7 +152,7 @@ class OutboxPump:
         self._secrets = [s for s in (settings.analytics_token, urlsplit(self.url).password) if s]
         self._client_factory = client_factory or (lambda: _default_client(self.policy))
 
-    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(self, *, task_status: trio.TaskStatus[OutboxPump] = trio.TASK_STATUS_IGNORED) -> None:
         """Deliver until cancelled. Survives any one row's failure and any store outage."""
         async with self._client_factory() as client:
             task_status.started(self)
@@ -264,7 +264,7 @@ async def run_outbox_pump(
     *,
     policy: OutboxPolicy | None = None,
     client_factory: Callable[[], httpx.AsyncClient] | None = None,
-    task_status=trio.TASK_STATUS_IGNORED,
+    task_status: trio.TaskStatus[OutboxPump] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Supervised service: `pump = await nursery.start(run_outbox_pump, store, settings)`.
 

@@ -13,7 +13,7 @@ from playsite.rooms.fanout import QueueSubscriber
 from playsite.wire.text import compact_json
 
 
-class AccountEvents:
+class BotEvents:
     def __init__(self) -> None:
         self._streams: dict[str, list[QueueSubscriber]] = defaultdict(list)
 

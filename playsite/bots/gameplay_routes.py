@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import trio
+from quart import Response
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.directory import BotAccount, BotDirectory
+from playsite.config import Settings
 from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object
@@ -23,8 +25,8 @@ from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, empty_response, json_response
 from playsite.rooms.intents import PlayerCommand, Verdict
 from playsite.rooms.model import TECHNICAL_ABORT_REASON
+from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
-from playsite.services import Services
 from playsite.wire import (
     MAX_COMMAND_BYTES,
     Resign,
@@ -40,20 +42,20 @@ BODY_MAX = MAX_COMMAND_BYTES
 GAME_IS_OVER = "game is over"
 
 
-def gameplay_routes(services: Services) -> RouteFamily:
+def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) -> RouteFamily:
+    """Seated bots' commands to the rooms of `registry`, and their list of games."""
     routes = RouteFamily("gameplay_routes", __name__, statuses=GAME_STATUSES)
-    registry = services.registry
-    wait_s = services.settings.move_verdict_wait_ms / 1000
+    wait_s = settings.move_verdict_wait_ms / 1000
 
-    commands = RateLimiter(services.settings.bot_commands_per_minute, 60)
+    commands = RateLimiter(settings.bot_commands_per_minute, 60)
 
     async def seated_request(game_id: str) -> Seated:
         """The caller, its seat and the JSON body (429, 401, 404, 415 or 400 otherwise)."""
         limit_by_address(commands, "game commands")
-        account = calling_bot(services.bots)
+        account = calling_bot(bots)
         room = registry.get(game_id)
         seats = room.seats_of(account.principal) if room is not None else ()
-        if not seats:
+        if room is None or not seats:
             raise game_not_found("no such game, or you are not seated in it")
         body = await json_object()
         # A bot holding both seats (a self-game) acts for whichever is to move.
@@ -62,7 +64,7 @@ def gameplay_routes(services: Services) -> RouteFamily:
 
     @routes.post("/bot/game/<game_id>/seed")
     @body_limit(BODY_MAX)
-    async def submit_seed(game_id: str):
+    async def submit_seed(game_id: str) -> Response:
         seated = await seated_request(game_id)
         if set(seated.body) != {"seed"} or not isinstance(seated.body["seed"], str):
             raise invalid_request('send {"seed": "<string>"} and nothing else')
@@ -72,7 +74,7 @@ def gameplay_routes(services: Services) -> RouteFamily:
 
     @routes.post("/bot/game/<game_id>/move")
     @body_limit(BODY_MAX)
-    async def submit_move(game_id: str):
+    async def submit_move(game_id: str) -> Response:
         seated = await seated_request(game_id)
         try:
             command = command_from_json({"SubmitTurn": seated.body})
@@ -89,14 +91,14 @@ def gameplay_routes(services: Services) -> RouteFamily:
 
     @routes.post("/bot/game/<game_id>/resign")
     @body_limit(BODY_MAX)
-    async def resign(game_id: str):
+    async def resign(game_id: str) -> Response:
         seated = await seated_request(game_id)
         await seated.room.send(PlayerCommand(seated.seat, Resign()))
         return empty_response(202)
 
     @routes.get("/bot/games")
-    async def my_games():
-        account = calling_bot(services.bots)
+    async def my_games() -> Response:
+        account = calling_bot(bots)
         games = [
             my_game(room, seat)
             for room in list(registry.live.values())
@@ -115,7 +117,7 @@ class Seated(NamedTuple):
     body: dict
 
 
-async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
+async def verdict_within(room: Room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
     """(queued, verdict): the verdict is None when it took longer than `wait_s`.
 
     The intent still stands then; one the room had not even queued (its queue was full)
@@ -130,7 +132,7 @@ async def verdict_within(room, intent: PlayerCommand, wait_s: float) -> tuple[bo
     return queued, None
 
 
-async def queue_late(room, intent: PlayerCommand) -> None:
+async def queue_late(room: Room, intent: PlayerCommand) -> None:
     """Finish what a 202 left standing: queue the intent the room had no room for yet. Its
     outcome is the room's to tell (a TurnPlayed, or a Rejected on every stream of the game)."""
     await room.send(intent)
@@ -151,7 +153,7 @@ def verdict_json(verdict: Verdict) -> dict:
     return body
 
 
-def my_game(room, seat: str) -> dict:
+def my_game(room: Room, seat: str) -> dict[str, object]:
     state = room.public_state()
     return {
         "gameId": room.game_id,

@@ -11,8 +11,8 @@ import uuid
 
 import attrs
 
-from playsite.bots.accounts import BotAccount
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotAccount
+from playsite.bots.events import BotEvents
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
 from playsite.rooms.model import RoomSetup, SeatSetup
@@ -41,7 +41,7 @@ class BotGame:
 
 async def create_game_with_bots(
     registry: Registry,
-    events: AccountEvents,
+    events: BotEvents,
     *,
     white: Participant,
     black: Participant,
@@ -52,7 +52,8 @@ async def create_game_with_bots(
     durability: str,
 ) -> BotGame:
     """Admit and start a game; raises AdmissionRefused when a bot is at capacity."""
-    seats, human_tokens = {}, {}
+    seats: dict[str, SeatSetup] = {}
+    human_tokens: dict[str, str] = {}
     for seat, who in ((WHITE, white), (BLACK, black)):
         if isinstance(who, BotAccount):
             # A bot plays through its bearer token, never a seat token: this one is never shown.
@@ -85,7 +86,7 @@ class BotGames:
     `GameStart`, and the room settings of this deployment."""
 
     registry: Registry
-    events: AccountEvents
+    events: BotEvents
     seed_window_s: float
     durability: str
 

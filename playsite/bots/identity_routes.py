@@ -8,14 +8,17 @@ store outage answers 503 and changes nothing.
 
 from __future__ import annotations
 
-import trio
-from quart import request
+from collections.abc import Callable
 
-from playsite.bots.accounts import (
+import trio
+from quart import Response, request
+
+from playsite.bots.directory import (
     CAPACITY_MAX,
     CAPACITY_MIN,
     DESCRIPTION_MAX,
     BotAccount,
+    BotDirectory,
     IdentityError,
 )
 from playsite.bots.refusals import BOT_API_STATUSES
@@ -24,8 +27,9 @@ from playsite.http.bodies import json_object
 from playsite.http.errors import READ_TIMEOUT_S, RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
+from playsite.ratings.book import RatingBook
 from playsite.refusals import Refused
-from playsite.services import Services
+from playsite.rooms.registry import Registry
 from playsite.store.database import DatabaseUnavailable
 
 ANON_MINTS_PER_MINUTE = 20
@@ -36,14 +40,14 @@ bulk claiming. Only successful claims count, so a typo does not lock an author o
 CHANGE_NOT_STORED = "the change could not be stored; try again"
 
 
-def identity_routes(services: Services) -> RouteFamily:
+def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook) -> RouteFamily:
+    """Bots' identities and settings in `bots`; their occupancy from `registry`, ratings from `ratings`."""
     routes = RouteFamily("identity_routes", __name__, statuses=BOT_API_STATUSES)
-    bots = services.bots
     anon_mints = RateLimiter(ANON_MINTS_PER_MINUTE, 60)
     registrations = RateLimiter(REGISTRATIONS_PER_HOUR, 3600)
 
     @routes.post("/bot/anon")
-    async def mint_anonymous():
+    async def mint_anonymous() -> Response:
         limit_by_address(anon_mints, "anonymous mints")
         try:
             account, token = bots.mint_anonymous(request.args.get("name") or None)
@@ -52,7 +56,7 @@ def identity_routes(services: Services) -> RouteFamily:
         return token_response(account, token)
 
     @routes.post("/bot/register")
-    async def register():
+    async def register() -> Response:
         limit_by_address(registrations, "registrations", count=False)
         body = await json_object()
         try:
@@ -65,7 +69,7 @@ def identity_routes(services: Services) -> RouteFamily:
         return token_response(account, token)
 
     @routes.post("/bot/token")
-    async def rotate_token():
+    async def rotate_token() -> Response:
         account = calling_bot(bots, registered=True)
         try:
             token = await bots.rotate_token(account)
@@ -74,20 +78,20 @@ def identity_routes(services: Services) -> RouteFamily:
         return json_response({"token": token}, headers=NO_STORE)
 
     @routes.get("/bot/account")
-    async def read_account():
+    async def read_account() -> Response:
         account = calling_bot(bots)
         return json_response({"team": account.team, "name": account.name, "id": account.external_id})
 
     @routes.post("/bot/ladder/join")
-    async def join_ladder():
+    async def join_ladder() -> Response:
         return await change(calling_bot(bots, registered=True), ladder_state, on_ladder=True)
 
     @routes.post("/bot/ladder/leave")
-    async def leave_ladder():
+    async def leave_ladder() -> Response:
         return await change(calling_bot(bots, registered=True), ladder_state, on_ladder=False)
 
     @routes.post("/bot/open-to-humans")
-    async def open_to_humans():
+    async def open_to_humans() -> Response:
         account = calling_bot(bots, registered=True)
         body = await json_object()
         description = body.get("description")
@@ -97,15 +101,15 @@ def identity_routes(services: Services) -> RouteFamily:
         return await change(account, catalog_state, open_to_humans=True, description=description)
 
     @routes.post("/bot/open-to-humans/leave")
-    async def leave_humans():
+    async def leave_humans() -> Response:
         return await change(calling_bot(bots, registered=True), catalog_state, open_to_humans=False)
 
     @routes.get("/bot/capacity")
-    async def read_capacity():
+    async def read_capacity() -> Response:
         return json_response(capacity_state(calling_bot(bots, registered=True)))
 
     @routes.post("/bot/capacity")
-    async def declare_capacity():
+    async def declare_capacity() -> Response:
         account = calling_bot(bots, registered=True)
         body = await json_object()
         wanted = body.get("maxConcurrentGames")
@@ -113,7 +117,9 @@ def identity_routes(services: Services) -> RouteFamily:
             raise invalid_request(f"maxConcurrentGames must be an integer {CAPACITY_MIN}..{CAPACITY_MAX}")
         return await change(account, capacity_state, max_concurrent_games=wanted)
 
-    async def change(account: BotAccount, view, **changes):
+    async def change(
+        account: BotAccount, view: Callable[[BotAccount], dict[str, object]], **changes: object
+    ) -> Response:
         # Bounded as every store call of a request: 503 in READ_TIMEOUT_S, not the pool's 10 s.
         with trio.move_on_after(READ_TIMEOUT_S):
             try:
@@ -124,7 +130,7 @@ def identity_routes(services: Services) -> RouteFamily:
         raise temporarily_unavailable(CHANGE_NOT_STORED)
 
     def capacity_state(account: BotAccount) -> dict:
-        occupancy = services.registry.admission.occupancy(account.principal)
+        occupancy = registry.admission.occupancy(account.principal)
         return {
             "maxConcurrentGames": account.max_concurrent_games,
             "openToHumans": account.open_to_humans,
@@ -133,13 +139,13 @@ def identity_routes(services: Services) -> RouteFamily:
         }
 
     def ladder_state(account: BotAccount) -> dict:
-        rating = services.ratings.rating_of(account.id)
+        rating = ratings.rating_of(account.id)
         return {"onLadder": account.on_ladder, "glickoRating": rating.rating, "glickoRd": rating.rd}
 
     return routes
 
 
-def token_response(account: BotAccount, token: str):
+def token_response(account: BotAccount, token: str) -> Response:
     body = {"token": token, "team": account.team, "name": account.name, "id": account.external_id}
     return json_response(body, 201, {"Cache-Control": "no-store"})
 

@@ -21,9 +21,9 @@ def claim(conn: psycopg.Connection, bot_id: str, account_id: uuid.UUID) -> tuple
     ).fetchone()
     if inserted is not None:
         return account_id, inserted[0], True
-    owner, claimed_at = conn.execute(
-        "SELECT account_id, claimed_at FROM bot_owners WHERE bot_id = %s", (bot_id,)
-    ).fetchone()
+    found = conn.execute("SELECT account_id, claimed_at FROM bot_owners WHERE bot_id = %s", (bot_id,)).fetchone()
+    assert found is not None  # the insert conflicted on this row, which nothing deletes in this transaction
+    owner, claimed_at = found
     return owner, claimed_at, False
 
 

@@ -7,18 +7,11 @@ refused with `identity_taken` when the team/name exists) or updates one's settin
 from __future__ import annotations
 
 import copy
-from typing import Protocol
 
 import psycopg
 
-from playsite.bots.accounts import BotAccount, IdentityError
-
-
-class BotStore(Protocol):
-    async def load(self) -> list[BotAccount]:
-        """Every registered bot."""
-
-    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
+from playsite.bots.directory import BotAccount, BotStore, IdentityError
+from playsite.store.database import Database
 
 
 class MemoryBotStore:
@@ -35,7 +28,7 @@ class MemoryBotStore:
 
 
 class PostgresBotStore:
-    def __init__(self, database) -> None:
+    def __init__(self, database: Database) -> None:
         self.database = database
 
     async def load(self) -> list[BotAccount]:
@@ -89,8 +82,6 @@ class PostgresBotStore:
             raise IdentityError("identity_taken", f"{account.id} is already registered") from None
 
 
-def bot_store_for(store) -> BotStore:
+def bot_store_for(database: Database | None) -> BotStore:
     """PostgreSQL beside a PostgreSQL game store; memory otherwise."""
-    if getattr(store, "kind", None) == "postgres" and hasattr(store, "database"):
-        return PostgresBotStore(store.database)
-    return MemoryBotStore()
+    return MemoryBotStore() if database is None else PostgresBotStore(database)

@@ -6,29 +6,32 @@ from collections.abc import AsyncIterator
 
 from quart import Response
 
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
 from playsite.bots.streams import NDJSON, account_lines, game_lines
 from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.errors import RouteFamily
-from playsite.services import Services
+from playsite.rooms.registry import Registry
 
 
-def stream_routes(services: Services) -> RouteFamily:
+def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, keepalive_s: float) -> RouteFamily:
+    """A bot's own event stream (from `events`) and any game's stream (from `registry`), a
+    keep-alive line every `keepalive_s` while quiet."""
     routes = RouteFamily("ndjson_routes", __name__, statuses=GAME_STATUSES)
-    keepalive = services.settings.ndjson_keepalive_ms / 1000
 
     @routes.get("/bot/stream/event")
-    async def account_stream():
-        account = calling_bot(services.bots)
-        return ndjson_response(account_lines(services.account_events, account.id, keepalive))
+    async def account_stream() -> Response:
+        account = calling_bot(bots)
+        return ndjson_response(account_lines(events, account.id, keepalive_s))
 
     @routes.get("/bot/game/stream/<game_id>")
-    async def game_stream(game_id: str):
-        calling_bot(services.bots)  # any bot may watch any game (401 without a bot token)
-        room = services.registry.get(game_id)
+    async def game_stream(game_id: str) -> Response:
+        calling_bot(bots)  # any bot may watch any game (401 without a bot token)
+        room = registry.get(game_id)
         if room is None:
             raise game_not_found()
-        return ndjson_response(game_lines(room, keepalive))
+        return ndjson_response(game_lines(room, keepalive_s))
 
     return routes
 

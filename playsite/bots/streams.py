@@ -22,8 +22,10 @@ from collections.abc import AsyncIterator
 
 import trio
 
+from playsite.bots.events import BotEvents
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach
+from playsite.rooms.room import Room
 
 DETACH_TIMEOUT_S = 5
 NDJSON = "application/x-ndjson"
@@ -31,7 +33,7 @@ KEEPALIVE_LINE = b"\n"
 _GAME_ENDED_PREFIX = '{"GameEnded"'
 
 
-async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
+async def account_lines(events: BotEvents, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
     """The bot's account events until it disconnects (or lags past its bound).
 
     The first line is a blank keep-alive, sent once the subscription is live: a bot that
@@ -46,7 +48,7 @@ async def account_lines(events, bot_id: str, keepalive: float) -> AsyncIterator[
         events.close(bot_id, subscriber)
 
 
-async def game_lines(room, keepalive: float) -> AsyncIterator[bytes]:
+async def game_lines(room: Room, keepalive: float) -> AsyncIterator[bytes]:
     """Snapshot, then the room's events until GameEnded; Detach however it ends."""
     subscriber = QueueSubscriber(None)
     attach = Attach(subscriber)

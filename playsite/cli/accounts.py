@@ -11,37 +11,37 @@ because every request re-reads the account.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import uuid
 
 import psycopg
 
 from playsite.accounts import queries
-from playsite.accounts.model import NICKNAME
+from playsite.accounts.model import NICKNAME, Account
 from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
+from playsite.principals import canonical_uuid
 
 ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("accounts", help="show, deactivate, reactivate or sign out an account")
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("account", help="the account's nickname or id")
     parser.set_defaults(run=run)
 
 
-def find(conn: psycopg.Connection, who: str):
-    try:
-        return queries.find(conn, uuid.UUID(who))
-    except ValueError:
-        pass
+def find(conn: psycopg.Connection, who: str) -> Account | None:
+    if (account_id := canonical_uuid(who)) is not None:
+        return queries.find(conn, uuid.UUID(account_id))
     if not NICKNAME.fullmatch(who):
         return None
     row = conn.execute("SELECT id FROM accounts WHERE lower(nickname) = lower(%s)", (who,)).fetchone()
     return None if row is None else queries.find(conn, row[0])
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     settings = load_settings_or_exit()
     if settings.database_url is None:
         print("playsite: accounts need DATABASE_URL (accounts exist only with persistence)", file=sys.stderr)

@@ -8,23 +8,31 @@ in, and a league in which the bots play rated games in the background. docs/demo
 
 from __future__ import annotations
 
+import argparse
 import functools
 import logging
 import os
 import shutil
 import sys
+import socket
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psycopg
 
 from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, boot_failure
-from playsite.config import ConfigError
+from playsite.config import ConfigError, Settings
+
+if TYPE_CHECKING:  # imported when the demo runs: `playsite dice roll` does not pay for them
+    from playsite.demo.bot import FeaturedBot
+    from playsite.demo.identity import DemoIdentityProvider
+    from playsite.showcase.table import ShowcaseTable
 
 DEFAULT_DIR = ".playsite-demo"
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo", help="run the whole product locally: PostgreSQL, the server, a featured bot, sign-in, a league"
     )
@@ -45,7 +53,7 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import trio
 
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing, cluster_place, remove_cluster
@@ -122,7 +130,7 @@ def run(args) -> int:
             for problem in error.problems:
                 print(f"playsite demo: configuration error: {problem}", file=sys.stderr)
             return EXIT_CONFIG
-        if provider is not None and settings.oidc_issuer == provider.issuer:
+        if provider is not None and settings.oidc_issuer == provider.issuer and settings.public_origin is not None:
             provider.configure(settings.public_origin)
         print(f"playsite demo: ready to serve after {time.monotonic() - started:.1f} s; data in {state_dir};"
               " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
@@ -144,7 +152,8 @@ def run(args) -> int:
 
 
 async def serve_demo(
-    settings, state_dir: Path, provider, league_options: dict | None, first_run: bool, held=None
+    settings: Settings, state_dir: Path, provider: DemoIdentityProvider | None, league_options: dict[str, float] | None,
+    first_run: bool, held: socket.socket | None = None,
 ) -> None:
     """The server as `playsite serve` runs it, with the demo around it. The featured bot's
     webhook and the identity provider listen before the server boots, so the server finds
@@ -162,11 +171,11 @@ async def serve_demo(
     from playsite.services import boot
 
     async with trio.open_nursery() as nursery:
-        table = {}
+        table: dict[str, ShowcaseTable | None] = {}
 
         async def table_ready() -> None:
-            if table.get("showcase") is not None:
-                await table["showcase"].reconcile()
+            if (showcase := table.get("showcase")) is not None:
+                await showcase.reconcile()
 
         bot = FeaturedBot(state_dir, on_ready=table_ready)
         await nursery.start(bot.listen)
@@ -184,7 +193,7 @@ async def serve_demo(
         table["showcase"] = services.showcase
         league = None
         if league_options is not None:
-            league = League(services, **league_options)
+            league = League(services, think_s=league_options["think_s"], rest_s=league_options["rest_s"])
             league.adopt_resumed()  # a league game resumed at boot is paced as soon as possible
             bot.think = league.think
             if services.house is not None:
@@ -192,7 +201,7 @@ async def serve_demo(
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
 
-        async def http(task_status=trio.TASK_STATUS_IGNORED):
+        async def http(task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
             app = one_address(create_app(services), settings.public_origin) if settings.public_origin else create_app(services)
             await run_http(app, settings, shutdown, task_status=task_status)
             nursery.cancel_scope.cancel()  # hypercorn's graceful shutdown is over: stop the rest
@@ -202,14 +211,14 @@ async def serve_demo(
             held.close()  # the server listens on the port now
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
         if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
-            await nursery.start(functools.partial(run_rating_batch, services.store, period_s=RATING_PERIOD_S))
+            await nursery.start(functools.partial(run_rating_batch, services.database, period_s=RATING_PERIOD_S))
         if league is not None:
             nursery.start_soon(league.run)
         nursery.start_soon(bot.supervise, server_url)
         print(f"playsite demo: open {settings.public_origin or server_url}/", flush=True)
 
 
-async def register_first(settings, bot) -> None:
+async def register_first(settings: Settings, bot: FeaturedBot) -> None:
     """First run: the featured bot registers through the Bot API of a private boot of the
     server (loopback, a free port, no showcase), which then stops."""
     import attrs
@@ -229,5 +238,6 @@ async def register_first(settings, bot) -> None:
         config.errorlog = logging.getLogger("playsite.demo.first-run")
         binds = await nursery.start(lambda task_status: hypercorn_serve(create_app(services), config, task_status=task_status))
         bot.server_url = binds[0]
+        assert bot.hook_url is not None, "the bot listens first"
         await bot.register(bot.hook_url)
         nursery.cancel_scope.cancel()

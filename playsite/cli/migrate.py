@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import psycopg
@@ -11,13 +12,13 @@ from playsite.config import redact_url
 from playsite.store.migrations import MigrationError, apply_pending, check_schema, load_migrations
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("migrate", help="apply pending database migrations")
     parser.add_argument("--check", action="store_true", help="only report; exit 1 when migrations are pending")
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     settings = load_settings_or_exit()
     if settings.database_url is None:
         print("playsite: migrate needs DATABASE_URL (the in-memory store has no schema)", file=sys.stderr)

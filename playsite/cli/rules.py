@@ -16,6 +16,7 @@ import sys
 from playsite.rules import (
     IllegalTurn,
     InvalidDfen,
+    Position,
     count_turns,
     format_dfen,
     legal_tree,
@@ -56,7 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     play_parser.set_defaults(run=_run_play)
 
 
-def _rolled_position(text: str):
+def _rolled_position(text: str) -> Position | None:
     """The position, or None after printing why it cannot be used."""
     try:
         position = parse_dfen(text)

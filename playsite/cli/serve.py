@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 
@@ -16,7 +17,7 @@ EXIT_CONFIG = 2
 EXIT_BOOT = 3
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the game server (settings come from the environment; see README)"
     )
@@ -32,7 +33,7 @@ def load_settings_or_exit() -> Settings:
         sys.exit(EXIT_CONFIG)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     settings = load_settings_or_exit()
     logging.basicConfig(
         level=settings.log_level.upper(),

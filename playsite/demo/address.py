@@ -9,16 +9,25 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from hypercorn.typing import (
+    ASGIFramework,
+    ASGIReceiveCallable,
+    ASGISendCallable,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Scope,
+)
+
 from playsite.demo.settings import is_loopback
 
 
-def one_address(app, public_origin: str):
+def one_address(app: ASGIFramework, public_origin: str) -> ASGIFramework:
     """`app` (ASGI), with browser navigations to another loopback name sent to `public_origin`."""
     public = urlsplit(public_origin)
     if not is_loopback(public.hostname or ""):
         return app
 
-    async def asgi(scope, receive, send):
+    async def asgi(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
             headers = dict(scope["headers"])
             host = headers.get(b"host", b"").decode("latin-1")
@@ -28,10 +37,14 @@ def one_address(app, public_origin: str):
                 query = scope.get("query_string", b"").decode("latin-1")
                 location = public_origin + scope.get("raw_path", scope["path"].encode()).decode("latin-1")
                 location += f"?{query}" if query else ""
-                await send({"type": "http.response.start", "status": 308,
-                            "headers": [(b"location", location.encode("latin-1")), (b"cache-control", b"no-store"),
-                                        (b"content-length", b"0")]})
-                await send({"type": "http.response.body", "body": b""})
+                start: HTTPResponseStartEvent = {
+                    "type": "http.response.start", "status": 308,
+                    "headers": [(b"location", location.encode("latin-1")), (b"cache-control", b"no-store"),
+                                (b"content-length", b"0")],
+                }
+                body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": b"", "more_body": False}
+                await send(start)
+                await send(body)
                 return
         await app(scope, receive, send)
 

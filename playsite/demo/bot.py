@@ -23,6 +23,7 @@ import os
 import random
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
@@ -30,7 +31,9 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 from quart import request
+from quart.typing import ResponseReturnValue
 from quart_trio import QuartTrio
+from werkzeug.datastructures import Headers
 
 from playsite.house.strategy import greedy_turn
 from playsite.rooms.admission import FEATURED_BOT_CAPACITY as FEATURED_CAPACITY
@@ -54,13 +57,18 @@ def port_free(port: int) -> bool:
     return True
 
 
-class _Started:
-    def __init__(self, callback):
-        self.started = callback
+class _Started(trio.TaskStatus[list[str]]):
+    """Hands hypercorn's bound addresses to `callback`."""
+
+    def __init__(self, callback: Callable[[list[str]], None]):
+        self.callback = callback
+
+    def started(self, value: list[str]) -> None:
+        self.callback(value)
 
 
 class FeaturedBot:
-    def __init__(self, state_dir: Path, *, on_ready=None):
+    def __init__(self, state_dir: Path, *, on_ready: Callable[[], Awaitable[None]] | None = None):
         self.token_file = state_dir / "featured-bot.json"
         self.server_url: str | None = None
         """Set by the demo once the server's port is open."""
@@ -70,7 +78,7 @@ class FeaturedBot:
         self.secret: str | None = saved.get("secret")
         self.port: int = saved.get("port", 0)
         self.hook_url: str | None = None
-        self.think = None
+        self.think: Callable[[str | None], float] | None = None
         """None, or game id -> seconds to wait before answering a turn of that game."""
         self.rng = random.Random()
         self.turns_played = 0
@@ -81,8 +89,8 @@ class FeaturedBot:
         app = QuartTrio("featured-bot")
 
         @app.post("/hook")
-        async def hook():
-            body = await request.get_data()
+        async def hook() -> ResponseReturnValue:
+            body = await request.get_data(True, False, False)  # cache, as bytes, no form parsing: the defaults
             try:
                 message = json.loads(body)
             except ValueError:
@@ -106,7 +114,7 @@ class FeaturedBot:
 
         return app
 
-    def signed(self, headers, body: bytes) -> bool:
+    def signed(self, headers: Headers, body: bytes) -> bool:
         if self.secret is None:
             return False
         timestamp = headers.get("X-DiceChess-Timestamp", "")
@@ -117,7 +125,7 @@ class FeaturedBot:
 
     # ----- its life ---------------------------------------------------------------------------
 
-    async def listen(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def listen(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve the webhook on loopback, on the previous run's port when it is free."""
         config = HypercornConfig()
         config.accesslog = None
@@ -125,7 +133,7 @@ class FeaturedBot:
         port = self.port if self.port and port_free(self.port) else 0
         config.bind = [f"127.0.0.1:{port}"]
 
-        def started(binds):
+        def started(binds: list[str]) -> None:
             self.hook_url = f"{binds[0]}/hook"
             self.port = int(binds[0].rsplit(":", 1)[1])
             task_status.started(self.hook_url)
@@ -135,6 +143,7 @@ class FeaturedBot:
     async def supervise(self, server_url: str) -> None:
         """Register the bot and its webhook; retry with backoff whenever that fails."""
         self.server_url = server_url
+        assert self.hook_url is not None, "listen() first"
         failures = 0
         while True:
             try:
@@ -150,6 +159,7 @@ class FeaturedBot:
                 await trio.sleep(delay)
 
     async def register(self, hook_url: str) -> None:
+        assert self.server_url is not None, "the server is up first"
         async with httpx.AsyncClient(base_url=self.server_url, timeout=15) as http:
             token = self.saved().get("token")
             if token is not None:  # a token this database does not know (its cluster was deleted): a new one
@@ -181,7 +191,7 @@ class FeaturedBot:
             return {}
         return saved if isinstance(saved, dict) else {}
 
-    def save(self, **fields) -> None:
+    def save(self, **fields: object) -> None:
         """Rewrite the bot's file (mode 0600) with `fields` over what it held."""
         data = {**self.saved(), "bot": BOT_ID, **fields}
         partial = self.token_file.with_name(self.token_file.name + ".new")

@@ -46,7 +46,9 @@ from hypercorn.trio import serve as hypercorn_serve
 from joserfc import jwt
 from joserfc.jwk import ECKey
 from quart import Response, request
+from quart.typing import ResponseReturnValue
 from quart_trio import QuartTrio
+from werkzeug.datastructures import MultiDict
 
 from playsite.demo.settings import kept_secret
 
@@ -174,7 +176,7 @@ class DemoIdentityProvider:
             "OIDC_CLIENT_SECRET": self.client_secret,
         }
 
-    async def serve(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(self, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
         config = HypercornConfig()
         config.bind = [f"{self.host}:{self.port}"]
         config.accesslog = None  # codes travel in URLs: never log them
@@ -188,19 +190,19 @@ class DemoIdentityProvider:
         app.config["MAX_CONTENT_LENGTH"] = 16 * 1024
 
         @app.get("/.well-known/openid-configuration")
-        async def discovery():
+        async def discovery() -> ResponseReturnValue:
             return self.discovery()
 
         @app.get("/jwks")
-        async def jwks():
+        async def jwks() -> ResponseReturnValue:
             return {"keys": [{**self.key.as_dict(private=False), "kid": self.kid, "use": "sig", "alg": "ES256"}]}
 
         @app.get("/sign-in.css")
-        async def style():
+        async def style() -> Response:
             return Response(STYLE, content_type="text/css", headers={"Cache-Control": "no-cache"})
 
         @app.get("/authorize")
-        async def authorize_page():
+        async def authorize_page() -> ResponseReturnValue:
             params = {name: request.args.get(name, "") for name in AUTHORIZE_FIELDS}
             params["response_type"] = request.args.get("response_type", "")
             try:
@@ -210,7 +212,7 @@ class DemoIdentityProvider:
             return self.page(self.form(params))
 
         @app.post("/authorize")
-        async def authorize():
+        async def authorize() -> ResponseReturnValue:
             form = await request.form
             params = {name: form.get(name, "") for name in AUTHORIZE_FIELDS}
             params["response_type"] = "code"
@@ -237,7 +239,7 @@ class DemoIdentityProvider:
             return Response("", status=303, headers={"Location": target, "Cache-Control": "no-store"})
 
         @app.post("/token")
-        async def token():
+        async def token() -> ResponseReturnValue:
             form = await request.form
             status, body = self.exchange(request.headers.get("Authorization", ""), form)
             headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -285,7 +287,7 @@ class DemoIdentityProvider:
         for code in [code for code, grant in self.codes.items() if grant.expires_at <= now]:
             del self.codes[code]
 
-    def exchange(self, authorization: str, form) -> tuple[int, dict]:
+    def exchange(self, authorization: str, form: MultiDict[str, str]) -> tuple[int, dict[str, object]]:
         """The token endpoint: (status, body)."""
         if not self.client_authenticated(authorization):
             return 401, {"error": "invalid_client"}

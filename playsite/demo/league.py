@@ -21,8 +21,10 @@ import random
 import attrs
 import trio
 
+from playsite.principals import Principal
 from playsite.ratings.ladder import LADDER_CONTROL, LADDER_ORIGIN
 from playsite.rooms.admission import AdmissionRefused
+from playsite.services import Services
 
 log = logging.getLogger("playsite.demo")
 
@@ -31,7 +33,7 @@ LEAGUE_BOTS = ("house/random", "house/greedy", "demo/featured")
 
 @attrs.define
 class League:
-    services: object
+    services: Services
     think_s: float = 1.0
     rest_s: float = 5.0
     games: set[str] = attrs.field(factory=set)
@@ -59,7 +61,7 @@ class League:
 
     def adopt_resumed(self) -> list:
         """The league games a previous run left unfinished (resumed at boot): paced from now on."""
-        principals = {f"bot:{bot}" for bot in LEAGUE_BOTS}
+        principals = {str(Principal.bot(bot)) for bot in LEAGUE_BOTS}
         resumed = []
         for room in list(self.services.registry.live.values()):
             seats = set(room.principals.values())
@@ -79,7 +81,7 @@ class League:
         white, black = bots.get(white_id), bots.get(black_id)
         if white is None or black is None or not (white.registered and black.registered):
             return
-        game = await self.services.games.start(
+        game = await self.services.bot_games.start(
             white=white, black=black, time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
         )
         room = game.room

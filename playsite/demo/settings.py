@@ -16,7 +16,7 @@ import ipaddress
 import os
 import secrets
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from playsite.config import Settings
@@ -39,7 +39,7 @@ SECRETS_KEY_FILE = "secrets-key"
 SESSION_SECRET_FILE = "session-secret"
 
 
-def kept_secret(state_dir: Path, name: str, make) -> str:
+def kept_secret(state_dir: Path, name: str, make: Callable[[], str]) -> str:
     """A secret read from the data directory, made there (0600) by `make()` on first use."""
     path = state_dir / name
     try:

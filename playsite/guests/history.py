@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
+import psycopg
 
-from playsite.ratings.leaderboard import RESULTS, nicknames_of, own_game, read_opponents
+from playsite.ratings.queries import RESULTS, nicknames_of, own_game, read_opponents
 
 GAMES_PAGE = 20
 """Games per page of `GET /players/{guestId}/games`."""
@@ -42,7 +43,7 @@ class GamesFilter:
     before: datetime | None = None
 
 
-def read_guest_games(conn, principal: str, wanted: GamesFilter) -> dict:
+def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilter) -> dict[str, object]:
     conditions, values = [], {"p": principal, "limit": GAMES_PAGE + 1}
     if wanted.vs == "human":
         conditions.append("(other IS NULL OR other NOT LIKE 'bot:%%')")
@@ -78,7 +79,7 @@ def read_guest_games(conn, principal: str, wanted: GamesFilter) -> dict:
     return {"games": games, "hasMore": len(rows) > GAMES_PAGE}
 
 
-def read_guest_opponents(conn, principal: str) -> dict:
+def read_guest_opponents(conn: psycopg.Connection, principal: str) -> dict[str, object]:
     """The guest's record per registered bot, and one row for every person together."""
     return {"opponents": read_opponents(conn, principal)}
 

@@ -27,12 +27,15 @@ what the custom header proves elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
-from quart import request
+import psycopg
+from quart import Response, request
 
 from playsite.accounts.model import Account
-from playsite.bots.accounts import SLUG
+from playsite.accounts.service import Accounts
+from playsite.bots.directory import SLUG
 from playsite.guests import claims
 from playsite.guests.history import RESULTS, GamesFilter, read_guest_games, read_guest_opponents
 from playsite.http.auth import credentials
@@ -42,9 +45,9 @@ from playsite.http.errors import (
 )
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import NO_CACHE, json_response
+from playsite.http.origin import OriginPolicy
 from playsite.principals import canonical_uuid, guest
-from playsite.services import Services
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
 from playsite.wire.instant import decode_instant
 
 CLAIMS_PER_MINUTE = 10
@@ -52,35 +55,35 @@ CLAIMS_PER_MINUTE = 10
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 
 
-def guest_routes(services: Services) -> RouteFamily:
+def guest_routes(database: Database | None) -> RouteFamily:
+    """A guest's history, read from `database` (None: no persistence, nothing is kept)."""
     routes = RouteFamily("guests", __name__)
 
-    async def read(query):
-        if not services.settings.persistence_enabled:
+    async def read(query: Callable[[psycopg.Connection], dict[str, object]]) -> dict[str, object]:
+        if database is None:
             raise Refusal(404, "persistence_required", "finished games are kept only when the server runs with persistence")
         try:
-            return await services.store.database.run(query)
+            return await database.run(query)
         except DatabaseUnavailable:
             raise temporarily_unavailable("the games could not be read; try again") from None
 
     @routes.get("/players/<guest_id>/games")
-    async def guest_games(guest_id: str):
+    async def guest_games(guest_id: str) -> Response:
         principal = guest_principal(guest_id)
         wanted = games_filter()
         return json_response(await read(lambda conn: read_guest_games(conn, principal, wanted)), headers=NO_CACHE)
 
     @routes.get("/players/<guest_id>/opponents")
-    async def guest_opponents(guest_id: str):
+    async def guest_opponents(guest_id: str) -> Response:
         principal = guest_principal(guest_id)
         return json_response(await read(lambda conn: read_guest_opponents(conn, principal)), headers=NO_CACHE)
 
     return routes
 
 
-def guest_claim_routes(services: Services) -> RouteFamily:
+def guest_claim_routes(accounts: Accounts, origins: OriginPolicy) -> RouteFamily:
     """Under `/auth`, so in that family's shape (problem details)."""
     routes = RouteFamily("guest_claims", __name__, shape=PROBLEM_SHAPE)
-    accounts = services.accounts
     claims_per_minute = RateLimiter(CLAIMS_PER_MINUTE, 60)
 
     async def account() -> Account:
@@ -90,15 +93,15 @@ def guest_claim_routes(services: Services) -> RouteFamily:
         return signed_in
 
     @routes.get("/auth/me/guests")
-    async def claimed():
+    async def claimed() -> Response:
         me = await account()
         guests = await accounts.run(lambda conn: claims.claimed_guests(conn, me.id))
         return json_response({"guests": guests}, headers=PRIVATE)
 
     @routes.post("/auth/me/guests")
     @body_limit(256)
-    async def claim():
-        if not services.origins.admits(request.headers.get("Origin")) or request.mimetype != "application/json":
+    async def claim() -> Response:
+        if not origins.admits(request.headers.get("Origin")) or request.mimetype != "application/json":
             raise Refusal(403, "csrf_origin_rejected", "send this from an allowed origin, as application/json")
         me = await account()
         body = await json_object()

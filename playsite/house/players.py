@@ -22,7 +22,7 @@ from typing import Protocol
 
 import trio
 
-from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.house.strategy import STRATEGIES
 from playsite.lobby.service import Lobby
 from playsite.refusals import Refused

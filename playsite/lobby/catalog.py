@@ -6,7 +6,7 @@ Admission at `POST /lobby/play-bot` stays the real gate.
 
 from __future__ import annotations
 
-from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.ratings.book import RatingBook
 from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry

@@ -16,7 +16,7 @@ from playsite.wire import Unlimited
 
 
 def mount_challenge_routes(routes: RouteFamily, services: Services) -> None:
-    bots, events, lobby = services.bots, services.account_events, services.lobby
+    bots, events, lobby = services.bots, services.bot_events, services.lobby
 
     @routes.post("/bot/challenge")
     async def create_challenge() -> Response:

@@ -19,8 +19,8 @@ import secrets
 import attrs
 import trio
 
-from playsite.bots.accounts import BotAccount
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotAccount
+from playsite.bots.events import BotEvents
 from playsite.refusals import Refused
 from playsite.wire import TimeControl, encode_time_control
 
@@ -54,7 +54,7 @@ def encode_challenge(challenge: Challenge) -> dict:
 
 
 class ChallengeBook:
-    def __init__(self, events: AccountEvents, *, ttl_s: float = CHALLENGE_TTL_S):
+    def __init__(self, events: BotEvents, *, ttl_s: float = CHALLENGE_TTL_S):
         self.events = events
         self.ttl_s = ttl_s
         self._pending: dict[str, Challenge] = {}

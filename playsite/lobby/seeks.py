@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import attrs
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.directory import BotAccount
 from playsite.lobby.seek_board import SeekLifecycle, SeekState
 from playsite.wire import TimeControl, encode_time_control
 

@@ -11,7 +11,7 @@ import secrets
 
 import trio
 
-from playsite.bots.accounts import BotAccount, BotDirectory
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.bots.games import BotGame, BotGames, Human, Participant
 from playsite.lobby.catalog import CATALOG_ORIGIN, has_unfinished_lobby_game, in_catalog
 from playsite.lobby.challenges import Challenge, ChallengeBook

@@ -24,8 +24,8 @@ from typing import Protocol
 import attrs
 import trio
 
-from playsite.bots.accounts import BotDirectory
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
 from playsite.lobby.catalog import at_capacity, in_catalog
 from playsite.refusals import Refused
 from playsite.rooms.admission import Admission
@@ -55,7 +55,7 @@ class Wakes:
     """One per process: the probes in flight and the recent answers, per bot."""
 
     def __init__(
-        self, bots: BotDirectory, admission: Admission, events: AccountEvents, webhooks: Webhooks,
+        self, bots: BotDirectory, admission: Admission, events: BotEvents, webhooks: Webhooks,
         house: HousePlayers | None = None,
     ):
         self.bots = bots

@@ -39,10 +39,13 @@ import math
 from collections import defaultdict
 from datetime import datetime
 
+import psycopg
 import trio
 
 from playsite.periodic import run_every
+from playsite.principals import Kind, Principal
 from playsite.ratings.glicko2 import Rating, age, rate
+from playsite.store.database import Database
 
 log = logging.getLogger("playsite.ratings")
 
@@ -84,10 +87,10 @@ _COUNTERS = """
 """
 
 _UPSERT = {
-    "bot:": "INSERT INTO bot_ratings (bot_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
+    Kind.BOT: "INSERT INTO bot_ratings (bot_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (bot_id) DO UPDATE SET"
     + _COUNTERS.format(table="bot_ratings"),
-    "user:": "INSERT INTO account_ratings (account_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
+    Kind.USER: "INSERT INTO account_ratings (account_id, rating, rd, volatility, games, wins, draws, losses, updated_at)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (account_id) DO UPDATE SET"
     + _COUNTERS.format(table="account_ratings"),
 }
@@ -96,15 +99,19 @@ _HISTORY = (
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _STORED = {
-    "bot:": "SELECT 'bot:' || bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
+    Kind.BOT: "SELECT 'bot:' || bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
     " WHERE bot_id = ANY(%s) FOR UPDATE",
-    "user:": "SELECT 'user:' || account_id::text, rating, rd, volatility, updated_at FROM account_ratings"
+    Kind.USER: "SELECT 'user:' || account_id::text, rating, rd, volatility, updated_at FROM account_ratings"
     " WHERE account_id::text = ANY(%s) FOR UPDATE",
 }
 
 
-def _kind(principal: str) -> str:
-    return "bot:" if principal.startswith("bot:") else "user:"
+def _rated_side(principal: str) -> Principal:
+    """A side the pending query selected: a registered bot or an account, never a guest."""
+    side = Principal.parse(principal)
+    if side is None or not side.is_rated:  # impossible: _PENDING selects rated sides only
+        raise RuntimeError(f"rating batch selected {principal!r}, which is not a rated side")
+    return side
 
 
 class RatingBatchUnavailable(RuntimeError):
@@ -126,17 +133,18 @@ def _score(result: int, as_white: bool) -> float:
     return points if as_white else 1.0 - points
 
 
-def _apply_period(conn, limit: int) -> int:
+def _apply_period(conn: psycopg.Connection, limit: int) -> int:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (RATING_LOCK_KEY,))
-        now = conn.execute("SELECT now()").fetchone()[0]
+        now = conn.execute("SELECT now()").fetchall()[0][0]
         games = conn.execute(_PENDING, (limit,)).fetchall()
         if not games:
             return 0
         players = sorted({white for _, white, _, _ in games} | {black for _, _, black, _ in games})
-        stored = {}
+        sides = {principal: _rated_side(principal) for principal in players}
+        stored: dict[str, Rating] = {}
         for kind, query in _STORED.items():
-            keys = [p.removeprefix(kind) for p in players if _kind(p) == kind]
+            keys = [side.id for side in sides.values() if side.kind is kind]
             if keys:
                 stored.update(
                     (principal, as_of(Rating(rating, rd, volatility), updated_at, now))
@@ -147,17 +155,17 @@ def _apply_period(conn, limit: int) -> int:
         for _, white, black, result in games:
             played[white].append((before[black], _score(result, True)))
             played[black].append((before[white], _score(result, False)))
-        rows: dict[str, list[tuple]] = defaultdict(list)
+        rows: dict[Kind, list[tuple[object, ...]]] = defaultdict(list)
         history = []
         for principal in players:
             after = rate(before[principal], played[principal])
             scores = [score for _, score in played[principal]]
             wins, draws = scores.count(1.0), scores.count(0.5)
             losses = len(scores) - wins - draws
-            kind = _kind(principal)
+            side = sides[principal]
             history.append((principal, now, after.rating, after.rd, len(scores), wins, draws, losses))
-            rows[kind].append(
-                (principal.removeprefix(kind), after.rating, after.rd, after.volatility, len(scores), wins, draws, losses, now)
+            rows[side.kind].append(
+                (side.id, after.rating, after.rd, after.volatility, len(scores), wins, draws, losses, now)
             )
         with conn.cursor() as cursor:
             for kind, kind_rows in rows.items():
@@ -172,20 +180,23 @@ def _apply_period(conn, limit: int) -> int:
         return len(games)
 
 
-async def apply_pending(store, *, limit: int = MAX_GAMES_PER_PERIOD) -> int:
+async def apply_pending(database: Database, *, limit: int = MAX_GAMES_PER_PERIOD) -> int:
     """Run one rating period over what is pending; returns the number of games applied."""
-    database = getattr(store, "database", None)
-    if database is None:
-        raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
     return await database.run(lambda conn: _apply_period(conn, limit))
 
 
-async def run_rating_batch(store, *, period_s: float = RATING_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED):
+async def run_rating_batch(
+    database: Database | None,
+    *,
+    period_s: float = RATING_PERIOD_S,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Supervised service: a rating period now (catching up after a restart), then every `period_s`."""
-    if getattr(store, "database", None) is None:
+    if database is None:
         raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
+
     async def period() -> None:
-        if applied := await apply_pending(store):
+        if applied := await apply_pending(database):
             log.info("rating batch applied games=%d", applied)
 
     await run_every(period_s, period, name="rating batch", task_status=task_status)

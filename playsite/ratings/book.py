@@ -16,7 +16,7 @@ import psycopg
 import trio
 
 from playsite.periodic import run_every
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
 
 log = logging.getLogger("playsite.ratings")
 
@@ -45,8 +45,9 @@ DEFAULT = Rating(DEFAULT_RATING, DEFAULT_RD)
 class RatingBook:
     """The ratings of every rated bot, as last read from the store."""
 
-    def __init__(self, store=None):
-        self.store = store
+    def __init__(self, database: Database | None = None):
+        self.database = database
+        """Where `bot_ratings` lives; None (the memory store): every bot shows the starting values."""
         self._ratings: dict[str, Rating] = {}
 
     def rating_of(self, bot_id: str) -> Rating:
@@ -56,27 +57,25 @@ class RatingBook:
         """Swap in a whole new book (one assignment: readers never see half of a refresh)."""
         self._ratings = dict(ratings)
 
-    @property
-    def refreshable(self) -> bool:
-        return getattr(self.store, "kind", None) == "postgres"
-
     async def refresh(self) -> bool:
         """Re-read every rating from PostgreSQL; False (book unchanged) on the memory store or
         when the database is unavailable."""
-        if not self.refreshable:
+        if self.database is None:
             return False
         try:
-            self.replace(await self.store.database.run(_read_book))
+            self.replace(await self.database.run(_read_book))
         except (DatabaseUnavailable, psycopg.Error) as error:
             log.warning("ratings: refresh failed, keeping the last ratings (%s)", type(error).__name__)
             return False
         return True
 
-    async def run_refresh(self, *, period_s: float = REFRESH_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run_refresh(
+        self, *, period_s: float = REFRESH_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Refresh now (the boot waits for it), then every `period_s`."""
         await run_every(period_s, self.refresh, name="ratings refresh", ready_after_first_round=True, task_status=task_status)
 
 
-def _read_book(conn) -> dict[str, Rating]:
+def _read_book(conn: psycopg.Connection) -> dict[str, Rating]:
     rows = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
     return {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in rows}

@@ -30,10 +30,11 @@ from collections.abc import Iterable, Sequence
 import attrs
 import trio
 
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.bots.games import BotGames
 from playsite.periodic import run_every
 from playsite.ratings.book import RatingBook
-from playsite.rooms.admission import AdmissionRefused, Purpose
+from playsite.rooms.admission import Admission, AdmissionRefused, Purpose
 from playsite.wire import Fischer
 
 log = logging.getLogger("playsite.ladder")
@@ -92,7 +93,7 @@ def _colours(a: Candidate, b: Candidate, rng: random.Random) -> tuple[Candidate,
     return (a, b) if rng.random() < 0.5 else (b, a)
 
 
-def free_ladder_slots(account, admission) -> int:
+def free_ladder_slots(account: BotAccount, admission: Admission) -> int:
     """Ladder allowance minus general occupancy, capped by the free total capacity."""
     occupancy = admission.occupancy(account.principal)
     by_allowance = account.ladder_allowance - occupancy.get(Purpose.GENERAL, 0)
@@ -103,7 +104,7 @@ def free_ladder_slots(account, admission) -> int:
 class Ladder:
     """The scheduler's memory between rounds: waits and colour balances per bot."""
 
-    def __init__(self, games: BotGames, bots, book: RatingBook, *, rng: random.Random | None = None):
+    def __init__(self, games: BotGames, bots: BotDirectory, book: RatingBook, *, rng: random.Random | None = None):
         self.games = games
         self.bots = bots
         self.book = book
@@ -145,12 +146,12 @@ class Ladder:
 
     async def _start(self, white: Candidate, black: Candidate) -> bool:
         bots = self.bots
-        accounts = bots.get(white.id), bots.get(black.id)
-        if any(a is None or not a.registered or not a.on_ladder for a in accounts):
+        first, second = bots.get(white.id), bots.get(black.id)
+        if first is None or second is None or not all(a.registered and a.on_ladder for a in (first, second)):
             return False  # left the ladder (or vanished) while earlier pairs were started
         try:
             await self.games.start(
-                white=accounts[0], black=accounts[1], time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
+                white=first, black=second, time_control=LADDER_CONTROL, rated=True, origin=LADDER_ORIGIN
             )
         except AdmissionRefused as refused:
             log.debug("ladder: %s vs %s skipped: %s", white.id, black.id, refused)
@@ -166,7 +167,9 @@ class Ladder:
         return True
 
 
-async def run_ladder(ladder: Ladder, *, period_s: float = LADDER_PERIOD_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def run_ladder(
+    ladder: Ladder, *, period_s: float = LADDER_PERIOD_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
     """The supervised scheduler: a round now and every `period_s`, until cancelled."""
     await run_every(period_s, ladder.round, name="ladder", task_status=task_status)
 

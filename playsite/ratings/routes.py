@@ -4,19 +4,23 @@ GET /players/{nickname}, and their rating histories (`.../rating-history`) (docs
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
 with persistence: on the memory store they answer 404, as the anchor does (see
 `persistence_required` for the code). A database outage answers 503
-`temporarily_unavailable` with Retry-After 5. The queries live in `ratings.leaderboard`.
+`temporarily_unavailable` with Retry-After 5. The queries live in `ratings.queries`.
 """
 
 from __future__ import annotations
 
-from quart import request
+from collections.abc import Callable
+from typing import TypeVar
+
+import psycopg
+from quart import Response, request
 
 from playsite.accounts.model import NICKNAME
-from playsite.bots.accounts import SLUG
+from playsite.bots.directory import SLUG
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.book import PROVISIONAL_RD
-from playsite.ratings.leaderboard import (
+from playsite.ratings.queries import (
     bot_principal,
     player_principal,
     read_leaders,
@@ -25,29 +29,30 @@ from playsite.ratings.leaderboard import (
     read_profile,
     read_rating_history,
 )
-from playsite.services import Services
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import Database, DatabaseUnavailable
+
+T = TypeVar("T")
 
 
-def ratings_routes(services: Services) -> RouteFamily:
+def ratings_routes(database: Database | None) -> RouteFamily:
+    """The rating reads over `database`; None (the memory store): each answers 404 `persistence_required`."""
     routes = RouteFamily("ratings_routes", __name__)
 
-    def database():
-        store = services.store
-        if getattr(store, "kind", None) != "postgres":
+    def persistent() -> Database:
+        if database is None:
             # The code stays specific until specs/openapi.yaml lists it (tests/test_specs.py checks every code).
             raise Refusal(404, "persistence_required", "ratings exist only when the server runs with persistence")
-        return store.database
+        return database
 
-    async def read(query):
+    async def read(query: Callable[[psycopg.Connection], T]) -> T:
         message = "the ratings could not be read; try again"
         try:  # bounded as every read is: a store that does not answer is 503 in READ_TIMEOUT_S
-            return await read_or_unavailable(lambda: database().run(query), message)
+            return await read_or_unavailable(lambda: persistent().run(query), message)
         except DatabaseUnavailable:
             raise temporarily_unavailable(message) from None
 
     @routes.get("/leaderboard")
-    async def leaderboard():
+    async def leaderboard() -> Response:
         # ?provisional=true: every rated bot and person, each entry saying whether its rating
         # is still provisional (converged ones first); without it, converged ratings only.
         provisional = request.args.get("provisional") == "true"
@@ -87,8 +92,8 @@ def ratings_routes(services: Services) -> RouteFamily:
         return json_response({"leaders": leaders, "players": players}, headers=NO_CACHE)
 
     @routes.get("/players/<nickname>")
-    async def player_profile(nickname: str):
-        database()  # without persistence: 404 persistence_required
+    async def player_profile(nickname: str) -> Response:
+        persistent()  # without persistence: 404 persistence_required
         valid = NICKNAME.fullmatch(nickname)  # no query for a name no account can have
         found = await read(lambda conn: read_player_profile(conn, nickname)) if valid else None
         if found is None:
@@ -96,24 +101,24 @@ def ratings_routes(services: Services) -> RouteFamily:
         return json_response(found, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>")
-    async def profile(team: str, name: str):
-        database()  # without persistence: 404 persistence_required, whatever the name
+    async def profile(team: str, name: str) -> Response:
+        persistent()  # without persistence: 404 persistence_required, whatever the name
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
         found = await read(lambda conn: read_profile(conn, f"{team}/{name}")) if valid else None
         if found is None:
             raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response(found, headers=NO_CACHE)
 
-    async def history_of(principal_of) -> list[dict] | None:
-        def query(conn):
+    async def history_of(principal_of: Callable[[psycopg.Connection], str | None]) -> list[dict[str, object]] | None:
+        def query(conn: psycopg.Connection) -> list[dict[str, object]] | None:
             principal = principal_of(conn)
             return None if principal is None else read_rating_history(conn, principal)
 
         return await read(query)
 
     @routes.get("/players/<nickname>/rating-history")
-    async def player_rating_history(nickname: str):
-        database()
+    async def player_rating_history(nickname: str) -> Response:
+        persistent()
         valid = NICKNAME.fullmatch(nickname)
         points = await history_of(lambda conn: player_principal(conn, nickname)) if valid else None
         if points is None:
@@ -121,8 +126,8 @@ def ratings_routes(services: Services) -> RouteFamily:
         return json_response({"nickname": nickname, "points": points}, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>/rating-history")
-    async def bot_rating_history(team: str, name: str):
-        database()
+    async def bot_rating_history(team: str, name: str) -> Response:
+        persistent()
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)
         points = await history_of(lambda conn: bot_principal(conn, f"{team}/{name}")) if valid else None
         if points is None:

@@ -39,7 +39,7 @@ import psycopg
 import trio
 
 from playsite import principals
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.games.creation import human_seat
 from playsite.refusals import Refused
 from playsite.rooms.admission import AdmissionRefused, Purpose

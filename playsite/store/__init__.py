@@ -18,7 +18,7 @@ from playsite.store.postgres import PostgresStore
 __all__ = ["Store", "StoreHealth", "MemoryStore", "PostgresStore", "DatabaseUnavailable", "run_store"]
 
 
-async def run_store(settings: Settings, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def run_store(settings: Settings, *, task_status: trio.TaskStatus[Store] = trio.TASK_STATUS_IGNORED) -> None:
     """Open the configured store, check the schema, hand it over, close it on shutdown."""
     if not settings.persistence_enabled:
         task_status.started(MemoryStore(keep_outbox=False))

@@ -88,6 +88,14 @@ class Store(Protocol):
 
     async def health(self) -> StoreHealth: ...
 
+    def in_doubt(self, game_id: str) -> bool:
+        """Whether a write of this game may have committed without this process knowing."""
+        ...
+
+    async def read_back(self, game_id: str) -> tuple[str, int] | None:
+        """The game's stored (status, version), or None when it is not stored."""
+        ...
+
     async def save_game(self, write: GameWrite) -> None:
         """Upsert the game's state; a write older than the stored version changes nothing."""
 

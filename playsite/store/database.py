@@ -61,6 +61,7 @@ class Attempt:
 
 class Database:
     def __init__(self, url: str, *, pool_size: int = 8, statement_timeout_ms: int = 5000):
+        self._url = url
         self._pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -82,7 +83,7 @@ class Database:
     def _open_and_probe(self) -> None:
         # One direct connection first: a refused or misconfigured server fails at once
         # with its own message instead of after the pool's retry timeout.
-        psycopg.connect(self._pool.conninfo, connect_timeout=CONNECT_TIMEOUT_S).close()
+        psycopg.connect(self._url, connect_timeout=CONNECT_TIMEOUT_S).close()
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         with self._pool.connection() as conn:
             conn.execute("SELECT 1")

@@ -44,8 +44,8 @@ class ServingLease:
         """(Re)connect and try the lock; True when this process holds it now."""
         self._drop()
         conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-        held = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()[0]
-        if not held:
+        held = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()
+        if held is None or not held[0]:
             conn.close()
             return False
         self._conn = conn
@@ -97,7 +97,7 @@ class ServingLease:
         await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
 
 
-async def run_serving_lease(url: str, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def run_serving_lease(url: str, *, task_status: trio.TaskStatus[ServingLease] = trio.TASK_STATUS_IGNORED) -> None:
     """Take the lease (LeaseTaken if another process holds it), then keep it while serving."""
     lease = ServingLease(url)
     try:

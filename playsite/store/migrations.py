@@ -43,8 +43,8 @@ def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
 
 
 def applied_versions(conn: psycopg.Connection) -> set[int]:
-    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()[0]
-    if not exists:
+    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+    if exists is None or not exists[0]:
         return set()
     return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
 

@@ -9,6 +9,7 @@ refuses fails with `WriteRefused`, so a game is never both active and archived.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -86,7 +87,7 @@ class PostgresStore:
         """Whether a write of this game may have committed without this process knowing."""
         return game_id in self._in_doubt
 
-    async def _write(self, game_id: str, work) -> None:
+    async def _write(self, game_id: str, work: Callable[[psycopg.Connection], object]) -> None:
         await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id))
         # Committed: any earlier attempt in doubt had finished first (it held the row, or the
         # key, this one needed), so nothing is in doubt any more.

@@ -69,7 +69,10 @@ def fold(rows: Iterable[ResultRow], names: Mapping[str, str]) -> Folded:
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     excluded = 0
     for white, black, result, games in rows:
-        if white not in names or black not in names or white == black or result is None:
+        if (
+            white is None or black is None or result is None
+            or white not in names or black not in names or white == black
+        ):
             excluded += games
             continue
         white_name, black_name = names[white], names[black]

@@ -20,8 +20,15 @@ from collections import Counter
 
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.periodic import run_every
+from playsite.principals import Kind, kind_of
+from playsite.rooms.registry import Registry
+from playsite.rooms.room import Room
+from playsite.store.base import Store
+from playsite.store.database import Database
+from playsite.store.memory import MemoryStore
+from playsite.strength.queries import read_rated_counts
 from playsite.strength.report import ResultRow, StrengthReport, build_report, encode_report
 from playsite.strength.stats import DEFAULT_SPRT, SprtParameters
 
@@ -33,32 +40,19 @@ MAX_AGE_S = 600.0
 """A report is recomputed at least this often, even when no rated game ended meanwhile."""
 
 
-def _bot_side(column: str) -> str:
-    # Everything that is not a bot collapses to NULL, so the answer has a few rows per matchup.
-    return f"CASE WHEN {column} LIKE 'bot:%%' THEN {column} END"
-
-
-_RATED_COUNTS = f"""
-SELECT {_bot_side("white_principal")}, {_bot_side("black_principal")}, result, count(*)
-  FROM game_results
- WHERE rated
- GROUP BY 1, 2, 3
-"""
-
-
-def read_rated_counts(conn) -> list[ResultRow]:
-    return [(white, black, result, int(games)) for white, black, result, games in conn.execute(_RATED_COUNTS)]
-
-
 def _side(principal: str | None) -> str | None:
-    return principal if principal is not None and principal.startswith("bot:") else None
+    return principal if kind_of(principal) is Kind.BOT else None
 
 
 class StrengthReports:
     """The report this process serves; one per boot."""
 
-    def __init__(self, store, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT):
+    def __init__(
+        self, store: Store, database: Database | None, bots: BotDirectory, *, parameters: SprtParameters = DEFAULT_SPRT
+    ):
         self.store = store
+        self.database = database
+        """Where the results are counted, with PostgreSQL; None: counted here from the memory store's."""
         self.bots = bots
         self.parameters = parameters
         self.report: StrengthReport | None = None
@@ -72,12 +66,14 @@ class StrengthReports:
         """One computation at a time: a refresh that starts while another runs waits for it and
         then reads the store afresh, so the report kept is never older than one already read."""
 
-    async def run(self, registry, *, check_s: float = CHECK_S, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self, registry: Registry, *, check_s: float = CHECK_S, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Recompute whenever due (see the module's docstring) until cancelled."""
         registry.completion_hooks.append(self.game_ended)
         await run_every(check_s, self.refresh_if_due, name="strength report", task_status=task_status)
 
-    async def game_ended(self, room) -> None:
+    async def game_ended(self, room: Room) -> None:
         """A registry completion hook: a rated game that ended makes the report stale."""
         if room.setup.rated:
             self._stale = True
@@ -114,13 +110,13 @@ class StrengthReports:
         return report, encode_report(report)
 
     async def _read_rows(self) -> list[ResultRow]:
-        database = getattr(self.store, "database", None)
-        if database is not None:
-            return await database.run(read_rated_counts)
-        results = getattr(self.store, "results", None)  # the memory store keeps its results in a dict
-        if results is None:
+        if self.database is not None:
+            return await self.database.run(read_rated_counts)
+        if not isinstance(self.store, MemoryStore):  # a store of a test's own, keeping no results
             return []
         counted = Counter(
-            (_side(row.white_principal), _side(row.black_principal), row.result) for row in results.values() if row.rated
+            (_side(row.white_principal), _side(row.black_principal), row.result)
+            for row in self.store.results.values()
+            if row.rated
         )
         return [(white, black, result, games) for (white, black, result), games in counted.items()]

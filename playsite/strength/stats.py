@@ -230,7 +230,9 @@ def _tables(players: Sequence[str], matchups: Mapping[tuple[str, str], Trinomial
     return firsts, seconds, outcomes
 
 
-def _log_likelihood(theta, firsts, seconds, games, first_score, prior) -> float:
+def _log_likelihood(
+    theta: np.ndarray, firsts: np.ndarray, seconds: np.ndarray, games: np.ndarray, first_score: np.ndarray, prior: float
+) -> float:
     pairs = first_score * theta[firsts] + (games - first_score) * theta[seconds]
     pairs = pairs - games * np.logaddexp(theta[firsts], theta[seconds])
     anchor = 0.5 * prior * theta - prior * np.logaddexp(theta, 0.0)

@@ -27,11 +27,11 @@ from pathlib import Path
 from quart import Response, current_app, has_request_context, request
 from werkzeug.exceptions import NotFound
 
+from playsite.accounts.service import Accounts
 from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
-from playsite.services import Services
 
 HERE = Path(__file__).resolve().parent
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -110,7 +110,9 @@ class Assets:
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
-def web_routes(services: Services) -> RouteFamily:
+def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFamily:
+    """The pages and assets; `/web/site` tells them who is signed in (`accounts`) and whether the
+    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     icon = f'<link rel="icon" type="image/svg+xml" href="/assets/{assets.names["favicon.svg"]}">\n'
@@ -132,68 +134,66 @@ def web_routes(services: Services) -> RouteFamily:
         return first_segment(path) in api_segments
 
     @routes.app_errorhandler(NotFound)
-    async def not_found(error: NotFound):
+    async def not_found(error: NotFound) -> Response:
         if not has_request_context() or in_api_family(request.path):
             return render(refusal_of(error))
         return page("notfound", 404)
 
     @routes.get("/")
-    async def home():
+    async def home() -> Response:
         return page("home")
 
     @routes.get("/play/<game_id>")
-    async def play(game_id: str):
+    async def play(game_id: str) -> Response:
         return page("play")
 
     @routes.get("/history")
-    async def finished_games():
+    async def finished_games() -> Response:
         return page("history")
 
     @routes.get("/replay/<game_id>")
-    async def replay(game_id: str):
+    async def replay(game_id: str) -> Response:
         return page("replay")
 
     @routes.get("/ranking")
-    async def ranking():
+    async def ranking() -> Response:
         return page("ranking")
 
     @routes.get("/ranking/strength")
-    async def strength():
+    async def strength() -> Response:
         return page("strength")
 
     @routes.get("/@/<nickname>")
-    async def player(nickname: str):
+    async def player(nickname: str) -> Response:
         return page("profile")
 
     @routes.get("/@/<team>/<name>")
-    async def bot(team: str, name: str):
+    async def bot(team: str, name: str) -> Response:
         return page("profile")
 
     @routes.get("/favicon.ico")
-    async def favicon():
+    async def favicon() -> Response:
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
 
-    keeps_ratings = services.store.kind == "postgres"  # ratings and profiles live in PostgreSQL only
-
     @routes.get("/web/site")
-    async def site():
+    async def site() -> Response:
         """What the pages need to know before asking anything else: always 200, so a page
         never logs a failed request for something this server does not have. `signIn`:
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
         table is served; `ratings`: ratings and profiles are kept (a database)."""
-        account = await services.accounts.signed_in(credentials())
+        account = await accounts.signed_in(credentials())
         me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
         body = {
-            "signIn": services.accounts.enabled,
+            "signIn": accounts.enabled,
             "account": me,
-            "showcase": services.showcase is not None,
-            "ratings": keeps_ratings,
+            "showcase": showcase,
+            "ratings": ratings,
         }
         return json_response(body, headers=PRIVATE)
 
     @routes.get("/assets/<path:name>")
-    async def asset(name: str):
+    async def asset(name: str) -> Response:
         found = assets.bodies.get(name)
         if found is None:
             raise Refusal(404, "not_found", "no such asset")

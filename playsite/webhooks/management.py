@@ -42,7 +42,7 @@ from playsite import principals
 from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.refusals import Refused
 from playsite.store.database import Database
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin

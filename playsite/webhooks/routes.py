@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quart import Response
 
-from playsite.bots.accounts import BotAccount
+from playsite.bots.directory import BotAccount
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, rate_limited

@@ -363,7 +363,7 @@ class PostgresWebhookStore:
 
 
 def webhook_store_for(database: Database | None, sealer: Sealer | None = None) -> WebhookStore:
-    """PostgreSQL when the game store is PostgreSQL (secrets sealed by `sealer`, if any); memory otherwise."""
+    """PostgreSQL beside a PostgreSQL game store (secrets sealed by `sealer`, if any); memory otherwise."""
     if database is not None:
         return PostgresWebhookStore(database, sealer)
     return MemoryWebhookStore()

@@ -25,7 +25,6 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 from playsite.accounts.sessions import Sessions
 from playsite.ratings.batch import apply_pending
 from playsite.store.database import Database
-from playsite.store.postgres import PostgresStore
 from playsite.wire import GameEnded, Resign, Snapshot, encode_command
 from tests.support.client import Player, Table
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
@@ -353,7 +352,7 @@ async def test_accounts_take_seats_play_rated_and_reach_the_leaderboard(site):
     database = Database(site.database_url, pool_size=1)
     await database.open()
     try:
-        assert await apply_pending(PostgresStore(database)) == 1
+        assert await apply_pending(database) == 1
     finally:
         await database.close()
     async with site.client() as http:

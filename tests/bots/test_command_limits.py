@@ -14,7 +14,7 @@ async def test_game_commands_past_the_limit_are_429_until_the_window_reopens(aut
     async with booted(Settings(dice_seed_window_ms=2000, bot_commands_per_minute=2)) as services:
         white, token = services.bots.mint_anonymous("w")
         black, _ = services.bots.mint_anonymous("b")
-        game = await services.games.start(white=white, black=black, time_control=Unlimited(), rated=False, origin="challenge")
+        game = await services.bot_games.start(white=white, black=black, time_control=Unlimited(), rated=False, origin="challenge")
         client = test_client(services)
         auth = {"Authorization": f"Bearer {token}"}
         path = f"/bot/game/{game.room.game_id}/seed"

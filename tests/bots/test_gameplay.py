@@ -65,7 +65,7 @@ class InProcessSite:
         return Bot(token, account.id)
 
     async def new_game(self, white: Bot, black: Bot) -> Game:
-        game = await self.services.games.start(
+        game = await self.services.bot_games.start(
             white=self.services.bots.get(white.id),
             black=self.services.bots.get(black.id),
             time_control=Unlimited(),
@@ -574,9 +574,9 @@ async def test_a_client_that_goes_away_is_detached_and_its_account_stream_closed
             await read_until(stream.aiter_lines(), lambda e: kind(e) == "Snapshot")
             assert len(room.fanout.subscribers) == 1
         async with http.stream("GET", "/bot/stream/event", headers=game.white.auth) as stream:
-            await wait_until(lambda: site.services.account_events.online(game.white.id), "the account stream", 5)
+            await wait_until(lambda: site.services.bot_events.online(game.white.id), "the account stream", 5)
         await wait_until(
-            lambda: not room.fanout.subscribers and not site.services.account_events.online(game.white.id),
+            lambda: not room.fanout.subscribers and not site.services.bot_events.online(game.white.id),
             "the closed streams to be detached", 5,
         )
         assert room.game.seats["White"].connections == 0  # a stream is not a seat connection

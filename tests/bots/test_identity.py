@@ -286,7 +286,7 @@ def test_registered_bots_survive_a_restart_with_postgres(serve, database_url):
 
 
 async def test_the_featured_bot_s_declaration_is_split_between_general_and_its_showcase_seat():
-    from playsite.bots.accounts import BotDirectory
+    from playsite.bots.directory import BotDirectory
     from playsite.rooms.admission import FEATURED_BOT_CAPACITY, Limits, Purpose
 
     directory = BotDirectory(featured="acme/star")
@@ -307,7 +307,7 @@ async def test_the_featured_bot_s_declaration_is_split_between_general_and_its_s
 
 
 async def test_a_bot_is_shown_as_team_space_name_while_its_principal_stays_team_slash_name():
-    from playsite.bots.accounts import BotDirectory
+    from playsite.bots.directory import BotDirectory
 
     directory = BotDirectory()
     alice, _ = await directory.register("acme", "alice")

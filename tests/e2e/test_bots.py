@@ -88,7 +88,7 @@ def test_example_bot_plays_with_a_token_and_accepts_a_challenge(serve):
         assert name, "the accepting bot did not start"
         token = httpx.post(f"{server.base_url}/bot/anon", params={"name": "challenger"}, timeout=10).json()["token"]
         challenger = subprocess.run(
-            [sys.executable, str(EXAMPLE_BOT), "--api", server.base_url, "--token", token,
+            [sys.executable, str(EXAMPLE_BOT), "--api", server.base_url, f"--token={token}",  # a token may start with "-"
              "--challenge", name, "--games", "1", "--mode", "poll", "--tick", "0.05"],
             capture_output=True, text=True, timeout=GAME_TIMEOUT_S,
         )

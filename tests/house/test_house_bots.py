@@ -71,7 +71,7 @@ async def test_a_person_plays_a_whole_game_against_each_house_bot(autojump_clock
     async with booted(Settings(dice_seed_window_ms=0), house=True) as services:
         for name in ("random", "greedy"):
             bot = services.bots.get(f"house/{name}")
-            game = await services.games.start(
+            game = await services.bot_games.start(
                 white=Human(f"guest:{uuid.uuid4()}"), black=bot, time_control=Fischer(600, 5), rated=False, origin="lobby"
             )
             room = game.room

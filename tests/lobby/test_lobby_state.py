@@ -9,8 +9,8 @@ import pytest
 import trio
 import trio.testing
 
-from playsite.bots.accounts import BotAccount
-from playsite.bots.events import AccountEvents
+from playsite.bots.directory import BotAccount
+from playsite.bots.events import BotEvents
 from playsite.config import Settings
 from playsite.http.ratelimit import RateLimiter
 from playsite.lobby.challenges import CHALLENGE_TTL_S, ChallengeBook
@@ -39,7 +39,7 @@ def drained(stream) -> list[dict]:
 
 
 async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clock):
-    events = AccountEvents()
+    events = BotEvents()
     a, b = bot("a"), bot("b")
     a_stream, b_stream = events.open(a.id), events.open(b.id)
     book = ChallengeBook(events)
@@ -59,7 +59,7 @@ async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clo
 
 
 async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
-    events = AccountEvents()
+    events = BotEvents()
     a, b = bot("a"), bot("b")
     a_stream = events.open(a.id)
     book = ChallengeBook(events)
@@ -76,7 +76,7 @@ async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
 
 
 async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
-    events = AccountEvents()
+    events = BotEvents()
     a, b = bot("a"), bot("b")
     a_stream = events.open(a.id)
     book = ChallengeBook(events)
@@ -90,7 +90,7 @@ async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
 async def test_the_lobby_housekeeping_announces_lapsed_challenges_without_a_request(autojump_clock):
     async with booted(Settings(dice_seed_window_ms=0)) as services:  # the boot runs the lobby's housekeeping
         a, b = bot("a"), bot("b")
-        a_stream = services.account_events.open(a.id)
+        a_stream = services.bot_events.open(a.id)
         challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
         assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]

@@ -144,7 +144,7 @@ async def test_a_bot_at_its_capacity_is_busy_and_never_probed(autojump_clock):
             await h.hook(bot, receiver)
             assert verifications(receiver) == 1  # the registration's handshake
             opponent, _ = await h.services.bots.register("acme", "bob")
-            await h.services.games.start(
+            await h.services.bot_games.start(
                 white=opponent, black=h.services.bots.get("acme/alice"), time_control=Unlimited(), rated=False,
                 origin="challenge",
             )
@@ -195,7 +195,7 @@ async def test_a_bot_holding_its_account_stream_is_alive_without_a_probe(autojum
                     assert await h.woken(bot) == {"alive": True, "busy": False}
                     await trio.testing.wait_all_tasks_blocked()
                 done.set()
-            assert not h.services.account_events.online("acme/alice")
+            assert not h.services.bot_events.online("acme/alice")
             assert h.wakes.probes == 0
             assert verifications(receiver) == 1, "only the registration's handshake"
             # The stream closed: now the webhook is what answers for the bot.

@@ -21,7 +21,6 @@ from psycopg.types.json import Jsonb
 from playsite.ratings.batch import RatingBatchUnavailable, apply_pending, as_of, run_rating_batch
 from playsite.ratings.glicko2 import Rating, age, rate
 from playsite.store.database import Database
-from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending as migrate
 from playsite.store.migrations import load_migrations
 from playsite.store.postgres import PostgresStore
@@ -152,7 +151,7 @@ async def test_synthetic_history_matches_a_computation_by_hand_period_by_period(
         history.add(*game)
     skipped = add_skipped_rows(history)
 
-    assert await apply_pending(store) == len(period_1)
+    assert await apply_pending(store.database) == len(period_1)
     expected = period_by_hand({}, period_1)
     assert set(expected) == {"red/ant", "red/bee", "blue/cat", "blue/dog", "green/eel"}
     assert_matches(database_url, expected, period_1)
@@ -169,13 +168,13 @@ async def test_synthetic_history_matches_a_computation_by_hand_period_by_period(
     ]
     for game in period_2:
         history.add(*game)
-    assert await apply_pending(store) == len(period_2)
+    assert await apply_pending(store.database) == len(period_2)
     expected = period_by_hand(expected, period_2)
     assert_matches(database_url, expected, period_1 + period_2)
 
     # Nothing pending: a further period changes nothing, the idle bots are not touched.
     before = stored_ratings(database_url)
-    assert await apply_pending(store) == 0
+    assert await apply_pending(store.database) == 0
     assert stored_ratings(database_url) == before
 
     # Skipped rows were never marked, every applied row was.
@@ -192,7 +191,7 @@ async def test_pre_period_ratings_are_used_for_every_game_of_the_period(store, d
     games = [("red/ant", "red/bee", 1), ("red/bee", "blue/cat", 1)]
     for game in games:
         history.add(*game)
-    assert await apply_pending(store) == 2
+    assert await apply_pending(store.database) == 2
     sequential_cat = rate(Rating(), [(rate(Rating(), [(Rating(), 0.0)]), 0.0)])
     by_period = period_by_hand({}, games)
     assert_matches(database_url, by_period, games)
@@ -202,10 +201,10 @@ async def test_pre_period_ratings_are_used_for_every_game_of_the_period(store, d
 async def test_skipped_rows_alone_never_create_or_change_ratings(store, database_url):
     history = History(database_url)
     skipped = add_skipped_rows(history)
-    assert await apply_pending(store) == 0
+    assert await apply_pending(store.database) == 0
     assert stored_ratings(database_url) == {}
     history.add("red/ant", "blue/cat", 1)
-    assert await apply_pending(store) == 1
+    assert await apply_pending(store.database) == 1
     assert_matches(database_url, period_by_hand({}, [("red/ant", "blue/cat", 1)]), [("red/ant", "blue/cat", 1)])
     assert len(query(database_url, "SELECT 1 FROM game_results WHERE rating_applied_at IS NULL")) == len(skipped)
 
@@ -222,7 +221,7 @@ async def test_inactivity_grows_the_rd_by_one_step_per_whole_idle_day(store, dat
     assert as_of(stored_ant, updated_at, now) == age(stored_ant, 3)
 
     History(database_url).add("blue/cat", "red/ant", 1)
-    assert await apply_pending(store) == 1
+    assert await apply_pending(store.database) == 1
     before = {"red/ant": age(stored_ant, 3), "blue/cat": Rating()}
     expected = period_by_hand(before, [("blue/cat", "red/ant", 1)])
     stored = stored_ratings(database_url)
@@ -248,14 +247,14 @@ async def test_a_batch_failing_midway_applies_nothing_and_the_rerun_applies_each
             "CREATE TRIGGER fail_midway BEFORE UPDATE ON game_results FOR EACH ROW EXECUTE FUNCTION fail_midway()"
         )
     with pytest.raises(psycopg.Error, match="crash midway"):
-        await apply_pending(store)
+        await apply_pending(store.database)
     assert stored_ratings(database_url) == {}
     assert query(database_url, "SELECT count(*) FROM game_results WHERE rating_applied_at IS NOT NULL")[0][0] == 0
 
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("DROP TRIGGER fail_midway ON game_results")
-    assert await apply_pending(store) == 3
-    assert await apply_pending(store) == 0
+    assert await apply_pending(store.database) == 3
+    assert await apply_pending(store.database) == 0
     assert_matches(database_url, period_by_hand({}, games), games)
 
 
@@ -281,7 +280,7 @@ async def test_concurrent_batches_on_two_pools_apply_every_game_exactly_once(sto
             totals.append(applied)
 
         async with trio.open_nursery() as nursery:
-            for target in (store, PostgresStore(other), store, PostgresStore(other)):
+            for target in (store.database, other, store.database, other):
                 nursery.start_soon(drain, target)
     finally:
         await other.close()
@@ -292,11 +291,9 @@ async def test_concurrent_batches_on_two_pools_apply_every_game_exactly_once(sto
     assert query(database_url, "SELECT count(*) FROM game_results WHERE rating_applied_at IS NULL")[0][0] == 0
 
 
-async def test_the_memory_store_is_refused_clearly():
+async def test_the_batch_without_postgresql_is_refused_clearly():
     with pytest.raises(RatingBatchUnavailable):
-        await apply_pending(MemoryStore())
-    with pytest.raises(RatingBatchUnavailable):
-        await run_rating_batch(MemoryStore())
+        await run_rating_batch(None)
 
 
 async def test_the_service_catches_up_at_start_survives_a_failing_period_and_keeps_going(store, database_url, caplog):
@@ -310,7 +307,7 @@ async def test_the_service_catches_up_at_start_survives_a_failing_period_and_kee
                 await trio.sleep(0.02)
 
     async with trio.open_nursery() as nursery:
-        await nursery.start(lambda task_status: run_rating_batch(store, period_s=0.05, task_status=task_status))
+        await nursery.start(lambda task_status: run_rating_batch(store.database, period_s=0.05, task_status=task_status))
         await wait_for(1)
         with psycopg.connect(database_url, autocommit=True) as conn:
             conn.execute("ALTER TABLE bot_ratings RENAME TO bot_ratings_away")

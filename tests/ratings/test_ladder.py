@@ -146,7 +146,7 @@ async def running_services():
 
 
 async def start_ladder(nursery, services, period_s: float = 5) -> Ladder:
-    ladder = Ladder(services.games, services.bots, services.ratings)
+    ladder = Ladder(services.bot_games, services.bots, services.ratings)
     await nursery.start(partial(run_ladder, ladder, period_s=period_s))
     return ladder
 
@@ -171,7 +171,7 @@ async def test_free_slots_count_general_occupancy_against_the_allowance():
 
         for _ in range(2):
             await create_game_with_bots(
-                services.registry, services.account_events, white=bot, black=other,
+                services.registry, services.bot_events, white=bot, black=other,
                 time_control=Unlimited(), rated=False, origin="challenge", seed_window_s=0, durability="best_effort",
             )
         assert free_ladder_slots(bot, services.registry.admission) == 0
@@ -214,7 +214,7 @@ async def test_a_bot_busy_elsewhere_or_off_the_ladder_is_not_scheduled(autojump_
         from playsite.bots.games import Human, create_game_with_bots
 
         await create_game_with_bots(
-            services.registry, services.account_events, white=Human("guest:x"), black=b,
+            services.registry, services.bot_events, white=Human("guest:x"), black=b,
             time_control=Unlimited(), rated=False, origin="lobby", seed_window_s=0, durability="best_effort",
         )
         async with trio.open_nursery() as nursery:

@@ -43,7 +43,7 @@ async def test_accounts_and_bots_are_one_pool_and_guests_and_deleted_accounts_st
     with psycopg.connect(database_url) as conn:
         accounts.delete(conn, gone.id)
         conn.commit()
-    assert await apply_pending(store) == 3
+    assert await apply_pending(store.database) == 3
     expected = period_by_hand({}, games)
     people = dict(query(database_url, "SELECT 'user:' || account_id::text, rating FROM account_ratings"))
     bots = dict(query(database_url, "SELECT 'bot:' || bot_id, rating FROM bot_ratings"))

@@ -21,12 +21,12 @@ async def test_each_period_adds_one_point_with_its_own_games(store, database_url
     period_1 = [(ann.principal, "bot:red/ant", 1), ("bot:red/ant", ann.principal, 0), ("bot:blue/cat", "bot:red/ant", 1)]
     for white, black, result in period_1:
         history.add(None, None, result, principals=(white, black))
-    assert await apply_pending(store) == 3
+    assert await apply_pending(store.database) == 3
     after_1 = period_by_hand({}, period_1)
     period_2 = [("bot:red/ant", ann.principal, 1)]
     for white, black, result in period_2:
         history.add(None, None, result, principals=(white, black))
-    assert await apply_pending(store) == 1
+    assert await apply_pending(store.database) == 1
     after_2 = period_by_hand(after_1, period_2)
 
     settings = Settings(database_url=database_url, persistence_enabled=True)

@@ -364,7 +364,7 @@ async def test_two_active_showcase_games_keep_the_table_closed(migrated_url, rec
     async with table_at(migrated_url, receiver) as t:
         await t.claim(str(uuid.uuid4()))
         bot = t.services.bots.get(FEATURED)
-        second = await t.services.games.start(
+        second = await t.services.bot_games.start(
             white=bot, black=__import__("playsite.bots.games", fromlist=["Human"]).Human(f"guest:{uuid.uuid4()}"),
             time_control=Fischer(300, 3), rated=False, origin="showcase",
         )

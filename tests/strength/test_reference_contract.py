@@ -103,7 +103,7 @@ async def test_wake_answers_match_the_reference(reference, autojump_clock):  # n
         busy = services.bots.get("acme/busy")
         await services.bots.update(busy, max_concurrent_games=1)
         stranger, _ = services.bots.mint_anonymous("stranger")
-        await services.games.start(white=stranger, black=busy, time_control=Unlimited(), rated=False, origin="challenge")
+        await services.bot_games.start(white=stranger, black=busy, time_control=Unlimited(), rated=False, origin="challenge")
         answers = {}
         for team, name in (("acme", "alice"), ("acme", "busy"), ("house", "random")):
             response = await client.post(f"/lobby/bots/{team}/{name}/wake")

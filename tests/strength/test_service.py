@@ -11,7 +11,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.bots.store import bot_store_for
 from playsite.config import Settings
 from playsite.store.database import Database
@@ -42,8 +42,8 @@ async def running(store=None):
 # ----- the service -----------------------------------------------------------------------------
 
 
-async def directory(store) -> tuple[BotDirectory, dict]:
-    bots = BotDirectory(bot_store_for(store))
+async def directory() -> tuple[BotDirectory, dict]:
+    bots = BotDirectory(bot_store_for(None))  # kept in memory
     accounts = {}
     for bot_id in ("acme/alice", "acme/bob", "zen/carol"):
         team, name = bot_id.split("/")
@@ -64,8 +64,8 @@ class RatedRoom:
 
 async def test_a_report_is_due_at_first_after_a_rated_ending_and_after_max_age(autojump_clock):
     store = MemoryStore()
-    bots, _ = await directory(store)
-    reports = StrengthReports(store, bots)
+    bots, _ = await directory()
+    reports = StrengthReports(store, None, bots)
     assert reports.due and reports.report is None
     await reports.refresh()
     assert not reports.due
@@ -84,14 +84,14 @@ async def test_a_report_is_due_at_first_after_a_rated_ending_and_after_max_age(a
 
 async def test_the_report_counts_the_rated_bot_games_and_excludes_the_rest(autojump_clock):
     store = MemoryStore()
-    bots, _ = await directory(store)
+    bots, _ = await directory()
     await play_results(store, "bot:acme/alice", "bot:acme/bob", wins=40, draws=2, losses=3)
     await play_results(store, "bot:acme/bob", "bot:zen/carol", wins=5, losses=5)
     await finish(store, "bot:acme/alice", "user:1b7c0a3e-3c63-4b6c-9d7e-0a4b0f3d2c11", 1)  # a person
     await finish(store, "bot:acme/alice", "bot:acme/bob", None)  # aborted
     await finish(store, "bot:acme/alice", "bot:acme/alice", 1)  # self-play
     await finish(store, "bot:acme/alice", "bot:zen/carol", 1, rated=False)  # casual: not read at all
-    report = await StrengthReports(store, bots).refresh()
+    report = await StrengthReports(store, None, bots).refresh()
     assert (report.singles, report.excluded_rows, report.complete_pairs) == (55, 3, 0)
     first = report.pairwise[0]
     assert (first.perspective, first.opponent, first.singles.counts) == ("acme alice", "acme bob", (3, 2, 40))
@@ -105,7 +105,7 @@ async def test_a_rated_game_that_ends_marks_the_report_stale_through_the_registr
         bob, bob_token = await services.bots.register("acme", "bob")
         await services.strength.refresh()
         assert not services.strength.due
-        game = await services.games.start(white=alice, black=bob, time_control=Unlimited(), rated=True, origin="ladder")
+        game = await services.bot_games.start(white=alice, black=bob, time_control=Unlimited(), rated=True, origin="ladder")
         response = await client.post(
             f"/bot/game/{game.room.game_id}/resign", headers={"Authorization": f"Bearer {bob_token}"}
         )
@@ -124,7 +124,7 @@ async def test_a_rated_game_that_ends_marks_the_report_stale_through_the_registr
 async def test_both_reads_answer_503_until_the_first_report(autojump_clock):
     async with running() as (services, _client):
         await services.bots.register("acme", "alice")
-        fresh = attrs.evolve(services, strength=StrengthReports(services.store, services.bots))
+        fresh = attrs.evolve(services, strength=StrengthReports(services.store, services.database, services.bots))
         client = test_client(fresh)
         for path in ("/strength", "/bots/acme/alice/strength"):
             response = await client.get(path)
@@ -205,10 +205,10 @@ async def test_postgres_groups_the_results_and_answers_the_same_report_as_memory
         async with running(store) as (services, client):
             await services.strength.refresh()
             status, body = await get(client, "/strength")
-        bots = BotDirectory(bot_store_for(memory))
+        bots = BotDirectory(bot_store_for(None))
         await bots.register("acme", "alice")
         await bots.register("acme", "bob")
-        from_memory = await StrengthReports(memory, bots).refresh()
+        from_memory = await StrengthReports(memory, None, bots).refresh()
     finally:
         await database.close()
     assert status == 200

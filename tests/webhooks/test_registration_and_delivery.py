@@ -16,7 +16,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.bots.store import PostgresBotStore
 from playsite.config import Settings
 from playsite.services import Services
@@ -86,7 +86,7 @@ class Harness:
         if not attach:
             hooks.clear()
         try:
-            created = await self.services.games.start(
+            created = await self.services.bot_games.start(
                 white=white, black=black, time_control=time_control, rated=False, origin="challenge"
             )
         finally:

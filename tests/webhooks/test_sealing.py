@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import psycopg
 import pytest
 
-from playsite.bots.accounts import BotDirectory
+from playsite.bots.directory import BotDirectory
 from playsite.bots.store import PostgresBotStore
 from playsite.cli.serve import load_settings_or_exit
 from playsite.config import REDACTED, ConfigError, Settings

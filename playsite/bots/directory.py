@@ -8,12 +8,15 @@ Bearer tokens are shown once and kept as SHA-256.
 
 from __future__ import annotations
 
+import copy
 import re
 import secrets
 from datetime import datetime, timedelta, timezone
+from typing import Protocol
 
 import attrs
 
+from playsite.principals import Kind, Principal, id_of
 from playsite.rooms.admission import Limits
 from playsite.tokens import digest, new_token
 from playsite.wire import PublicFace
@@ -52,7 +55,7 @@ class BotAccount:
 
     @property
     def principal(self) -> str:
-        return f"bot:{self.id}"
+        return str(Principal.bot(self.id))
 
     @property
     def public_name(self) -> str:
@@ -92,12 +95,21 @@ def check_slug(kind: str, value: object) -> str:
     return value
 
 
+class BotStore(Protocol):
+    """Where the directory keeps registered bots (`bots.store`: in memory or in PostgreSQL)."""
+
+    async def load(self) -> list[BotAccount]:
+        """Every registered bot."""
+
+    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
+
+
 class BotDirectory:
     """Every bot identity this process knows. Registered bots are written through to the store."""
 
-    def __init__(self, store=None, *, featured: str | None = None):
+    def __init__(self, store: BotStore | None = None, *, featured: str | None = None):
         self.store = store
-        """A `bots.store.BotStore` (None: nothing is stored, e.g. unit tests)."""
+        """None: nothing is stored (unit tests)."""
         self.featured = featured
         """The showcase's featured bot (`team/name`), when the showcase is enabled."""
         self._by_id: dict[str, BotAccount] = {}
@@ -135,7 +147,8 @@ class BotDirectory:
         return self._by_id.get(bot_id)
 
     def by_principal(self, principal: str) -> BotAccount | None:
-        return self._by_id.get(principal.removeprefix("bot:")) if principal.startswith("bot:") else None
+        bot_id = id_of(principal, Kind.BOT)
+        return None if bot_id is None else self._by_id.get(bot_id)
 
     def mint_anonymous(self, name: str | None) -> tuple[BotAccount, str]:
         """A name is made a slug as the ecosystem does (`MyBot` -> `mybot`); one with nothing
@@ -206,9 +219,11 @@ class BotDirectory:
         self._by_token[token_hash] = account
         return token
 
-    async def update(self, account: BotAccount, **changes) -> BotAccount:
+    async def update(self, account: BotAccount, **changes: object) -> BotAccount:
         """Change settings of a registered bot, durably first, then in memory."""
-        proposed = attrs.evolve(account, **changes)
+        proposed = copy.copy(account)
+        for field, value in changes.items():
+            setattr(proposed, field, value)
         await self._save(proposed)
         for field, value in changes.items():
             setattr(account, field, value)

@@ -1,4 +1,5 @@
-"""The leaderboard and bot profile queries (PostgreSQL: `bots`, `bot_ratings`, `game_results`).
+"""The queries of the public rating reads: the leaderboard, the profiles and the rating
+histories (PostgreSQL: `bots`, `bot_ratings`, `account_ratings`, `game_results`).
 
 Each function runs in a worker thread on a pooled connection (`Database.run`) and returns
 the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
@@ -6,6 +7,12 @@ the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+import psycopg
+
+from playsite.principals import Kind, Principal, id_of
 from playsite.ratings.book import DEFAULT_RATING, DEFAULT_RD, PROVISIONAL_RD
 from playsite.wire.instant import encode_instant
 
@@ -13,7 +20,7 @@ RECENT_GAMES = 20
 HUMANS = {"kind": "Human", "name": None}
 
 
-def read_leaders(conn, provisional: bool = False) -> list[tuple]:
+def read_leaders(conn: psycopg.Connection, provisional: bool = False) -> list[tuple]:
     """Converged ratings only (RD <= 110), best first; equal ratings: surer (lower RD) first.
     With `provisional`, every rated bot: the converged ones first, then the provisional ones."""
     return conn.execute(
@@ -27,7 +34,7 @@ def read_leaders(conn, provisional: bool = False) -> list[tuple]:
     ).fetchall()
 
 
-def read_player_leaders(conn, provisional: bool = False) -> list[tuple]:
+def read_player_leaders(conn: psycopg.Connection, provisional: bool = False) -> list[tuple]:
     """Accounts with a converged rating (deleted accounts have no rating), best first. With
     `provisional`, every rated account: the converged ones first, then the provisional ones."""
     return conn.execute(
@@ -41,7 +48,7 @@ def read_player_leaders(conn, provisional: bool = False) -> list[tuple]:
     ).fetchall()
 
 
-def read_player_profile(conn, nickname: str) -> dict | None:
+def read_player_profile(conn: psycopg.Connection, nickname: str) -> dict | None:
     """An account's public profile by nickname (any case); never its id or provider identity."""
     row = conn.execute(
         """
@@ -54,23 +61,15 @@ def read_player_profile(conn, nickname: str) -> dict | None:
     if row is None:
         return None
     account_id, nickname, rating, rd, games, wins, draws, losses = row
-    rd = DEFAULT_RD if rd is None else float(rd)
-    principal = f"user:{account_id}"
+    principal = str(Principal.user(account_id))
     return {
         "nickname": nickname,
-        "rating": DEFAULT_RATING if rating is None else float(rating),
-        "rd": rd,
-        "provisional": rd > PROVISIONAL_RD,
-        "games": games or 0,
-        "wins": wins or 0,
-        "draws": draws or 0,
-        "losses": losses or 0,
-        "opponents": read_opponents(conn, principal),
-        "recent": read_recent(conn, principal),
+        **_standing(rating, rd),
+        **_record(conn, principal, games, wins, draws, losses),
     }
 
 
-def read_profile(conn, bot_id: str) -> dict | None:
+def read_profile(conn: psycopg.Connection, bot_id: str) -> dict | None:
     row = conn.execute(
         """
         SELECT b.team, b.name, b.on_ladder, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
@@ -82,16 +81,27 @@ def read_profile(conn, bot_id: str) -> dict | None:
     if row is None:
         return None
     team, name, on_ladder, rating, rd, games, wins, draws, losses = row
-    rating = DEFAULT_RATING if rating is None else float(rating)
-    rd = DEFAULT_RD if rd is None else float(rd)
-    principal = f"bot:{bot_id}"
+    principal = str(Principal.bot(bot_id))
     return {
         "team": team,
         "name": name,
-        "rating": rating,
-        "rd": rd,
-        "provisional": rd > PROVISIONAL_RD,
+        **_standing(rating, rd),
         "onLadder": bool(on_ladder),
+        **_record(conn, principal, games, wins, draws, losses),
+    }
+
+
+def _standing(rating: float | None, rd: float | None) -> dict[str, object]:
+    """A profile's rating (the starting values before any rated period) and whether it is provisional."""
+    rd = DEFAULT_RD if rd is None else float(rd)
+    return {"rating": DEFAULT_RATING if rating is None else float(rating), "rd": rd, "provisional": rd > PROVISIONAL_RD}
+
+
+def _record(
+    conn: psycopg.Connection, principal: str, games: int | None, wins: int | None, draws: int | None, losses: int | None
+) -> dict[str, object]:
+    """A profile's rated record (zeros before any rated period), its opponents and its recent games."""
+    return {
         "games": games or 0,
         "wins": wins or 0,
         "draws": draws or 0,
@@ -105,21 +115,21 @@ HISTORY_POINTS_MAX = 1000
 """The newest rating periods a history answers (a bot on the ladder plays in ~24 periods a day)."""
 
 
-def player_principal(conn, nickname: str) -> str | None:
+def player_principal(conn: psycopg.Connection, nickname: str) -> str | None:
     """The principal of the account with this nickname (any case), if it was not deleted."""
     row = conn.execute(
         "SELECT id FROM accounts WHERE lower(nickname) = lower(%s) AND status <> 'deleted'", (nickname,)
     ).fetchone()
-    return None if row is None else f"user:{row[0]}"
+    return None if row is None else str(Principal.user(row[0]))
 
 
-def bot_principal(conn, bot_id: str) -> str | None:
+def bot_principal(conn: psycopg.Connection, bot_id: str) -> str | None:
     """The principal of the registered bot `team/name`, if there is one."""
     row = conn.execute("SELECT id FROM bots WHERE id = %s", (bot_id,)).fetchone()
-    return None if row is None else f"bot:{row[0]}"
+    return None if row is None else str(Principal.bot(row[0]))
 
 
-def read_rating_history(conn, principal: str) -> list[dict]:
+def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
     """One point per rating period the player played in, oldest first: its rating and deviation
     after the period, and the period's games."""
     rows = conn.execute(
@@ -151,7 +161,7 @@ _OWN_GAMES = """
 """
 
 
-def read_opponents(conn, principal: str) -> list[dict]:
+def read_opponents(conn: psycopg.Connection, principal: str) -> list[dict]:
     """Decided games (rated and casual) per registered opponent bot, plus one row for every
     human together. Aborted games, and games against anonymous (unregistered) bots, are not
     counted here; they still show in `recent`."""
@@ -175,10 +185,10 @@ def read_opponents(conn, principal: str) -> list[dict]:
     ).fetchall()
     records = []
     for bot, games, wins, draws, losses, last in rows:
-        if bot is None:
+        bot_id = id_of(bot, Kind.BOT)  # None: every human together
+        if bot_id is None:
             face, team, bot_name = HUMANS, None, None
         else:
-            bot_id = bot.removeprefix("bot:")
             team, bot_name = bot_id.split("/", 1)
             face = {"kind": "Bot", "name": bot_id}
         records.append(
@@ -196,7 +206,7 @@ def read_opponents(conn, principal: str) -> list[dict]:
     return records
 
 
-def read_recent(conn, principal: str) -> list[dict]:
+def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     rows = conn.execute(
         f"""
         SELECT game_id, seat, other, score, rated, termination, finished_at
@@ -213,7 +223,10 @@ def read_recent(conn, principal: str) -> list[dict]:
     ]
 
 
-def own_game(game_id, seat: str, other: str | None, score, rated, termination: str, finished_at, names: dict) -> dict:
+def own_game(
+    game_id: object, seat: str, other: str | None, score: int | None, rated: bool, termination: str,
+    finished_at: datetime, names: dict[str, str],
+) -> dict[str, object]:
     """One game from a player's own side, as the profiles and a guest's history list it."""
     return {
         "gameId": str(game_id),
@@ -226,22 +239,22 @@ def own_game(game_id, seat: str, other: str | None, score, rated, termination: s
     }
 
 
-RESULTS = {1: "win", 0: "draw", -1: "loss"}
+RESULTS: dict[int | None, str] = {1: "win", 0: "draw", -1: "loss"}
 
 
 def face_of(principal: str | None, names: dict[str, str] | None = None) -> dict:
     """The public face of a principal: a bot's name, an account's nickname (None once the
     account is deleted), never a guest's or an account's id."""
-    if principal is not None and principal.startswith("bot:"):
-        return {"kind": "Bot", "name": principal.removeprefix("bot:")}
+    if (bot_id := id_of(principal, Kind.BOT)) is not None:
+        return {"kind": "Bot", "name": bot_id}
     if principal is not None and names and principal in names:
         return {"kind": "Human", "name": names[principal]}
     return dict(HUMANS)
 
 
-def nicknames_of(conn, principals) -> dict[str, str]:
+def nicknames_of(conn: psycopg.Connection, principals: Iterable[str | None]) -> dict[str, str]:
     """'user:<id>' -> nickname, for the accounts among `principals` that still have one."""
-    ids = sorted({p.removeprefix("user:") for p in principals if p and p.startswith("user:")})
+    ids = sorted({account_id for p in principals if (account_id := id_of(p, Kind.USER)) is not None})
     if not ids:
         return {}
     rows = conn.execute(
