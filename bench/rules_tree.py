@@ -16,6 +16,7 @@ from its own earlier run, nor from the trees before it).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import os
@@ -33,6 +34,9 @@ from playsite.rules import START_DFEN, count_turns, format_dfen, legal_tree, par
 from playsite.rules.movegen import forget_moves  # noqa: E402
 
 CORPUS = ROOT / "bench" / "corpus" / "rules_positions.txt"
+#: Line for line with CORPUS: the SHA-256 of each position's tree as compact JSON, made with
+#: the corpus; tests/rules/test_corpus_trees.py holds every later engine to these same trees.
+DIGESTS = ROOT / "bench" / "corpus" / "rules_trees.sha256"
 RESULTS = ROOT / "bench" / "results" / "rules_tree.md"
 CORPUS_SEED = 20240607
 CORPUS_SIZE = 1200
@@ -71,7 +75,17 @@ def make_corpus(path: Path = CORPUS, size: int = CORPUS_SIZE, seed: int = CORPUS
             position = outcome.after
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
+    write_digests(lines)
     return lines
+
+
+def write_digests(lines: list[str], path: Path = DIGESTS) -> None:
+    """Record each corpus tree's SHA-256 (compact JSON, the tree's own key order)."""
+    digests = []
+    for line in lines:
+        tree = legal_tree(parse_dfen(line))
+        digests.append(hashlib.sha256(json.dumps(tree, separators=(",", ":")).encode()).hexdigest())
+    path.write_text("\n".join(digests) + "\n")
 
 
 def _timed(build, argument, repeat: int, before=lambda: None):
