@@ -12,7 +12,16 @@ attack tables are python-chess's; nothing here builds a chess.Board.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
 import chess
+
+State = tuple[int, ...]
+"""The mover-relative search state above: ten masks."""
+Move = tuple[str, int, int, int]
+"""One micro-move: (uci, from square, to square, promotion piece type or 0)."""
+_Run = TypeVar("_Run", tuple[Move, ...], tuple[str, ...])
 
 US, THEM, CASTLING, EP = 0, 7, 8, 9
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
@@ -64,10 +73,10 @@ RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
 #: _RUNS, UCI names in _NAMES. A memo of a pure function (a piece on a square with a given
 #: target set always has the same moves), shared by every search in the process: most of a
 #: tree's leaves repeat some piece's run. Each table is emptied when it reaches _RUNS_MAX.
-_RUNS: dict[int, tuple] = {}
-_NAMES: dict[int, tuple] = {}
-_PAWN_PUSHES: dict[int, tuple] = {}
-_PAWN_CAPTURES: dict[int, tuple] = {}
+_RUNS: dict[int, tuple[Move, ...]] = {}
+_NAMES: dict[int, tuple[str, ...]] = {}
+_PAWN_PUSHES: dict[int, tuple[Move, ...]] = {}
+_PAWN_CAPTURES: dict[int, tuple[Move, ...]] = {}
 _RUNS_MAX = 1 << 13
 
 
@@ -77,14 +86,14 @@ def forget_moves() -> None:
         table.clear()
 
 
-def _remember(table: dict, key: int, run: tuple) -> tuple:
+def _remember(table: dict[int, _Run], key: int, run: _Run) -> _Run:
     if len(table) >= _RUNS_MAX:
         table.clear()
     table[key] = run
     return run
 
 
-def bits(mask: int):
+def bits(mask: int) -> Iterator[int]:
     """Squares of `mask`, lowest first."""
     while mask:
         low = mask & -mask
@@ -104,7 +113,7 @@ def _sliding(square: int, occupied: int, piece_type: int) -> int:
     return attacks
 
 
-def moves(state: tuple, piece_type: int, white: bool, castling: bool):
+def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Move]:
     """Micro-moves of the mover's pieces of `piece_type`, as (uci, from, to, promotion).
 
     `promotion` is 0 when there is none. With `castling`, king moves include the castling
@@ -114,7 +123,7 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
     us = state[US]
     them = state[THEM]
     occupied = us | them
-    out = []
+    out: list[Move] = []
     own = state[piece_type] & us
     if piece_type == PAWN:
         _pawn_moves(state, own, us, them, occupied, white, out)
@@ -143,7 +152,7 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
     return out
 
 
-def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
+def _pawn_moves(state: State, own: int, us: int, them: int, occupied: int, white: bool, out: list[Move]) -> None:
     out.extend(pawn_pushes(push_key(own, occupied, white)))
     ep = state[EP] & ~occupied
     if white:
@@ -184,15 +193,15 @@ def push_key(own: int, occupied: int, white: bool) -> int:
     return (single << 64 | ((single & chess.BB_RANK_6) >> 8) & empty) << 1
 
 
-def pawn_pushes(key: int) -> tuple:
+def pawn_pushes(key: int) -> tuple[Move, ...]:
     """The pushes of `push_key`, single steps first (promotions spelt out), then double steps."""
     run = _PAWN_PUSHES.get(key)
     if run is not None:
         return run
-    white = key & 1
+    white = bool(key & 1)
     single = key >> 65
     double = (key >> 1) & ALL
-    out = []
+    out: list[Move] = []
     step = 8 if white else -8
     for t in bits(single):
         _pawn_arrival(t - step, t, white, False, out.append)
@@ -207,7 +216,7 @@ def capture_key(square: int, targets: int, kings: int) -> int:
     return ((targets & kings) << 64 | targets) << 6 | square
 
 
-def pawn_captures(key: int) -> tuple:
+def pawn_captures(key: int) -> tuple[Move, ...]:
     """The captures of one pawn, `key` = `capture_key(...)` (no promotion when the king is
     taken)."""
     run = _PAWN_CAPTURES.get(key)
@@ -217,13 +226,13 @@ def pawn_captures(key: int) -> tuple:
     targets = (key >> 6) & ALL
     kings = key >> 70
     white = targets > BB[f]  # White's pawns take upwards
-    out = []
+    out: list[Move] = []
     for t in bits(targets):
         _pawn_arrival(f, t, white, bool(kings & BB[t]), out.append)
     return _remember(_PAWN_CAPTURES, key, tuple(out))
 
 
-def _pawn_arrival(f, t, white, takes_king, append) -> None:
+def _pawn_arrival(f: int, t: int, white: bool, takes_king: bool, append: Callable[[Move], None]) -> None:
     if BB[t] & (chess.BB_RANK_8 if white else chess.BB_RANK_1) and not takes_king:
         uci = UCI[f][t]
         for promotion in PROMOTIONS:
@@ -250,7 +259,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     return run
 
 
-def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
+def move_names(state: State, piece_type: int, white: bool) -> list[str]:
     """UCI names of `moves(state, piece_type, white, castling=False)`, built faster.
 
     The last die of a turn needs no child states, only names: this is the leaf level of
@@ -260,7 +269,7 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
     own = state[piece_type] & us
     if piece_type == PAWN:
         return [m[0] for m in moves(state, PAWN, white, False)]
-    names = []
+    names: list[str] = []
     extend = names.extend
     runs = _NAMES
     leaper = piece_type == KNIGHT or piece_type == KING
@@ -281,7 +290,7 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
     return names
 
 
-def has_move(state: tuple, piece_type: int, white: bool) -> bool:
+def has_move(state: State, piece_type: int, white: bool) -> bool:
     """Whether any piece of the mover of `piece_type` has a micro-move (castling aside)."""
     us = state[US]
     own = state[piece_type] & us
@@ -296,7 +305,7 @@ def has_move(state: tuple, piece_type: int, white: bool) -> bool:
     return any(_sliding(f, occupied, piece_type) & ~us for f in bits(own))
 
 
-def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool):
+def play(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple[State, int, int]:
     """Apply one micro-move of the mover's `piece_type` piece on `f`.
 
     Returns (new state, captured piece type or 0, mask of the en-passant target it creates).
@@ -313,7 +322,7 @@ def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: b
     return advance(state, piece_type, f, t, promotion, white), captured, created
 
 
-def advance(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple:
+def advance(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> State:
     """The state after one micro-move: `play` without the facts about it (the tree's hot path)."""
     s = list(state)
     from_bb = BB[f]
