@@ -101,16 +101,35 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def _sliding(square: int, occupied: int, piece_type: int) -> int:
-    attacks = 0
-    if piece_type != ROOK:
-        attacks = _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
-    if piece_type != BISHOP:
-        attacks |= (
-            _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
-            | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
-        )
-    return attacks
+def _bishop(square: int, occupied: int) -> int:
+    return _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
+
+
+def _rook(square: int, occupied: int) -> int:
+    return _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+
+
+def _queen(square: int, occupied: int) -> int:
+    return (
+        _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
+        | _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+    )
+
+
+def _knight(square: int, occupied: int) -> int:
+    return _KNIGHT[square]
+
+
+def _king(square: int, occupied: int) -> int:
+    return _KING[square]
+
+
+ATTACKS: dict[int, Callable[[int, int], int]] = {
+    KNIGHT: _knight, BISHOP: _bishop, ROOK: _rook, QUEEN: _queen, KING: _king,
+}
+"""Piece type (not a pawn) -> the squares such a piece on a square attacks, given the
+occupied squares, whoever stands there: one call where the tree's inner loops need it."""
 
 
 def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Move]:
@@ -130,16 +149,12 @@ def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Mo
         return out
     extend = out.extend
     runs = _RUNS
-    if piece_type == KNIGHT or piece_type == KING:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
+    attack = ATTACKS[piece_type]
     while own:
         low = own & -own
         own ^= low
         f = low.bit_length() - 1
-        if piece_type == KNIGHT or piece_type == KING:
-            targets = table[f] & ~us
-        else:
-            targets = _sliding(f, occupied, piece_type) & ~us
+        targets = attack(f, occupied) & ~us
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
@@ -241,15 +256,6 @@ def _pawn_arrival(f: int, t: int, white: bool, takes_king: bool, append: Callabl
         append(MOVE[f][t])
 
 
-def attacks(square: int, occupied: int, piece_type: int) -> int:
-    """Squares a piece of `piece_type` (not a pawn) on `square` attacks, whoever stands there."""
-    if piece_type == KNIGHT:
-        return _KNIGHT[square]
-    if piece_type == KING:
-        return _KING[square]
-    return _sliding(square, occupied, piece_type)
-
-
 def piece_names(part: int) -> tuple[str, ...]:
     """UCI names of one piece's moves, `part` = its targets << 6 | its square."""
     run = _NAMES.get(part)
@@ -272,17 +278,13 @@ def move_names(state: State, piece_type: int, white: bool) -> list[str]:
     names: list[str] = []
     extend = names.extend
     runs = _NAMES
-    leaper = piece_type == KNIGHT or piece_type == KING
-    if leaper:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
-    else:
-        occupied = us | state[THEM]
+    attack = ATTACKS[piece_type]
+    occupied = us | state[THEM]
     while own:
         low = own & -own
         own ^= low
         f = low.bit_length() - 1
-        targets = (table[f] if leaper else _sliding(f, occupied, piece_type)) & ~us
-        key = targets << 6 | f
+        key = (attack(f, occupied) & ~us) << 6 | f
         run = runs.get(key)
         if run is None:
             run = piece_names(key)
@@ -298,11 +300,9 @@ def has_move(state: State, piece_type: int, white: bool) -> bool:
         return False
     if piece_type == PAWN:
         return bool(moves(state, PAWN, white, False))
-    if piece_type == KNIGHT or piece_type == KING:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
-        return any(table[f] & ~us for f in bits(own))
+    attack = ATTACKS[piece_type]
     occupied = us | state[THEM]
-    return any(_sliding(f, occupied, piece_type) & ~us for f in bits(own))
+    return any(attack(f, occupied) & ~us for f in bits(own))
 
 
 def play(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple[State, int, int]:

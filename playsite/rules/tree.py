@@ -26,6 +26,7 @@ from . import movegen
 from .dfen import format_dfen
 from .movegen import (
     ALL,
+    ATTACKS,
     CASTLING,
     EP,
     KING,
@@ -37,7 +38,6 @@ from .movegen import (
     Move,
     State,
     advance,
-    attacks,
     bits,
     capture_key,
     move_names,
@@ -230,13 +230,21 @@ class _TurnSearch:
         kings = state[KING] & state[THEM]
         us = state[US]
         occupied = us | state[THEM]
+        attack = ATTACKS[last]
         pieces = []
+        parts = []
         span = 0
-        for square in bits(state[last] & us):
-            reach = attacks(square, occupied, last)
+        own = state[last] & us
+        while own:
+            low = own & -own
+            own ^= low
+            square = low.bit_length() - 1
+            reach = attack(square, occupied)
             span |= reach
-            pieces.append((square, reach, (reach & ~us) << 6 | square))
-        unmoved = tuple(part for _, _, part in pieces)
+            part = (reach & ~us) << 6 | square
+            pieces.append((square, reach, part))
+            parts.append(part)
+        unmoved = tuple(parts)
         en_passant = state[EP] if face == PAWN else 0
         moving = face == last
         unmoved_leaf = None
@@ -262,13 +270,13 @@ class _TurnSearch:
                         if square == f:
                             continue  # the piece moving
                         if arrives and square > t:
-                            parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
+                            parts.append((attack(t, now_occupied) & ~now_us) << 6 | t)
                             arrives = False
                         if reach & changed:
-                            part = (attacks(square, now_occupied, last) & ~now_us) << 6 | square
+                            part = (attack(square, now_occupied) & ~now_us) << 6 | square
                         parts.append(part)
                     if arrives:
-                        parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
+                        parts.append((attack(t, now_occupied) & ~now_us) << 6 | t)
                     key = tuple(parts)
                 else:
                     if unmoved_leaf is None:
