@@ -15,12 +15,14 @@ import gc
 import random
 from collections.abc import Awaitable, Callable
 
+import pytest
 import trio
 import trio.testing
 
 from playsite.config import Settings
 from playsite.wire import Unlimited
 from tests.support.app import booted, call, test_client
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.turns import random_turn
 
 QUIET_S = 0.05
@@ -101,7 +103,18 @@ async def test_requests_leave_no_reference_cycle():
 
 
 async def test_a_whole_game_leaves_no_reference_cycle():
-    async with booted(Settings(dice_seed_window_ms=0)) as services:
+    await whole_games_leave_no_cycle(Settings(dice_seed_window_ms=0))
+
+
+@pytest.mark.postgres
+async def test_a_whole_game_on_postgresql_leaves_no_reference_cycle(migrated_url):
+    await whole_games_leave_no_cycle(
+        Settings(database_url=migrated_url, persistence_enabled=True, dice_seed_window_ms=0)
+    )
+
+
+async def whole_games_leave_no_cycle(settings: Settings) -> None:
+    async with booted(settings) as services:
         client = test_client(services)
         rng = random.Random(11)
 
