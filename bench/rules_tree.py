@@ -109,7 +109,13 @@ def _summary(values: list[float]) -> tuple[float, float, float]:
     return _percentile(values, 0.50), _percentile(values, 0.99), max(values)
 
 
+def _load() -> str:
+    """The machine's load average (1, 5, 15 min): timings on a shared machine need it beside them."""
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def run(repeat: int, limit: int | None) -> str:
+    load_before = _load()
     naive_tree = _load_naive()
     lines = [line for line in CORPUS.read_text().splitlines() if line.strip()]
     if limit:
@@ -140,7 +146,7 @@ def run(repeat: int, limit: int | None) -> str:
         f"Corpus: {len(lines)} positions with rolls from seeded self-play ({CORPUS.relative_to(ROOT)}). "
         f"Machine: {os.cpu_count()} CPUs, {platform.python_implementation()} {platform.python_version()}, "
         f"{platform.machine()}. Each tree timed {repeat}x per engine, fastest kept; ours from empty move tables "
-        "every time.",
+        f"every time. Load average before / after the run: {load_before} / {_load()}.",
         "",
         "| metric | ours (playsite.rules) | naive baseline (chess.Board, no memo) | naive / ours |",
         "|---|---:|---:|---:|",
