@@ -42,15 +42,11 @@ class _Misses:
 def _match(
     state: State, parts: list[str], values: list[str], method: str, websocket: bool, misses: _Misses
 ) -> tuple[Rule, list[str]] | None:
-    # werkzeug 3.1's StateMachineMatcher.match.<locals>._match, line for line.
+    # werkzeug 3.1's StateMachineMatcher.match.<locals>._match, step for step.
     if parts == []:
-        for rule in state.rules:
-            if rule.methods is not None and method not in rule.methods:
-                misses.methods.update(rule.methods)
-            elif rule.websocket != websocket:
-                misses.websocket_mismatch = True
-            else:
-                return rule, values
+        rule = _rule_for(state.rules, method, websocket, misses)
+        if rule is not None:
+            return rule, values
         if "" in state.static:
             for rule in state.static[""].rules:
                 if websocket == rule.websocket and (rule.methods is None or method in rule.methods):
@@ -86,15 +82,26 @@ def _match(
                 return found
 
     if parts == [""]:
-        for rule in state.rules:
-            if rule.strict_slashes:
-                continue
-            if rule.methods is not None and method not in rule.methods:
-                misses.methods.update(rule.methods)
-            elif rule.websocket != websocket:
-                misses.websocket_mismatch = True
-            else:
-                return rule, values
+        rule = _rule_for(state.rules, method, websocket, misses, loose_only=True)
+        if rule is not None:
+            return rule, values
+    return None
+
+
+def _rule_for(
+    rules: list[Rule], method: str, websocket: bool, misses: _Misses, *, loose_only: bool = False
+) -> Rule | None:
+    """The first of `rules` for `method` and (not) a websocket, noting why the others missed;
+    `loose_only`: only among rules that do not insist on their trailing slash."""
+    for rule in rules:
+        if loose_only and rule.strict_slashes:
+            continue
+        if rule.methods is not None and method not in rule.methods:
+            misses.methods.update(rule.methods)
+        elif rule.websocket != websocket:
+            misses.websocket_mismatch = True
+        else:
+            return rule
     return None
 
 
