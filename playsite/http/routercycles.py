@@ -1,3 +1,34 @@
+# `_match`, `_rule_for` and `CyclelessMatcher.match` are adapted from werkzeug 3.1
+# (werkzeug/routing/matcher.py, StateMachineMatcher.match), under its licence:
+#
+# Copyright 2007 Pallets
+#
+# Redistribution and use in source and binary forms, with or without
+# modification, are permitted provided that the following conditions are
+# met:
+#
+# 1.  Redistributions of source code must retain the above copyright
+#     notice, this list of conditions and the following disclaimer.
+#
+# 2.  Redistributions in binary form must reproduce the above copyright
+#     notice, this list of conditions and the following disclaimer in the
+#     documentation and/or other materials provided with the distribution.
+#
+# 3.  Neither the name of the copyright holder nor the names of its
+#     contributors may be used to endorse or promote products derived from
+#     this software without specific prior written permission.
+#
+# THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS
+# "AS IS" AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT
+# LIMITED TO, THE IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A
+# PARTICULAR PURPOSE ARE DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT
+# HOLDER OR CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL,
+# SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED
+# TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR
+# PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY OF
+# LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT (INCLUDING
+# NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS
+# SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 """werkzeug's URL matching without a reference cycle per request.
 
 werkzeug 3.1's `StateMachineMatcher.match` walks its state machine through a recursive inner
@@ -11,6 +42,8 @@ module-level function that carries its misses in a small object instead of `nonl
 variables); `install` gives it to an app's URL map. The port follows werkzeug's private
 matcher, so it is installed only under the werkzeug release it was written from
 (`WERKZEUG_SERIES`); tests/http/test_routercycles.py holds it to werkzeug's own answers.
+The adapted part keeps werkzeug's licence (BSD-3-Clause) in the comment above; THIRD_PARTY.md
+lists it.
 """
 
 from __future__ import annotations
