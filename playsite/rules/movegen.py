@@ -170,18 +170,20 @@ def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Mo
 def _pawn_moves(state: State, own: int, us: int, them: int, occupied: int, white: bool, out: list[Move]) -> None:
     out.extend(pawn_pushes(push_key(own, occupied, white)))
     ep = state[EP] & ~occupied
+    prey = them | ep
+    # The pawns that can take something: those a pawn of the other side on a prey square attacks.
     if white:
-        reach = ((own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+        capturers = own & ((prey & ~chess.BB_FILE_H) >> 7 | (prey & ~chess.BB_FILE_A) >> 9)
     else:
-        reach = (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
-    if not reach & (them | ep):
+        capturers = own & ((prey & ~chess.BB_FILE_A) << 7 | (prey & ~chess.BB_FILE_H) << 9)
+    if not capturers:
         return  # no pawn can capture: most of the time
     kings = state[KING]
     attacks = PAWN_ATTACKS[white]
     captures = _PAWN_CAPTURES
-    while own:
-        low = own & -own
-        own ^= low
+    while capturers:
+        low = capturers & -capturers
+        capturers ^= low
         f = low.bit_length() - 1
         targets = attacks[f] & them
         if targets:
