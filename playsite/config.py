@@ -111,7 +111,7 @@ class Settings:
     """Freeze what boot allocated and what survives each collection, collect the youngest
     generation less often (gcwatch)."""
     gc_full_interval_s: int = 1800
-    """Seconds between full collections (frozen objects included) once tuned."""
+    """Seconds between full collections (frozen objects included) once tuned (0: never)."""
     tree_workers: int = 0
     """Worker processes computing legal-move trees (rooms/trees.py); 0: in the serving process.
     From the environment the default is one per core beyond the first, at most 4."""
@@ -446,7 +446,7 @@ class _Reader:
             secrets_key=self.key("PLAY_SECRETS_KEY"),
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
-            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 1800, 10, 86_400),
+            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 1800, 0, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             send_stall_timeout_s=self.integer("PLAY_SEND_STALL_TIMEOUT_S", 30, 1, 3600),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),

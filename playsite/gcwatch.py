@@ -19,11 +19,13 @@ collection then pauses the process for a second or more. So, once the port is op
   generation grew far past it before it was collected);
 - a frozen object that later becomes part of a garbage cycle is not collected until the
   next *full* collection, which unfreezes everything and walks it once every
-  `full_interval_s` (PLAY_GC_FULL_INTERVAL_S). That pause grows with the sockets open (~1-2 s
-  with 6,000); between two of them, garbage cycles through long-lived objects wait in
-  memory. A closed connection used to be such a cycle (~220 objects a game socket, ~38 any
-  connection); playsite/http/cycles.py breaks those where they are made, and what a closed
-  socket or request still leaves is werkzeug's router closure (8 objects).
+  `full_interval_s` (PLAY_GC_FULL_INTERVAL_S; 0: never). That pause grows with the sockets
+  open (~1-2 s with 6,000); between two of them, garbage cycles through long-lived objects
+  wait in memory. Steady state makes none: a closed connection used to be such a cycle (~220
+  objects a game socket, ~38 any connection), broken where it is made by
+  playsite/http/cycles.py, and so was every request (werkzeug's router closure, 8 objects),
+  which playsite/http/routercycles.py matches without. tests/test_reference_cycles.py holds
+  requests and whole games to no cycle at all, so the full collection can be switched off.
 
 Every collection's pause is timed (read by the metrics endpoint).
 """
@@ -112,10 +114,12 @@ class GcWatch:
         return sum(histogram.sum for histogram in self.pauses.values())
 
 
-async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def run_gc_watch(
+    full_interval_s: float, *, task_status: trio.TaskStatus[GcWatch] = trio.TASK_STATUS_IGNORED
+) -> None:
     """Time the collector's pauses for as long as the services run; once tuned, collect the
-    youngest generation every YOUNG_PERIOD_S and everything every `full_interval_s` (a
-    process that is never tuned keeps Python's own schedule, and this task sleeps)."""
+    youngest generation every YOUNG_PERIOD_S and everything every `full_interval_s` (0: never;
+    a process that is never tuned keeps Python's own schedule, and this task sleeps)."""
     watch = GcWatch()
     watch.install()
 
@@ -133,9 +137,10 @@ async def run_gc_watch(full_interval_s: float, *, task_status=trio.TASK_STATUS_I
                 partial(run_every, YOUNG_PERIOD_S, young_collection, name="young garbage collection",
                         first_after_period=True)
             )
-            nursery.start_soon(
-                partial(run_every, full_interval_s, full_collection, name="full garbage collection",
-                        first_after_period=True)
-            )
+            if full_interval_s > 0:
+                nursery.start_soon(
+                    partial(run_every, full_interval_s, full_collection, name="full garbage collection",
+                            first_after_period=True)
+                )
     finally:
         watch.remove()

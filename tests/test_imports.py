@@ -43,6 +43,8 @@ LAYERS = (
     # the domains' refusals and reads the credentials a person presents, both plain values.
     Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals", "playsite.credentials")),
     Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.http.routercycles", may_import=()),
+    Layer("playsite.gcwatch", may_import=("playsite.periodic", "playsite.rooms.counters"), never_import=WEB_FRAMEWORKS),
     Layer("playsite.credentials", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.periodic", may_import=()),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).

@@ -48,7 +48,7 @@ def is_valid_client_seed(value: object) -> bool:
     return True
 
 
-def _empty_or_valid(instance: object, attribute: attrs.Attribute, value: object) -> None:
+def _empty_or_valid(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
     if value != "" and not is_valid_client_seed(value):
         raise ValueError(
             f"ClientSeeds.{attribute.name} must be '' or {CLIENT_SEED_MIN}..{CLIENT_SEED_MAX} "

@@ -19,7 +19,7 @@ class ClientSeedsOpen(RuntimeError):
     """
 
 
-def _seed_bytes(instance: object, attribute: attrs.Attribute, value: object) -> None:
+def _seed_bytes(instance: object, attribute: attrs.Attribute[bytes], value: object) -> None:
     if not isinstance(value, bytes) or len(value) != SEED_BYTES:
         raise InvalidSeed(f"Fairness.seed must be {SEED_BYTES} bytes")
 

@@ -16,10 +16,15 @@ produce is rejected with an `InvalidDfen` saying what is wrong.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
+from typing import NoReturn
 
 import chess
 
 from .position import DICE_PER_TURN, Position
+
+Fail = Callable[[str], NoReturn]
+"""How a parser refuses: raises InvalidDfen with its reason."""
 
 START_DFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -48,7 +53,7 @@ def parse_dfen(text: str) -> Position:
     if not isinstance(text, str):
         raise InvalidDfen(f"expected a string, got {type(text).__name__}", text)
 
-    def fail(reason: str):
+    def fail(reason: str) -> NoReturn:
         raise InvalidDfen(reason, text)
 
     if not text.strip():
@@ -90,7 +95,7 @@ def parse_dfen(text: str) -> Position:
     )
 
 
-def _parse_board(board_text: str, fail) -> list[int]:
+def _parse_board(board_text: str, fail: Fail) -> list[int]:
     ranks = board_text.split("/")
     if len(ranks) != 8:
         fail(f"board must have 8 ranks separated by '/', got {len(ranks)}")
@@ -139,7 +144,7 @@ def _parse_board(board_text: str, fail) -> list[int]:
     return masks
 
 
-def _parse_castling(text: str, masks: list[int], fail) -> int:
+def _parse_castling(text: str, masks: list[int], fail: Fail) -> int:
     if text == "-":
         return 0
     rooks, kings, white, black = masks[3], masks[5], masks[6], masks[7]
@@ -163,7 +168,7 @@ def _parse_castling(text: str, masks: list[int], fail) -> int:
     return rights
 
 
-def _parse_ep(text: str, turn: chess.Color, masks: list[int], fail) -> int:
+def _parse_ep(text: str, turn: chess.Color, masks: list[int], fail: Fail) -> int:
     if text == "-":
         return 0
     if len(text) % 2:
@@ -194,7 +199,7 @@ def _parse_ep(text: str, turn: chess.Color, masks: list[int], fail) -> int:
     return ep_mask
 
 
-def _parse_dice(text: str, turn: chess.Color, fail) -> tuple[int, ...]:
+def _parse_dice(text: str, turn: chess.Color, fail: Fail) -> tuple[int, ...]:
     if text == "-":
         return ()
     for char in text:
@@ -212,7 +217,7 @@ def _parse_dice(text: str, turn: chess.Color, fail) -> tuple[int, ...]:
     return dice
 
 
-def format_dice(dice, turn: chess.Color) -> str:
+def format_dice(dice: Iterable[int], turn: chess.Color) -> str:
     letters = "".join(DIE_LETTERS[d - 1] for d in sorted(dice))
     return letters if turn == chess.WHITE else letters.lower()
 

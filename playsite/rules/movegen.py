@@ -12,7 +12,16 @@ attack tables are python-chess's; nothing here builds a chess.Board.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
 import chess
+
+State = tuple[int, ...]
+"""The mover-relative search state above: ten masks."""
+Move = tuple[str, int, int, int]
+"""One micro-move: (uci, from square, to square, promotion piece type or 0)."""
+_Run = TypeVar("_Run", tuple[Move, ...], tuple[str, ...])
 
 US, THEM, CASTLING, EP = 0, 7, 8, 9
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
@@ -64,10 +73,10 @@ RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
 #: _RUNS, UCI names in _NAMES. A memo of a pure function (a piece on a square with a given
 #: target set always has the same moves), shared by every search in the process: most of a
 #: tree's leaves repeat some piece's run. Each table is emptied when it reaches _RUNS_MAX.
-_RUNS: dict[int, tuple] = {}
-_NAMES: dict[int, tuple] = {}
-_PAWN_PUSHES: dict[int, tuple] = {}
-_PAWN_CAPTURES: dict[int, tuple] = {}
+_RUNS: dict[int, tuple[Move, ...]] = {}
+_NAMES: dict[int, tuple[str, ...]] = {}
+_PAWN_PUSHES: dict[int, tuple[Move, ...]] = {}
+_PAWN_CAPTURES: dict[int, tuple[Move, ...]] = {}
 _RUNS_MAX = 1 << 13
 
 
@@ -77,14 +86,14 @@ def forget_moves() -> None:
         table.clear()
 
 
-def _remember(table: dict, key: int, run: tuple) -> tuple:
+def _remember(table: dict[int, _Run], key: int, run: _Run) -> _Run:
     if len(table) >= _RUNS_MAX:
         table.clear()
     table[key] = run
     return run
 
 
-def bits(mask: int):
+def bits(mask: int) -> Iterator[int]:
     """Squares of `mask`, lowest first."""
     while mask:
         low = mask & -mask
@@ -92,19 +101,38 @@ def bits(mask: int):
         mask ^= low
 
 
-def _sliding(square: int, occupied: int, piece_type: int) -> int:
-    attacks = 0
-    if piece_type != ROOK:
-        attacks = _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
-    if piece_type != BISHOP:
-        attacks |= (
-            _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
-            | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
-        )
-    return attacks
+def _bishop(square: int, occupied: int) -> int:
+    return _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
 
 
-def moves(state: tuple, piece_type: int, white: bool, castling: bool):
+def _rook(square: int, occupied: int) -> int:
+    return _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+
+
+def _queen(square: int, occupied: int) -> int:
+    return (
+        _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied]
+        | _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+    )
+
+
+def _knight(square: int, occupied: int) -> int:
+    return _KNIGHT[square]
+
+
+def _king(square: int, occupied: int) -> int:
+    return _KING[square]
+
+
+ATTACKS: dict[int, Callable[[int, int], int]] = {
+    KNIGHT: _knight, BISHOP: _bishop, ROOK: _rook, QUEEN: _queen, KING: _king,
+}
+"""Piece type (not a pawn) -> the squares such a piece on a square attacks, given the
+occupied squares, whoever stands there: one call where the tree's inner loops need it."""
+
+
+def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Move]:
     """Micro-moves of the mover's pieces of `piece_type`, as (uci, from, to, promotion).
 
     `promotion` is 0 when there is none. With `castling`, king moves include the castling
@@ -114,23 +142,19 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
     us = state[US]
     them = state[THEM]
     occupied = us | them
-    out = []
+    out: list[Move] = []
     own = state[piece_type] & us
     if piece_type == PAWN:
         _pawn_moves(state, own, us, them, occupied, white, out)
         return out
     extend = out.extend
     runs = _RUNS
-    if piece_type == KNIGHT or piece_type == KING:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
+    attack = ATTACKS[piece_type]
     while own:
         low = own & -own
         own ^= low
         f = low.bit_length() - 1
-        if piece_type == KNIGHT or piece_type == KING:
-            targets = table[f] & ~us
-        else:
-            targets = _sliding(f, occupied, piece_type) & ~us
+        targets = attack(f, occupied) & ~us
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
@@ -143,21 +167,23 @@ def moves(state: tuple, piece_type: int, white: bool, castling: bool):
     return out
 
 
-def _pawn_moves(state, own, us, them, occupied, white, out) -> None:
+def _pawn_moves(state: State, own: int, us: int, them: int, occupied: int, white: bool, out: list[Move]) -> None:
     out.extend(pawn_pushes(push_key(own, occupied, white)))
     ep = state[EP] & ~occupied
+    prey = them | ep
+    # The pawns that can take something: those a pawn of the other side on a prey square attacks.
     if white:
-        reach = ((own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+        capturers = own & ((prey & ~chess.BB_FILE_H) >> 7 | (prey & ~chess.BB_FILE_A) >> 9)
     else:
-        reach = (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
-    if not reach & (them | ep):
+        capturers = own & ((prey & ~chess.BB_FILE_A) << 7 | (prey & ~chess.BB_FILE_H) << 9)
+    if not capturers:
         return  # no pawn can capture: most of the time
     kings = state[KING]
     attacks = PAWN_ATTACKS[white]
     captures = _PAWN_CAPTURES
-    while own:
-        low = own & -own
-        own ^= low
+    while capturers:
+        low = capturers & -capturers
+        capturers ^= low
         f = low.bit_length() - 1
         targets = attacks[f] & them
         if targets:
@@ -184,15 +210,15 @@ def push_key(own: int, occupied: int, white: bool) -> int:
     return (single << 64 | ((single & chess.BB_RANK_6) >> 8) & empty) << 1
 
 
-def pawn_pushes(key: int) -> tuple:
+def pawn_pushes(key: int) -> tuple[Move, ...]:
     """The pushes of `push_key`, single steps first (promotions spelt out), then double steps."""
     run = _PAWN_PUSHES.get(key)
     if run is not None:
         return run
-    white = key & 1
+    white = bool(key & 1)
     single = key >> 65
     double = (key >> 1) & ALL
-    out = []
+    out: list[Move] = []
     step = 8 if white else -8
     for t in bits(single):
         _pawn_arrival(t - step, t, white, False, out.append)
@@ -207,7 +233,7 @@ def capture_key(square: int, targets: int, kings: int) -> int:
     return ((targets & kings) << 64 | targets) << 6 | square
 
 
-def pawn_captures(key: int) -> tuple:
+def pawn_captures(key: int) -> tuple[Move, ...]:
     """The captures of one pawn, `key` = `capture_key(...)` (no promotion when the king is
     taken)."""
     run = _PAWN_CAPTURES.get(key)
@@ -217,28 +243,19 @@ def pawn_captures(key: int) -> tuple:
     targets = (key >> 6) & ALL
     kings = key >> 70
     white = targets > BB[f]  # White's pawns take upwards
-    out = []
+    out: list[Move] = []
     for t in bits(targets):
         _pawn_arrival(f, t, white, bool(kings & BB[t]), out.append)
     return _remember(_PAWN_CAPTURES, key, tuple(out))
 
 
-def _pawn_arrival(f, t, white, takes_king, append) -> None:
+def _pawn_arrival(f: int, t: int, white: bool, takes_king: bool, append: Callable[[Move], None]) -> None:
     if BB[t] & (chess.BB_RANK_8 if white else chess.BB_RANK_1) and not takes_king:
         uci = UCI[f][t]
         for promotion in PROMOTIONS:
             append((uci + PROMOTION_LETTERS[promotion], f, t, promotion))
     else:
         append(MOVE[f][t])
-
-
-def attacks(square: int, occupied: int, piece_type: int) -> int:
-    """Squares a piece of `piece_type` (not a pawn) on `square` attacks, whoever stands there."""
-    if piece_type == KNIGHT:
-        return _KNIGHT[square]
-    if piece_type == KING:
-        return _KING[square]
-    return _sliding(square, occupied, piece_type)
 
 
 def piece_names(part: int) -> tuple[str, ...]:
@@ -250,7 +267,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     return run
 
 
-def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
+def move_names(state: State, piece_type: int, white: bool) -> list[str]:
     """UCI names of `moves(state, piece_type, white, castling=False)`, built faster.
 
     The last die of a turn needs no child states, only names: this is the leaf level of
@@ -260,20 +277,16 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
     own = state[piece_type] & us
     if piece_type == PAWN:
         return [m[0] for m in moves(state, PAWN, white, False)]
-    names = []
+    names: list[str] = []
     extend = names.extend
     runs = _NAMES
-    leaper = piece_type == KNIGHT or piece_type == KING
-    if leaper:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
-    else:
-        occupied = us | state[THEM]
+    attack = ATTACKS[piece_type]
+    occupied = us | state[THEM]
     while own:
         low = own & -own
         own ^= low
         f = low.bit_length() - 1
-        targets = (table[f] if leaper else _sliding(f, occupied, piece_type)) & ~us
-        key = targets << 6 | f
+        key = (attack(f, occupied) & ~us) << 6 | f
         run = runs.get(key)
         if run is None:
             run = piece_names(key)
@@ -281,7 +294,7 @@ def move_names(state: tuple, piece_type: int, white: bool) -> list[str]:
     return names
 
 
-def has_move(state: tuple, piece_type: int, white: bool) -> bool:
+def has_move(state: State, piece_type: int, white: bool) -> bool:
     """Whether any piece of the mover of `piece_type` has a micro-move (castling aside)."""
     us = state[US]
     own = state[piece_type] & us
@@ -289,14 +302,12 @@ def has_move(state: tuple, piece_type: int, white: bool) -> bool:
         return False
     if piece_type == PAWN:
         return bool(moves(state, PAWN, white, False))
-    if piece_type == KNIGHT or piece_type == KING:
-        table = _KNIGHT if piece_type == KNIGHT else _KING
-        return any(table[f] & ~us for f in bits(own))
+    attack = ATTACKS[piece_type]
     occupied = us | state[THEM]
-    return any(_sliding(f, occupied, piece_type) & ~us for f in bits(own))
+    return any(attack(f, occupied) & ~us for f in bits(own))
 
 
-def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool):
+def play(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple[State, int, int]:
     """Apply one micro-move of the mover's `piece_type` piece on `f`.
 
     Returns (new state, captured piece type or 0, mask of the en-passant target it creates).
@@ -313,7 +324,7 @@ def play(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: b
     return advance(state, piece_type, f, t, promotion, white), captured, created
 
 
-def advance(state: tuple, piece_type: int, f: int, t: int, promotion: int, white: bool) -> tuple:
+def advance(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> State:
     """The state after one micro-move: `play` without the facts about it (the tree's hot path)."""
     s = list(state)
     from_bb = BB[f]

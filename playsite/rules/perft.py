@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import chess
 
-from .movegen import moves, play
+from .movegen import State, moves, play
 from .position import DIE_FACES, Position
 from .tree import state_of
 
@@ -33,7 +33,7 @@ def perft(position: Position, piece_type: chess.PieceType, depth: int) -> int:
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
 
-    def count(state: tuple, white: bool, depth: int) -> int:
+    def count(state: State, white: bool, depth: int) -> int:
         candidates = moves(state, piece_type, white, True)
         if depth == 1:
             return len(candidates)

@@ -10,6 +10,8 @@ both colours, plus one occupancy mask per colour), so positions are small, hasha
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 import chess
 
@@ -22,7 +24,7 @@ NO_PROGRESS_LIMIT = 100
 
 
 
-def _dice_tuple(dice) -> tuple[int, ...]:
+def _dice_tuple(dice: Iterable[int]) -> tuple[int, ...]:
     values = tuple(sorted(int(d) for d in dice))
     if any(d not in DIE_FACES for d in values):
         raise ValueError(f"dice must be faces 1..6, got {list(dice)!r}")
@@ -31,7 +33,7 @@ def _dice_tuple(dice) -> tuple[int, ...]:
     return values
 
 
-def _checked_dice(instance, attribute, value) -> None:
+def _checked_dice(instance: object, attribute: attrs.Attribute[tuple[int, ...]], value: tuple[int, ...]) -> None:
     if value != _dice_tuple(value):
         raise ValueError(f"dice must be a sorted tuple of faces 1..6, got {value!r}")
 
@@ -67,7 +69,7 @@ class Position:
     dice: tuple[int, ...] = attrs.field(default=(), validator=_checked_dice)
     """The side to move's unspent dice, sorted ascending; () while no roll is pending."""
 
-    def with_dice(self, dice) -> Position:
+    def with_dice(self, dice: Iterable[int]) -> Position:
         """This position with `dice` (any order) pending for the side to move."""
         return attrs.evolve(self, dice=_dice_tuple(dice))
 

@@ -18,7 +18,7 @@ by every node whose last micro-move leaves the same moves. Treat it as read-only
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import chess
 
@@ -26,6 +26,7 @@ from . import movegen
 from .dfen import format_dfen
 from .movegen import (
     ALL,
+    ATTACKS,
     CASTLING,
     EP,
     KING,
@@ -34,8 +35,9 @@ from .movegen import (
     ROOK,
     THEM,
     US,
+    Move,
+    State,
     advance,
-    attacks,
     bits,
     capture_key,
     move_names,
@@ -48,6 +50,9 @@ from .movegen import (
 from .position import Position
 
 MoveTree = dict[str, "MoveTree"]
+TreeView = Mapping[str, "TreeView"]
+"""Any tree of UCI keys, read-only: a `MoveTree` or one built elsewhere (the tests' brute force)."""
+Dice = tuple[int, ...]
 
 # Every complete turn ends in this same empty dict; sharing it keeps trees small.
 _LEAF: MoveTree = {}
@@ -61,7 +66,7 @@ class NoDicePending(ValueError):
         self.dfen = dfen
 
 
-def state_of(position: Position) -> tuple:
+def state_of(position: Position) -> State:
     """The mover-relative search state of `position` (see movegen)."""
     us, them = (position.white, position.black) if position.turn else (position.black, position.white)
     return (
@@ -78,10 +83,10 @@ def state_of(position: Position) -> tuple:
     )
 
 
-def _removals() -> dict:
+def _removals() -> dict[tuple[Dice, int], Dice]:
     """(remaining dice, face) → remaining dice after spending that face, for every pool."""
     table = {}
-    pools = {()}
+    pools: set[Dice] = {()}
     for _ in range(3):
         pools |= {tuple(sorted(p + (d,))) for p in pools for d in range(1, 7)}
     for pool in pools:
@@ -93,11 +98,11 @@ def _removals() -> dict:
 
 
 _SPEND = _removals()
-_FACES = {pool: tuple(sorted(set(pool))) for pool, _ in _SPEND}
+_FACES: dict[Dice, Dice] = {pool: tuple(sorted(set(pool))) for pool, _ in _SPEND}
 _FACES[()] = ()
 
 
-def _castling_rest(dice: tuple) -> tuple | None:
+def _castling_rest(dice: Dice) -> Dice | None:
     if KING in dice and ROOK in dice:
         return _SPEND[_SPEND[dice, KING], ROOK]
     return None
@@ -119,15 +124,16 @@ class _TurnSearch:
 
     def __init__(self, white: bool) -> None:
         self.white = white
-        self.spend_memo: dict = {}
-        self.tree_memo: dict = {}
-        self.leaf_memo: dict = {}  # the nodes whose every entry completes the turn
-        self.leaves_by_targets: dict = {}  # the same for one non-pawn die, by (targets << 6 | square, ...)
-        self.pawn_leaves: dict = {}  # the same for one pawn die, by (push_key, capture keys...)
+        self.spend_memo: dict[tuple[State, Dice], int] = {}
+        self.tree_memo: dict[tuple[State, Dice], MoveTree] = {}
+        self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # the nodes whose every entry completes the turn
+        # The same for one non-pawn die, by (targets << 6 | square, ...):
+        self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
+        self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
 
-    def max_spend(self, state: tuple, dice: tuple) -> int:
+    def max_spend(self, state: State, dice: Dice) -> int:
         """Most dice any sequence from here can spend (a king capture stops a sequence)."""
         key = (state, dice)
         known = self.spend_memo.get(key)
@@ -154,15 +160,15 @@ class _TurnSearch:
                             break
                 if best == full:
                     break
-            rest = _castling_rest(dice)
-            if best < full and rest is not None and state[CASTLING]:
+            castled = _castling_rest(dice)
+            if best < full and castled is not None and state[CASTLING]:
                 for _, f, t, _ in _castles(state, white):
                     child = advance(state, KING, f, t, 0, white)
-                    best = max(best, 2 + (self.max_spend(child, rest) if rest else 0))
+                    best = max(best, 2 + (self.max_spend(child, castled) if castled else 0))
         self.spend_memo[key] = best
         return best
 
-    def build(self, state: tuple, dice: tuple) -> MoveTree:
+    def build(self, state: State, dice: Dice) -> MoveTree:
         key = (state, dice)
         need = len(dice) - self.unspent
         if need == 1:
@@ -172,7 +178,7 @@ class _TurnSearch:
             return known
         white = self.white
         bb = movegen.BB
-        tree = {}
+        tree: MoveTree = {}
         turns = 0
         kings = state[KING] & state[THEM]
         counts = self.counts
@@ -190,14 +196,14 @@ class _TurnSearch:
                 if subtree:
                     tree[uci] = subtree
                     turns += counts[id(subtree)]
-        rest = _castling_rest(dice)
-        if rest is not None and state[CASTLING]:
+        castled = _castling_rest(dice)
+        if castled is not None and state[CASTLING]:
             for uci, f, t, _ in _castles(state, white):
                 if need == 2:
                     tree[uci] = _LEAF
                     turns += 1
                     continue
-                subtree = self.build(advance(state, KING, f, t, 0, white), rest)
+                subtree = self.build(advance(state, KING, f, t, 0, white), castled)
                 if subtree:
                     tree[uci] = subtree
                     turns += len(subtree) if need == 3 else counts[id(subtree)]
@@ -205,7 +211,7 @@ class _TurnSearch:
         counts[id(tree)] = turns
         return tree
 
-    def above_leaves(self, state: tuple, face: int, rest: tuple, tree: MoveTree) -> int:
+    def above_leaves(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         """Put into `tree` the micro-moves of `face` after which one micro-move completes the
         turn (their children are leaf nodes); return the complete turns they add. Most of a
         tree's work is here."""
@@ -224,18 +230,27 @@ class _TurnSearch:
         kings = state[KING] & state[THEM]
         us = state[US]
         occupied = us | state[THEM]
+        attack = ATTACKS[last]
         pieces = []
+        parts = []
         span = 0
-        for square in bits(state[last] & us):
-            reach = attacks(square, occupied, last)
+        own = state[last] & us
+        while own:
+            low = own & -own
+            own ^= low
+            square = low.bit_length() - 1
+            reach = attack(square, occupied)
             span |= reach
-            pieces.append((square, reach, (reach & ~us) << 6 | square))
-        unmoved = tuple(part for _, _, part in pieces)
+            part = (reach & ~us) << 6 | square
+            pieces.append((square, reach, part))
+            parts.append(part)
+        unmoved = tuple(parts)
         en_passant = state[EP] if face == PAWN else 0
         moving = face == last
         unmoved_leaf = None
         leaves = self.leaves_by_targets
         turns = 0
+        subtree: MoveTree | None
         for uci, f, t, promotion in moves(state, face, white, False):
             if kings & bb[t]:
                 tree[uci] = _LEAF
@@ -255,13 +270,13 @@ class _TurnSearch:
                         if square == f:
                             continue  # the piece moving
                         if arrives and square > t:
-                            parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
+                            parts.append((attack(t, now_occupied) & ~now_us) << 6 | t)
                             arrives = False
                         if reach & changed:
-                            part = (attacks(square, now_occupied, last) & ~now_us) << 6 | square
+                            part = (attack(square, now_occupied) & ~now_us) << 6 | square
                         parts.append(part)
                     if arrives:
-                        parts.append((attacks(t, now_occupied, last) & ~now_us) << 6 | t)
+                        parts.append((attack(t, now_occupied) & ~now_us) << 6 | t)
                     key = tuple(parts)
                 else:
                     if unmoved_leaf is None:
@@ -277,19 +292,19 @@ class _TurnSearch:
                 turns += len(subtree)
         return turns
 
-    def leaf_of_parts(self, parts: tuple) -> MoveTree:
+    def leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
         """The leaf node of pieces' moves, `parts` = (targets << 6 | square, ...) in square order."""
         known = self.leaves_by_targets.get(parts)
         return self.new_leaf_of_parts(parts) if known is None else known
 
-    def new_leaf_of_parts(self, parts: tuple) -> MoveTree:
-        names = []
+    def new_leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
+        names: list[str] = []
         for part in parts:
             names += piece_names(part)
         node = self.leaves_by_targets[parts] = dict.fromkeys(names, _LEAF)
         return node
 
-    def _above_pawn_leaves(self, state: tuple, face: int, tree: MoveTree) -> int:
+    def _above_pawn_leaves(self, state: State, face: int, tree: MoveTree) -> int:
         """`above_leaves` with one pawn die left, another piece moving now, and no en passant:
         the pawns stay where they are, so a child's pawn moves follow from the squares this
         micro-move empties and fills (pushes) and the piece it takes (captures)."""
@@ -321,9 +336,9 @@ class _TurnSearch:
                 turns += 1
                 continue
             changed = bb[f] | bb[t]
-            key = (pushes if not changed & steps else push_key(own, (occupied | changed) ^ bb[f], white),)
+            key: tuple[int, ...] = (pushes if not changed & steps else push_key(own, (occupied | changed) ^ bb[f], white),)
             if bb[t] & prey:
-                parts = []
+                parts: list[int] = []
                 for square, targets in captors:
                     targets &= ~bb[t]
                     if targets:
@@ -342,7 +357,7 @@ class _TurnSearch:
                 turns += len(subtree)
         return turns
 
-    def _above_leaves_by_state(self, state: tuple, face: int, rest: tuple, tree: MoveTree) -> int:
+    def _above_leaves_by_state(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         white = self.white
         bb = movegen.BB
         kings = state[KING] & state[THEM]
@@ -362,15 +377,15 @@ class _TurnSearch:
                 turns += len(subtree)
         return turns
 
-    def leaf(self, key: tuple) -> MoveTree:
+    def leaf(self, key: tuple[State, Dice]) -> MoveTree:
         """The node of `key` = (state, dice) one micro-move short of complete: any single
         micro-move completes the turn (castling would spend 2 dice, more than are left)."""
         known = self.leaf_memo.get(key)
         return self.new_leaf(key) if known is None else known
 
-    def new_leaf(self, key: tuple) -> MoveTree:
+    def new_leaf(self, key: tuple[State, Dice]) -> MoveTree:
         state, dice = key
-        names = []
+        names: list[str] = []
         for face in _FACES[dice]:
             names += move_names(state, face, self.white)
         node = self.leaf_memo[key] = dict.fromkeys(names, _LEAF)
@@ -384,7 +399,7 @@ class _TurnSearch:
         return len(tree) if known is None else known
 
 
-def _castles(state: tuple, white: bool):
+def _castles(state: State, white: bool) -> list[Move]:
     return [m for m in moves(state, KING, white, True) if m[0] in movegen.CASTLE_UCIS and abs(m[2] - m[1]) == 2]
 
 
@@ -421,12 +436,12 @@ def _searched(position: Position) -> tuple[_TurnSearch, MoveTree]:
     return search, search.build(state, position.dice)
 
 
-def count_turns(tree: Mapping) -> int:
+def count_turns(tree: TreeView) -> int:
     """Number of complete turns (root-to-leaf paths); shared subtrees are counted once each."""
     return _count(tree, {}) if tree else 0
 
 
-def _count(node: Mapping, counts: dict[int, int]) -> int:
+def _count(node: TreeView, counts: dict[int, int]) -> int:
     # Module-level rather than a closure: a recursive closure refers to itself through its cell,
     # a reference cycle per call that only the cyclic collector could free. A leaf counts
     # without a call: most entries of a tree are leaves.
@@ -442,11 +457,11 @@ def _count(node: Mapping, counts: dict[int, int]) -> int:
     return total
 
 
-def iter_turns(tree: Mapping):
+def iter_turns(tree: TreeView) -> Iterator[tuple[str, ...]]:
     """Every complete turn of `tree` as a tuple of UCI strings (expands shared subtrees)."""
     if not tree:
         return
-    stack = [((), tree)]
+    stack: list[tuple[tuple[str, ...], TreeView]] = [((), tree)]
     while stack:
         prefix, node = stack.pop()
         for uci, child in node.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NoReturn
 
 import attrs
 import chess
@@ -131,7 +132,7 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
         )
     moves = tuple(moves)
 
-    def reject(reason: str):
+    def reject(reason: str) -> NoReturn:
         raise IllegalTurn(reason, dfen=format_dfen(position), moves=moves)
 
     if not all(isinstance(m, str) for m in moves):
@@ -143,7 +144,7 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
     turn = _Turn(position)
     if not tree and moves:
         reject(f"no legal move with this roll: the turn is a forced pass, but {moves[0]} was submitted")
-    node: Mapping = tree
+    node: Mapping[str, MoveTree] = tree
     for index, uci in enumerate(moves):
         if uci not in node:
             if index and not node:

@@ -135,10 +135,10 @@ async def test_trees_asked_together_go_to_a_worker_as_one_batch():
 
 async def test_a_tree_no_worker_takes_in_time_is_taken_back_while_every_worker_is_busy():
     sample = positions(400, seed=21)
-    heavy = sorted(sample, key=lambda p: expected(p)[1], reverse=True)[:16] * 4  # one batch: >= 0.2 s of work
+    heavy = sorted(sample, key=lambda p: expected(p)[1], reverse=True)[:16] * 4  # one batch: ~70 ms of work
     extra = sample[1]
     async with trio.open_nursery() as nursery:
-        pool = await started_pool(nursery, take_back_after_s=0.05)
+        pool = await started_pool(nursery, take_back_after_s=0.02)
         answers = {}
 
         async def compute(index, position):
@@ -149,7 +149,7 @@ async def test_a_tree_no_worker_takes_in_time_is_taken_back_while_every_worker_i
                 asking.start_soon(compute, index, position)
             await trio.testing.wait_all_tasks_blocked()
             assert pool.busy == 1, "the worker holds the batch"
-            # Asked while the only worker is busy: taken back after 0.05 s, computed here.
+            # Asked while the only worker is busy: taken back after 0.02 s, computed here.
             assert unpacked(await pool.compute(extra)) == expected(extra)
             assert (pool.taken_back, pool.computed_here) == (1, 1)
         # The worker's batch is answered all the same; the dispatcher skips what was taken back.
