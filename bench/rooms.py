@@ -130,15 +130,16 @@ async def play_seat(slot: GameSlot, subscriber: QueueSubscriber, rng: random.Ran
         roll = _ROLL.match(text)
         if roll is None or roll[2] != seat:
             continue
-        moves = room.published.moves_body()
-        if moves["version"] != int(roll[1]) or not moves["legalMoves"]:
+        view = room.published
+        tree = view.tree
+        if view.version != int(roll[1]) or not tree:
             continue  # a forced pass: the room plays it by itself
         if think_s:
             await trio.sleep(rng.uniform(0, 2 * think_s))
         if slot.turns >= TURNS_PER_GAME:
             command = Resign()
         else:
-            command = SubmitTurn(random_turn(moves["legalMoves"], rng))
+            command = SubmitTurn(random_turn(tree, rng))
             slot.turns += 1
             slot.sent_at = trio.current_time()
         intent = PlayerCommand(seat, command)

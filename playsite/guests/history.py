@@ -13,6 +13,7 @@ from datetime import datetime
 import attrs
 import psycopg
 
+from playsite import principals
 from playsite.ratings.queries import RESULTS, nicknames_of, own_game, read_opponents
 
 GAMES_PAGE = 20
@@ -49,7 +50,7 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
         conditions.append("(other IS NULL OR other NOT LIKE 'bot:%%')")
     elif wanted.vs is not None:
         conditions.append("other = %(vs)s")
-        values["vs"] = f"bot:{wanted.vs}"
+        values["vs"] = principals.bot(wanted.vs)
     if wanted.result is not None:
         conditions.append("score = %(score)s")
         values["score"] = SCORES[wanted.result]
