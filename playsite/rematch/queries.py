@@ -1,5 +1,5 @@
-"""Rematch's durable records (sql/008_rematch.sql). Every function takes a connection and runs
-inside `Database.run`'s transaction.
+"""Rematch's queries over its durable records (sql/008_rematch.sql), and the rows they return.
+Every function takes a connection and runs inside `Database.run`'s transaction.
 
 Serialisation is the database's: every command on a source locks that source's opportunity
 row (`lock`, SELECT ... FOR UPDATE) for its whole transaction, so the commands of one source
