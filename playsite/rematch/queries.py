@@ -100,7 +100,7 @@ def lock(conn: psycopg.Connection, source_game_id: str, ended_at: float) -> Oppo
 
 def save(conn: psycopg.Connection, opportunity: Opportunity) -> None:
     """Write the (locked) opportunity's phase and fields. A committed successor is never
-    overwritten: a row that is `matched` stays so (rule 8)."""
+    overwritten: a row that is `matched` stays so (service.md, Rematch opportunity rule 8)."""
     conn.execute(
         "UPDATE rematch_opportunities SET phase = %s, proposed_at = %s, initiator = %s, consents = %s,"
         " closed_reason = %s, updated_at = now() WHERE source_game_id = %s AND phase <> 'matched'",

@@ -4,8 +4,8 @@
     POST /games/{id}/rematch        {requestId, action}: one command, answered with the state
     GET  /games/{id}/continuation   the public projection
 
-Who the caller is (authentication rules 1-8): the signed-in account whose principal holds a
-final source seat, else the `X-Rematch-Seat-Token` header matching the capability of a seat
+Who the caller is (service.md, Rematch authentication rules 1-8): the signed-in account
+whose principal holds a final source seat, else the `X-Rematch-Seat-Token` header matching the capability of a seat
 a guest held, accepted only over HTTPS (`http.auth.over_https`: TLS to this server, a
 loopback peer, or a PLAY_TRUSTED_PROXIES proxy saying `X-Forwarded-Proto: https`). A guest's
 token never opens an account's seat; a guest id or a nickname alone
@@ -102,7 +102,8 @@ def rematch_routes(
         return await service().source(game_id)
 
     async def participant(source: Source) -> Seat:
-        """The source seat the caller holds (rules 1-3), else 401/403 with no state."""
+        """The source seat the caller holds (service.md, Rematch authentication rules 1-3),
+        else 401/403 with no state."""
         account = await accounts.signed_in(credentials()) if accounts.enabled else None
         if account is not None:
             seat = source.seat_held_by(account.principal)
@@ -139,7 +140,7 @@ def rematch_routes(
     async def command_rematch(game_id: str) -> Response:
         rematches = service()
         limit(mutations, f"address:{client_address()}")
-        # Before any seat is looked up (rule 5); the same 403 as for a stranger.
+        # Before any seat is looked up (service.md, Rematch authentication rule 5); the same 403 as for a stranger.
         with in_rematch_words():
             await origins.require_write(routes.refusal(Refused("not_participant")))
         request_id, action = await command_body()

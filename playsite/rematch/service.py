@@ -138,8 +138,8 @@ class Rematches:
                     log.warning("rematch scan skipped: %s", error)
 
     async def recover(self) -> None:
-        """Rule 7: every `offered` or `starting` opportunity without a committed successor is
-        closed for good. (A committed successor that never began is aborted by its own room
+        """service.md, Rematch opportunity rule 7: every `offered` or `starting` opportunity
+        without a committed successor is closed for good. (A committed successor that never began is aborted by its own room
         when it is resumed: no result, no rating, the source not reopened.)"""
         closed = await self._run(lambda conn: queries.close_unfinished(conn, self.wall(), OFFER_WINDOW_S))
         for source, reason in closed:
@@ -279,8 +279,8 @@ class Rematches:
         return state
 
     async def _settings_admissible(self, source: Source) -> bool:
-        """Rule 14: the successor copies the source's settings or is not made. A rated game
-        needs both participants to be active accounts still (and sign-in to be on)."""
+        """service.md, Rematch opportunity rule 14: the successor copies the source's settings
+        or is not made. A rated game needs both participants to be active accounts still (and sign-in to be on)."""
         if not source.rated:
             return True
         if not self.accounts_enabled:
@@ -326,8 +326,8 @@ class Rematches:
             done.set()
 
     async def _create_successor(self, source: Source) -> None:
-        """Rule 17: one colour draw, then one transaction (fenced, unique per source), then
-        the room is hosted behind its startup gate."""
+        """service.md, Rematch opportunity rule 17: one colour draw, then one transaction
+        (fenced, unique per source), then the room is hosted behind its startup gate."""
         swap = secrets.randbelow(2) == 1  # a fresh, independent 50/50 draw
         white_moves_to = Seat.BLACK if swap else Seat.WHITE
         principal_at = {
