@@ -139,8 +139,9 @@ class Rematches:
 
     async def recover(self) -> None:
         """service.md, Rematch opportunity rule 7: every `offered` or `starting` opportunity
-        without a committed successor is closed for good. (A committed successor that never began is aborted by its own room
-        when it is resumed: no result, no rating, the source not reopened.)"""
+        without a committed successor is closed for good. (A committed successor that never
+        began is aborted by its own room when it is resumed: no result, no rating, the source
+        not reopened.)"""
         closed = await self._run(lambda conn: queries.close_unfinished(conn, self.wall(), OFFER_WINDOW_S))
         for source, reason in closed:
             log.info("rematch of %s closed at boot (%s)", source, reason)
@@ -280,7 +281,8 @@ class Rematches:
 
     async def _settings_admissible(self, source: Source) -> bool:
         """service.md, Rematch opportunity rule 14: the successor copies the source's settings
-        or is not made. A rated game needs both participants to be active accounts still (and sign-in to be on)."""
+        or is not made. A rated game needs both participants to be active accounts still (and
+        sign-in to be on)."""
         if not source.rated:
             return True
         if not self.accounts_enabled:
