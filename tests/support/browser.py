@@ -80,13 +80,18 @@ def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> 
     on), without submitting it."""
     roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
     moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
+    click_turn(page, moves)
+    return moves
+
+
+def click_turn(page, moves: list[str]) -> None:
+    """Click a turn's micro-moves on the board (and a promotion's piece), not submitting it."""
     for uci in moves:
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')
         if len(uci) == 5:
             page.click(f'#promotion button[data-move="{uci}"]')
     expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
-    return moves
 
 
 def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
