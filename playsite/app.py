@@ -74,19 +74,28 @@ def create_app(services: Services) -> QuartTrio:
             body["revision"] = services.revision
         return json_response(body)
 
+    settings = services.settings
     for family in (
-        game_routes(services),
-        rematch_routes(services),
-        websocket_routes(services),
-        archive_routes(services),
+        game_routes(services.registry, services.store, services.sockets, settings),
+        rematch_routes(
+            services.rematches, services.accounts, services.origins, trusted_proxies=settings.trusted_proxies
+        ),
+        websocket_routes(
+            services.registry, services.accounts, services.sockets,
+            connects_per_minute=settings.socket_connects_per_minute,
+        ),
+        archive_routes(services.store),
         identity_routes(services.bots, services.registry, services.ratings),
-        lobby_routes(services),
-        gameplay_routes(services.registry, services.bots, services.settings),
+        lobby_routes(
+            services.lobby, bots=services.bots, events=services.bot_events, accounts=services.accounts,
+            admission=services.registry.admission, ratings=services.ratings, wakes=services.wakes,
+        ),
+        gameplay_routes(services.registry, services.bots, settings),
         stream_routes(
             services.bots, services.bot_events, services.registry,
-            keepalive_s=services.settings.ndjson_keepalive_ms / 1000,
+            keepalive_s=settings.ndjson_keepalive_ms / 1000,
         ),
-        webhook_routes(services),
+        webhook_routes(services.webhooks, services.bots),
         ratings_routes(services.database),
         strength_routes(services.strength, services.bots),
         guest_routes(services.database),
@@ -97,12 +106,14 @@ def create_app(services: Services) -> QuartTrio:
     ):
         app.register_blueprint(family)
     if services.accounts.enabled:
-        app.register_blueprint(account_routes(services))
+        app.register_blueprint(account_routes(services.accounts, services.origins, services.registry))
     if services.management is not None:
-        app.register_blueprint(management_routes(services, "owner"))
-        app.register_blueprint(management_routes(services, "admin"))
+        for authority in ("owner", "admin"):
+            app.register_blueprint(
+                management_routes(services.management, services.accounts, services.origins, authority)
+            )
     if services.showcase is not None:
-        app.register_blueprint(showcase_routes(services))
-    if services.settings.metrics_token:
+        app.register_blueprint(showcase_routes(services.showcase, services.accounts, services.origins))
+    if settings.metrics_token:
         app.register_blueprint(metrics_routes(services))
     return app

@@ -11,6 +11,7 @@ import logging
 import signal
 import socket
 import sys
+from collections.abc import Callable
 
 import trio
 from hypercorn.config import Config as HypercornConfig
@@ -25,7 +26,7 @@ from playsite.loopwatch import LoopWatch
 from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
-from playsite.services import boot
+from playsite.services import Services, boot
 from playsite.wire import MAX_COMMAND_BYTES
 
 log = logging.getLogger("playsite")
@@ -46,9 +47,23 @@ async def main(settings: Settings, *, task_status: trio.TaskStatus[list[str]] = 
         services = await boot(settings, nursery)
         shutdown = trio.Event()
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
-        await run_http(create_app(services), settings, shutdown, task_status=_AfterBoot(task_status, settings, services.gc_watch, services.loop_watch))
+        await serve(services, shutdown, task_status=task_status)
         # hypercorn returns once its graceful shutdown is over; stop everything else.
         nursery.cancel_scope.cancel()
+
+
+async def serve(
+    services: Services, shutdown: trio.Event, *, wrap: Callable[[ASGIFramework], ASGIFramework] | None = None,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the booted `services` over HTTP until `shutdown`: the one way a server is served
+    (`playsite serve`, `playsite demo`). Once the port is open the collector is tuned and the
+    event loop's watch armed (`_AfterBoot`). `wrap` puts an ASGI layer around the app (the
+    demo's redirect to its public origin)."""
+    app: ASGIFramework = create_app(services)
+    settings = services.settings
+    after_boot = _AfterBoot(task_status, settings, services.gc_watch, services.loop_watch)
+    await run_http(wrap(app) if wrap is not None else app, settings, shutdown, task_status=after_boot)
 
 
 async def run_http(

@@ -54,6 +54,14 @@ LAYERS = (
     Layer("playsite.lobby.people_seeks",
           may_import=(*CODECS, "playsite.tokens", "playsite.refusals", "playsite.lobby.seek_board"),
           never_import=WEB_FRAMEWORKS),
+    # The settings read UUIDs (PLAY_ADMINS) through principals.py and import nothing else of playsite.
+    Layer("playsite.config", may_import=("playsite.principals",), never_import=WEB_FRAMEWORKS),
+    # Functions of a connection (a package's queries.py) import the rows they build, no service.
+    Layer("playsite.strength.queries", may_import=("playsite.strength.report",), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.ratings.queries", may_import=("playsite.principals", "playsite.ratings.book", "playsite.wire.instant"),
+          never_import=WEB_FRAMEWORKS),
+    Layer("playsite.showcase.queries", may_import=(), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.webhooks.slot_queries", may_import=(), never_import=WEB_FRAMEWORKS),
 )
 """What each layer may import (docs/architecture.md, "Layers"). A rule for another layer is
 one more line, e.g. `Layer("playsite.services", never_import=("quart",))`."""
@@ -61,8 +69,11 @@ one more line, e.g. `Layer("playsite.services", never_import=("quart",))`."""
 ONLY_FROM_THE_TOP = {
     "playsite.app": ("playsite.server", "playsite.cli"),
     "playsite.server": ("playsite.cli",),
+    # Every service in one value: a package importing it would be tied to every other package.
+    # Route factories take the few services they use; the app hands them over.
+    "playsite.services": ("playsite.app", "playsite.server", "playsite.cli", "playsite.metrics", "playsite.demo"),
 }
-"""Modules only the top of the stack may import."""
+"""Modules only the top of the stack may import, and who may."""
 
 
 SPEAKING_HTTP = ("quart", "quart_trio", "hypercorn", "werkzeug")
@@ -88,8 +99,9 @@ def is_route_module(name: str) -> bool:
     return name.rpartition(".")[2].endswith("routes")
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
+    """The dotted name of the module at `path` (a file under `root`, the repository)."""
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -248,3 +260,42 @@ def test_route_modules_are_imported_only_by_the_app():
     routes = {m for m in graph if is_route_module(m)}
     wrong = [f"{m} -> {t}" for m, ts in graph.items() for t in ts & routes if m != "playsite.app" and not m.endswith("routes")]
     assert not wrong, wrong
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def imported_tests(paths: list[Path], root: Path = PACKAGE.parent) -> list[str]:
+    """Every import of a test module (`test_*`) or a conftest by a module in `paths` (files
+    under `root`), as "module -> import": what tests share lives in tests/support/."""
+    names = {path: module_name(path, root) for path in paths}
+    modules = frozenset(names.values())
+    wrong = []
+    for path in sorted(paths):
+        for target in sorted(imports_of(path, modules, name=names[path])):
+            leaf = target.rpartition(".")[2]
+            if target.split(".")[0] == "tests" and (leaf.startswith("test_") or leaf == "conftest"):
+                wrong.append(f"{names[path]} -> {target}")
+    return wrong
+
+
+def test_no_test_module_imports_another_test_module_or_a_conftest():
+    wrong = imported_tests(list(TESTS.rglob("*.py")))
+    assert not wrong, f"move what they share into tests/support/ (fixtures too): {wrong}"
+
+
+def test_the_test_import_check_finds_imported_tests(tmp_path):
+    sources = {
+        "tests/web/conftest.py": "from tests.support.browser import chromium\n",
+        "tests/web/test_a.py": "from tests.web.conftest import PHONE\nfrom .test_b import pending\n",
+        "tests/web/test_b.py": "from tests.web import test_a\nfrom tests.web import helpers\nimport tests.support.app\n",
+        "tests/web/helpers.py": "",
+    }
+    for name, text in sources.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert imported_tests(list(tmp_path.rglob("*.py")), tmp_path) == [
+        "tests.web.test_a -> tests.web.conftest",
+        "tests.web.test_a -> tests.web.test_b",
+        "tests.web.test_b -> tests.web.test_a",
+    ]

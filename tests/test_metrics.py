@@ -16,8 +16,8 @@ from playsite.games.creation import create_human_game
 from playsite.gcwatch import GEN0_THRESHOLD, YOUNG_PERIOD_S, GcWatch, run_gc_watch
 from playsite.rooms.intents import Rebind
 from playsite.wire import WHITE, Fischer, Resign, SubmitTurn
-from tests.rooms.harness import attach, command, sparing_turn
 from tests.support.app import booted, test_client
+from tests.support.rooms import attach, command, sparing_turn
 from tests.support.waiting import wait_until
 
 TOKEN = "metrics-token-for-tests"

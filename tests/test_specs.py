@@ -185,9 +185,10 @@ async def test_every_app_route_is_documented_and_every_documented_route_is_serve
     async with booted_app(Settings(showcase_enabled=True, showcase_bot="acme/star", metrics_token="t")) as app:
         # Sign-in needs PostgreSQL and a provider to be mounted, and bot management (/me, /admin)
         # needs sign-in and PLAY_CORS_ORIGINS as well; their routes are listed all the same.
-        app.register_blueprint(account_routes(app.services))
+        services = app.services
+        app.register_blueprint(account_routes(services.accounts, services.origins, services.registry))
         for authority in ("owner", "admin"):
-            app.register_blueprint(management_routes(app.services, authority))
+            app.register_blueprint(management_routes(None, services.accounts, services.origins, authority))
     served = set()
     for rule in app.url_map.iter_rules():
         if rule.endpoint in FRAMEWORK_ENDPOINTS:

@@ -27,9 +27,10 @@ from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SES
 from playsite.http.auth import client_address, credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, invalid_request, render
+from playsite.http.origin import OriginPolicy
 from playsite.http.ratelimit import RateLimiter, limit_by_address, limit_by_key
 from playsite.http.responses import json_response
-from playsite.services import Services
+from playsite.rooms.registry import Registry
 
 log = logging.getLogger("playsite.accounts")
 
@@ -77,9 +78,8 @@ def sign_in_parts(accounts: Accounts) -> tuple[Sessions, OidcClient]:
     return accounts.sessions, accounts.oidc
 
 
-def account_routes(services: Services) -> RouteFamily:
+def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry) -> RouteFamily:
     routes = RouteFamily("accounts", __name__, shape=PROBLEM_SHAPE)
-    accounts = services.accounts
     sign_ins = RateLimiter(SIGN_INS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     secure = True  # the cookies are Secure: browsers keep them on https, and on http://localhost
@@ -102,7 +102,7 @@ def account_routes(services: Services) -> RouteFamily:
         return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
 
     async def write_checks() -> None:
-        await services.origins.require_write(csrf_origin_rejected())
+        await origins.require_write(csrf_origin_rejected())
 
     async def account_change(fields: set[str]) -> tuple[Account, dict]:
         """A change to the signed-in account: the boundary, the session, the per-account
@@ -205,7 +205,7 @@ def account_routes(services: Services) -> RouteFamily:
         account, body = await account_change({"confirm"})
         if body.get("confirm") != DELETE_CONFIRMATION:
             raise invalid_request(f'to delete the account, send {{"confirm": "{DELETE_CONFIRMATION}"}}')
-        if services.registry.seated_unfinished(account.principal):
+        if registry.seated_unfinished(account.principal):
             raise Refusal(409, "account_in_game", "finish or resign your unfinished games first")
         await accounts.run(lambda conn: queries.delete(conn, account.id))
         log.info("account deleted: %s", account.id)

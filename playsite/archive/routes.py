@@ -10,21 +10,21 @@ from quart import Response, request
 from playsite.games.refusals import GAME_STATUSES, canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable
 from playsite.http.responses import json_response
-from playsite.services import Services
+from playsite.store import Store
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 ARCHIVE_LIST_DEFAULT = 30
 ARCHIVE_LIST_MAX = 100
 
 
-def archive_routes(services: Services) -> RouteFamily:
+def archive_routes(store: Store) -> RouteFamily:
     routes = RouteFamily("archive", __name__, statuses=GAME_STATUSES)
 
     @routes.get("/games/<game_id>/history")
     async def read_history(game_id: str) -> Response:
         game_id = canonical_game_id(game_id)
         record = await read_or_unavailable(
-            lambda: services.store.read_archive(game_id), "the history could not be read; try again"
+            lambda: store.read_archive(game_id), "the history could not be read; try again"
         )
         if record is None:
             # Perhaps still being played: the answer may change, so it must not be cached.
@@ -38,7 +38,7 @@ def archive_routes(services: Services) -> RouteFamily:
         if not limit.isdigit() or not 1 <= int(limit) <= ARCHIVE_LIST_MAX:
             raise Refusal(400, "invalid_request", f"limit: a whole number from 1 to {ARCHIVE_LIST_MAX}")
         games = await read_or_unavailable(
-            lambda: services.store.recent_archives(int(limit)), "the finished games could not be read; try again"
+            lambda: store.recent_archives(int(limit)), "the finished games could not be read; try again"
         )
         return json_response({"games": games}, headers={"Cache-Control": "no-cache"})
 

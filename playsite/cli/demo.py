@@ -161,13 +161,12 @@ async def serve_demo(
     showcase, so that the showcase's probe at the real boot finds it ready."""
     import trio
 
-    from playsite.app import create_app
     from playsite.demo.address import one_address
     from playsite.demo.bot import FeaturedBot
     from playsite.demo.league import League
     from playsite.demo.settings import RATING_PERIOD_S
     from playsite.ratings.batch import run_rating_batch
-    from playsite.server import run_http, wait_for_signals
+    from playsite.server import serve, wait_for_signals
     from playsite.services import boot
 
     async with trio.open_nursery() as nursery:
@@ -202,8 +201,9 @@ async def serve_demo(
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
 
         async def http(task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
-            app = one_address(create_app(services), settings.public_origin) if settings.public_origin else create_app(services)
-            await run_http(app, settings, shutdown, task_status=task_status)
+            public = settings.public_origin
+            wrap = (lambda app: one_address(app, public)) if public else None
+            await serve(services, shutdown, wrap=wrap, task_status=task_status)  # as `playsite serve` serves
             nursery.cancel_scope.cancel()  # hypercorn's graceful shutdown is over: stop the rest
 
         binds = await nursery.start(http)

@@ -7,17 +7,19 @@ import json
 from quart import Response
 
 from playsite import principals
+from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.games.refusals import GAME_STATUSES, canonical_game_id, game_not_found
+from playsite.games.socket_limits import SocketLimits
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_unavailable, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
 from playsite.principals import canonical_uuid
-from playsite.rooms.registry import CreationFailed
+from playsite.rooms.registry import CreationFailed, Registry
 from playsite.rooms.room import Room
 from playsite.rooms.view import PublicView
-from playsite.services import Services
+from playsite.store import Store
 from playsite.wire import (
     BLACK,
     DEFAULT_TIME_CONTROL,
@@ -33,17 +35,15 @@ PENDING_RETRY_AFTER_S = 30
 LIST_LIMIT = 50
 
 
-def game_routes(services: Services) -> RouteFamily:
+def game_routes(registry: Registry, store: Store, sockets: SocketLimits, settings: Settings) -> RouteFamily:
     routes = RouteFamily("games", __name__, statuses=GAME_STATUSES)
-    registry = services.registry
-
-    creations = RateLimiter(services.settings.game_creations_per_minute, 60)
+    creations = RateLimiter(settings.game_creations_per_minute, 60)
 
     @routes.post("/games")
     @body_limit(CREATE_BODY_MAX)
     async def create_game() -> Response:
         limit_by_address(creations, "game creations")
-        if registry.awaiting_joins() >= services.settings.unjoined_games_max:
+        if registry.awaiting_joins() >= settings.unjoined_games_max:
             raise Refusal(
                 503, "too_many_pending_games", "too many games are waiting for their players; try again later",
                 {"Retry-After": str(PENDING_RETRY_AFTER_S)},
@@ -65,8 +65,8 @@ def game_routes(services: Services) -> RouteFamily:
                 registry,
                 time_control,
                 rated=rated,
-                seed_window_s=services.settings.dice_seed_window_ms / 1000,
-                durability=services.settings.game_durability,
+                seed_window_s=settings.dice_seed_window_ms / 1000,
+                durability=settings.game_durability,
                 sitters=sitters,
             )
         except CreationFailed:
@@ -91,7 +91,7 @@ def game_routes(services: Services) -> RouteFamily:
         }
         return json_response(body, 201, {"Cache-Control": "no-store, private"})
 
-    watching = services.sockets.spectators_by_game
+    watching = sockets.spectators_by_game
 
     @routes.get("/games")
     async def list_games() -> Response:
@@ -113,7 +113,7 @@ def game_routes(services: Services) -> RouteFamily:
             return room.published
         game_id = canonical_game_id(game_id)
         data = await read_or_unavailable(
-            lambda: services.store.ended_game(game_id), "the game could not be read; try again"
+            lambda: store.ended_game(game_id), "the game could not be read; try again"
         )
         if data is None:
             raise game_not_found()

@@ -20,8 +20,9 @@ import trio
 from quart import websocket
 
 from playsite import principals
+from playsite.accounts.service import Accounts
 from playsite.games.refusals import GAME_STATUSES, game_not_found
-from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES
+from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES, SocketLimits
 from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
@@ -30,8 +31,8 @@ from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
 from playsite.principals import Kind, canonical_uuid, kind_of
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
+from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
-from playsite.services import Services
 from playsite.tokens import matches
 from playsite.wire import (
     SEATS,
@@ -47,13 +48,14 @@ REDEEM_WAIT_S = 5
 answered with the last published state and closed 1013 (try again)."""
 
 
-def websocket_routes(services: Services) -> RouteFamily:
+def websocket_routes(
+    registry: Registry, accounts: Accounts, sockets: SocketLimits, *, connects_per_minute: int
+) -> RouteFamily:
     routes = RouteFamily(
         "game_socket", __name__, statuses={**GAME_STATUSES, **SOCKET_LIMIT_STATUSES},
         retry_after=dict.fromkeys(SOCKET_LIMIT_STATUSES, RETRY_AFTER_S),
     )
-    registry = services.registry
-    connects = RateLimiter(services.settings.socket_connects_per_minute, 60)
+    connects = RateLimiter(connects_per_minute, 60)
 
     @routes.websocket("/games/<game_id>/ws")
     async def game_socket(game_id: str) -> None:
@@ -80,17 +82,17 @@ def websocket_routes(services: Services) -> RouteFamily:
             else:
                 # Who sits down: the signed-in account (its session counts only from an allowed
                 # page), else the guest id. An account always wins over a guest id.
-                caller = await services.accounts.caller(credentials(), guest)
+                caller = await accounts.caller(credentials(), guest)
                 if caller is None:
                     raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
                 rebind = Rebind(seat, caller.principal, caller.name)
-            with services.sockets.holding(room.game_id, client_address(), spectator=False):
+            with sockets.holding(room.game_id, client_address(), spectator=False):
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
                 await serve_subscriber(room, QueueSubscriber(seat))
             return
-        with services.sockets.holding(room.game_id, client_address(), spectator=True):
+        with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
             await serve_subscriber(room, QueueSubscriber(None))
 

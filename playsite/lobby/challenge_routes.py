@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from quart import Response
 
+from playsite.bots.directory import BotDirectory
+from playsite.bots.events import BotEvents
+
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.responses import NO_STORE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.challenges import encode_challenge
+from playsite.lobby.service import Lobby
 from playsite.refusals import Refused
-from playsite.services import Services
 from playsite.wire import Unlimited
 
 
-def mount_challenge_routes(routes: RouteFamily, services: Services) -> None:
-    bots, events, lobby = services.bots, services.bot_events, services.lobby
+def mount_challenge_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory, events: BotEvents) -> None:
 
     @routes.post("/bot/challenge")
     async def create_challenge() -> Response:

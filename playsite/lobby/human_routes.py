@@ -11,6 +11,7 @@ from __future__ import annotations
 from quart import Response
 
 from playsite.accounts.service import Accounts
+from playsite.bots.directory import BotDirectory
 from playsite.bots.games import BotGame, Human
 from playsite.http.auth import credentials
 from playsite.http.bodies import json_object
@@ -19,28 +20,30 @@ from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.catalog import catalog, catalog_card
+from playsite.lobby.service import Lobby
 from playsite.principals import Kind, id_of
-from playsite.services import Services
+from playsite.ratings.book import RatingBook
+from playsite.rooms.admission import Admission
 
 HUMAN_STARTS_PER_MINUTE = 30
 """Per client address, for play-bot and seek accepts together."""
 
 
-def mount_human_routes(routes: RouteFamily, services: Services) -> None:
-    lobby = services.lobby
+def mount_human_routes(
+    routes: RouteFamily, lobby: Lobby, accounts: Accounts, bots: BotDirectory, admission: Admission, ratings: RatingBook
+) -> None:
     starts = RateLimiter(HUMAN_STARTS_PER_MINUTE, 60)
 
     @routes.get("/lobby/bots")
     async def list_catalog() -> Response:
-        admission = services.registry.admission
-        cards = [catalog_card(bot, admission, services.ratings) for bot in catalog(services.bots)]
+        cards = [catalog_card(bot, admission, ratings) for bot in catalog(bots)]
         return json_response({"bots": cards}, headers=NO_CACHE)
 
     @routes.post("/lobby/play-bot")
     async def play_bot() -> Response:
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = await person(services.accounts, body)
+        guest = await person(accounts, body)
         bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
         time_control = bodies.time_control(body, default=None)
         preferred = bodies.optional_side(body, "preferredColor")
@@ -51,7 +54,7 @@ def mount_human_routes(routes: RouteFamily, services: Services) -> None:
     async def guest_accepts_seek() -> Response:
         limit_by_address(starts, "game starts")
         body = await json_object()
-        guest = await person(services.accounts, body)
+        guest = await person(accounts, body)
         game, seat = await lobby.accept_seek(bodies.required_string(body, "seekId"), guest)
         return seat_response(game, seat, guest)
 

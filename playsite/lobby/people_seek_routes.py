@@ -16,6 +16,7 @@ from quart import Response
 
 import secrets
 
+from playsite.accounts.service import Accounts
 from playsite.bots.games import Human
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
@@ -24,7 +25,7 @@ from playsite.http.responses import NO_STORE, json_response
 from playsite.lobby import bodies
 from playsite.lobby.human_routes import person, seat_response
 from playsite.lobby.people_seeks import is_people_seek_id
-from playsite.services import Services
+from playsite.lobby.service import Lobby
 from playsite.wire import SEATS, WHITE, DEFAULT_TIME_CONTROL
 
 PEOPLE_SEEKS_PER_MINUTE = 20
@@ -34,8 +35,7 @@ PEOPLE_ACCEPTS_PER_MINUTE = 30
 PEOPLE_SEEK_ORIGIN = "seek"
 
 
-def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
-    lobby = services.lobby
+def mount_people_seek_routes(routes: RouteFamily, lobby: Lobby, accounts: Accounts) -> None:
     board = lobby.people_seeks
     posts = RateLimiter(PEOPLE_SEEKS_PER_MINUTE, 60)
     accepts = RateLimiter(PEOPLE_ACCEPTS_PER_MINUTE, 60)
@@ -44,7 +44,7 @@ def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
     async def post_people_seek() -> Response:
         limit_by_address(posts, "seeks")
         body = await json_object()
-        creator = await person(services.accounts, body, "creator")
+        creator = await person(accounts, body, "creator")
         time_control = bodies.time_control(body, default=DEFAULT_TIME_CONTROL)
         seek, secret = board.post(creator.principal, time_control)
         return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
@@ -53,7 +53,7 @@ def mount_people_seek_routes(routes: RouteFamily, services: Services) -> None:
     async def accept_people_seek(seek_id: str) -> Response:
         limit_by_address(accepts, "seek accepts")
         body = await json_object()
-        accepter = await person(services.accounts, body, "accepter")
+        accepter = await person(accounts, body, "accepter")
         if not is_people_seek_id(seek_id):
             game, seat = await lobby.accept_seek(seek_id, accepter)  # a bot's seek
             return seat_response(game, seat, accepter)

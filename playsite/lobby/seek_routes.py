@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from quart import Response, request
 
+from playsite.bots.directory import BotDirectory
+
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
@@ -14,13 +16,12 @@ from playsite.http.responses import NO_CACHE, NO_STORE, empty_response, json_res
 from playsite.lobby import bodies
 from playsite.lobby.people_seeks import encode_public_people_seek, encode_status, is_people_seek_id
 from playsite.lobby.seeks import SeekState, encode_public_seek
+from playsite.lobby.service import Lobby
 from playsite.refusals import Refused
-from playsite.services import Services
 from playsite.wire import DEFAULT_TIME_CONTROL
 
 
-def mount_seek_routes(routes: RouteFamily, services: Services) -> None:
-    bots, lobby = services.bots, services.lobby
+def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory) -> None:
 
     @routes.post("/bot/seeks")
     async def post_seek() -> Response:

@@ -4,8 +4,8 @@
     POST /games/{id}/rematch        {requestId, action}: one command, answered with the state
     GET  /games/{id}/continuation   the public projection
 
-Who the caller is (authentication rules 1-8): the signed-in account whose principal holds a
-final source seat, else the `X-Rematch-Seat-Token` header matching the capability of a seat
+Who the caller is (service.md, Rematch authentication rules 1-8): the signed-in account
+whose principal holds a final source seat, else the `X-Rematch-Seat-Token` header matching the capability of a seat
 a guest held, accepted only over HTTPS (`http.auth.over_https`: TLS to this server, a
 loopback peer, or a PLAY_TRUSTED_PROXIES proxy saying `X-Forwarded-Proto: https`). A guest's
 token never opens an account's seat; a guest id or a nickname alone
@@ -23,9 +23,11 @@ from collections.abc import Awaitable, Iterator
 
 from quart import Response, request
 
+from playsite.accounts.service import Accounts
 from playsite.http.auth import client_address, credentials, over_https
 from playsite.http.bodies import body_limit, json_object
 from playsite.http.errors import ErrorShape, Refusal, RouteFamily, invalid_request, rate_limited
+from playsite.http.origin import OriginPolicy
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import NO_STORE, json_response
 from playsite.principals import canonical_uuid
@@ -33,7 +35,6 @@ from playsite.refusals import Refused
 from playsite.rematch.opportunity import ACTIONS
 from playsite.rematch.service import Rematches, SourceNotFound
 from playsite.rematch.source import Source
-from playsite.services import Services
 from playsite.tokens import matches
 from playsite.wire import SEATS, Seat
 
@@ -72,9 +73,11 @@ REMATCH_SHAPE = ErrorShape("application/json", _error_body)
 private state, which the domain attaches only once the caller is authorised."""
 
 
-def rematch_routes(services: Services) -> RouteFamily:
+def rematch_routes(
+    rematches: Rematches | None, accounts: Accounts, origins: OriginPolicy, *, trusted_proxies: tuple[str, ...]
+) -> RouteFamily:
+    """`rematches` is None without PostgreSQL: every route then answers 503."""
     routes = RouteFamily("rematch", __name__, shape=REMATCH_SHAPE, statuses=STATUSES, headers=NO_STORE)
-    rematches: Rematches | None = services.rematches
     reads = RateLimiter(READS_PER_MINUTE, 60)
     mutations = RateLimiter(MUTATIONS_PER_MINUTE, 60)
 
@@ -99,14 +102,15 @@ def rematch_routes(services: Services) -> RouteFamily:
         return await service().source(game_id)
 
     async def participant(source: Source) -> Seat:
-        """The source seat the caller holds (rules 1-3), else 401/403 with no state."""
-        account = await services.accounts.signed_in(credentials()) if services.accounts.enabled else None
+        """The source seat the caller holds (service.md, Rematch authentication rules 1-3),
+        else 401/403 with no state."""
+        account = await accounts.signed_in(credentials()) if accounts.enabled else None
         if account is not None:
             seat = source.seat_held_by(account.principal)
             if seat is not None:
                 return seat
         token = request.headers.get(SEAT_TOKEN_HEADER)
-        if token and not over_https(services.settings.trusted_proxies):
+        if token and not over_https(trusted_proxies):
             # A bearer credential that crossed a network in clear text is not used (and a
             # client that sends it so learns to stop): the same answer as no credential.
             token = None
@@ -136,9 +140,9 @@ def rematch_routes(services: Services) -> RouteFamily:
     async def command_rematch(game_id: str) -> Response:
         rematches = service()
         limit(mutations, f"address:{client_address()}")
-        # Before any seat is looked up (rule 5); the same 403 as for a stranger.
+        # Before any seat is looked up (service.md, Rematch authentication rule 5); the same 403 as for a stranger.
         with in_rematch_words():
-            await services.origins.require_write(routes.refusal(Refused("not_participant")))
+            await origins.require_write(routes.refusal(Refused("not_participant")))
         request_id, action = await command_body()
         source = await source_named(game_id)
         seat = await participant(source)

@@ -5,7 +5,7 @@ commits successors, and recovers them.
     rematches.command(source, seat, request_id, action)  # apply one command, get the state
     rematches.continuation(source_id)                  # the public projection
 
-A command is one transaction that locks the source's opportunity row (`records.lock`), so
+A command is one transaction that locks the source's opportunity row (`queries.lock`), so
 the first accept, decline, cancel or expiry wins across every request. The second consent
 leaves the opportunity `starting`; the successor is then committed by a task of the
 service's own nursery (not of the request: a client that goes away cannot cancel it):
@@ -32,7 +32,7 @@ import psycopg
 import trio
 
 from playsite.accounts import queries as accounts_store
-from playsite.rematch import records
+from playsite.rematch import queries
 from playsite.rematch.opportunity import (
     OFFER_WINDOW_S,
     ClosedReason,
@@ -92,7 +92,7 @@ class Read:
 
     source: Source
     opportunity: Opportunity | None
-    successor: records.Successor | None
+    successor: queries.Successor | None
 
 
 class Rematches:
@@ -138,17 +138,18 @@ class Rematches:
                     log.warning("rematch scan skipped: %s", error)
 
     async def recover(self) -> None:
-        """Rule 7: every `offered` or `starting` opportunity without a committed successor is
-        closed for good. (A committed successor that never began is aborted by its own room
-        when it is resumed: no result, no rating, the source not reopened.)"""
-        closed = await self._run(lambda conn: records.close_unfinished(conn, self.wall(), OFFER_WINDOW_S))
+        """service.md, Rematch opportunity rule 7: every `offered` or `starting` opportunity
+        without a committed successor is closed for good. (A committed successor that never
+        began is aborted by its own room when it is resumed: no result, no rating, the source
+        not reopened.)"""
+        closed = await self._run(lambda conn: queries.close_unfinished(conn, self.wall(), OFFER_WINDOW_S))
         for source, reason in closed:
             log.info("rematch of %s closed at boot (%s)", source, reason)
 
     async def scan(self) -> None:
         """The bounded scan: `starting` left without a commit task, committed successors not
         hosted, expired request records."""
-        stale = await self._run(lambda conn: records.stale_starting(conn, STALE_STARTING_S, SCAN_BATCH))
+        stale = await self._run(lambda conn: queries.stale_starting(conn, STALE_STARTING_S, SCAN_BATCH))
         for game_id in stale:
             if game_id not in self._commits:
                 # An accepted command whose commit is not running: finish it (once more; a
@@ -157,11 +158,11 @@ class Rematches:
                     self._start_commit(await self.source(game_id))
                 except (SourceNotFound, Unavailable) as error:
                     log.error("rematch of %s: its source cannot be read (%r)", game_id, error)
-        for snapshot in await self._run(lambda conn: records.unhosted_successors(conn, SCAN_BATCH)):
+        for snapshot in await self._run(lambda conn: queries.unhosted_successors(conn, SCAN_BATCH)):
             game_id = snapshot["setup"]["gameId"]
             if self.registry.get(game_id) is None:
                 await self._host(snapshot)
-        await self._run(records.prune)
+        await self._run(queries.prune)
 
     async def _host(self, snapshot: dict) -> None:
         """Register a committed successor this process is not running (its registration
@@ -191,8 +192,8 @@ class Rematches:
         return source_of(load_state(data), ended=True)
 
     async def _read(self, source: Source) -> Read:
-        def work(conn: psycopg.Connection) -> tuple[Opportunity | None, records.Successor | None]:
-            return records.read(conn, source.game_id), records.successor(conn, source.game_id)
+        def work(conn: psycopg.Connection) -> tuple[Opportunity | None, queries.Successor | None]:
+            return queries.read(conn, source.game_id), queries.successor(conn, source.game_id)
 
         opportunity, successor = await self._run(work)
         return Read(source, opportunity, successor)
@@ -241,10 +242,10 @@ class Rematches:
         inherited_ok = await self._settings_admissible(source) if action in ("accept", "propose") else True
 
         def work(conn: psycopg.Connection) -> tuple[str | None, bool]:
-            earlier = records.find_request(conn, source.game_id, seat, request_id)
+            earlier = queries.find_request(conn, source.game_id, seat, request_id)
             if earlier is not None:  # a replay: its answer again (the read below finds any commit to finish)
                 return ("request_id_conflict" if earlier.action != action else earlier.error_code), False
-            stored = records.lock(conn, source.game_id, source.end)
+            stored = queries.lock(conn, source.game_id, source.end)
             now = self.wall()
             current = stored.at(now)
             error = None
@@ -257,8 +258,8 @@ class Rematches:
             if after.phase is Phase.STARTING and not inherited_ok:
                 after, error = current, "settings_unavailable"  # the consent is not taken; nothing changes
             if after != stored:
-                records.save(conn, after)
-            records.record_request(conn, source.game_id, seat, request_id, action, error)
+                queries.save(conn, after)
+            queries.record_request(conn, source.game_id, seat, request_id, action, error)
             return error, after.phase is Phase.STARTING
 
         # The consent and the start of the successor's commit are one step: a request cancelled
@@ -279,8 +280,9 @@ class Rematches:
         return state
 
     async def _settings_admissible(self, source: Source) -> bool:
-        """Rule 14: the successor copies the source's settings or is not made. A rated game
-        needs both participants to be active accounts still (and sign-in to be on)."""
+        """service.md, Rematch opportunity rule 14: the successor copies the source's settings
+        or is not made. A rated game needs both participants to be active accounts still (and
+        sign-in to be on)."""
         if not source.rated:
             return True
         if not self.accounts_enabled:
@@ -317,7 +319,7 @@ class Rematches:
             # Did it commit after all (an answer lost on the way back)? A committed successor wins.
             log.error("rematch of %s: the successor could not be created: %r", source.game_id, error)
             try:
-                if await self._run(lambda conn: records.close_if_starting(conn, source.game_id, ClosedReason.TECHNICAL_FAILURE)):
+                if await self._run(lambda conn: queries.close_if_starting(conn, source.game_id, ClosedReason.TECHNICAL_FAILURE)):
                     log.error("rematch of %s closed (technical_failure)", source.game_id)
             except (DatabaseUnavailable, trio.TooSlowError, Unavailable):
                 pass  # the scan closes it later
@@ -326,8 +328,8 @@ class Rematches:
             done.set()
 
     async def _create_successor(self, source: Source) -> None:
-        """Rule 17: one colour draw, then one transaction (fenced, unique per source), then
-        the room is hosted behind its startup gate."""
+        """service.md, Rematch opportunity rule 17: one colour draw, then one transaction
+        (fenced, unique per source), then the room is hosted behind its startup gate."""
         swap = secrets.randbelow(2) == 1  # a fresh, independent 50/50 draw
         white_moves_to = Seat.BLACK if swap else Seat.WHITE
         principal_at = {
@@ -356,7 +358,7 @@ class Rematches:
 
         async def commit(write: GameWrite) -> None:
             await self._run(
-                lambda conn: records.commit_successor(
+                lambda conn: queries.commit_successor(
                     conn, write, source_game_id=source.game_id, join_deadline_at=deadline,
                     white_moves_to=white_moves_to,
                     tokens={seat: seal_stored(self.sealer, token, source.game_id, _token_column(seat))
@@ -412,7 +414,7 @@ class Rematches:
             return False
         if self.registry.get(game_id) is not None:
             return True
-        return await self._run(lambda conn: records.game_status(conn, game_id)) == "ended"
+        return await self._run(lambda conn: queries.game_status(conn, game_id)) == "ended"
 
     # ----- helpers ------------------------------------------------------------------------
 

@@ -15,16 +15,17 @@ from collections.abc import Iterator
 
 from quart import Response, request
 
+from playsite.accounts.service import Accounts
 from playsite.dice.client_seeds import is_valid_client_seed
-from playsite.http.auth import client_address, credentials
+from playsite.http.auth import credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
+from playsite.http.origin import OriginPolicy
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_text
 from playsite.principals import Kind, canonical_uuid, guest, id_of
 from playsite.refusals import Refused
-from playsite.services import Services
-from playsite.showcase.table import TIME_CONTROL, Claimed, ShowcaseUnavailable, TablePhase
+from playsite.showcase.table import TIME_CONTROL, Claimed, ShowcaseTable, ShowcaseUnavailable, TablePhase
 from playsite.wire import encode_time_control
 
 CLAIM_BODY_MAX = 4096
@@ -47,10 +48,9 @@ STATUSES = {
 with (413, 415 and 429 come from the edge's helpers)."""
 
 
-def showcase_routes(services: Services) -> RouteFamily:
+def showcase_routes(table: ShowcaseTable, accounts: Accounts, origins: OriginPolicy) -> RouteFamily:
+    """Mounted only with SHOWCASE_ENABLED (the boot then builds `table`)."""
     routes = RouteFamily("showcase", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
-    table = services.showcase
-    assert table is not None, "the showcase routes are mounted only with SHOWCASE_ENABLED"
     by_address = RateLimiter(CLAIMS_PER_ADDRESS_PER_MINUTE, 60)
     by_actor = RateLimiter(CLAIMS_PER_ACTOR_PER_MINUTE, 60)
     team, _, name = table.bot_id.partition("/")
@@ -132,10 +132,10 @@ def showcase_routes(services: Services) -> RouteFamily:
     async def claim_actor(guest_id: object) -> str:
         """The session account when there is one and the deployment allows the session path;
         else the guest id. A session from a page that fails the boundary is refused."""
-        if services.origins.configured:
-            account = await services.accounts.signed_in(credentials())
+        if origins.configured:
+            account = await accounts.signed_in(credentials())
             if account is not None:
-                await services.origins.require_write(
+                await origins.require_write(
                     routes.refusal(Refused("csrf_origin_rejected", "send this from an allowed origin with X-Game-CSRF: 1"))
                 )
                 return account.principal

@@ -12,7 +12,7 @@ game), so a table that moved on meanwhile can never get a second game.
 
 Reconciliation, in order:
 0. the colour is advanced past the newest showcase game if its durable creation did not
-   advance it (its claim transaction failed: `records.settle_colour`);
+   advance it (its claim transaction failed: `queries.settle_colour`);
 1. no PostgreSQL store -> `unavailable` (maintenance);
 2. several active showcase rooms -> `unavailable`, logged as an operator alert (split brain);
 3. one active showcase room -> adopted, `live` (the colour is advanced if its claim never
@@ -47,7 +47,7 @@ from playsite.rooms.intents import Abort, PlayerCommand
 from playsite.rooms.model import REQUIRED, RoomSetup, SeatSetup
 from playsite.rooms.registry import CreationFailed, Registry
 from playsite.rooms.room import Room
-from playsite.showcase import records
+from playsite.showcase import queries
 from playsite.store.database import Database, DatabaseUnavailable
 from playsite.tokens import new_token
 from playsite.webhooks.registrations import Webhooks
@@ -162,7 +162,7 @@ class ShowcaseTable:
         if self.database is None:
             self._close("maintenance", "the showcase needs the PostgreSQL store")
             return
-        row = await self._run(lambda conn: records.settle_colour(conn, self._bot_principal))
+        row = await self._run(lambda conn: queries.settle_colour(conn, self._bot_principal))
         self.next_color = row.next_human_color
         rooms = [room for room in list(self.registry.live.values()) if room.setup.origin == ORIGIN]
         active = [room for room in rooms if not room.ended]
@@ -176,7 +176,7 @@ class ShowcaseTable:
         if active:
             room = active[0]
             human = next(seat for seat, principal in room.principals.items() if principal != self._bot_principal)
-            row = await self._run(lambda conn: records.adopt(conn, room.game_id, human))
+            row = await self._run(lambda conn: queries.adopt(conn, room.game_id, human))
             self.next_color, self.current_game = row.next_human_color, room.game_id
             self._set(TablePhase.LIVE)
             return
@@ -185,11 +185,11 @@ class ShowcaseTable:
             self._set(TablePhase.FINISHING)
             return
         if (pointed := row.current_game) is not None:
-            status = await self._run(lambda conn: records.game_status(conn, pointed))
+            status = await self._run(lambda conn: queries.game_status(conn, pointed))
             if status == "active":
                 self._close("maintenance", f"showcase game {pointed} is active but was not resumed")
                 return
-            if not await self._run(lambda conn: records.clear_pointer(conn, pointed)):
+            if not await self._run(lambda conn: queries.clear_pointer(conn, pointed)):
                 self._close("maintenance", f"the pointer at showcase game {pointed} could not be cleared")
                 return
             log.info("showcase: released game %s", pointed)
@@ -216,12 +216,12 @@ class ShowcaseTable:
     async def claim(self, *, actor: str, guest_id: object, entropy: str | None, key: uuid.UUID) -> Claimed | Spectating:
         """Claimed (the winner, or a replay while the game is on) or Spectating; raises
         `Refused` (`idempotency_conflict`) or ShowcaseUnavailable."""
-        fingerprint = records.fingerprint(actor, guest_id, entropy)
+        fingerprint = queries.fingerprint(actor, guest_id, entropy)
         if self.database is None:
             raise ShowcaseUnavailable("maintenance")  # no PostgreSQL: the table never opens
         async with self._lock:
             try:
-                record = await self._run(lambda conn: records.find_claim(conn, actor, key))
+                record = await self._run(lambda conn: queries.find_claim(conn, actor, key))
             except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error):
                 raise ShowcaseUnavailable("the database is unavailable") from None
             if record is not None:
@@ -253,7 +253,7 @@ class ShowcaseTable:
         cannot be written, it is not answered either (503: the retry gets a recorded outcome)."""
         try:
             await self._run(
-                lambda conn: records.record_losing_claim(
+                lambda conn: queries.record_losing_claim(
                     conn, actor=actor, key=key, print_=fingerprint, game_id=outcome.game_id, reason=outcome.reason
                 )
             )
@@ -290,16 +290,16 @@ class ShowcaseTable:
             raise ShowcaseUnavailable("the game could not be created") from None
         try:
             await self._run(
-                lambda conn: records.commit_claim(
+                lambda conn: queries.commit_claim(
                     conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint,
                     token=seal_stored(self.sealer, token, f"{actor}:{key}", TOKEN_COLUMN),
                 )
             )
-        except (DatabaseUnavailable, trio.TooSlowError, records.ClaimFenceRefused, psycopg.Error) as error:
+        except (DatabaseUnavailable, trio.TooSlowError, queries.ClaimFenceRefused, psycopg.Error) as error:
             # Any failure, an outage or not (a trigger, a read-only standby): the game just
             # created is aborted at once, so it frees the bot's seat, and the table fails closed.
             # The creation was durable, so the colour moves on all the same: in memory now, and
-            # in the row at the next reconciliation (`records.settle_colour`).
+            # in the row at the next reconciliation (`queries.settle_colour`).
             log.error("showcase: the claim of game %s did not commit (%s); aborting it", room.game_id, error)
             self.next_color = BLACK if seated == WHITE else WHITE
             await room.send(Abort("showcase claim not committed"))

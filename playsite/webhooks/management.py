@@ -8,7 +8,7 @@ The slot holds at most one *setup*: a candidate URL waiting to become the bot's 
 
 Activation is two-phase and leased (service.md, "Staged webhook activation"):
 
-1. One transaction under the bot's fence (`slots.fence`): authority, a live lease (409
+1. One transaction under the bot's fence (`slot_queries.fence`): authority, a live lease (409
    `activation_in_progress`), the setup's state and deadline, the revision, the attempt budget;
    then a new lease bound to the setup and the next revision, one attempt spent, and the
    `webhook.activation.start` audit event, all committed together. A request refused here spent
@@ -21,7 +21,7 @@ Activation is two-phase and leased (service.md, "Staged webhook activation"):
    by the store), the setup ends `activated` and the secret is shown once. A failed echo ends
    the lease with the attempt spent (`exhausted` after the fifth).
 
-A process that dies between 1 and 3 leaves the lease to expire (`slots.LEASE_LIFETIME_S`); the
+A process that dies between 1 and 3 leaves the lease to expire (`slot_queries.LEASE_LIFETIME_S`); the
 attempt stays spent. Nothing here reads a webhook secret back: views show none.
 """
 
@@ -46,9 +46,9 @@ from playsite.bots.directory import BotDirectory
 from playsite.refusals import Refused
 from playsite.store.database import Database
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
-from playsite.webhooks import slots
+from playsite.webhooks import slot_queries
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
-from playsite.webhooks.slots import ATTEMPTS_MAX, Setup, Slot
+from playsite.webhooks.slot_queries import ATTEMPTS_MAX, Setup, Slot
 from playsite.wire.instant import encode_instant
 from playsite.webhooks.store import PostgresWebhookStore, Registration
 
@@ -145,9 +145,9 @@ class WebhookManagement:
         if actor.authority == "admin":
             if not self.admins.admits(conn, actor.account.id):
                 raise admin_required()
-            slot = slots.fence(conn, bot_id)
+            slot = slot_queries.fence(conn, bot_id)
         else:
-            slot = slots.fence(conn, bot_id)
+            slot = slot_queries.fence(conn, bot_id)
             if slot is not None and owners.owner_of(conn, bot_id) != actor.account.id:
                 slot = None
         if slot is None:
@@ -167,11 +167,11 @@ class WebhookManagement:
         """Every change of a slot starts so, in this order: authority under the fence, then no
         live lease (409), then `If-Match` (428/412). Returns (slot, setup)."""
         slot = self._authorise(conn, actor, bot_id)
-        setup = slots.setup_of(conn, bot_id)
+        setup = slot_queries.setup_of(conn, bot_id)
         if setup is not None and setup.lease_live:
             raise SlotRefusal(
                 "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
-                retry_after_s=slots.LEASE_LIFETIME_S,
+                retry_after_s=slot_queries.LEASE_LIFETIME_S,
             )
         self._check_revision(slot, if_match)
         return slot, setup
@@ -197,9 +197,9 @@ class WebhookManagement:
     # ----- views ---------------------------------------------------------------------------
 
     def _view(self, conn: psycopg.Connection, bot_id: str) -> tuple[dict, int]:
-        slot = slots.peek(conn, bot_id)
+        slot = slot_queries.peek(conn, bot_id)
         assert slot is not None, "viewed after its authorisation"
-        setup = slots.setup_of(conn, bot_id)
+        setup = slot_queries.setup_of(conn, bot_id)
         registration = conn.execute(
             "SELECT registration_id, url, verified_at FROM webhook_registrations WHERE bot_id = %s", (bot_id,)
         ).fetchone()
@@ -214,7 +214,7 @@ class WebhookManagement:
             "setup": None if setup is None else self._setup_body(setup),
             "audit": [
                 {"at": iso(event["at"]), "kind": event["kind"], "actor": event["actor"], "detail": event["detail"]}
-                for event in slots.audit_trail(conn, bot_id, AUDIT_SHOWN)
+                for event in slot_queries.audit_trail(conn, bot_id, AUDIT_SHOWN)
             ],
         }
         return body, slot.revision
@@ -255,7 +255,7 @@ class WebhookManagement:
             raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
 
         def work(conn: psycopg.Connection) -> tuple[dict, bool, int]:
-            slot = slots.fence(conn, bot.id)
+            slot = slot_queries.fence(conn, bot.id)
             if slot is None:
                 raise SlotRefusal("bot_token_rejected", "that is not the token of a registered bot")
             self._check_revision(slot, if_match, reveal=True)
@@ -264,8 +264,8 @@ class WebhookManagement:
                 raise SlotRefusal("bot_owned", "another account owns this bot; its owner can release it")
             revision = slot.revision
             if new:
-                slots.audit(conn, "bot.claimed", account.principal, bot.id, {})
-                revision = slots.bump(conn, bot.id)
+                slot_queries.audit(conn, "bot.claimed", account.principal, bot.id, {})
+                revision = slot_queries.bump(conn, bot.id)
             return {"id": bot.id, "team": bot.team, "name": bot.name, "claimedAt": iso(claimed_at)}, new, revision
 
         return await self._run(work)
@@ -275,16 +275,16 @@ class WebhookManagement:
         Fenced on the slot's revision (`If-Match`), as every mutation is."""
 
         def work(conn: psycopg.Connection) -> None:
-            slot = slots.fence(conn, bot_id)
+            slot = slot_queries.fence(conn, bot_id)
             if slot is None or owners.owner_of(conn, bot_id) != account.id:
                 raise bot_not_found()
             self._check_revision(slot, if_match, reveal=True)
             owners.release(conn, bot_id, account.id)
-            setup = slots.setup_of(conn, bot_id)
+            setup = slot_queries.setup_of(conn, bot_id)
             if setup is not None and setup.state == "pending" and setup.authority == "owner":
-                slots.scrub(conn, bot_id)
-            slots.bump(conn, bot_id)
-            slots.audit(conn, "bot.released", account.principal, bot_id, {})
+                slot_queries.scrub(conn, bot_id)
+            slot_queries.bump(conn, bot_id)
+            slot_queries.audit(conn, "bot.released", account.principal, bot_id, {})
 
         await self._run(work)
 
@@ -322,9 +322,9 @@ class WebhookManagement:
             except UrlRefused as refused:
                 raise SlotRefusal("url_policy", refused.reason) from None
             generation = self.admins.digest if actor.authority == "admin" else None
-            slots.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
-            slots.bump(conn, bot_id)
-            slots.audit(conn, "webhook.setup.staged", actor.principal, bot_id,
+            slot_queries.stage(conn, slot, str(url), actor.principal, actor.authority, generation)
+            slot_queries.bump(conn, bot_id)
+            slot_queries.audit(conn, "webhook.setup.staged", actor.principal, bot_id,
                         {"authority": actor.authority, "host": host_of(str(url))})
             return self._view(conn, bot_id)
 
@@ -335,9 +335,9 @@ class WebhookManagement:
             _, setup = self._begin_change(conn, actor, bot_id, if_match)
             if setup is None:
                 raise SlotRefusal("no_setup", "this bot has no staged setup")
-            slots.discard(conn, bot_id)
-            slots.bump(conn, bot_id)
-            slots.audit(conn, "webhook.setup.discarded", actor.principal, bot_id, {"authority": actor.authority})
+            slot_queries.discard(conn, bot_id)
+            slot_queries.bump(conn, bot_id)
+            slot_queries.audit(conn, "webhook.setup.discarded", actor.principal, bot_id, {"authority": actor.authority})
             return self._view(conn, bot_id)
 
         return await self._run(work)
@@ -349,8 +349,8 @@ class WebhookManagement:
             self._begin_change(conn, actor, bot_id, if_match)
             if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
                 raise SlotRefusal("no_registration", "this bot has no webhook registration")
-            slots.bump(conn, bot_id)
-            slots.audit(conn, "webhook.registration.removed", actor.principal, bot_id, {"authority": actor.authority})
+            slot_queries.bump(conn, bot_id)
+            slot_queries.audit(conn, "webhook.registration.removed", actor.principal, bot_id, {"authority": actor.authority})
             return self._view(conn, bot_id)
 
         async with self.webhooks.fence(bot_id):  # deliveries' stale checks wait for the change
@@ -397,14 +397,14 @@ class WebhookManagement:
         if setup.state == "exhausted" or setup.attempts >= ATTEMPTS_MAX:
             raise SlotRefusal("attempts_exhausted", f"this setup used its {ATTEMPTS_MAX} activation attempts; stage it again")
         if setup.expired:
-            raise SlotRefusal("setup_expired", f"a setup must be activated within {slots.SETUP_LIFETIME}; stage it again")
+            raise SlotRefusal("setup_expired", f"a setup must be activated within {slot_queries.SETUP_LIFETIME}; stage it again")
         if setup.incarnation != slot.incarnation:
             raise SlotRefusal("setup_changed", "this setup belongs to an earlier bot of the same name; stage it again")
         if actor.authority == "admin" and setup.authority == "admin" and setup.admin_generation != self.admins.digest:
             raise SlotRefusal("setup_changed", "this setup was staged under an earlier admin list; stage it again")
-        revision = slots.bump(conn, bot_id)
-        lease_id, attempts = slots.take_lease(conn, bot_id, revision)
-        slots.audit(conn, "webhook.activation.start", actor.principal, bot_id, {
+        revision = slot_queries.bump(conn, bot_id)
+        lease_id, attempts = slot_queries.take_lease(conn, bot_id, revision)
+        slot_queries.audit(conn, "webhook.activation.start", actor.principal, bot_id, {
             "authority": actor.authority, "setupId": str(setup.setup_id), "attempt": attempts,
             "host": host_of(setup.candidate_url), "leaseId": str(lease_id),
         })
@@ -415,8 +415,8 @@ class WebhookManagement:
         secret: str, failure: tuple[str, str] | None,
     ) -> _Completed | str:
         """The activation's second transaction: `_Completed`, or why it was abandoned."""
-        slot = slots.fence(conn, bot_id)
-        now = slots.setup_of(conn, bot_id) if slot is not None else None
+        slot = slot_queries.fence(conn, bot_id)
+        now = slot_queries.setup_of(conn, bot_id) if slot is not None else None
         ours = now is not None and now.lease_id == lease_id
         why = None
         if slot is None or slot.incarnation != setup.incarnation:
@@ -433,9 +433,9 @@ class WebhookManagement:
             why = "the authority is gone"
         if why is not None:
             if ours:
-                slots.end_lease(conn, bot_id, "pending")
-                slots.bump(conn, bot_id)
-            slots.audit(conn, "webhook.activation.abandoned", actor.principal, bot_id,
+                slot_queries.end_lease(conn, bot_id, "pending")
+                slot_queries.bump(conn, bot_id)
+            slot_queries.audit(conn, "webhook.activation.abandoned", actor.principal, bot_id,
                         {"setupId": str(setup.setup_id), "leaseId": str(lease_id), "why": why})
             return why  # committed, then refused
         assert now is not None
@@ -445,14 +445,14 @@ class WebhookManagement:
             store = self.webhooks.store
             assert isinstance(store, PostgresWebhookStore), "webhook management runs only with PostgreSQL"
             registration = store.replace_in(conn, bot_id, setup.candidate_url, secret, self.webhooks.wall_clock())
-            slots.end_lease(conn, bot_id, "activated")
+            slot_queries.end_lease(conn, bot_id, "activated")
             kind, detail = "webhook.activation.complete", {"registrationId": registration.registration_id}
         else:
             spent = now.attempts >= ATTEMPTS_MAX
-            slots.end_lease(conn, bot_id, "exhausted" if spent else "pending")
+            slot_queries.end_lease(conn, bot_id, "exhausted" if spent else "pending")
             kind, detail = "webhook.activation.failed", {"reason": failure[0]}
-        slots.bump(conn, bot_id)
-        slots.audit(conn, kind, actor.principal, bot_id,
+        slot_queries.bump(conn, bot_id)
+        slot_queries.audit(conn, kind, actor.principal, bot_id,
                     {"setupId": str(setup.setup_id), "leaseId": str(lease_id), **detail})
         view, current = self._view(conn, bot_id)
         return _Completed(registration, view, current)
@@ -462,25 +462,25 @@ class WebhookManagement:
     async def scrub_foreign_admin_setups(self) -> int:
         """Pending setups admins staged under another allow-list can never be activated: end
         them, each under its fence and only while ours is still the sole live generation."""
-        bot_ids = await self._run(lambda conn: slots.admin_setups_of_other_generations(conn, self.admins.digest))
+        bot_ids = await self._run(lambda conn: slot_queries.admin_setups_of_other_generations(conn, self.admins.digest))
         scrubbed = 0
         for bot_id in bot_ids:
             def work(conn: psycopg.Connection, bot_id: str = bot_id) -> bool:
-                if slots.fence(conn, bot_id) is None or not self.admins.sole(conn):
+                if slot_queries.fence(conn, bot_id) is None or not self.admins.sole(conn):
                     return False
-                setup = slots.setup_of(conn, bot_id)
+                setup = slot_queries.setup_of(conn, bot_id)
                 if setup is None or setup.state != "pending" or setup.authority != "admin":
                     return False
                 if setup.admin_generation == self.admins.digest:
                     return False
-                slots.scrub(conn, bot_id)
-                slots.bump(conn, bot_id)
-                slots.audit(conn, "webhook.setup.scrubbed", "system:admin-generation", bot_id,
+                slot_queries.scrub(conn, bot_id)
+                slot_queries.bump(conn, bot_id)
+                slot_queries.audit(conn, "webhook.setup.scrubbed", "system:admin-generation", bot_id,
                             {"setupId": str(setup.setup_id), "generation": self.admins.digest[:12]})
                 return True
 
             scrubbed += await self._run(work)
         if scrubbed:
             log.info("admin authority: scrubbed %d setups staged under an earlier allow-list", scrubbed)
-        await self._run(slots.prune)
+        await self._run(slot_queries.prune)
         return scrubbed

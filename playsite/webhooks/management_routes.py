@@ -1,6 +1,6 @@
 """`/me/...` and `/admin/...`: one set of routes mounted twice (docs/webhook-management.md).
 
-`management_routes(services, "owner")` mounts `/me/...`, `("admin")` mounts `/admin/...`.
+`management_routes(management, accounts, origins, "owner")` mounts `/me/...`, `("admin")` mounts `/admin/...`.
 Both go through the same steps, in this order, so a refused request costs nothing:
 
 1. a mutation passes the browser boundary: exact allowed `Origin`, `X-Game-CSRF: 1`
@@ -23,12 +23,13 @@ from quart import Response, request
 
 from playsite.accounts.model import Account
 from playsite.accounts.routes import PRIVATE, csrf_origin_rejected, not_signed_in
+from playsite.accounts.service import Accounts
 from playsite.http.auth import credentials
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import PROBLEM_SHAPE, Refusal, RouteFamily, rate_limited
+from playsite.http.origin import OriginPolicy
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import empty_response, json_response
-from playsite.services import Services
 from playsite.webhooks.management import Actor, SlotRefusal, WebhookManagement, admin_required
 
 BODY_MAX = 4096
@@ -72,16 +73,17 @@ def if_match() -> int | None:
     return int(match[1]) if match else -1
 
 
-def management_routes(services: Services, authority: str) -> RouteFamily:
+def management_routes(
+    configured: WebhookManagement | None, accounts: Accounts, origins: OriginPolicy, authority: str
+) -> RouteFamily:
     prefix = "/me" if authority == "owner" else "/admin"
     routes = RouteFamily(f"manage_{authority}", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
 
     def management() -> WebhookManagement:
         """The service: the family is mounted only with it (a route table may be listed without it)."""
-        assert services.management is not None, "webhook management is not configured"
-        return services.management
+        assert configured is not None, "webhook management is not configured"
+        return configured
 
-    accounts = services.accounts
     reads = RateLimiter(READS_PER_MINUTE, 60)
     changes = RateLimiter(CHANGES_PER_MINUTE, 60)
     claims = RateLimiter(CLAIMS_PER_MINUTE, 60)
@@ -96,7 +98,7 @@ def management_routes(services: Services, authority: str) -> RouteFamily:
 
     async def actor(*, write: bool, limiter: RateLimiter | None = None) -> Actor:
         if write:
-            await services.origins.require_write(csrf_origin_rejected())
+            await origins.require_write(csrf_origin_rejected())
             if request.mimetype != "application/json":
                 raise Refusal(415, "unsupported_media_type", "send mutations as application/json")
         account: Account | None = await accounts.signed_in(credentials())

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from quart import Response
 
-from playsite.bots.directory import BotAccount
+from playsite.bots.directory import BotAccount, BotDirectory
 from playsite.http.auth import calling_bot
 from playsite.http.bodies import body_limit, json_object, reject_unknown_fields
 from playsite.http.errors import Refusal, RouteFamily, invalid_request, rate_limited
 from playsite.http.responses import NO_STORE, empty_response, json_response
-from playsite.services import Services
-from playsite.webhooks.registrations import RegistrationRateLimited
+from playsite.webhooks.registrations import RegistrationRateLimited, Webhooks
 from playsite.wire.instant import encode_instant
 
 REGISTER_BODY_MAX = 4096
@@ -23,13 +22,12 @@ STATUSES = {"url_policy": 422, "handshake_failed": 422}
 """The registrations' refusals (`RegistrationRefused`): the URL or its handshake is not acceptable."""
 
 
-def webhook_routes(services: Services) -> RouteFamily:
+def webhook_routes(webhooks: Webhooks, bots: BotDirectory) -> RouteFamily:
     routes = RouteFamily("webhook_routes", __name__, statuses=STATUSES)
-    webhooks = services.webhooks
 
     def registered_caller() -> BotAccount:
         """The calling registered bot (401/403 otherwise); 503 while push is off."""
-        caller = calling_bot(services.bots, registered=True)
+        caller = calling_bot(bots, registered=True)
         if not webhooks.enabled:
             raise Refusal(503, "webhooks_disabled", "webhook push is not enabled on this server", {"Retry-After": "3600"})
         return caller
@@ -67,7 +65,7 @@ def webhook_routes(services: Services) -> RouteFamily:
     @routes.get("/bot/webhook/stats")
     async def webhook_stats() -> Response:
         # Not gated on push being enabled: the stats read history, which outlives the switch.
-        caller = calling_bot(services.bots, registered=True)
+        caller = calling_bot(bots, registered=True)
         stats = await webhooks.stats(caller.id)
         return json_response(stats.to_json(), 200, NO_STORE)
 

@@ -26,7 +26,7 @@ import psycopg
 from playsite import principals
 from playsite.config import Settings
 from playsite.store.database import Database
-from playsite.webhooks import slots
+from playsite.webhooks import slot_queries
 from playsite.webhooks.sealing import Sealer, SecretUnreadable, is_sealed, open_stored
 from playsite.wire.instant import encode_instant
 
@@ -249,7 +249,7 @@ class PostgresWebhookStore:
         """`replace` inside the caller's transaction on `conn` (its commit makes it current).
         The secret is written sealed when there is a key; the registration returned holds it plain."""
         stored = secret if self.sealer is None else self.sealer.seal(secret, bot_id)
-        generation = slots.only_value(conn.execute(_REPLACE, (bot_id, url, stored, verified_at)))
+        generation = slot_queries.only_value(conn.execute(_REPLACE, (bot_id, url, stored, verified_at)))
         return Registration(bot_id, generation, url, secret, verified_at)
 
     async def replace(self, bot_id: str, url: str, secret: str, verified_at: datetime) -> Registration:
@@ -258,10 +258,10 @@ class PostgresWebhookStore:
 
         def work(conn: psycopg.Connection) -> Registration:
             with conn.transaction():
-                slots.fence(conn, bot_id)
+                slot_queries.fence(conn, bot_id)
                 registration = self.replace_in(conn, bot_id, url, secret, verified_at)
-                slots.bump(conn, bot_id)
-                slots.audit(conn, "webhook.registration.replaced", principals.bot(bot_id), bot_id,
+                slot_queries.bump(conn, bot_id)
+                slot_queries.audit(conn, "webhook.registration.replaced", principals.bot(bot_id), bot_id,
                             {"registrationId": registration.registration_id})
                 return registration
 
@@ -303,7 +303,7 @@ class PostgresWebhookStore:
     async def count_sealed(self) -> int:
         """How many stored secrets are sealed (by any key)."""
         return await self.database.run(
-            lambda conn: slots.only_value(
+            lambda conn: slot_queries.only_value(
                 conn.execute("SELECT count(*) FROM webhook_registrations WHERE secret ~ '^sealed[0-9]+:'")
             )
         )
@@ -311,11 +311,11 @@ class PostgresWebhookStore:
     async def delete(self, bot_id: str) -> bool:
         def work(conn: psycopg.Connection) -> bool:
             with conn.transaction():
-                slots.fence(conn, bot_id)
+                slot_queries.fence(conn, bot_id)
                 if conn.execute("DELETE FROM webhook_registrations WHERE bot_id = %s", (bot_id,)).rowcount == 0:
                     return False
-                slots.bump(conn, bot_id)
-                slots.audit(conn, "webhook.registration.removed", principals.bot(bot_id), bot_id, {})
+                slot_queries.bump(conn, bot_id)
+                slot_queries.audit(conn, "webhook.registration.removed", principals.bot(bot_id), bot_id, {})
                 return True
 
         return await self.database.run(work)
@@ -348,7 +348,7 @@ class PostgresWebhookStore:
             for name, span in STATS_WINDOWS:
                 since = now - span
                 counts = conn.execute(_WINDOW, (bot_id, since)).fetchall()
-                p50, p90, p99 = slots.only_value(conn.execute(_PERCENTILES, (bot_id, since))) or (None, None, None)
+                p50, p90, p99 = slot_queries.only_value(conn.execute(_PERCENTILES, (bot_id, since))) or (None, None, None)
                 windows[name] = Window(
                     total=sum(count for _, count in counts),
                     outcomes=tuple(sorted(((o, c) for o, c in counts), key=lambda item: (-item[1], item[0]))),

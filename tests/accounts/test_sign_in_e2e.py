@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import subprocess
 import sys
 import uuid
-from http.cookies import SimpleCookie
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import psycopg
@@ -29,95 +27,9 @@ from playsite.wire import GameEnded, Resign, Snapshot, encode_command
 from tests.support.client import Player, Table
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider, sign_in_at_provider  # noqa: F401 (fixture)
+from tests.support.sign_in import CSRF, SECRET, relative, set_cookies, site  # noqa: F401 (site: a fixture)
 
 pytestmark = pytest.mark.postgres
-
-SECRET = "e2e-session-secret-" + "x" * 24
-CSRF = {"X-Game-CSRF": "1"}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def set_cookies(response: httpx.Response) -> dict[str, tuple[str, dict]]:
-    """name -> (value, attributes) of every Set-Cookie of `response`."""
-    found = {}
-    for header in response.headers.get_list("set-cookie"):
-        parsed = SimpleCookie()
-        parsed.load(header)
-        for name, morsel in parsed.items():
-            flags = {key: morsel[key] for key in morsel.keys() if morsel[key]}
-            lowered = header.lower()
-            flags["httponly"] = "httponly" in lowered
-            flags["secure"] = "secure" in lowered
-            found[name] = (morsel.value, flags)
-    return found
-
-
-class Site:
-    """The server under test, as one browser (or several) sees it."""
-
-    def __init__(self, server, provider):
-        self.server = server
-        self.origin = server.base_url
-        self.provider = provider
-
-    def client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(base_url=self.origin, timeout=15)
-
-    async def sign_in(self, login: str, next_path: str = "/") -> str:
-        """The whole flow as a browser does it; returns the session cookie's value."""
-        async with self.client() as site, httpx.AsyncClient(timeout=15) as provider_http:
-            start = await site.get("/auth/login", params={"next": next_path})
-            assert start.status_code == 303, start.text
-            state_cookie = set_cookies(start)["signin_state"][0]
-            back = await sign_in_at_provider(provider_http, start.headers["location"], login)
-            done = await site.get(relative(back), headers={"Cookie": f"signin_state={state_cookie}"})
-            assert done.status_code == 303, done.text
-            return set_cookies(done)["access_token"][0]
-
-    async def me(self, session: str) -> httpx.Response:
-        async with self.client() as site:
-            return await site.get("/auth/me", headers={"Cookie": f"access_token={session}"})
-
-    async def write(self, method: str, path: str, session: str, *, origin: str | None = None, csrf=True, **kwargs):
-        headers = {"Cookie": f"access_token={session}"}
-        if origin is not False:
-            headers["Origin"] = origin or self.origin
-        if csrf:
-            headers.update(CSRF)
-        async with self.client() as site:
-            return await site.request(method, path, headers=headers, **kwargs)
-
-
-def relative(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(("", "", parts.path, parts.query, ""))
-
-
-@pytest.fixture
-def site(serve, migrated_url, oidc_provider):  # noqa: F811
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
-    server = serve(
-        {
-            "PLAY_PORT": str(port),
-            "DATABASE_URL": migrated_url,
-            "PLAY_SESSION_SECRET": SECRET,
-            "OIDC_ISSUER": oidc_provider.issuer,
-            "OIDC_CLIENT_ID": oidc_provider.client_id,
-            "OIDC_CLIENT_SECRET": oidc_provider.client_secret,
-            "PLAY_PUBLIC_ORIGIN": origin,
-            "PLAY_CORS_ORIGINS": origin,
-            "DICE_SEED_WINDOW_MS": "0",
-        }
-    )
-    site = Site(server, oidc_provider)
-    site.database_url = migrated_url
-    return site
 
 
 async def test_the_whole_sign_in_flow_sets_a_host_only_secure_session(site):

@@ -8,8 +8,8 @@ import pytest
 
 from playsite.bots.identity_routes import ANON_MINTS_PER_MINUTE, REGISTRATIONS_PER_HOUR
 from playsite.store.migrations import apply_pending, load_migrations
-from tests.lobby.api import FAST_GAMES, Api, api, assert_no_server_errors, shared_api  # noqa: F401
 from tests.support.errors import assert_error
+from tests.support.lobby_api import FAST_GAMES, Api, api, assert_no_server_errors, shared_api  # noqa: F401
 
 AUTHENTICATED = [
     ("POST", "/bot/token"),
@@ -323,7 +323,7 @@ def test_a_bot_face_stored_as_team_slash_name_is_read_as_team_space_name():
 
     from playsite.rooms.durable import dump_setup, load_setup
     from playsite.wire import PublicFace
-    from tests.rooms.harness import room_setup
+    from tests.support.rooms import room_setup
 
     setup = room_setup()
     setup = attrs.evolve(setup, white=attrs.evolve(setup.white, face=PublicFace(kind="Bot", name="acme alice")))

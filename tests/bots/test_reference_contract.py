@@ -21,10 +21,10 @@ import httpx
 import pytest
 import trio
 
-from tests.lobby.api import FAST_GAMES
+from tests.support.lobby_api import FAST_GAMES
+from tests.support.reference import ASYNCAPI, OPENAPI, REFERENCE, reference  # noqa: F401 (the fixture)
 from tests.support.turns import random_turn
 from tests.support.waiting import deadline
-from tests.wire.test_reference_compat import ASYNCAPI, OPENAPI, REFERENCE, reference  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is absent")
 

@@ -1,3 +1,3 @@
-"""The browser fixtures of the web tests (Debian's Chromium through Playwright), for the site's calls in a browser."""
+"""The browser fixtures (tests/support/browser.py), for the site's calls in a browser."""
 
-from tests.web.conftest import chromium, context  # noqa: F401 (fixtures)
+from tests.support.browser import chromium, context  # noqa: F401 (fixtures)

@@ -11,9 +11,9 @@ import uuid
 import pytest
 from trio_websocket import open_websocket_url
 
-from tests.accounts.test_sign_in_e2e import site  # noqa: F401 (fixture: a real server, provider and database)
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
+from tests.support.sign_in import site  # noqa: F401 (fixture: a real server, provider and database)
 from tests.support.waiting import deadline
 
 pytestmark = pytest.mark.postgres

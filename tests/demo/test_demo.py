@@ -13,19 +13,31 @@ import pytest
 
 from playsite.store.migrations import load_migrations
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
-from tests.demo.support import ARGS, CHROMIUM, Demo, demo_dir, play_turn  # noqa: F401 (a fixture)
 from tests.support.client import Player, seated
+from tests.support.demo import ARGS, CHROMIUM, Demo, demo_dir, play_turn  # noqa: F401 (a fixture)
 from tests.support.waiting import deadline, wait_until_sync
 
 pytestmark = pytest.mark.postgres
 
+METRICS_TOKEN = "demo-metrics-token"
+
+
+def loop_lag_samples(demo: Demo) -> float:
+    """How many times the event loop's watch has sampled (`/metrics`): none until it is armed."""
+    text = httpx.get(demo.url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10).text
+    found = re.search(r"^playsite_event_loop_lag_seconds_count (\S+)$", text, re.M)
+    assert found, text
+    return float(found[1])
+
 
 async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_a_restart(demo_dir):
     data, log = demo_dir / "demo", demo_dir / "demo.log"
-    demo = Demo(data, log)
+    demo = Demo(data, log, env={"PLAY_METRICS_TOKEN": METRICS_TOKEN})
     try:
         health = demo.get("/health").json()
         assert health["store"] == {"kind": "postgres", "durable": True, "reachable": True}
+        # Served as `playsite serve` serves: once the port is open the event loop's watch is armed.
+        wait_until_sync(lambda: loop_lag_samples(demo) > 0, "the event loop's watch samples", timeout=10)
         demo.wait_open()
         demo.assert_clean_start()
         assert (data / "featured-bot.json").stat().st_mode & 0o777 == 0o600

@@ -29,7 +29,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.demo.support import ARGS, CHROMIUM, Demo, demo_dir, play_turn, resign, shot  # noqa: F401 (a fixture)
+from tests.support.demo import ARGS, CHROMIUM, Demo, demo_dir, play_turn, resign, shot  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from playsite.dice import Fairness, FixedSeedSource
-from tests.dice.dice_support import finished_game_record, load_vectors
+from tests.support.dice import finished_game_record, load_vectors
 
 
 @pytest.fixture(scope="session")

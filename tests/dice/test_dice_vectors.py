@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from playsite import dice, verifier
-from tests.dice.dice_support import VECTORS_PATH, load_vectors
+from tests.support.dice import VECTORS_PATH, load_vectors
 
 VECTORS = load_vectors()["vectors"]
 ROLLS = [

@@ -19,7 +19,7 @@ import pytest
 
 from playsite import verifier
 from playsite.dice import Fairness, FixedSeedSource
-from tests.dice.dice_support import REPO, finished_game_record
+from tests.support.dice import REPO, finished_game_record
 
 
 def write(tmp_path: pathlib.Path, record: object, name: str = "history.json") -> str:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from playsite.server import WEBSOCKET_MESSAGE_MAX
-from tests.e2e.test_connections import server_frames, spectator_socket
+from tests.support.raw_socket import server_frames, spectator_socket
 
 
 def header(length: int, opcode: int = 0x1, fin: bool = True) -> bytes:

@@ -14,7 +14,7 @@ from playsite.rooms.model import SeatSetup
 from playsite.rules import Termination
 from playsite.tokens import new_token
 from playsite.wire import Fischer, PublicFace, Unlimited
-from tests.rooms.harness import room_setup, running_registry, seat_setup
+from tests.support.rooms import room_setup, running_registry, seat_setup
 
 BOT = "bot:acme/stalls"
 REFERENCE_IDLE_S = 120

@@ -16,8 +16,8 @@ from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.rooms.intents import PlayerCommand
 from playsite.wire import DEFAULT_TIME_CONTROL, Resign
-from tests.rooms.faulty_store import FaultyStore
 from tests.support.app import booted, test_client
+from tests.support.faulty_store import FaultyStore
 
 
 def seat_path(game, seat: str, guest: uuid.UUID) -> str:

@@ -8,8 +8,8 @@ from trio_websocket import open_websocket_url
 
 from playsite.lobby.human_routes import HUMAN_STARTS_PER_MINUTE
 from playsite.wire import Snapshot, decode_frame
-from tests.lobby.api import CLOCKED, ONE_SECOND_MOVES, api, guest_id, shared_api  # noqa: F401
 from tests.support.errors import assert_error
+from tests.support.lobby_api import CLOCKED, ONE_SECOND_MOVES, api, guest_id, shared_api  # noqa: F401
 
 
 def play(api, bot: dict, guest: str | None = None, **extra) -> httpx.Response:

@@ -4,8 +4,8 @@ admission (a bot at capacity gets 409 and the challenge stays pending)."""
 from __future__ import annotations
 
 from playsite.lobby.challenges import MAX_PENDING_PER_CHALLENGER
-from tests.lobby.api import ONE_SECOND_MOVES, api, shared_api  # noqa: F401
 from tests.support.errors import assert_error
+from tests.support.lobby_api import ONE_SECOND_MOVES, api, shared_api  # noqa: F401
 
 
 def test_challenge_answers_201_with_the_challenge_and_target_online(api):

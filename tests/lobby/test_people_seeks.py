@@ -22,9 +22,9 @@ from playsite.lobby.people_seeks import (
 from playsite.refusals import Refused
 from playsite.wire import Unlimited, decode_frame
 from playsite.wire.events import Snapshot
-from tests.lobby.api import CLOCKED, api, guest_id, shared_api  # noqa: F401
 from tests.support.documented import Documented
 from tests.support.errors import assert_error
+from tests.support.lobby_api import CLOCKED, api, guest_id, shared_api  # noqa: F401
 
 ALICE, BOB = "guest:" + "a" * 8 + "-0000-4000-8000-" + "0" * 12, "guest:" + "b" * 8 + "-0000-4000-8000-" + "0" * 12
 DEFAULT_CLOCK = {"Fischer": {"initialSeconds": 600, "incrementSeconds": 10}}

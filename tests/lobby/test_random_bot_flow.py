@@ -11,8 +11,8 @@ import random
 import secrets
 import time
 
-from tests.lobby.api import FAST_GAMES, assert_no_server_errors
 from tests.support.anchor_client import AnchorFlowClient
+from tests.support.lobby_api import FAST_GAMES, assert_no_server_errors
 from tests.support.turns import random_turn
 
 GAME_DEADLINE_S = 180

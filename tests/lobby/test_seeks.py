@@ -4,8 +4,8 @@ and guest accepts, the open-seek cap, and admission (409 keeps the seek open).""
 from __future__ import annotations
 
 from playsite.lobby.seeks import MAX_OPEN_SEEKS_PER_BOT
-from tests.lobby.api import CLOCKED, ONE_SECOND_MOVES, api, guest_id, shared_api  # noqa: F401
 from tests.support.errors import assert_error
+from tests.support.lobby_api import CLOCKED, ONE_SECOND_MOVES, api, guest_id, shared_api  # noqa: F401
 
 DEFAULT_SEEK_CLOCK = {"Fischer": {"initialSeconds": 600, "incrementSeconds": 10}}
 

@@ -12,17 +12,10 @@ from playsite.accounts import queries as accounts
 from playsite.config import Settings
 from playsite.ratings.batch import apply_pending
 from playsite.ratings.glicko2 import Rating
-from tests.ratings.test_batch import BOTS, History, period_by_hand, query, store  # noqa: F401 (fixture)
 from tests.support.app import booted, test_client
+from tests.support.ratings import History, account, period_by_hand, query, store  # noqa: F401 (store: a fixture)
 
 pytestmark = pytest.mark.postgres
-
-
-def account(url: str, nickname: str):
-    with psycopg.connect(url) as conn:
-        made = accounts.sign_in(conn, "https://id.example", nickname, {"nickname": nickname})
-        conn.commit()
-    return made
 
 
 async def test_accounts_and_bots_are_one_pool_and_guests_and_deleted_accounts_stay_out(store, database_url):  # noqa: F811

@@ -8,9 +8,8 @@ import pytest
 
 from playsite.config import Settings
 from playsite.ratings.batch import apply_pending
-from tests.ratings.test_batch import BOTS, History, period_by_hand, store  # noqa: F401 (fixture)
-from tests.ratings.test_rated_people import account
 from tests.support.app import booted, test_client
+from tests.support.ratings import History, account, period_by_hand, store  # noqa: F401 (store: a fixture)
 
 pytestmark = pytest.mark.postgres
 

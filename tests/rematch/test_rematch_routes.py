@@ -21,10 +21,10 @@ from playsite.rooms.model import RoomPhase
 from playsite.rules import Termination
 from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer
-from tests.rooms.harness import attach
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.rematch import ORIGIN, WRITE, as_seat, finished_game, server
+from tests.support.rooms import attach
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres

@@ -7,8 +7,7 @@ import trio
 import trio.testing
 
 from playsite.rooms.admission import ADMISSION_LEASE_S, Admission, AdmissionRefused, Limits, Purpose
-
-from .harness import room_setup, running_registry
+from tests.support.rooms import room_setup, running_registry
 
 FEATURED = "bot:featured"
 SMALL = "bot:small"

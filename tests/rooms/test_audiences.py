@@ -10,7 +10,7 @@ import trio.testing
 
 from playsite.rooms.admission import Purpose
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
-from tests.rooms.harness import attach, command, received, room_setup, running_registry, sparing_turn
+from tests.support.rooms import attach, command, received, room_setup, running_registry, sparing_turn
 
 
 async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_clock):

@@ -8,7 +8,7 @@ import trio
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Rebind
 from playsite.rules import Termination
-from tests.rooms.harness import attach, room_setup, running_registry, seat_setup
+from tests.support.rooms import attach, room_setup, running_registry, seat_setup
 
 
 def showcase_like(**overrides):

@@ -24,9 +24,8 @@ from playsite.rooms.registry import CreationFailed
 from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
 from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
-
-from .faulty_store import FaultyStore
-from .harness import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
+from tests.support.faulty_store import FaultyStore
+from tests.support.rooms import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
 
 
 def required_setup(**overrides):

@@ -11,9 +11,8 @@ from playsite.rooms.model import FRIEND_JOIN_WINDOW_S, RoomPhase
 from playsite.rooms.trees import pack
 from playsite.rules import Termination, format_dfen
 from playsite.wire import BLACK, WHITE, GameEnded, Resign, SubmitTurn, TurnPlayed, decode_event
+from tests.support.rooms import room_setup, seat_setup
 from tests.support.turns import king_sparing_turn
-
-from .harness import room_setup, seat_setup
 
 SEED = bytes(range(32))
 AT = "2026-01-01T00:00:00.000Z"

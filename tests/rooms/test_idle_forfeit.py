@@ -12,7 +12,7 @@ from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import PlayerCommand
 from playsite.rules import Termination
 from playsite.wire import Fischer, SubmitTurn, Unlimited
-from tests.rooms.harness import room_setup, running_registry, sparing_turn
+from tests.support.rooms import room_setup, running_registry, sparing_turn
 
 
 async def play_one_turn(room, rng) -> str:

@@ -12,7 +12,7 @@ from playsite.rooms.intents import Rebind
 from playsite.rooms.model import effective_rated
 from playsite.store.memory import MemoryStore
 from playsite.wire import Resign
-from tests.rooms.harness import command, room_setup, running_registry
+from tests.support.rooms import command, room_setup, running_registry
 
 USER_A = "user:6f1c1a52-2a4e-4a3e-9d0e-0f3a8e1b2c01"
 USER_B = "user:6f1c1a52-2a4e-4a3e-9d0e-0f3a8e1b2c02"

@@ -18,9 +18,8 @@ from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import PlayerCommand
 from playsite.rooms.model import REQUIRED, TECHNICAL_ABORT_REASON
 from playsite.wire import AnswerDraw, DiceRolled, Fischer, GameEnded, Rejected, Resign, SubmitSeed, SubmitTurn, Unlimited
-
-from .faulty_store import FaultyStore
-from .harness import attach, command, received, room_setup, running_registry, sparing_turn
+from tests.support.faulty_store import FaultyStore
+from tests.support.rooms import attach, command, received, room_setup, running_registry, sparing_turn
 
 
 async def rolled_room(registry, **overrides):

@@ -27,9 +27,7 @@ from playsite.wire import (
     Win,
     decode_event,
 )
-from tests.support.turns import random_turn
-
-from .harness import (
+from tests.support.rooms import (
     attach,
     command,
     detach,
@@ -40,6 +38,7 @@ from .harness import (
     seat_setup,
     sparing_turn,
 )
+from tests.support.turns import random_turn
 
 
 def seed_where(*predicates) -> bytes:

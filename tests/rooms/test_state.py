@@ -15,8 +15,7 @@ from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
 from playsite.wire import Resign, Seat, SubmitTurn, Unlimited
-
-from .harness import command, room_setup, running_registry, sparing_turn
+from tests.support.rooms import command, room_setup, running_registry, sparing_turn
 
 
 def ticking_clock():

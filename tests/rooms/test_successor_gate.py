@@ -21,7 +21,7 @@ from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store import MemoryStore
 from playsite.wire import BLACK, WHITE, RematchStartup
-from tests.rooms.harness import attach, detach, room_setup, running_registry, seat_setup
+from tests.support.rooms import attach, detach, room_setup, running_registry, seat_setup
 
 EPOCH = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
 WINDOW_S = 15

@@ -19,9 +19,8 @@ from playsite.rooms.admission import Purpose
 from playsite.rooms.trees import INLINE_TREE_MAX_TURNS, PackedTree, TreePool, Trees, pack
 from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
+from tests.support.rooms import attach, play_randomly, room_setup, running_registry
 from tests.support.turns import random_turn
-
-from .harness import attach, play_randomly, room_setup, running_registry
 
 
 def positions(count: int, seed: int = 7) -> list:

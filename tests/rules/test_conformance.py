@@ -7,12 +7,11 @@ import json
 import pytest
 
 from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, perft
-
-from .conftest import REFERENCE
+from tests.support.reference import MOVEGEN
 
 
 def reference_cases(name: str):
-    path = REFERENCE / name
+    path = MOVEGEN / name
     if not path.is_file():
         return [pytest.param(None, id="reference-absent")]
     cases = json.loads(path.read_text())

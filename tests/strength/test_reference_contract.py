@@ -15,9 +15,9 @@ import pytest
 from playsite.config import Settings
 from playsite.strength.stats import SprtVerdict
 from playsite.wire import Unlimited
-from tests.strength.support import finish, play_results
 from tests.support.app import booted, test_client
-from tests.wire.test_reference_compat import OPENAPI, REFERENCE, reference  # noqa: F401 (the fixture)
+from tests.support.reference import OPENAPI, REFERENCE, reference  # noqa: F401 (the fixture)
+from tests.support.strength import finish, play_results
 
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is absent")
 

@@ -20,10 +20,10 @@ from playsite.store.postgres import PostgresStore
 from playsite.strength.service import MAX_AGE_S, StrengthReports
 from playsite.strength.stats import SprtVerdict
 from playsite.wire import Unlimited
-from tests.strength.support import finish, play_results
 from tests.support.app import booted, test_client
 from tests.support.database import migrated_url  # noqa: F401 (the fixture)
 from tests.support.errors import assert_error
+from tests.support.strength import finish, play_results
 from tests.support.waiting import wait_until
 
 

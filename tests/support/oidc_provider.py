@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,8 @@ from urllib.parse import urljoin, urlsplit
 import attrs
 import httpx
 import pytest
+
+from tests.support.server import free_port
 
 HERE = Path(__file__).resolve().parent / "oidc"
 READY_TIMEOUT_S = 30
@@ -51,12 +52,6 @@ def ensure_installed() -> None:
     )
     if done.returncode != 0:
         raise RuntimeError(f"npm ci failed in {HERE}:\n{done.stdout}\n{done.stderr}")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @attrs.define

@@ -12,8 +12,8 @@ from playsite.games.creation import create_human_game
 from playsite.rooms.intents import Rebind
 from playsite.rooms.model import RoomPhase
 from playsite.wire import SEATS, WHITE, Fischer, Resign, SubmitTurn
-from tests.rooms.harness import attach, command, sparing_turn
 from tests.support.app import booted, test_client
+from tests.support.rooms import attach, command, sparing_turn
 from tests.support.waiting import wait_until
 
 ORIGIN = "https://play.example"

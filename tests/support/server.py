@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,13 @@ from pathlib import Path
 
 _LISTENING = re.compile(r"playsite: listening on http://[^:]+:(\d+)")
 BOOT_TIMEOUT_S = 30
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 class ServerProcess:

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.axe import serious_violations
+from tests.support.browser import PHONE, finished_game
 from tests.support.server import ServerProcess
-from tests.web.conftest import PHONE, finished_game
 
 DESKTOP = {"width": 1366, "height": 900}
 

@@ -4,24 +4,18 @@ with themselves, opens both profiles, then signs out from the header."""
 
 from __future__ import annotations
 
-import socket
 
 import httpx
 import psycopg
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.artifacts import screenshot
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (fixture)
+from tests.support.server import free_port
 
 pytestmark = pytest.mark.postgres
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

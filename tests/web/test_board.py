@@ -13,11 +13,10 @@ import pytest
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
+from tests.support.artifacts import screenshot
+from tests.support.browser import pending, PHONE
 from tests.support.server import ServerProcess
 from tests.support.waiting import wait_until_sync
-from tests.web.test_browser import pending
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
-from tests.web.conftest import PHONE
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 # After 1. e4 d5: White's pawn may take on d5 or go on; the knight has its two squares.

@@ -8,16 +8,12 @@ import random
 
 import httpx
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from tests.support.turns import king_sparing_turn
+from tests.support.browser import pending, play_turn, turn_in_list
 from tests.support.waiting import wait_until_sync
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 TURNS = 4
-expect.set_options(timeout=15_000)  # a 2-core CI machine under load: generous, never a sleep
 
 
 @pytest.fixture
@@ -25,45 +21,18 @@ def server(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
-@pytest.fixture
-def browser():
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
-
-
-def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
-    """Build a random legal turn by clicking the board, then play it."""
-    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
-    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)  # the game must go on
-    for uci in moves:
-        page.click(f'[data-square="{uci[:2]}"]')
-        page.click(f'[data-square="{uci[2:4]}"]')
-        if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
-    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
-    page.click("#submit")
-    return moves
-
-
-def turn_in_list(page, seat: str, moves: list[str]):
-    """The move list's entry for a turn `seat` played (its micro-moves in `data-moves`)."""
-    return page.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')
-
-
-def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
+def test_two_people_play_by_clicking_and_a_spectator_follows(server, chromium):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     game_id = game["gameId"]
     pages = {}
     for seat in ("White", "Black"):
-        page = browser.new_page()
+        page = chromium.new_page()
         token = game["seats"][seat.lower()]["token"]
         page.goto(f"{base}/play/{game_id}#seat={seat}&token={token}")
         expect(page).to_have_url(f"{base}/play/{game_id}")  # the token left the address bar at once
         pages[seat] = page
-    watcher = browser.new_page()
+    watcher = chromium.new_page()
     watcher.goto(f"{base}/play/{game_id}")
     for page in (*pages.values(), watcher):
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
@@ -91,14 +60,8 @@ def test_two_people_play_by_clicking_and_a_spectator_follows(server, browser):
     expect(pages["Black"].locator("#result")).to_contain_text("You won: White resigned")
 
 
-def pending(base: str, game_id: str) -> dict | None:
-    """The game's state when a roll waits to be played, else None."""
-    state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
-    return state if state["dicePending"] else None
-
-
-def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
-    page = browser.new_page()
+def test_the_home_page_creates_a_friend_game_and_lists_it(server, chromium):
+    page = chromium.new_page()
     page.goto(server.base_url + "/")
     expect(page.locator("#showcase")).to_be_hidden()  # no showcase on this server
     page.select_option("#friend-clock", label="3+2")
@@ -109,10 +72,10 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, browser):
     page.click("#friend-white")
     expect(page.locator("#role")).to_have_text("You play White")
     expect(page.locator("#connection")).to_have_attribute("data-state", "open")
-    friend = browser.new_page()
+    friend = chromium.new_page()
     friend.goto(friend_link)
     expect(friend.locator("#role")).to_have_text("You play Black")
-    home = browser.new_page()
+    home = chromium.new_page()
     home.goto(server.base_url + "/")
     expect(home.locator("#live-games li a")).to_have_count(1)
     game_id = friend_link.split("/play/")[1].split("#")[0]
@@ -125,9 +88,9 @@ def server_with_house_bots(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
-def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, browser):
+def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, chromium):
     base = server_with_house_bots.base_url
-    page = browser.new_page()
+    page = chromium.new_page()
     page.goto(base + "/")
     page.click('button[data-bot="house/greedy"]')
     expect(page.locator("#role")).to_contain_text("You play")

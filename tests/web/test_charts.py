@@ -12,10 +12,10 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.artifacts import screenshot
 from tests.support.axe import serious_violations
+from tests.support.browser import PHONE
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (fixture)
-from tests.web.conftest import PHONE
 
 pytestmark = pytest.mark.postgres
 T0 = datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)

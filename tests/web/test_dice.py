@@ -16,7 +16,6 @@ from playsite.rules import START_POSITION, format_dfen, iter_turns, legal_tree, 
 from playsite.rules.turn import _Turn
 from playsite.web.routes import Assets
 from tests.support.server import ServerProcess
-from tests.web.artifacts import artifacts  # noqa: F401 (a fixture)
 
 # Positions where the payment rules matter: castling both ways, promotions (then the new piece
 # moving on with its own die), en passant, Black to move.

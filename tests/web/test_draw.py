@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.turns import king_sparing_turn
+from tests.support.browser import build_turn
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -19,17 +19,6 @@ OTHER = {"White": "Black", "Black": "White"}
 @pytest.fixture
 def server(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0"})
-
-
-def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> None:
-    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
-    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
-    for uci in moves:
-        page.click(f'[data-square="{uci[:2]}"]')
-        page.click(f'[data-square="{uci[2:4]}"]')
-        if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
-    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
 
 
 def roll_of(base: str, game_id: str) -> str:

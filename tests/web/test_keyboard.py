@@ -9,9 +9,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import pending, turn_in_list
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import wait_until_sync
-from tests.web.test_browser import pending, turn_in_list
 
 FILES = "abcdefgh"
 

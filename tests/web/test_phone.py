@@ -8,8 +8,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import PHONE, finished_game
 from tests.support.server import ServerProcess
-from tests.web.conftest import PHONE, finished_game
 
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 

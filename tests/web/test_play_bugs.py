@@ -13,9 +13,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.turns import king_sparing_turn
+from tests.support.browser import build_turn, open_seats, pending
 from tests.support.waiting import wait_until_sync
-from tests.web.test_browser import pending
 
 OTHER = {"White": "Black", "Black": "White"}
 RUNNING = re.compile(r"\brunning\b")
@@ -25,29 +24,6 @@ LAST_MOVE = re.compile(r"\blast-move\b")
 @pytest.fixture
 def server(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0"})
-
-
-def open_seats(context, base: str, game: dict, *, apart: bool = False) -> dict:
-    """A page per seat; `apart`: Black's in a browser profile of its own (another guest id)."""
-    pages = {}
-    for seat in ("White", "Black"):
-        page = context.browser.new_context().new_page() if apart and seat == "Black" else context.new_page()
-        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
-        pages[seat] = page
-    return pages
-
-
-def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
-    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
-    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
-    for uci in moves:
-        page.click(f'[data-square="{uci[:2]}"]')
-        page.click(f'[data-square="{uci[2:4]}"]')
-        if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
-    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
-    return moves
 
 
 def test_black_has_its_own_strip_and_clock_at_the_bottom(server, context):

@@ -12,11 +12,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import PHONE, pending, open_seats
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import wait_until_sync
-from tests.web.conftest import PHONE
-from tests.web.test_browser import pending
-from tests.web.test_play_bugs import open_seats
 
 NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?) ?){1,3})$")
 FILES = "abcdefgh"

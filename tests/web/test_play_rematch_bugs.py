@@ -13,11 +13,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import pending, build_turn, open_seats
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
-from tests.web.test_browser import pending
-from tests.web.test_rematch_browser import free_port
-from tests.web.test_play_bugs import build_turn, open_seats
 
 pytestmark = pytest.mark.postgres
 COUNTDOWN = re.compile(r"\(\d+ s\)")

@@ -10,10 +10,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.artifacts import screenshot
+from tests.support.browser import PHONE, finished_game, pending, play_turn, turn_in_list
 from tests.support.waiting import wait_until_sync
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
-from tests.web.conftest import PHONE, finished_game
-from tests.web.test_browser import pending, play_turn, turn_in_list
 
 
 @pytest.fixture(scope="module")

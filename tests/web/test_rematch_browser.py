@@ -5,24 +5,18 @@ starts; a spectator of the first game follows the chain to the successor on its 
 from __future__ import annotations
 
 import random
-import socket
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.artifacts import screenshot
+from tests.support.browser import pending, play_turn, turn_in_list
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
-from tests.web.test_browser import pending, play_turn, turn_in_list
 
 pytestmark = pytest.mark.postgres
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
+from tests.support.artifacts import screenshot
+from tests.support.browser import PHONE, finished_game
 from tests.support.server import ServerProcess
-from tests.web.artifacts import artifacts, screenshot  # noqa: F401 (a fixture)
-from tests.web.conftest import PHONE, finished_game
 
 PIECES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
 VECTORS = Path(__file__).resolve().parents[2] / "specs" / "dice" / "vectors-v1.json"

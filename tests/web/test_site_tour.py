@@ -14,8 +14,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import finished_game
 from tests.support.server import ServerProcess
-from tests.web.conftest import finished_game
 
 FIRST_LOAD_BUDGET = 200 * 1024
 

@@ -15,7 +15,7 @@ import trio
 
 from playsite.accounts import queries as accounts_store
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
-from playsite.webhooks.slots import LEASE_LIFETIME_S
+from playsite.webhooks.slot_queries import LEASE_LIFETIME_S
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.receiver import WebhookReceiver, echo
 from tests.support.waiting import wait_until

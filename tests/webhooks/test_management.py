@@ -8,7 +8,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.webhooks import slots
+from playsite.webhooks import slot_queries
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.receiver import Reply, WebhookReceiver, echo
 from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name
@@ -268,9 +268,9 @@ async def test_a_lease_left_by_a_dead_process_expires_on_the_database_clock_and_
             revision = await stage(a, bot, hook_url(receiver))
             # What a process that died after taking the lease leaves behind (tests/e2e kills one for real).
             with psycopg.connect(migrated_url) as conn:
-                leased = slots.fence(conn, bot).revision + 1
-                slots.bump(conn, bot)
-                slots.take_lease(conn, bot, leased)
+                leased = slot_queries.fence(conn, bot).revision + 1
+                slot_queries.bump(conn, bot)
+                slot_queries.take_lease(conn, bot, leased)
                 conn.commit()
             read, revision = await slot(a, bot)
             assert read["setup"]["activating"] is True and read["setup"]["activationAttempts"] == 1

@@ -4,44 +4,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
 from playsite import wire
+from tests.support.reference import ASYNCAPI, OPENAPI, REFERENCE, reference  # noqa: F401 (a fixture)
 
 from . import examples
 from .strategies import events, history_records, public_game_states
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "dicechess-play"
-ASYNCAPI = "urn:reference:asyncapi"
-OPENAPI = "urn:reference:openapi"
-
 pytestmark = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is absent")
-
-
-@pytest.fixture(scope="module")
-def reference():
-    """validate(document, pointer, instance) against a schema inside a reference document."""
-    yaml = pytest.importorskip("yaml")
-    from jsonschema import Draft202012Validator
-    from referencing import Registry
-    from referencing.jsonschema import DRAFT202012
-
-    registry = Registry().with_resources(
-        (uri, DRAFT202012.create_resource(yaml.safe_load((REFERENCE / name).read_text(encoding="utf-8"))))
-        for uri, name in ((ASYNCAPI, "asyncapi.yaml"), (OPENAPI, "openapi.yaml"))
-    )
-    validators = {}
-
-    def validate(document: str, pointer: str, instance) -> None:
-        key = (document, pointer)
-        if key not in validators:
-            validators[key] = Draft202012Validator({"$ref": f"{document}#{pointer}"}, registry=registry)
-        validators[key].validate(instance)
-
-    return validate
 
 
 def _reference_message(event) -> str | None:

@@ -1,5 +1,5 @@
-"""The showcase's durable records (sql/007_showcase.sql). Every function takes a connection
-and runs inside `Database.run`'s transaction."""
+"""The showcase's queries over its durable records (sql/007_showcase.sql), and the rows they
+return. Every function takes a connection and runs inside `Database.run`'s transaction."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Rematch's durable records (sql/008_rematch.sql). Every function takes a connection and runs
-inside `Database.run`'s transaction.
+"""Rematch's queries over its durable records (sql/008_rematch.sql), and the rows they return.
+Every function takes a connection and runs inside `Database.run`'s transaction.
 
 Serialisation is the database's: every command on a source locks that source's opportunity
 row (`lock`, SELECT ... FOR UPDATE) for its whole transaction, so the commands of one source
@@ -100,7 +100,7 @@ def lock(conn: psycopg.Connection, source_game_id: str, ended_at: float) -> Oppo
 
 def save(conn: psycopg.Connection, opportunity: Opportunity) -> None:
     """Write the (locked) opportunity's phase and fields. A committed successor is never
-    overwritten: a row that is `matched` stays so (rule 8)."""
+    overwritten: a row that is `matched` stays so (service.md, Rematch opportunity rule 8)."""
     conn.execute(
         "UPDATE rematch_opportunities SET phase = %s, proposed_at = %s, initiator = %s, consents = %s,"
         " closed_reason = %s, updated_at = now() WHERE source_game_id = %s AND phase <> 'matched'",

@@ -19,6 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import click_turn
+from tests.support.turns import random_turn
 from tests.support.waiting import wait_until_sync
 
 CHROMIUM = "/usr/bin/chromium"
@@ -35,24 +37,10 @@ def shot(page, name: str) -> None:
 # ----- playing through the page's stable hooks ---------------------------------------------------
 
 
-def random_turn(tree: dict, rng: random.Random) -> list[str]:
-    moves = []
-    while tree:
-        move = rng.choice(sorted(tree))
-        moves.append(move)
-        tree = tree[move]
-    return moves
-
-
 def play_turn(page, base: str, game_id: str, rng: random.Random) -> list[str]:
     roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
     moves = random_turn(roll["legalMoves"], rng)
-    for uci in moves:
-        page.click(f'[data-square="{uci[:2]}"]')
-        page.click(f'[data-square="{uci[2:4]}"]')
-        if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
-    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+    click_turn(page, moves)
     page.click("#submit")
     return moves
 

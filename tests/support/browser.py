@@ -1,0 +1,106 @@
+"""What the browser tests share: Debian's Chromium through Playwright (launched once per
+module), finished games made over real sockets, and the steps a person takes on a game page."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+import pytest
+import trio
+from playwright.sync_api import expect, sync_playwright
+
+from playsite.wire import GameEnded, Resign, SubmitSeed, encode_command
+from tests.support.client import Player, Table, create_game
+from tests.support.turns import king_sparing_turn
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+expect.set_options(timeout=15_000)  # a 2-core CI machine under load: generous, never a sleep
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def context(chromium):
+    """A fresh browser profile (cookies, storage) for one test."""
+    made = chromium.new_context()
+    yield made
+    made.close()
+
+
+def finished_game(server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5) -> str:
+    """A game played `turns` turns over real sockets (never taking a king), then resigned by
+    White; returns its id once the archive has it."""
+
+    async def play() -> str:
+        game = await create_game(server.base_url, timeControl={"Unlimited": {}})
+        table = Table(Player(server.ws_url, game, "White"), Player(server.ws_url, game, "Black"))
+        rng = random.Random(seed)
+        async with table.open():
+            for seat, text in (seeds or {}).items():
+                await table.players[seat].ws.send_message(encode_command(SubmitSeed(text)))
+            for _ in range(turns):
+                await table.play_turn(rng, spare_king=True)
+            white = table.players["White"]
+            await white.ws.send_message(encode_command(Resign()))
+            await table.wait_for(white, lambda event: isinstance(event, GameEnded))
+        return game["gameId"]
+
+    return trio.run(play)
+
+
+def pending(base: str, game_id: str) -> dict | None:
+    """The game's state when a roll waits to be played, else None."""
+    state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
+    return state if state["dicePending"] else None
+
+
+def open_seats(context, base: str, game: dict, *, apart: bool = False) -> dict:
+    """A page per seat; `apart`: Black's in a browser profile of its own (another guest id)."""
+    pages = {}
+    for seat in ("White", "Black"):
+        page = context.browser.new_context().new_page() if apart and seat == "Black" else context.new_page()
+        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        pages[seat] = page
+    return pages
+
+
+def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
+    """Build a random legal turn by clicking the board (never taking a king: the game must go
+    on), without submitting it."""
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
+    click_turn(page, moves)
+    return moves
+
+
+def click_turn(page, moves: list[str]) -> None:
+    """Click a turn's micro-moves on the board (and a promotion's piece), not submitting it."""
+    for uci in moves:
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+    expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+
+
+def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
+    """Build a random legal turn by clicking the board, then play it."""
+    moves = build_turn(page, base, game_id, seat, rng)
+    page.click("#submit")
+    return moves
+
+
+def turn_in_list(page, seat: str, moves: list[str]):
+    """The move list's entry for a turn `seat` played (its micro-moves in `data-moves`)."""
+    return page.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')
