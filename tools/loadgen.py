@@ -108,6 +108,8 @@ class LoopClock:
         self.gc_worst_at_s: float | None = None
         self.gc_long = 0
         self._gc_started: float | None = None
+        self.tune_s = 0.0
+        """How long tuning the collector took (a full collection of all the client holds)."""
 
     def open_window(self) -> None:
         self.window_start = time.perf_counter()
@@ -151,7 +153,7 @@ class LoopClock:
             "loop_lag_max_ms": round(self.worst_lag_s * 1000, 1), "loop_lag_max_at_s": self.worst_lag_at_s,
             "loop_lags_over_100ms": self.late, "ticks": self.ticks,
             "gc_pause_max_ms": round(self.gc_worst_s * 1000, 1), "gc_pause_max_at_s": self.gc_worst_at_s,
-            "gc_pauses_over_100ms": self.gc_long,
+            "gc_pauses_over_100ms": self.gc_long, "tune_ms": round(self.tune_s * 1000, 1),
         }
 
 
@@ -450,7 +452,9 @@ async def game_client(conf: dict, out) -> None:
         setup_s = time.perf_counter() - started
         # Tuned (a full collection, then everything frozen) before saying ready, never after:
         # the last client's full collection would otherwise stall it as the window opens.
+        tuning = time.perf_counter()
         collector.tune()
+        clock.tune_s = time.perf_counter() - tuning
         out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
         await trio.to_thread.run_sync(conf["go"].wait)  # every client measures the same window
         stats.measuring = True
@@ -630,7 +634,7 @@ def scrape_metrics(base: str, token: str | None) -> dict[tuple[str, str | None],
     if not token:
         return None
     try:
-        answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=30)
         answer.raise_for_status()
         families = list(text_string_to_metric_families(answer.text))
     except (httpx.HTTPError, ValueError):
@@ -998,6 +1002,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.clients < 1 or args.duration <= 0:
         parser.error("--games, --clients and --duration must be positive")
+    # Stopped from outside (`timeout`, a bench's deadline): the server it spawned and the
+    # clients are stopped too, by run()'s `finally`, instead of being left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("[loadgen] stopped by SIGTERM"))
     summary = run(args)
     print(json.dumps(summary))
     if args.markdown:

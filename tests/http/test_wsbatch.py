@@ -50,3 +50,50 @@ async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
     assert received == [*TEXTS, "last"]
     assert code == 1000
     assert sent_after_close == [True]
+
+
+async def test_frames_the_kernel_cannot_take_at_once_wait_and_keep_their_order():
+    """A client that does not read yet: the socket's buffer fills, the rest of a write waits
+    under the connection's lock, and every message still arrives whole and in order."""
+    texts = [f"{i:04d}" + "y" * 100_000 for i in range(40)]
+
+    async def app(scope, receive, send):
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        for first in range(0, len(texts), 2):
+            await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": texts[first:first + 2]})
+        await send({"type": "websocket.close", "code": 1000})
+
+    settings = Settings.from_environ({"PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0"})
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(run_http, app, settings, trio.Event())
+        url = binds[0].replace("http://", "ws://") + "/anything"
+        received = []
+        with trio.fail_after(20):
+            async with trio_websocket.open_websocket_url(url, max_message_size=1 << 20) as ws:
+                await trio.sleep(0.5)  # the server's writes fill the buffers meanwhile
+                try:
+                    while True:
+                        received.append(await ws.get_message())
+                except trio_websocket.ConnectionClosed:
+                    pass
+        nursery.cancel_scope.cancel()
+    assert received == texts
+
+
+def test_a_text_framed_once_is_the_frame_wsproto_writes():
+    from wsproto import ConnectionType
+    from wsproto.connection import Connection
+    from wsproto.events import TextMessage
+
+    from playsite.http.wsbatch import frame
+
+    connection = Connection(ConnectionType.SERVER)
+    for text in ["", "a", "é" * 62, "x" * 125, "x" * 126, "ü" * 40_000, "x" * 65_535, "x" * 65_536, "x" * 70_000]:
+        assert frame(text) == connection.send(TextMessage(data=text))
+        assert frame(text) == connection.send(TextMessage(data=text))  # the kept frame too
