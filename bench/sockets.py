@@ -195,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(whole run: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if not args.quick:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(table)
+        # The A/B sections written by hand below the grid (from the first `## `) are kept.
+        kept = RESULTS.read_text().partition("\n## ") if RESULTS.exists() else ("", "", "")
+        RESULTS.write_text(table + ("\n## " + kept[2] if kept[1] else ""))
     return 0
 
 
