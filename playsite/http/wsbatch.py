@@ -42,9 +42,10 @@ from wsproto.utilities import LocalProtocolError
 from playsite.http.pinned import require_hypercorn
 
 SEND_TEXTS: Final = "playsite.websocket.send_texts"
-FRAMES_KEPT = 2048
-"""Frames kept for the sockets still to be sent the same text: more than a burst of
-publications reaches before every socket has taken its frames."""
+FRAMES_KEPT_BYTES = 4 * 1024 * 1024
+"""Frames kept for the sockets still to be sent the same text, in bytes (a seat's DiceRolled
+may carry a tree of tens of KB): far more than a burst of publications makes before every
+socket has taken its frames. Past it they are all dropped, and made again when asked for."""
 SEND_KEY = "playsite.send"
 """Where a WebSocket scope carries the server's `send`, which takes SEND_TEXTS messages."""
 
@@ -79,27 +80,43 @@ async def _app_send(stream: WSStream, message: ASGISendEvent | SendTexts | None)
         await _write(server, data)
 
 
-_frames: dict[str, bytes] = {}
+class KeptFrames:
+    """The frames of the texts sent lately, up to FRAMES_KEPT_BYTES, by text."""
+
+    def __init__(self, limit_bytes: int = FRAMES_KEPT_BYTES) -> None:
+        self.limit_bytes = limit_bytes
+        self.frames: dict[str, bytes] = {}
+        self.size = 0
+
+    def frame(self, text: str) -> bytes:
+        made = self.frames.get(text)
+        if made is None:
+            made = _framed(text)
+            if self.size + len(made) > self.limit_bytes:
+                self.frames.clear()
+                self.size = 0
+            self.frames[text] = made
+            self.size += len(made)
+        return made
 
 
-def frame(text: str) -> bytes:
+def _framed(text: str) -> bytes:
     """A server's unmasked, final text frame of `text` (RFC 6455 5.2), as wsproto writes it
-    without extensions; made once for all the sockets the same text goes to."""
-    made = _frames.get(text)
-    if made is None:
-        payload = text.encode()
-        size = len(payload)
-        if size < 126:
-            header = bytes((0x81, size))
-        elif size < 65536:
-            header = struct.pack("!BBH", 0x81, 126, size)
-        else:
-            header = struct.pack("!BBQ", 0x81, 127, size)
-        made = header + payload
-        if len(_frames) >= FRAMES_KEPT:
-            _frames.clear()
-        _frames[text] = made
-    return made
+    without extensions."""
+    payload = text.encode()
+    size = len(payload)
+    if size < 126:
+        header = bytes((0x81, size))
+    elif size < 65536:
+        header = struct.pack("!BBH", 0x81, 126, size)
+    else:
+        header = struct.pack("!BBQ", 0x81, 127, size)
+    return header + payload
+
+
+_kept = KeptFrames()
+frame = _kept.frame
+"""The frame of a text, made once for all the sockets the same text goes to."""
 
 
 def _plain(connection: Connection) -> bool:

@@ -97,3 +97,15 @@ def test_a_text_framed_once_is_the_frame_wsproto_writes():
     for text in ["", "a", "é" * 62, "x" * 125, "x" * 126, "ü" * 40_000, "x" * 65_535, "x" * 65_536, "x" * 70_000]:
         assert frame(text) == connection.send(TextMessage(data=text))
         assert frame(text) == connection.send(TextMessage(data=text))  # the kept frame too
+
+
+def test_frames_kept_are_bounded_in_bytes():
+    from playsite.http.wsbatch import KeptFrames
+
+    kept = KeptFrames(limit_bytes=1000)
+    first = kept.frame("a" * 400)
+    assert kept.frame("a" * 400) is first  # kept
+    kept.frame("b" * 400)
+    kept.frame("c" * 400)  # past the limit: the kept ones are dropped
+    assert kept.size <= 1000 and list(kept.frames) == ["c" * 400]
+    assert kept.frame("a" * 400) == first  # made again, the same bytes
