@@ -62,6 +62,10 @@ KEEPALIVE_EXPIRY_S = 2.0
 CONNECT_ERRORS = (OSError, trio.BrokenResourceError, trio.TooSlowError, Refused)
 SAMPLE_MAX = 200_000
 """Latencies kept per client (uniformly thinned beyond this)."""
+TICK_S = 0.1
+"""How often a client's loop-lag ticker asks to be woken."""
+LATE_S = 0.1
+"""A wake-up (or a collection) later (longer) than this is counted as a stall."""
 
 
 # ----- statistics -------------------------------------------------------------------------------
@@ -88,9 +92,80 @@ class Samples:
             self.values[random.randrange(SAMPLE_MAX)] = value
 
 
+class LoopClock:
+    """A client process's own stalls over the window: how late its event loop woke a ticker due
+    every TICK_S, and how long its collector paused it. A verdict late on the client's side
+    shows here; one late on the server's side shows in the server's own loop lag."""
+
+    def __init__(self) -> None:
+        self.window_start: float | None = None
+        self.worst_lag_s = 0.0
+        self.worst_lag_at_s: float | None = None
+        """When the worst wake-up came, in seconds from the window's start."""
+        self.late = 0
+        self.ticks = 0
+        self.gc_worst_s = 0.0
+        self.gc_worst_at_s: float | None = None
+        self.gc_long = 0
+        self._gc_started: float | None = None
+        self.tune_s = 0.0
+        """How long tuning the collector took (a full collection of all the client holds)."""
+
+    def open_window(self) -> None:
+        self.window_start = time.perf_counter()
+
+    def close_window(self) -> None:
+        self.window_start = None
+
+    def _at(self, moment: float) -> float | None:
+        return None if self.window_start is None else round(moment - self.window_start, 2)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            return
+        if self._gc_started is None or self.window_start is None:
+            return
+        pause = time.perf_counter() - self._gc_started
+        self.gc_long += pause > LATE_S
+        if pause > self.gc_worst_s:
+            self.gc_worst_s, self.gc_worst_at_s = pause, self._at(self._gc_started)
+
+    async def run(self) -> None:
+        gc.callbacks.append(self._on_gc)
+        try:
+            while True:
+                due = time.perf_counter() + TICK_S
+                await trio.sleep(TICK_S)
+                now = time.perf_counter()
+                if self.window_start is None:
+                    continue
+                lag = now - due
+                self.ticks += 1
+                self.late += lag > LATE_S
+                if lag > self.worst_lag_s:
+                    self.worst_lag_s, self.worst_lag_at_s = lag, self._at(due)
+        finally:
+            gc.callbacks.remove(self._on_gc)
+
+    def report(self) -> dict:
+        return {
+            "loop_lag_max_ms": round(self.worst_lag_s * 1000, 1), "loop_lag_max_at_s": self.worst_lag_at_s,
+            "loop_lags_over_100ms": self.late, "ticks": self.ticks,
+            "gc_pause_max_ms": round(self.gc_worst_s * 1000, 1), "gc_pause_max_at_s": self.gc_worst_at_s,
+            "gc_pauses_over_100ms": self.gc_long, "tune_ms": round(self.tune_s * 1000, 1),
+        }
+
+
 class Stats:
     def __init__(self) -> None:
         self.turns = 0
+        self.frames = 0
+        """Messages received in the window, on every socket."""
+        self.verdict_worst_s = 0.0
+        self.verdict_worst_at_s: float | None = None
+        """When the slowest verdict's turn was sent, in seconds from the window's start."""
+        self.window_start = 0.0
         self.verdict = Samples()
         self.broadcast = Samples()
         self.errors: dict[str, int] = {}
@@ -242,6 +317,7 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
             try:
                 while True:
                     text = await ws.receive()
+                    stats.frames += stats.measuring
                     if snapshot:
                         snapshot = False
                         opened.release()
@@ -259,8 +335,12 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
                         played = f'"seat":"{seat}"' in text[:40] and '"moves":[]' not in text  # not a forced pass
                         if played and game.sent_at is not None:
                             if stats.measuring:
-                                stats.verdict.add(time.perf_counter() - game.sent_at)
+                                verdict = time.perf_counter() - game.sent_at
+                                stats.verdict.add(verdict)
                                 stats.turns += 1
+                                if verdict > stats.verdict_worst_s:
+                                    stats.verdict_worst_s = verdict
+                                    stats.verdict_worst_at_s = round(game.sent_at - stats.window_start, 2)
                     elif text.startswith('{"GameEnded"'):
                         game.over.set()
                         return
@@ -322,6 +402,7 @@ async def spectator_socket(stats: Stats, game: Game, url: str, opened) -> None:
             try:
                 while True:
                     text = await ws.receive()
+                    stats.frames += stats.measuring
                     if first:
                         first = False
                         opened.release()
@@ -353,6 +434,8 @@ async def game_client(conf: dict, out) -> None:
     started = time.perf_counter()
     async with trio.open_nursery() as nursery:
         collector = await nursery.start(run_gc_watch, CLIENT_GC_FULL_INTERVAL_S)
+        clock = LoopClock()
+        nursery.start_soon(clock.run)
         readies = []
         for slot in range(conf["games"]):
             ready = trio.Event()
@@ -367,21 +450,29 @@ async def game_client(conf: dict, out) -> None:
                 await ready.wait()
         set_up.set()
         setup_s = time.perf_counter() - started
-        out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
+        # Tuned (a full collection, then everything frozen) before saying ready, never after:
+        # the last client's full collection would otherwise stall it as the window opens.
+        tuning = time.perf_counter()
         collector.tune()
+        clock.tune_s = time.perf_counter() - tuning
+        out.put({"kind": "ready", "setup_s": setup_s, "ready": sum(r.is_set() for r in readies)})
         await trio.to_thread.run_sync(conf["go"].wait)  # every client measures the same window
         stats.measuring = True
-        measured_from = time.perf_counter()
+        measured_from = stats.window_start = time.perf_counter()
+        clock.open_window()
         end = measured_from + conf["duration"]
         while time.perf_counter() < end:
             await trio.sleep(min(PROGRESS_S, end - time.perf_counter()))
             out.put({"kind": "progress", "turns": stats.turns, "sockets": stats.sockets_open, "errors": sum(stats.errors.values())})
         stats.measuring = False
+        clock.close_window()
         window = time.perf_counter() - measured_from
         await end_of_window(conf, out)
         nursery.cancel_scope.cancel()
     out.put({
-        "kind": "result", "setup_s": setup_s, "window_s": window, "turns": stats.turns,
+        "kind": "result", "setup_s": setup_s, "window_s": window, "turns": stats.turns, "frames": stats.frames,
+        "client": conf["client"], "clock": clock.report(),
+        "verdict_max_at_s": stats.verdict_worst_at_s,
         "verdict": stats.verdict.values, "broadcast": stats.broadcast.values, "errors": stats.errors,
         "closes": stats.closes, "games_created": stats.games_created,
     })
@@ -481,6 +572,8 @@ async def transport_client(conf: dict, out) -> None:
     started = time.perf_counter()
     async with trio.open_nursery() as nursery:
         collector = await nursery.start(run_gc_watch, CLIENT_GC_FULL_INTERVAL_S)
+        clock = LoopClock()
+        nursery.start_soon(clock.run)
         for _ in range(conf["sockets"]):
             nursery.start_soon(one)
             if conf["connect_rate"]:
@@ -492,20 +585,23 @@ async def transport_client(conf: dict, out) -> None:
                 await trio.sleep(0.05)
         set_up.set()
         setup_s = time.perf_counter() - started
+        collector.tune()  # before saying ready, as the game client
         out.put({"kind": "ready", "setup_s": setup_s, "ready": ready})
-        collector.tune()
         await trio.to_thread.run_sync(conf["go"].wait)
         measuring = True
         t0 = time.perf_counter()
+        clock.open_window()
         end = t0 + conf["duration"]
         while time.perf_counter() < end:
             await trio.sleep(min(PROGRESS_S, end - time.perf_counter()))
             out.put({"kind": "progress", "turns": received, "sockets": ready, "errors": sum(errors.values())})
         measuring = False
+        clock.close_window()
         window = time.perf_counter() - t0
         await end_of_window(conf, out)
         nursery.cancel_scope.cancel()
-    out.put({"kind": "result", "setup_s": setup_s, "window_s": window, "turns": received, "verdict": [],
+    out.put({"kind": "result", "setup_s": setup_s, "window_s": window, "turns": received, "frames": received,
+             "client": conf["client"], "clock": clock.report(), "verdict_max_at_s": None, "verdict": [],
              "broadcast": latencies.values, "errors": errors, "closes": closes, "games_created": 0})
 
 
@@ -538,7 +634,7 @@ def scrape_metrics(base: str, token: str | None) -> dict[tuple[str, str | None],
     if not token:
         return None
     try:
-        answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=30)
         answer.raise_for_status()
         families = list(text_string_to_metric_families(answer.text))
     except (httpx.HTTPError, ValueError):
@@ -602,6 +698,57 @@ def server_latencies(before: dict | None, after: dict | None) -> dict | None:
         "tree_wait": histogram_window(before, after, "playsite_tree_wait_seconds"),
         "trees": int(grown(before, after, "playsite_trees_total")),
         "trees_taken_back": int(grown(before, after, "playsite_trees_taken_back_total")),
+    }
+
+
+def server_loop_lag(before: dict | None, after: dict | None) -> dict | None:
+    """The serving process's own event-loop lag over the window (playsite/loopwatch.py): its
+    wake-ups, the bucket p99 falls in, how many were later than LATE_S, and the worst one when
+    it is the worst since the process started (else only that it was not)."""
+    if before is None or after is None:
+        return None
+    lags = histogram_window(before, after, "playsite_event_loop_lag_seconds")
+    if lags is None:
+        return None
+    late = lags["count"] - grown(before, after, "playsite_event_loop_lag_seconds_bucket", str(LATE_S))
+    worst_before = before.get(("playsite_event_loop_lag_max_seconds", None), 0.0)
+    worst_after = after.get(("playsite_event_loop_lag_max_seconds", None), 0.0)
+    return {
+        "wakeups": lags["count"], "p99_at_most_s": lags["p99_at_most_s"], "over_100ms": int(late),
+        "max_ms": round(worst_after * 1000, 1) if worst_after > worst_before else None,
+        "max_before_window_ms": round(worst_before * 1000, 1),
+    }
+
+
+def machine_counters() -> dict[str, float]:
+    """The machine's CPU (all, idle, steal: /proc/stat jiffies) and swapping (/proc/vmstat)."""
+    found: dict[str, float] = {}
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        ticks = [int(f) for f in fields]
+        found["cpu"] = sum(ticks[:8])
+        found["idle"] = ticks[3] + ticks[4]
+        found["steal"] = ticks[7] if len(ticks) > 7 else 0
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            name, value = line.split()
+            if name in ("pswpin", "pswpout", "pgmajfault"):
+                found[name] = int(value)
+    except (OSError, ValueError, IndexError):
+        pass
+    return found
+
+
+def machine_window(before: dict[str, float], after: dict[str, float]) -> dict:
+    """The machine over the window: busy and stolen CPU (cores), pages swapped, major faults."""
+    cores = os.cpu_count() or 1
+    total = after.get("cpu", 0) - before.get("cpu", 0)
+    if total <= 0:
+        return {}
+    share = lambda name: (after.get(name, 0) - before.get(name, 0)) / total * cores  # noqa: E731
+    return {
+        "busy_cores": round(cores - share("idle"), 2), "steal_cores": round(share("steal"), 2),
+        "swapped_pages": int(after.get("pswpin", 0) + after.get("pswpout", 0) - before.get("pswpin", 0) - before.get("pswpout", 0)),
+        "major_faults": int(after.get("pgmajfault", 0) - before.get("pgmajfault", 0)),
     }
 
 
@@ -691,6 +838,8 @@ def run(args: argparse.Namespace) -> dict:
     setting_up: dict[int, int] = {}
     total_sockets = args.sockets if args.transport_only else args.games * (2 + args.spectators)
     metrics_before = metrics_after = None
+    machine_before: dict[str, float] = {}
+    machine_after: dict[str, float] = {}
     cpu_start = cpu_end = None
     client_cpu_start = client_cpu_end = workers_cpu_start = workers_cpu_end = 0.0
     measured_at = None
@@ -715,6 +864,7 @@ def run(args: argparse.Namespace) -> dict:
                 readies.append(message)
                 if len(readies) == len(clients):
                     metrics_before = scrape_metrics(base, args.metrics_token)
+                    machine_before = machine_counters()
                     cpu_start, measured_at = proc.cpu_s(), time.monotonic()
                     client_cpu_start = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
                     workers_cpu_start = proc.children_cpu_s()
@@ -737,6 +887,7 @@ def run(args: argparse.Namespace) -> dict:
                 measured += 1
                 if measured == len(clients):  # every window is over; no socket is closed yet
                     cpu_end, measured_end = proc.cpu_s(), time.monotonic()
+                    machine_after = machine_counters()
                     client_cpu_end = sum(ProcView(c.pid).cpu_s() or 0 for c in clients)
                     workers_cpu_end = proc.children_cpu_s()
                     metrics_after = scrape_metrics(base, args.metrics_token)
@@ -772,6 +923,8 @@ def run(args: argparse.Namespace) -> dict:
     if cpu_start is not None and cpu_end is not None and measured_at is not None:
         cpu = (cpu_end - cpu_start) / max(1e-9, measured_end - measured_at)
     ms = lambda seconds: None if seconds is None else round(seconds * 1000, 1)  # noqa: E731
+    frames_per_s = sum(r["frames"] for r in results) / window
+    slowest = max(results, key=lambda r: max(r["verdict"], default=0.0))
     summary = {
         "mode": mode,
         "games": None if args.transport_only else args.games,
@@ -795,6 +948,15 @@ def run(args: argparse.Namespace) -> dict:
         "load_average": os.getloadavg()[0],
         "gc": gc_summary(metrics_before, metrics_after, None if cpu is None else cpu * (measured_end - measured_at)),
         "server": server_latencies(metrics_before, metrics_after),
+        "frames_per_s": round(frames_per_s, 1),
+        "server_cpu_ms_per_frame": None if cpu is None or not frames_per_s else round(cpu / frames_per_s * 1000, 4),
+        "stalls": {
+            "verdict_max_sent_at_s": slowest.get("verdict_max_at_s"),
+            "verdict_max_client": slowest.get("client"),
+            "server_loop_lag": server_loop_lag(metrics_before, metrics_after),
+            "clients": [{"client": r["client"], **r["clock"]} for r in sorted(results, key=lambda r: r["client"])],
+            "machine": machine_window(machine_before, machine_after),
+        },
     }
     return summary
 
@@ -840,6 +1002,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.clients < 1 or args.duration <= 0:
         parser.error("--games, --clients and --duration must be positive")
+    # Stopped from outside (`timeout`, a bench's deadline): the server it spawned and the
+    # clients are stopped too, by run()'s `finally`, instead of being left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("[loadgen] stopped by SIGTERM"))
     summary = run(args)
     print(json.dumps(summary))
     if args.markdown:

@@ -12,21 +12,40 @@ come in pairs; sending a pair as one write halves the trips, writes and calls pe
 - `expose(app)` wraps the ASGI app so a WebSocket scope carries hypercorn's own `send` under
   SEND_KEY: a route under quart reaches it through `websocket.scope`. Where the key is
   missing (quart's test client) the route sends its texts one at a time.
+- Each text is framed once for every socket it goes to (a room offers the same text to all
+  the sockets of an audience): a frame without extensions is the same bytes on every
+  connection, so it is made once and kept for the next sockets (`frame`); a connection that
+  negotiated an extension (permessage-deflate) frames through wsproto, per connection.
+- The write itself takes no trip round the event loop when it can: with the connection's send
+  lock free, the frames go to the socket at once (`os.write` on its non-blocking descriptor);
+  only what the kernel does not take then waits, under that lock, as hypercorn's own write
+  does. Through hypercorn the lock and the write were a trip each, for every socket of a
+  game at every turn.
 """
 
 from __future__ import annotations
 
-from hypercorn.protocol.events import Data
+import os
+import struct
 from typing import Final, Literal, TypedDict, cast
 
+import trio
+from hypercorn.events import Closed, RawData
+from hypercorn.protocol.events import Data
 from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
+from hypercorn.trio.tcp_server import TCPServer
 from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallable, ASGISendEvent, Scope
+from wsproto.connection import Connection, ConnectionState
 from wsproto.events import TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from playsite.http.pinned import require_hypercorn
 
 SEND_TEXTS: Final = "playsite.websocket.send_texts"
+FRAMES_KEPT_BYTES = 4 * 1024 * 1024
+"""Frames kept for the sockets still to be sent the same text, in bytes (a seat's DiceRolled
+may carry a tree of tens of KB): far more than a burst of publications makes before every
+socket has taken its frames. Past it they are all dropped, and made again when asked for."""
 SEND_KEY = "playsite.send"
 """Where a WebSocket scope carries the server's `send`, which takes SEND_TEXTS messages."""
 
@@ -44,11 +63,108 @@ async def _app_send(stream: WSStream, message: ASGISendEvent | SendTexts | None)
         return await _hypercorn_app_send(stream, message)
     if stream.closed or stream.state is not ASGIWebsocketState.CONNECTED:
         return  # as hypercorn does for a send after the close
+    connection = stream.connection
+    if connection.state is not ConnectionState.OPEN:
+        return  # the connection is closing: as hypercorn (wsproto) does for one message
+    if _plain(connection):
+        data = b"".join([frame(text) for text in message["texts"]])
+    else:
+        try:
+            data = b"".join([connection.send(TextMessage(data=text)) for text in message["texts"]])
+        except LocalProtocolError:
+            return
+    server = _server_of(stream)
+    if server is None:
+        await stream.send(Data(stream_id=stream.stream_id, data=data))
+    else:
+        await _write(server, data)
+
+
+class KeptFrames:
+    """The frames of the texts sent lately, up to FRAMES_KEPT_BYTES, by text."""
+
+    def __init__(self, limit_bytes: int = FRAMES_KEPT_BYTES) -> None:
+        self.limit_bytes = limit_bytes
+        self.frames: dict[str, bytes] = {}
+        self.size = 0
+
+    def frame(self, text: str) -> bytes:
+        made = self.frames.get(text)
+        if made is None:
+            made = _framed(text)
+            if self.size + len(made) > self.limit_bytes:
+                self.frames.clear()
+                self.size = 0
+            self.frames[text] = made
+            self.size += len(made)
+        return made
+
+
+def _framed(text: str) -> bytes:
+    """A server's unmasked, final text frame of `text` (RFC 6455 5.2), as wsproto writes it
+    without extensions."""
+    payload = text.encode()
+    size = len(payload)
+    if size < 126:
+        header = bytes((0x81, size))
+    elif size < 65536:
+        header = struct.pack("!BBH", 0x81, 126, size)
+    else:
+        header = struct.pack("!BBQ", 0x81, 127, size)
+    return header + payload
+
+
+_kept = KeptFrames()
+frame = _kept.frame
+"""The frame of a text, made once for all the sockets the same text goes to."""
+
+
+def _plain(connection: Connection) -> bool:
+    """A server connection with no extension, between messages: its frames are `frame`'s.
+    (wsproto keeps both in its frame protocol, which it does not expose.)"""
+    protocol = getattr(connection, "_proto", None)
+    return (
+        protocol is not None and not protocol.extensions and protocol._outbound_opcode is None
+        and not protocol.client
+    )
+
+
+def _server_of(stream: WSStream) -> TCPServer | None:
+    """The connection under a WebSocket stream over HTTP/1.1 (hypercorn's H11Protocol hands the
+    stream its `stream_send`, and is handed the TCPServer's `protocol_send`), when it is a
+    plain TCP socket; None otherwise (TLS, HTTP/2), where hypercorn's own path writes."""
+    protocol = getattr(stream.send, "__self__", None)
+    server = getattr(getattr(protocol, "send", None), "__self__", None)
+    if isinstance(server, TCPServer) and isinstance(server.stream, trio.SocketStream):
+        return server
+    return None
+
+
+async def _write(server: TCPServer, data: bytes) -> None:
+    """What hypercorn's `TCPServer.protocol_send` does with raw data, without its two trips
+    round the event loop when the lock is free and the kernel takes every byte."""
+    stream = cast(trio.SocketStream, server.stream)
+    lock = server.send_lock
+    if lock.locked():
+        await server.protocol_send(RawData(data=data))  # queued behind the write in progress
+        return
+    lock.acquire_nowait()
     try:
-        data = b"".join(stream.connection.send(TextMessage(data=text)) for text in message["texts"])
-    except LocalProtocolError:
-        return  # the connection is closing: as hypercorn does for one message
-    await stream.send(Data(stream_id=stream.stream_id, data=data))
+        try:
+            written = os.write(stream.socket.fileno(), data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            await server.protocol.handle(Closed())
+            return
+        if written < len(data):
+            try:
+                with trio.CancelScope(shield=True):
+                    await stream.send_all(data[written:])
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                await server.protocol.handle(Closed())
+    finally:
+        lock.release()
 
 
 def install() -> None:

@@ -55,6 +55,29 @@ def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
     assert verdict["count"] > 0 and tree_wait["count"] > 0 and verdict["mean_ms"] > 0
     assert float(verdict["p50_at_most_s"]) <= float(verdict["p99_at_most_s"])
     assert summary["gc"]["collections"] >= 0 and summary["gc"]["share_of_cpu"] is not None
+    # Every message counted, and the server's CPU per message.
+    assert summary["frames_per_s"] > summary["rate_per_s"] and summary["server_cpu_ms_per_frame"] > 0
+    # Where a slow window came from: the server's loop lag, each client's own, the machine.
+    stalls = summary["stalls"]
+    assert stalls["server_loop_lag"]["wakeups"] > 0 and stalls["server_loop_lag"]["over_100ms"] >= 0
+    (client,) = stalls["clients"]
+    assert client["ticks"] > 0 and client["loop_lag_max_ms"] >= 0 and client["tune_ms"] > 0
+    assert stalls["machine"]["busy_cores"] >= 0 and stalls["verdict_max_sent_at_s"] is not None
+
+
+def test_the_server_loop_lag_is_read_over_the_window_only():
+    loadgen_module = load_tool("loadgen")
+    name = "playsite_event_loop_lag_seconds"
+
+    def scraped(at_01: int, total: int, worst: float) -> dict:
+        return {(f"{name}_bucket", "0.1"): at_01, (f"{name}_bucket", "+Inf"): total, (f"{name}_count", None): total,
+                (f"{name}_sum", None): 0.0, ("playsite_event_loop_lag_max_seconds", None): worst}
+
+    # Before the window a 3 s lag (boot); in it, 50 wake-ups, 2 of them over 100 ms.
+    lag = loadgen_module.server_loop_lag(scraped(10, 10, 3.0), scraped(58, 60, 3.0))
+    assert lag["wakeups"] == 50 and lag["over_100ms"] == 2
+    assert lag["max_ms"] is None and lag["max_before_window_ms"] == 3000.0  # the worst was not in the window
+    assert loadgen_module.server_loop_lag(scraped(10, 10, 0.2), scraped(58, 60, 2.2))["max_ms"] == 2200.0
 
 
 def trees_computed(server, token: str) -> dict[str, float]:

@@ -13,9 +13,8 @@ TEXTS = ["first", "é, then a second", "x" * 70_000]
 """A long one too: its frame header carries a 64-bit length."""
 
 
-async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
-    finished = trio.Event()
-    sent_after_close: list[bool] = []
+def accepting(on_socket):
+    """An ASGI app that starts up, accepts each WebSocket and hands it to `on_socket(scope, send)`."""
 
     async def app(scope, receive, send):
         if scope["type"] == "lifespan":
@@ -25,6 +24,39 @@ async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
             return
         assert (await receive())["type"] == "websocket.connect"
         await send({"type": "websocket.accept"})
+        await on_socket(scope, send)
+
+    return app
+
+
+async def read_all(app, finished: trio.Event | None = None, *, reading_after_s: float = 0.0) -> tuple[list, int]:
+    """Serve `app`, open one socket to it, and read every message until the close (waiting
+    `reading_after_s` before reading); the messages and the close code."""
+    settings = Settings.from_environ({"PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0"})
+    received = []
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(run_http, app, settings, trio.Event())
+        url = binds[0].replace("http://", "ws://") + "/anything"
+        with trio.fail_after(20):
+            async with trio_websocket.open_websocket_url(url, max_message_size=1 << 20) as ws:
+                await trio.sleep(reading_after_s)
+                try:
+                    while True:
+                        received.append(await ws.get_message())
+                except trio_websocket.ConnectionClosed as closed:
+                    code = closed.reason.code
+            if finished is not None:
+                await finished.wait()
+        nursery.cancel_scope.cancel()
+    return received, code
+
+
+async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
+    finished = trio.Event()
+    sent_after_close: list[bool] = []
+
+    @accepting
+    async def app(scope, send):
         await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": TEXTS})
         await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": ["last"]})
         await send({"type": "websocket.close", "code": 1000})
@@ -33,20 +65,47 @@ async def test_texts_sent_at_once_arrive_as_separate_messages_in_order():
         sent_after_close.append(True)
         finished.set()
 
-    settings = Settings.from_environ({"PLAY_HOST": "127.0.0.1", "PLAY_PORT": "0"})
-    async with trio.open_nursery() as nursery:
-        binds = await nursery.start(run_http, app, settings, trio.Event())
-        url = binds[0].replace("http://", "ws://") + "/anything"
-        received = []
-        with trio.fail_after(10):
-            async with trio_websocket.open_websocket_url(url) as ws:
-                try:
-                    while True:
-                        received.append(await ws.get_message())
-                except trio_websocket.ConnectionClosed as closed:
-                    code = closed.reason.code
-            await finished.wait()
-        nursery.cancel_scope.cancel()
+    received, code = await read_all(app, finished)
     assert received == [*TEXTS, "last"]
     assert code == 1000
     assert sent_after_close == [True]
+
+
+async def test_frames_the_kernel_cannot_take_at_once_wait_and_keep_their_order():
+    """A client that does not read yet: the socket's buffer fills, the rest of a write waits
+    under the connection's lock, and every message still arrives whole and in order."""
+    texts = [f"{i:04d}" + "y" * 100_000 for i in range(40)]
+
+    @accepting
+    async def app(scope, send):
+        for first in range(0, len(texts), 2):
+            await scope[SEND_KEY]({"type": SEND_TEXTS, "texts": texts[first:first + 2]})
+        await send({"type": "websocket.close", "code": 1000})
+
+    received, code = await read_all(app, reading_after_s=0.5)  # the server's writes fill the buffers meanwhile
+    assert received == texts and code == 1000
+
+
+def test_a_text_framed_once_is_the_frame_wsproto_writes():
+    from wsproto import ConnectionType
+    from wsproto.connection import Connection
+    from wsproto.events import TextMessage
+
+    from playsite.http.wsbatch import frame
+
+    connection = Connection(ConnectionType.SERVER)
+    for text in ["", "a", "é" * 62, "x" * 125, "x" * 126, "ü" * 40_000, "x" * 65_535, "x" * 65_536, "x" * 70_000]:
+        assert frame(text) == connection.send(TextMessage(data=text))
+        assert frame(text) == connection.send(TextMessage(data=text))  # the kept frame too
+
+
+def test_frames_kept_are_bounded_in_bytes():
+    from playsite.http.wsbatch import KeptFrames
+
+    kept = KeptFrames(limit_bytes=1000)
+    first = kept.frame("a" * 400)
+    assert kept.frame("a" * 400) is first  # kept
+    kept.frame("b" * 400)
+    kept.frame("c" * 400)  # past the limit: the kept ones are dropped
+    assert kept.size <= 1000 and list(kept.frames) == ["c" * 400]
+    assert kept.frame("a" * 400) == first  # made again, the same bytes
