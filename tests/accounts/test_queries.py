@@ -7,22 +7,14 @@ import sys
 import threading
 import uuid
 
-import psycopg
 import pytest
 
 from playsite.accounts import queries
 from playsite.accounts.queries import NicknameTaken
-from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.database import in_transaction, migrated_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.postgres
 ISSUER = "https://id.example"
-
-
-def in_transaction(url: str, work):
-    with psycopg.connect(url) as conn:
-        result = work(conn)
-        conn.commit()
-        return result
 
 
 def test_first_sign_in_creates_the_account_and_the_next_finds_it(migrated_url):

@@ -10,17 +10,10 @@ import pytest
 
 from playsite.accounts import queries as store
 from playsite.guests import claims
-from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.database import in_transaction, migrated_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.postgres
 ISSUER = "https://id.example"
-
-
-def in_transaction(url: str, work):
-    with psycopg.connect(url) as conn:
-        result = work(conn)
-        conn.commit()
-        return result
 
 
 def account(url: str, subject: str) -> uuid.UUID:

@@ -11,16 +11,15 @@ import gc
 import httpx
 import pytest
 import trio
-import trio.testing
 import trio_websocket
 
 from playsite.config import Settings
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.server import main
+from tests.support.cycles import cycles_left_by
 
 SOCKETS = 20
 REQUESTS = 20
-QUIET_S = 0.05
 """How long every task must stay blocked to call the server quiet: under the event-loop lag
 watch's period (it wakes every 0.1 s once the port is open), so that a quiet moment exists."""
 
@@ -49,22 +48,13 @@ async def closed_sockets_and_requests(base_url: str) -> list:
                 answer += chunk
         assert answer.startswith(b"HTTP/1.1 200")
 
-    await watch_once()  # whatever a first use sets up for good
-    await read_once()
-    await trio.testing.wait_all_tasks_blocked(cushion=QUIET_S)
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    async def use_and_close() -> None:
         for _ in range(SOCKETS):
             await watch_once()
         for _ in range(REQUESTS):
             await read_once()
-        await trio.testing.wait_all_tasks_blocked(cushion=QUIET_S)
-        gc.collect()
-        return list(gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
+
+    return await cycles_left_by(use_and_close)
 
 
 async def test_closed_sockets_and_connections_leave_no_cycles():

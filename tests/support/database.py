@@ -19,3 +19,12 @@ def migrate(url: str) -> str:
 def migrated_url(database_url) -> str:
     """A fresh database with the current schema (import this fixture into a test module to use it)."""
     return migrate(database_url)
+
+
+def in_transaction(url: str, work):
+    """`work(conn)` on a connection of its own, committed: what the store's functions of a
+    connection do inside `Database.run`."""
+    with psycopg.connect(url) as conn:
+        result = work(conn)
+        conn.commit()
+        return result
