@@ -18,11 +18,9 @@ profile counts the account's own games only, and a client unites the histories a
 (`/players/{guestId}/games` of each claimed id). Under `/auth`, in problem details; 401
 `not_signed_in` without a session (and always without sign-in configured).
 
-The claim is a session write, held to the browser boundary with one allowance for the site:
-the `Origin` must be one of PLAY_CORS_ORIGINS, and the body JSON, but `X-Game-CSRF` is not
-required. A cross-origin `fetch` with a JSON body needs our CORS preflight, which only allowed
-origins get, and a form cannot send JSON: the allowed Origin plus the JSON media type prove
-what the custom header proves elsewhere.
+The claim is a session write, held to the browser boundary with one allowance for the site,
+which never sends `X-Game-CSRF`: `OriginPolicy.require_json_write` (an allowed Origin and a
+JSON body) instead of `require_write`.
 """
 
 from __future__ import annotations
@@ -101,8 +99,9 @@ def guest_claim_routes(accounts: Accounts, origins: OriginPolicy) -> RouteFamily
     @routes.post("/auth/me/guests")
     @body_limit(256)
     async def claim() -> Response:
-        if not origins.admits(request.headers.get("Origin")) or request.mimetype != "application/json":
-            raise Refusal(403, "csrf_origin_rejected", "send this from an allowed origin, as application/json")
+        origins.require_json_write(
+            Refusal(403, "csrf_origin_rejected", "send this from an allowed origin, as application/json")
+        )
         me = await account()
         body = await json_object()
         reject_unknown_fields(body, {"guestId"})

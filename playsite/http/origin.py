@@ -56,6 +56,15 @@ class OriginPolicy:
         if (await request_body()).strip() and request.mimetype != "application/json":
             raise (body_refusal or edge_body_refusal)(415, "send the body as application/json")
 
+    def require_json_write(self, refusal: Exception) -> None:
+        """Raise `refusal` unless this request comes from an allowed `Origin` as
+        `application/json`, with or without `X-Game-CSRF`. For a session write from a client
+        that never sends the header (the ecosystem's site claiming a guest id): a cross-origin
+        request with a JSON body needs the CORS preflight, which only allowed origins get, and
+        a form cannot send JSON, so the two prove what the header proves elsewhere."""
+        if not self.admits(request.headers.get("Origin")) or request.mimetype != "application/json":
+            raise refusal
+
     def admits_socket(self, origin: str | None) -> bool:
         """A handshake identified by its session cookie must come from an allowed page."""
         return self.admits(origin)
