@@ -43,7 +43,7 @@ async def test_the_injected_wall_clock_stamps_creation_and_ending(autojump_clock
     assert room.ending.at == "2030-01-01T00:00:01.000Z"
     archived = json.loads(store.archive[room.game_id])
     assert archived["finishedAt"] == "2030-01-01T00:00:01.000Z"
-    assert store.games[room.game_id].snapshot["setup"]["createdAt"] == "2030-01-01T00:00:00.000Z"
+    assert (await store.ended_game(room.game_id))["setup"]["createdAt"] == "2030-01-01T00:00:00.000Z"
 
 
 async def test_a_room_resumes_into_the_state_it_was_saved_in(autojump_clock):

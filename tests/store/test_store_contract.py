@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -186,7 +187,8 @@ async def test_the_boot_repair_ends_games_that_are_both_active_and_archived(stor
 
 async def force_active(store, game_id: str) -> None:
     if isinstance(store, MemoryStore):
-        store.games[game_id] = attrs.evolve(store.games[game_id], status="active")
+        snapshot = json.loads(store.ended_snapshots.pop(game_id))
+        store.games[game_id] = attrs.evolve(store.games[game_id], status="active", snapshot=snapshot)
         return
     await store.database.run(lambda conn: conn.execute("UPDATE games SET status = 'active' WHERE id = %s", (game_id,)))
 
