@@ -23,6 +23,7 @@ from playsite.app import create_app
 from playsite.config import Settings
 from playsite.gcwatch import GcWatch
 from playsite.loopwatch import LoopWatch
+from playsite.openfiles import raise_to_hard_limit
 from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.wsfail import install as install_websocket_failing
@@ -62,6 +63,10 @@ async def serve(
     demo's redirect to its public origin)."""
     app: ASGIFramework = create_app(services)
     settings = services.settings
+    before, now = raise_to_hard_limit()
+    raised = f" (raised from {before})" if now != before else ""
+    print(f"playsite: open files limit {now}{raised}: at most that many sockets and database connections",
+          file=sys.stderr, flush=True)
     after_boot = _AfterBoot(task_status, settings, services.gc_watch, services.loop_watch)
     await run_http(wrap(app) if wrap is not None else app, settings, shutdown, task_status=after_boot)
 

@@ -36,8 +36,8 @@ def serve():
     """Factory: `serve(env)` starts `playsite serve` and returns the ServerProcess; all stopped after."""
     started: list[ServerProcess] = []
 
-    def start(env: dict[str, str] | None = None) -> ServerProcess:
-        server = ServerProcess(env)
+    def start(env: dict[str, str] | None = None, **options) -> ServerProcess:
+        server = ServerProcess(env, **options)
         started.append(server)
         return server.start()
 

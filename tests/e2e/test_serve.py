@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import resource
 import signal
+from pathlib import Path
 
 import httpx
 import psycopg
@@ -39,6 +41,17 @@ def test_a_second_signal_during_shutdown_still_exits_cleanly(serve):
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(15) == 0
     assert "Traceback" not in server.output()
+
+
+def test_serve_raises_its_open_files_limit_to_the_hard_limit(serve):
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard > 512, "the test needs a hard limit above the soft one it starts the server with"
+    server = serve(open_files=512)
+    limits = Path(f"/proc/{server.process.pid}/limits").read_text()
+    soft_now = next(line.split()[3] for line in limits.splitlines() if line.startswith("Max open files"))
+    assert int(soft_now) == hard
+    assert f"playsite: open files limit {hard} (raised from 512)" in server.output()
+    assert server.stop() == 0
 
 
 def test_serve_prints_effective_configuration_with_secrets_redacted(serve):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -26,10 +27,12 @@ def free_port() -> int:
 class ServerProcess:
     """`playsite serve` on a random port; stderr goes to a file so the pipe never fills."""
 
-    def __init__(self, env: dict[str, str] | None = None, *, cwd: Path | None = None):
+    def __init__(self, env: dict[str, str] | None = None, *, cwd: Path | None = None, open_files: int | None = None):
         # No house bots unless the test asks: it sees exactly the bots it made.
         self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", "PLAY_HOUSE_BOTS": "false", **(env or {})}
         self.cwd = cwd
+        self.open_files = open_files
+        """A soft open-files limit to start the process with (its hard limit unchanged)."""
         """Where the process starts (`python -m` imports from there first)."""
         self.log_path = Path(tempfile.mkstemp(prefix="playsite-serve-", suffix=".log")[1])
         self.process: subprocess.Popen | None = None
@@ -43,6 +46,7 @@ class ServerProcess:
                 cwd=self.cwd,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                preexec_fn=None if self.open_files is None else self._lower_open_files,
             )
         deadline = time.monotonic() + BOOT_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -54,6 +58,10 @@ class ServerProcess:
             time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"server did not listen within {BOOT_TIMEOUT_S} s:\n{self.output()}")
+
+    def _lower_open_files(self) -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, hard))
 
     @property
     def base_url(self) -> str:
