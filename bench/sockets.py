@@ -1,20 +1,25 @@
 """Benchmark: playsite over real sockets, with tools/loadgen.py, and the transport's ceiling.
 
-    .venv/bin/python bench/sockets.py            # the grid below; writes bench/results/sockets.md
-    .venv/bin/python bench/sockets.py --quick    # a smaller grid, printed only
-    .venv/bin/python bench/sockets.py --rows 0,3 # the rows at 2,000 sockets, printed only
+    .venv/bin/python bench/sockets.py                # the grid below, 3 runs of every row; writes bench/results/sockets.md
+    .venv/bin/python bench/sockets.py --quick        # a smaller grid, once, printed only
+    .venv/bin/python bench/sockets.py --rows 0,3     # the rows at 2,000 sockets, printed only
+    .venv/bin/python bench/sockets.py --rows 6 --repeat 1
 
 Each game row starts a fresh `playsite serve` (memory store unless the row says PostgreSQL,
 seed window 0), and loadgen's clients in separate processes: friend games with 2 seats and 3
-or 4 spectators each (as the row says), seats answering after an exponential think. The transport row is loadgen's
-raw ASGI broadcast on hypercorn (no game at all): the ceiling playsite's socket path is
-compared with. The PostgreSQL row runs on a private cluster (tools/devdb.py) with required
-durability: a turn's verdict and broadcast wait for its commit.
+or 4 spectators each (as the row says), seats answering after an exponential think. The
+transport rows are loadgen's raw ASGI broadcast on hypercorn (no game at all): the ceiling
+playsite's socket path is compared with. The PostgreSQL rows run on a private cluster
+(tools/devdb.py) with required durability: a turn's verdict and broadcast wait for its commit.
+
+The whole grid is run `--repeat` times over (row 0 to the last, then again), and each cell of
+the table gives the median of a row's runs with the worst in brackets.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -40,29 +45,30 @@ CLIENTS = 4
 """Load-client processes. With 2, each of 5,000 sockets, the clients' own queues made part
 of the tail measured (2,000 x 5: verdict p99 65.6 ms with 2 clients, 42.0 ms with 4, the same
 server and the same CPU in all)."""
+STORE_POSTGRES = "postgres"
+"""Marks a grid row served from PostgreSQL (a private cluster, tools/devdb.py, a fresh migrated
+database for each run) with required durability: a turn's verdict and broadcast wait for its commit."""
 GRID = [
     ["--transport-only", "--sockets", "2000", "--period-ms", "250", "--duration", "20", "--connect-rate", "400"],
     ["--transport-only", "--sockets", "10000", "--period-ms", "1000", "--duration", "20", "--connect-rate", "400"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20", "--connect-rate", "40"],
     ["--spawn", "--games", "400", "--spectators", "3", "--think", "1", "--duration", "30", "--connect-rate", "40"],
-    ["--spawn", "--games", "500", "--spectators", "3", "--think", "5", "--duration", "30", "--connect-rate", "40"],
     ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "60", "--connect-rate", "40"],
-    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "30", "--connect-rate", "40",
-     *TWO_WORKERS],
-    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.3", "--duration", "60", "--connect-rate", "40"],
     ["--spawn", "--games", "2000", "--spectators", "3", "--think", "5", "--duration", "60", "--connect-rate", "50"],
+    ["--spawn", "--games", "5000", "--spectators", "3", "--think", "10", "--duration", "60", "--connect-rate", "100"],
+    [STORE_POSTGRES, "--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
+     "--connect-rate", "40"],
+    [STORE_POSTGRES, "--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "60",
+     "--connect-rate", "40"],
 ]
 """Sockets are opened at a steady rate (--connect-rate: games or sockets per second), as
 players arrive, rather than all in one burst. Game rows run with the server's default tree
-workers (none on a 2-core machine) unless they say otherwise. 400 x 5 has the sockets of the
-2,000-socket transport row, 2,000 x 5 those of the 10,000-socket one: each game row's server
-CPU per delivered frame is compared with the transport row of its socket count. The rows the targets are
-judged by (1,000 x 6, also at think 2.3 s for more than 400 turns/s offered, and 2,000 x 5) are
-measured over 60 s: over 30 s, a single stall of this shared machine can decide the p99 (at
-2,000 x 5, 30 s windows gave 92-375 ms). The 2,000 games arrive at 50 a second (set-up at
-least 40 s)."""
-POSTGRES_ROW = ["--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
-                "--connect-rate", "40"]
+workers (none on a 2-core machine). 400 x 5 has the sockets of the 2,000-socket transport row,
+2,000 x 5 those of the 10,000-socket one: each game row's server CPU per delivered frame is
+compared with the transport row of its socket count. The rows the targets are judged by
+(2,000 x 5; 5,000 x 5 at think 10 s; PostgreSQL 1,000 x 5) are measured over 60 s: over 30 s, a
+single stall of a shared machine can decide the p99. 5,000 x 5 is 25,000 sockets: loadgen
+raises the open-files limit for it (as root) or refuses to start."""
 QUICK = [
     ["--transport-only", "--sockets", "500", "--period-ms", "250", "--duration", "8"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "8"],
@@ -74,6 +80,14 @@ def _load_devdb():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _fresh_database(cluster) -> list[str]:
+    """The server settings of a PostgreSQL row: a new migrated database for every run."""
+    url = cluster.create_database(f"bench_{uuid.uuid4().hex[:12]}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    return ["--server-env", f"DATABASE_URL={url}", "--server-env", "GAME_DURABILITY=required"]
 
 
 def loadgen(args: list[str]) -> dict:
@@ -90,33 +104,61 @@ def mean_and_p99(window: dict) -> str:
     return f"{window['mean_ms']} / <= {float(window['p99_at_most_s']) * 1000:g}"
 
 
-def per_frame(s: dict, transports: dict[int, dict]) -> str:
-    """Server CPU per delivered frame, in ms; for a game row, with the share of the raw
-    transport's efficiency it reaches (the transport row of the same socket count, this run)."""
-    mine = s.get("server_cpu_ms_per_frame")
-    if mine is None:
+def spread(values: list, *, higher_is_worse: bool = True, digits: int | None = None) -> str:
+    """`median (worst)` of one figure over a row's runs; just the figure when the runs agree
+    (or there is one run); – when no run has it."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
         return "–"
-    transport = transports.get(s["sockets"])
-    if s["mode"] == "transport" or transport is None or not transport.get("server_cpu_ms_per_frame"):
-        return f"{mine:.3f}"
-    return f"{mine:.3f} ({transport['server_cpu_ms_per_frame'] / mine:.0%} of the transport's)"
+    median = known[(len(known) - 1) // 2] if len(known) % 2 else (known[len(known) // 2 - 1] + known[len(known) // 2]) / 2
+    worst = known[-1] if higher_is_worse else known[0]
+
+    def f(value) -> str:
+        return f"{value:,.{digits}f}" if digits is not None else f"{round(value, 1):,}"
+    return f(median) if f(median) == f(worst) else f"{f(median)} ({f(worst)})"
 
 
-def row(label: str, s: dict, transports: dict[int, dict]) -> str:
-    def f(value):
-        return "–" if value is None else f"{value:,}"
-    verdict, broadcast, gc = s["verdict_ms"], s["broadcast_ms"], s.get("gc")
+def per_frame(runs: list[dict], transports: dict[int, list[dict]]) -> str:
+    """Server CPU per delivered frame, in ms; for a game row, with the share of the raw
+    transport's efficiency it reaches (the transport row of the same socket count, this run,
+    median against median)."""
+    mine = [s.get("server_cpu_ms_per_frame") for s in runs]
+    if all(v is None for v in mine):
+        return "–"
+    cell = spread(mine, digits=3)
+    transport = [t.get("server_cpu_ms_per_frame") for t in transports.get(runs[0]["sockets"], [])]
+    if runs[0]["mode"] == "transport" or not any(transport):
+        return cell
+    median = sorted(v for v in mine if v is not None)[(len([v for v in mine if v is not None]) - 1) // 2]
+    ceiling = sorted(v for v in transport if v)[(len([v for v in transport if v]) - 1) // 2]
+    return f"{cell}: {ceiling / median:.0%} of the transport's"
+
+
+def row(label: str, runs: list[dict], transports: dict[int, list[dict]]) -> str:
+    """One table row for one load measured `len(runs)` times: `median (worst)` in each cell; the
+    server's own timings and the collector's come from the run with the median verdict p99."""
+    by_p99 = sorted(runs, key=lambda s: s["verdict_ms"]["p99"] if s["verdict_ms"]["p99"] is not None else 0)
+    middle = by_p99[(len(by_p99) - 1) // 2]
+
+    def each(read) -> list:
+        return [read(s) for s in runs]
+    gc = middle.get("gc")
     collector = "–" if not gc else f"{gc['share_of_cpu'] * 100:.1f}% / <= {gc['pause_p99_at_most_s']} s"
-    timed = s.get("server") or {}
+    timed = middle.get("server") or {}
     in_server = "–" if not timed.get("verdict") else mean_and_p99(timed["verdict"])
     if timed.get("tree_wait"):
         in_server += f" (tree {mean_and_p99(timed['tree_wait'])})"
+    verdict = [spread(each(lambda s, k=k: s["verdict_ms"][k])) for k in ("p50", "p99")]
+    broadcast = [spread(each(lambda s, k=k: s["broadcast_ms"][k])) for k in ("p50", "p99", "max")]
     return (
-        f"| {label} | {f(s['rate_per_s'])} | {f(verdict['p50'])} / {f(verdict['p99'])} | {in_server} | {f(broadcast['p50'])} /"
-        f" {f(broadcast['p99'])} / {f(broadcast['max'])} | {f(s['setup_s'])} | {f(s['server_cpu_cores'])} |"
-        f" {per_frame(s, transports)} |"
-        f" {f(s.get('server_workers_cpu_cores'))} | {f(s.get('client_cpu_cores'))} | {collector} |"
-        f" {f(s['server_rss_mib'])} | {sum(s['errors'].values())} / {sum(s['closes'].values())} |"
+        f"| {label} | {len(runs)} | {spread(each(lambda s: s['rate_per_s']), higher_is_worse=False)} |"
+        f" {' / '.join(verdict)} | {in_server} | {' / '.join(broadcast)} |"
+        f" {spread(each(lambda s: s['setup_s']))} | {spread(each(lambda s: s['server_cpu_cores']), digits=2)} |"
+        f" {per_frame(runs, transports)} |"
+        f" {spread(each(lambda s: s.get('server_workers_cpu_cores')), digits=2)} |"
+        f" {spread(each(lambda s: s.get('client_cpu_cores')), digits=2)} | {collector} |"
+        f" {spread(each(lambda s: s['server_rss_mib']))} |"
+        f" {sum(sum(s['errors'].values()) for s in runs)} / {sum(sum(s['closes'].values()) for s in runs)} |"
     )
 
 
@@ -134,35 +176,44 @@ def label_of(args: list[str], s: dict, store: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="a small grid, printed and not written")
-    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="a small grid, once, printed and not written")
+    parser.add_argument("--no-postgres", action="store_true", help="leave out the PostgreSQL rows")
     parser.add_argument("--rows", help="only these rows of the grid, by index (e.g. 0,3 for the two at 2,000"
                         " sockets); printed, not written")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of every row (the grid is run this many"
+                        " times over, so a drift of the machine spreads over every row)")
     args = parser.parse_args(argv)
     grid = QUICK if args.quick else GRID
     if args.rows:
         grid = [GRID[int(index)] for index in args.rows.split(",")]
-        args.quick = args.no_postgres = True
+    if args.quick:
+        args.repeat = 1
+    written = not (args.quick or args.rows or args.no_postgres)
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
-    measured: list[tuple[str, dict]] = []
-    transports: dict[int, dict] = {}
-    for grid_args in grid:
-        summary = loadgen(grid_args)
-        if summary["mode"] == "transport":
-            transports[summary["sockets"]] = summary
-        measured.append((label_of(grid_args, summary, "memory"), summary))
-        print(row(*measured[-1], transports), file=sys.stderr, flush=True)
-    if not args.quick and not args.no_postgres:
-        devdb = _load_devdb()
-        with devdb.Cluster() as cluster:
-            url = cluster.create_database(f"bench_{uuid.uuid4().hex[:12]}")
-            with psycopg.connect(url, autocommit=True) as conn:
-                apply_pending(conn, load_migrations())
-            env = ["--server-env", f"DATABASE_URL={url}", "--server-env", "GAME_DURABILITY=required"]
-            summary = loadgen(POSTGRES_ROW + env)
-            measured.append((label_of(POSTGRES_ROW, summary, "PostgreSQL, required durability"), summary))
-            print(row(*measured[-1], transports), file=sys.stderr, flush=True)
+    runs: dict[int, list[dict]] = {index: [] for index in range(len(grid))}
+    with contextlib.ExitStack() as stack:
+        cluster = None
+        if any(STORE_POSTGRES in g for g in grid) and not args.no_postgres:
+            cluster = stack.enter_context(_load_devdb().Cluster())
+        for attempt in range(1, args.repeat + 1):
+            for index, grid_args in enumerate(grid):
+                if STORE_POSTGRES in grid_args:
+                    if cluster is None:
+                        continue
+                    grid_args = [a for a in grid_args if a != STORE_POSTGRES] + _fresh_database(cluster)
+                print(f"bench: run {attempt} of {args.repeat}, row {index}", file=sys.stderr, flush=True)
+                runs[index].append(loadgen(grid_args))
+    transports: dict[int, list[dict]] = {}
+    measured: list[tuple[str, list[dict]]] = []
+    for index, grid_args in enumerate(grid):
+        if not runs[index]:
+            continue
+        first = runs[index][0]
+        if first["mode"] == "transport":
+            transports[first["sockets"]] = runs[index]
+        store = "PostgreSQL, required durability" if STORE_POSTGRES in grid_args else "memory"
+        measured.append((label_of(grid_args, first, store), runs[index]))
     rows = [row(label, summary, transports) for label, summary in measured]
     table = "\n".join([
         "# Sockets benchmark: playsite over real sockets (tools/loadgen.py)",
@@ -179,13 +230,17 @@ def main(argv: list[str] | None = None) -> int:
         " (every message on every socket), and for a game row the share of the raw transport's"
         " efficiency it reaches (the transport row with as many sockets, measured in this run)."
         " GC: the collector's CPU as a share of the serving process's, and the bucket its"
-        " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak.",
+        " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak."
+        " Each row was run `runs` times (the whole grid over again each time): a cell is the median of"
+        " the runs, with the worst in brackets when they differ (the lowest rate, the highest of the"
+        " rest); the server's own timings and the collector's are those of the run with the median"
+        " verdict p99.",
         "",
-        "| load | turns/s (transport: messages/s) | verdict p50 / p99 ms | in the server: verdict mean / p99"
+        "| load | runs | turns/s (transport: messages/s) | verdict p50 / p99 ms | in the server: verdict mean / p99"
         " (the next roll's tree) ms | broadcast p50 / p99 / max ms |"
         " set-up of all sockets s | server CPU | server CPU per frame ms | tree workers CPU | clients CPU | GC share / pause p99 |"
         " server RSS MiB | errors / closed sockets |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
         f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f}.",
@@ -193,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     ])
     print(table)
     print(f"(whole run: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    if not args.quick:
+    if written:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         # The A/B sections written by hand below the grid (from the first `## `) are kept.
         kept = RESULTS.read_text().partition("\n## ") if RESULTS.exists() else ("", "", "")

@@ -35,6 +35,7 @@ import multiprocessing
 import os
 import queue as queue_module
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -790,6 +791,30 @@ def spawn_server(port: int, extra_env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "playsite", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT)
 
 
+OPEN_FILES_HEADROOM = 1024
+"""Files a server needs besides its sockets: the listener, logs, database connections, workers."""
+
+
+def ensure_open_files(args: argparse.Namespace) -> str | None:
+    """Make room for the run's sockets under this process's open-files limit, which the server
+    spawned here and the clients inherit (the server raises its soft limit to the hard one;
+    the clients share the sockets). Raising the hard limit needs privileges: without them a
+    run that cannot fit is refused before it starts, saying what to raise."""
+    sockets = args.sockets if args.transport_only else args.games * (2 + args.spectators)
+    if args.url:  # the server is not ours: only the clients' share counts here
+        sockets = -(-sockets // args.clients)
+    needed = sockets + OPEN_FILES_HEADROOM
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= needed:
+        return None
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, max(hard, needed)))
+    except (ValueError, OSError):
+        return (f"{sockets:,} sockets need {needed:,} open files; this shell's limit is {soft:,} (hard {hard:,}):"
+                f" run it with a higher limit (`ulimit -n {needed}`, as root `ulimit -Hn {needed}` first)")
+    return None
+
+
 def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
@@ -1002,6 +1027,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.clients < 1 or args.duration <= 0:
         parser.error("--games, --clients and --duration must be positive")
+    if problem := ensure_open_files(args):
+        parser.error(problem)
     # Stopped from outside (`timeout`, a bench's deadline): the server it spawned and the
     # clients are stopped too, by run()'s `finally`, instead of being left behind.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("[loadgen] stopped by SIGTERM"))
