@@ -53,7 +53,6 @@ GRID = [
     ["--transport-only", "--sockets", "10000", "--period-ms", "1000", "--duration", "20", "--connect-rate", "400"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "20", "--connect-rate", "40"],
     ["--spawn", "--games", "400", "--spectators", "3", "--think", "1", "--duration", "30", "--connect-rate", "40"],
-    ["--spawn", "--games", "1000", "--spectators", "4", "--think", "2.5", "--duration", "60", "--connect-rate", "40"],
     ["--spawn", "--games", "2000", "--spectators", "3", "--think", "5", "--duration", "60", "--connect-rate", "50"],
     ["--spawn", "--games", "5000", "--spectators", "3", "--think", "10", "--duration", "60", "--connect-rate", "100"],
     [STORE_POSTGRES, "--spawn", "--games", "200", "--spectators", "3", "--think", "2", "--duration", "20",
@@ -90,12 +89,16 @@ def _fresh_database(cluster) -> list[str]:
     return ["--server-env", f"DATABASE_URL={url}", "--server-env", "GAME_DURABILITY=required"]
 
 
-def loadgen(args: list[str]) -> dict:
+def loadgen(args: list[str]) -> dict | None:
+    """One run's summary; None when loadgen failed (said on stderr, and the row says how many)."""
     command = [sys.executable, str(LOADGEN), *args, "--clients", str(CLIENTS)]
     if "--spawn" in args:
         command += ["--metrics-token", "bench"]
     print("bench:", " ".join(command[2:]), file=sys.stderr, flush=True)
-    finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, check=True)
+    finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    if finished.returncode != 0 or not finished.stdout.strip():
+        print(f"bench: that run failed (exit {finished.returncode})", file=sys.stderr, flush=True)
+        return None
     return json.loads(finished.stdout.strip().splitlines()[0])
 
 
@@ -192,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     runs: dict[int, list[dict]] = {index: [] for index in range(len(grid))}
+    failed: dict[int, int] = {index: 0 for index in range(len(grid))}
     with contextlib.ExitStack() as stack:
         cluster = None
         if any(STORE_POSTGRES in g for g in grid) and not args.no_postgres:
@@ -203,17 +207,27 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     grid_args = [a for a in grid_args if a != STORE_POSTGRES] + _fresh_database(cluster)
                 print(f"bench: run {attempt} of {args.repeat}, row {index}", file=sys.stderr, flush=True)
-                runs[index].append(loadgen(grid_args))
+                summary = loadgen(grid_args)
+                if summary is None:
+                    failed[index] += 1
+                else:
+                    runs[index].append(summary)
     transports: dict[int, list[dict]] = {}
     measured: list[tuple[str, list[dict]]] = []
+    lost: list[str] = []
     for index, grid_args in enumerate(grid):
         if not runs[index]:
+            if failed[index]:
+                lost.append(f"Every run of `{' '.join(grid_args)}` failed (see the run's stderr).")
             continue
         first = runs[index][0]
         if first["mode"] == "transport":
             transports[first["sockets"]] = runs[index]
         store = "PostgreSQL, required durability" if STORE_POSTGRES in grid_args else "memory"
-        measured.append((label_of(grid_args, first, store), runs[index]))
+        label = label_of(grid_args, first, store)
+        if failed[index]:
+            label += f" ({failed[index]} more run{'s' if failed[index] > 1 else ''} failed)"
+        measured.append((label, runs[index]))
     rows = [row(label, summary, transports) for label, summary in measured]
     table = "\n".join([
         "# Sockets benchmark: playsite over real sockets (tools/loadgen.py)",
@@ -243,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
+        *[f"{line}\n" for line in lost],
         f"1-minute load average before the run {load_before:.2f}, after it {os.getloadavg()[0]:.2f}.",
         "",
     ])
