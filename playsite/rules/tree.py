@@ -18,7 +18,7 @@ by every node whose last micro-move leaves the same moves. Treat it as read-only
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import chess
 
@@ -117,6 +117,7 @@ class _TurnSearch:
         "tree_memo",
         "leaf_memo",
         "leaves_by_targets",
+        "leaves_by_part",
         "pawn_leaves",
         "counts",
         "unspent",
@@ -129,6 +130,7 @@ class _TurnSearch:
         self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # the nodes whose every entry completes the turn
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
+        self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one piece, by its part
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
@@ -231,10 +233,16 @@ class _TurnSearch:
         us = state[US]
         occupied = us | state[THEM]
         attack = ATTACKS[last]
+        own = state[last] & us
+        if face != last and face != PAWN and own:
+            if not own & (own - 1):
+                return self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
+            rest_own = own & (own - 1)
+            if not rest_own & (rest_own - 1):
+                return self._above_two_pieces(state, face, own ^ rest_own, rest_own, attack, tree)
         pieces = []
         parts = []
         span = 0
-        own = state[last] & us
         while own:
             low = own & -own
             own ^= low
@@ -291,6 +299,191 @@ class _TurnSearch:
                 tree[uci] = subtree
                 turns += len(subtree)
         return turns
+
+    def _above_one_piece(
+        self, state: State, face: int, square: int, attack: Callable[[int, int], int], tree: MoveTree
+    ) -> int:
+        """`above_leaves` when the last die's type has one piece (on `square`), and another
+        type, not a pawn, moves now: a child's leaf is that piece's moves, keyed by its part.
+        Piece by piece of the moving type: its moves that leave the last piece's moves as they
+        were all get the same leaf, inserted at once; only the others are looked at one by one.
+        """
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        free = ~us
+        reach = attack(square, occupied)
+        leaves = self.leaves_by_part
+        unmoved = (reach & free) << 6 | square
+        unmoved_leaf = leaves.get(unmoved)
+        if unmoved_leaf is None:
+            unmoved_leaf = self.new_leaf_of_part(unmoved)
+        size = len(unmoved_leaf)
+        names = movegen._NAMES
+        attack_mover = ATTACKS[face]
+        own = state[face] & us
+        turns = 0
+        while own:
+            low = own & -own
+            own ^= low
+            f = low.bit_length() - 1
+            targets = attack_mover(f, occupied) & free
+            if not targets:
+                continue
+            part = targets << 6 | f
+            run = names.get(part)
+            if run is None:
+                run = piece_names(part)
+            hits = targets & reach
+            if not hits and not low & reach and not targets & bb_kings:
+                if size:
+                    tree.update(dict.fromkeys(run, unmoved_leaf))
+                    turns += size * len(run)
+                continue
+            occupied_after = occupied ^ low
+            us_after = us ^ low
+            if low & reach or targets & bb_kings:
+                # Every move of this piece on its own (it stands in the last piece's way, or
+                # can take the king).
+                for uci in run:
+                    to_bb = targets & -targets
+                    targets ^= to_bb
+                    if to_bb & bb_kings:
+                        tree[uci] = _LEAF
+                        turns += 1
+                        continue
+                    if (low | to_bb) & reach:
+                        key = (attack(square, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | square
+                        subtree = leaves.get(key)
+                        if subtree is None:
+                            subtree = self.new_leaf_of_part(key)
+                    else:
+                        subtree = unmoved_leaf
+                    if subtree:
+                        tree[uci] = subtree
+                        turns += len(subtree)
+                continue
+            row = [unmoved_leaf] * len(run)
+            whole = size
+            while hits:
+                to_bb = hits & -hits
+                hits ^= to_bb
+                key = (attack(square, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | square
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_part(key)
+                row[(targets & (to_bb - 1)).bit_count()] = subtree
+                if not subtree:
+                    whole = 0
+            turns += self._insert(tree, run, row, whole)
+        return turns
+
+    @staticmethod
+    def _insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree], whole: int) -> int:
+        """tree[run[i]] = row[i] for every non-empty row[i] in order; the complete turns they
+        add. `whole`: no row[i] is empty."""
+        if whole:
+            tree.update(zip(run, row))
+            return sum(map(len, row))
+        turns = 0
+        for uci, subtree in zip(run, row):
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
+
+    def _above_two_pieces(
+        self, state: State, face: int, first_bb: int, second_bb: int, attack: Callable[[int, int], int], tree: MoveTree
+    ) -> int:
+        """`_above_one_piece` when the last die's type has two pieces (first_bb < second_bb)."""
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        free = ~us
+        first = first_bb.bit_length() - 1
+        second = second_bb.bit_length() - 1
+        reach1 = attack(first, occupied)
+        reach2 = attack(second, occupied)
+        span = reach1 | reach2
+        part1 = (reach1 & free) << 6 | first
+        part2 = (reach2 & free) << 6 | second
+        leaves = self.leaves_by_targets
+        unmoved = (part1, part2)
+        unmoved_leaf = leaves.get(unmoved)
+        if unmoved_leaf is None:
+            unmoved_leaf = self.new_leaf_of_parts(unmoved)
+        size = len(unmoved_leaf)
+        names = movegen._NAMES
+        attack_mover = ATTACKS[face]
+        own = state[face] & us
+        turns = 0
+        while own:
+            low = own & -own
+            own ^= low
+            f = low.bit_length() - 1
+            targets = attack_mover(f, occupied) & free
+            if not targets:
+                continue
+            part = targets << 6 | f
+            run = names.get(part)
+            if run is None:
+                run = piece_names(part)
+            hits = targets & span
+            if not hits and not low & span and not targets & bb_kings:
+                if size:
+                    tree.update(dict.fromkeys(run, unmoved_leaf))
+                    turns += size * len(run)
+                continue
+            occupied_after = occupied ^ low
+            us_after = us ^ low
+            if low & span or targets & bb_kings:
+                for uci in run:
+                    to_bb = targets & -targets
+                    targets ^= to_bb
+                    if to_bb & bb_kings:
+                        tree[uci] = _LEAF
+                        turns += 1
+                        continue
+                    changed = low | to_bb
+                    if changed & span:
+                        now_occupied = occupied_after | to_bb
+                        now_free = ~(us_after | to_bb)
+                        key = (
+                            (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
+                            (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
+                        )
+                        subtree = leaves.get(key)
+                        if subtree is None:
+                            subtree = self.new_leaf_of_parts(key)
+                    else:
+                        subtree = unmoved_leaf
+                    if subtree:
+                        tree[uci] = subtree
+                        turns += len(subtree)
+                continue
+            row = [unmoved_leaf] * len(run)
+            whole = size
+            while hits:
+                to_bb = hits & -hits
+                hits ^= to_bb
+                now_occupied = occupied_after | to_bb
+                now_free = ~(us_after | to_bb)
+                key = (
+                    (attack(first, now_occupied) & now_free) << 6 | first if reach1 & to_bb else part1,
+                    (attack(second, now_occupied) & now_free) << 6 | second if reach2 & to_bb else part2,
+                )
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_parts(key)
+                row[(targets & (to_bb - 1)).bit_count()] = subtree
+                if not subtree:
+                    whole = 0
+            turns += self._insert(tree, run, row, whole)
+        return turns
+
+    def new_leaf_of_part(self, part: int) -> MoveTree:
+        node = self.leaves_by_part[part] = dict.fromkeys(piece_names(part), _LEAF)
+        return node
 
     def leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
         """The leaf node of pieces' moves, `parts` = (targets << 6 | square, ...) in square order."""
