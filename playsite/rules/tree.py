@@ -234,12 +234,17 @@ class _TurnSearch:
         occupied = us | state[THEM]
         attack = ATTACKS[last]
         own = state[last] & us
-        if face != last and face != PAWN and own:
+        if own:
+            direct = face != last and face != PAWN
             if not own & (own - 1):
-                return self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
+                if direct:
+                    return self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
+                return self._above_one_per_move(state, face, rest, own.bit_length() - 1, attack, tree)
             rest_own = own & (own - 1)
             if not rest_own & (rest_own - 1):
-                return self._above_two_pieces(state, face, own ^ rest_own, rest_own, attack, tree)
+                if direct:
+                    return self._above_two_pieces(state, face, own ^ rest_own, rest_own, attack, tree)
+                return self._above_two_per_move(state, face, rest, own ^ rest_own, rest_own, attack, tree)
         pieces = []
         parts = []
         span = 0
@@ -479,6 +484,119 @@ class _TurnSearch:
                 if not subtree:
                     whole = 0
             turns += self._insert(tree, run, row, whole)
+        return turns
+
+    def _above_one_per_move(
+        self, state: State, face: int, rest: Dice, square: int, attack: Callable[[int, int], int], tree: MoveTree
+    ) -> int:
+        """`above_leaves` when the last die's type (`rest`) has one piece (on `square`) and a
+        pawn moves now, or that piece itself: move by move, each leaf keyed by that piece's part."""
+        white = self.white
+        bb = movegen.BB
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        reach = attack(square, occupied)
+        leaves = self.leaves_by_part
+        unmoved = (reach & ~us) << 6 | square
+        unmoved_leaf = None
+        last = rest[0]
+        moving = face == last
+        en_passant = state[EP] if face == PAWN else 0
+        turns = 0
+        subtree: MoveTree | None
+        for uci, f, t, promotion in moves(state, face, white, False):
+            to_bb = bb[t]
+            if bb_kings & to_bb:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            changed = bb[f] | to_bb
+            if changed & en_passant or promotion == last:
+                # Takes en passant (a third square empties) or promotes to the last die's
+                # type (a second piece of it): from the child's state.
+                subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
+            elif moving:
+                key = (attack(t, (occupied | to_bb) ^ bb[f]) & ~(us ^ changed)) << 6 | t
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_part(key)
+            elif changed & reach:
+                key = (attack(square, (occupied | to_bb) ^ bb[f]) & ~(us ^ changed)) << 6 | square
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_part(key)
+            else:
+                if unmoved_leaf is None:
+                    unmoved_leaf = leaves.get(unmoved)
+                    if unmoved_leaf is None:
+                        unmoved_leaf = self.new_leaf_of_part(unmoved)
+                subtree = unmoved_leaf
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
+
+    def _above_two_per_move(
+        self, state: State, face: int, rest: Dice, first_bb: int, second_bb: int,
+        attack: Callable[[int, int], int], tree: MoveTree,
+    ) -> int:
+        """`_above_one_per_move` when the last die's type has two pieces (first_bb < second_bb)."""
+        white = self.white
+        bb = movegen.BB
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        first = first_bb.bit_length() - 1
+        second = second_bb.bit_length() - 1
+        reach1 = attack(first, occupied)
+        reach2 = attack(second, occupied)
+        span = reach1 | reach2
+        part1 = (reach1 & ~us) << 6 | first
+        part2 = (reach2 & ~us) << 6 | second
+        leaves = self.leaves_by_targets
+        unmoved_leaf = None
+        last = rest[0]
+        moving = face == last
+        en_passant = state[EP] if face == PAWN else 0
+        turns = 0
+        subtree: MoveTree | None
+        key: tuple[int, int]
+        for uci, f, t, promotion in moves(state, face, white, False):
+            to_bb = bb[t]
+            if bb_kings & to_bb:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            changed = bb[f] | to_bb
+            if changed & en_passant or promotion == last:
+                subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
+            elif moving or changed & span:
+                now_occupied = (occupied | to_bb) ^ bb[f]
+                now_free = ~(us ^ changed)
+                if moving:
+                    arrived = (attack(t, now_occupied) & now_free) << 6 | t
+                    if f == first:
+                        other = (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2
+                        key = (arrived, other) if t < second else (other, arrived)
+                    else:
+                        other = (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1
+                        key = (arrived, other) if t < first else (other, arrived)
+                else:
+                    key = (
+                        (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
+                        (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
+                    )
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_parts(key)
+            else:
+                if unmoved_leaf is None:
+                    unmoved_leaf = self.leaf_of_parts((part1, part2))
+                subtree = unmoved_leaf
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
         return turns
 
     def new_leaf_of_part(self, part: int) -> MoveTree:
