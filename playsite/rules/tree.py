@@ -618,13 +618,15 @@ class _TurnSearch:
     def _above_pawn_leaves(self, state: State, face: int, tree: MoveTree) -> int:
         """`above_leaves` with one pawn die left, another piece moving now, and no en passant:
         the pawns stay where they are, so a child's pawn moves follow from the squares this
-        micro-move empties and fills (pushes) and the piece it takes (captures)."""
+        micro-move empties and fills (pushes) and the piece it takes (captures). Piece by
+        piece of the moving type, as in `_above_one_piece`: the moves that touch none of
+        those squares all get the same leaf at once."""
         white = self.white
-        bb = movegen.BB
         us = state[US]
         them = state[THEM]
         occupied = us | them
-        kings = state[KING] & them
+        free = ~us
+        bb_kings = state[KING] & them
         own = state[PAWN] & us
         if white:
             steps = (own << 8 | (own & chess.BB_RANK_2) << 16) & ALL
@@ -638,35 +640,85 @@ class _TurnSearch:
             if targets:
                 captors.append((square, targets))
                 prey |= targets
-        captures = tuple(capture_key(square, targets, kings) for square, targets in captors)
-        leaves = self.pawn_leaves
+        captures = tuple(capture_key(square, targets, bb_kings) for square, targets in captors)
+        touched = steps | prey
+        unmoved_leaf = None
+        size = 0
+        names = movegen._NAMES
+        attack_mover = ATTACKS[face]
+        mover = state[face] & us
         turns = 0
-        for uci, f, t, promotion in moves(state, face, white, False):
-            if kings & bb[t]:
-                tree[uci] = _LEAF
-                turns += 1
+        while mover:
+            low = mover & -mover
+            mover ^= low
+            f = low.bit_length() - 1
+            targets = attack_mover(f, occupied) & free
+            if not targets:
                 continue
-            changed = bb[f] | bb[t]
-            key: tuple[int, ...] = (pushes if not changed & steps else push_key(own, (occupied | changed) ^ bb[f], white),)
-            if bb[t] & prey:
-                parts: list[int] = []
-                for square, targets in captors:
-                    targets &= ~bb[t]
-                    if targets:
-                        parts.append(capture_key(square, targets, kings))
-                key += tuple(parts)
+            part = targets << 6 | f
+            run = names.get(part)
+            if run is None:
+                run = piece_names(part)
+            if unmoved_leaf is None:
+                unmoved_leaf = self._pawn_leaf((pushes,) + captures)
+                size = len(unmoved_leaf)
+            hits = targets & touched
+            if not hits and not low & steps and not targets & bb_kings:
+                if size:
+                    tree.update(dict.fromkeys(run, unmoved_leaf))
+                    turns += size * len(run)
+                continue
+            row = [unmoved_leaf] * len(run)
+            whole = size
+            kings_taken = 0
+            if low & steps or targets & bb_kings:
+                hits = targets
+            while hits:
+                to_bb = hits & -hits
+                hits ^= to_bb
+                index = (targets & (to_bb - 1)).bit_count()
+                if to_bb & bb_kings:
+                    row[index] = _LEAF  # a king capture: complete as it is
+                    kings_taken += 1
+                    continue
+                key: tuple[int, ...] = (
+                    pushes if not (low | to_bb) & steps else push_key(own, (occupied | to_bb) ^ low, white),
+                )
+                if to_bb & prey:
+                    parts: list[int] = []
+                    for square, targets_of in captors:
+                        targets_of &= ~to_bb
+                        if targets_of:
+                            parts.append(capture_key(square, targets_of, bb_kings))
+                    key += tuple(parts)
+                else:
+                    key += captures
+                subtree = self._pawn_leaf(key)
+                row[index] = subtree
+                if not subtree:
+                    whole = 0
+            if whole:
+                tree.update(zip(run, row))
+                turns += sum(map(len, row)) + kings_taken
             else:
-                key += captures
-            subtree = leaves.get(key)
-            if subtree is None:
-                names = [move[0] for move in pawn_pushes(key[0])]
-                for part in key[1:]:
-                    names += [move[0] for move in pawn_captures(part)]
-                subtree = leaves[key] = dict.fromkeys(names, _LEAF)
-            if subtree:
-                tree[uci] = subtree
-                turns += len(subtree)
+                for uci, subtree in zip(run, row):
+                    if subtree is _LEAF:
+                        tree[uci] = _LEAF
+                        turns += 1
+                    elif subtree:
+                        tree[uci] = subtree
+                        turns += len(subtree)
         return turns
+
+    def _pawn_leaf(self, key: tuple[int, ...]) -> MoveTree:
+        """The leaf of the pawns' moves, `key` = (push_key, capture keys...)."""
+        subtree = self.pawn_leaves.get(key)
+        if subtree is None:
+            names = [move[0] for move in pawn_pushes(key[0])]
+            for part in key[1:]:
+                names += [move[0] for move in pawn_captures(part)]
+            subtree = self.pawn_leaves[key] = dict.fromkeys(names, _LEAF)
+        return subtree
 
     def _above_leaves_by_state(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         white = self.white
