@@ -93,6 +93,24 @@ def _remember(table: dict[int, _Run], key: int, run: _Run) -> _Run:
     return run
 
 
+#: The squares of each byte value in each rank, lowest first: `squares` reads a mask a rank
+#: at a time (about twice as fast as bit by bit for a slider's targets).
+_RANK_SQUARES = [[tuple(8 * rank + i for i in range(8) if value >> i & 1) for value in range(256)] for rank in range(8)]
+
+
+def squares(mask: int) -> list[int]:
+    """Squares of `mask`, lowest first (as `bits`, as a list)."""
+    out: list[int] = []
+    rank = 0
+    while mask:
+        value = mask & 255
+        if value:
+            out += _RANK_SQUARES[rank][value]
+        mask >>= 8
+        rank += 1
+    return out
+
+
 def bits(mask: int) -> Iterator[int]:
     """Squares of `mask`, lowest first."""
     while mask:
@@ -158,7 +176,7 @@ def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Mo
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
-            run = _remember(runs, key, tuple(map(MOVE[f].__getitem__, bits(targets))))
+            run = _remember(runs, key, tuple(map(MOVE[f].__getitem__, squares(targets))))
         extend(run)
     if piece_type == KING and castling and state[CASTLING]:
         for right, k, kt, _, _, between in CASTLES[white]:
@@ -263,7 +281,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     run = _NAMES.get(part)
     if run is None:
         f = part & 63
-        run = _remember(_NAMES, part, tuple(map(UCI[f].__getitem__, bits(part >> 6))))
+        run = _remember(_NAMES, part, tuple(map(UCI[f].__getitem__, squares(part >> 6))))
     return run
 
 
