@@ -102,6 +102,58 @@ _FACES: dict[Dice, Dice] = {pool: tuple(sorted(set(pool))) for pool, _ in _SPEND
 _FACES[()] = ()
 
 
+def _lines(square: int, diagonal: bool, straight: bool) -> int:
+    mask = chess.BB_SQUARES[square]
+    if diagonal:
+        mask |= chess.BB_DIAG_ATTACKS[square][0]
+    if straight:
+        mask |= chess.BB_RANK_ATTACKS[square][0] | chess.BB_FILE_ATTACKS[square][0]
+    return mask
+
+
+#: Piece type (not a pawn) -> square -> the squares whose occupants can change that piece's
+#: moves, or the moves of a piece stepping onto or off them: its lines, or its steps.
+_ZONES: dict[int, list[int]] = {
+    movegen.KNIGHT: [chess.BB_KNIGHT_ATTACKS[sq] | chess.BB_SQUARES[sq] for sq in chess.SQUARES],
+    movegen.BISHOP: [_lines(sq, True, False) for sq in chess.SQUARES],
+    ROOK: [_lines(sq, False, True) for sq in chess.SQUARES],
+    movegen.QUEEN: [_lines(sq, True, True) for sq in chess.SQUARES],
+    KING: [chess.BB_KING_ATTACKS[sq] | chess.BB_SQUARES[sq] for sq in chess.SQUARES],
+}
+
+
+def _zone(state: State, rest: Dice, white: bool) -> int | None:
+    """The squares a node with two dice of different types `rest` left depends on (see
+    `_TurnSearch._above_nodes`), or None where it is not worth it or not that simple: the
+    same type twice (a piece moving twice reaches squares off its lines), a pawn that can
+    promote (the new piece may move next), or en-passant targets."""
+    first, second = rest
+    if first == second:
+        return None
+    us = state[US]
+    zone = 0
+    for face in rest:
+        own = state[face] & us
+        if face == PAWN:
+            if state[EP]:
+                return None
+            if white:
+                if own & chess.BB_RANK_7:
+                    return None
+                zone |= (own | own << 8 | (own & chess.BB_RANK_2) << 16 | (own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+            else:
+                if own & chess.BB_RANK_2:
+                    return None
+                zone |= own | own >> 8 | (own & chess.BB_RANK_7) >> 16 | (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
+        else:
+            lines = _ZONES[face]
+            while own:
+                low = own & -own
+                own ^= low
+                zone |= lines[low.bit_length() - 1]
+    return zone
+
+
 def _castling_rest(dice: Dice) -> Dice | None:
     if KING in dice and ROOK in dice:
         return _SPEND[_SPEND[dice, KING], ROOK]
@@ -118,6 +170,7 @@ class _TurnSearch:
         "leaf_memo",
         "leaves_by_targets",
         "leaves_by_part",
+        "shared",
         "pawn_leaves",
         "counts",
         "unspent",
@@ -130,7 +183,8 @@ class _TurnSearch:
         self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # the nodes whose every entry completes the turn
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
-        self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one piece, by its part
+        self.leaves_by_part: dict[int, MoveTree] = {}
+        self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on  # the same for one piece, by its part
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
@@ -189,6 +243,9 @@ class _TurnSearch:
             if need == 2:
                 turns += self.above_leaves(state, face, rest, tree)
                 continue
+            if need == 3:
+                turns += self._above_nodes(state, face, rest, tree)
+                continue
             for uci, f, t, promotion in moves(state, face, white, False):
                 if kings & bb[t]:
                     tree[uci] = _LEAF
@@ -212,6 +269,47 @@ class _TurnSearch:
         self.tree_memo[key] = tree
         counts[id(tree)] = turns
         return tree
+
+    def _above_nodes(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
+        """Put into `tree` the micro-moves of `face` after which two micro-moves complete the
+        turn (`rest` = two dice of different types); return the complete turns they add.
+
+        Such a node depends only on the squares in the zone of the pieces of `rest`'s types
+        (their lines, or their steps and captures for pawns; `_zone`): who stands there, the
+        kings among them, and where those pieces are. Two micro-moves that leave all of that
+        alike lead to equal nodes, so the second one shares the first one's node."""
+        white = self.white
+        bb = movegen.BB
+        kings = state[KING] & state[THEM]
+        counts = self.counts
+        shared = self.shared
+        first, second = rest
+        zone = _zone(state, rest, white)
+        rebuilt = face in rest  # a piece of the zone moves: each child has its own zone
+        castles = first == ROOK and second == KING
+        turns = 0
+        for uci, f, t, promotion in moves(state, face, white, False):
+            if kings & bb[t]:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            child = advance(state, face, f, t, promotion, white)
+            here = _zone(child, rest, white) if rebuilt or promotion in rest else zone
+            if here is None or (castles and child[CASTLING]):
+                subtree = self.build(child, rest)
+            else:
+                us = child[US]
+                them = child[THEM]
+                signature = (rest, us & here, them & here, child[KING] & them & here, child[first] & us, child[second] & us)
+                known = shared.get(signature)
+                if known is None:
+                    subtree = shared[signature] = self.build(child, rest)
+                else:
+                    subtree = known
+            if subtree:
+                tree[uci] = subtree
+                turns += counts[id(subtree)]
+        return turns
 
     def above_leaves(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         """Put into `tree` the micro-moves of `face` after which one micro-move completes the
