@@ -171,6 +171,7 @@ class _TurnSearch:
         "leaves_by_targets",
         "leaves_by_part",
         "shared",
+        "pawn_setups",
         "pawn_leaves",
         "counts",
         "unspent",
@@ -184,6 +185,7 @@ class _TurnSearch:
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
         self.leaves_by_part: dict[int, MoveTree] = {}
+        self.pawn_setups: dict[tuple[int, int, int], tuple[int, list[tuple[int, int]], tuple[int, ...]]] = {}
         self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on  # the same for one piece, by its part
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
@@ -728,17 +730,25 @@ class _TurnSearch:
         own = state[PAWN] & us
         if white:
             steps = (own << 8 | (own & chess.BB_RANK_2) << 16) & ALL
+            prey = ((own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & them
         else:
             steps = own >> 8 | (own & chess.BB_RANK_7) >> 16
-        pushes = push_key(own, occupied, white)
-        captors = []  # (square, the pieces it can take) for each pawn that can take one
-        prey = 0
-        for square in bits(own):
-            targets = PAWN_ATTACKS[white][square] & them
-            if targets:
-                captors.append((square, targets))
-                prey |= targets
-        captures = tuple(capture_key(square, targets, bb_kings) for square, targets in captors)
+            prey = ((own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7) & them
+        # What the pawns' moves depend on, the same for most siblings: worked out once.
+        setup_key = (own, occupied & steps, prey)
+        setup = self.pawn_setups.get(setup_key)
+        if setup is None:
+            captors = []  # (square, the pieces it can take) for each pawn that can take one
+            for square in bits(own):
+                targets = PAWN_ATTACKS[white][square] & them
+                if targets:
+                    captors.append((square, targets))
+            setup = self.pawn_setups[setup_key] = (
+                push_key(own, occupied, white),
+                captors,
+                tuple(capture_key(square, targets, bb_kings) for square, targets in captors),
+            )
+        pushes, captors, captures = setup
         touched = steps | prey
         unmoved_leaf = None
         size = 0
