@@ -122,29 +122,35 @@ _ZONES: dict[int, list[int]] = {
 }
 
 
+def _pawn_zone(own: int, white: bool) -> int:
+    """The squares of pawns on `own`, and those they step to and take on."""
+    if white:
+        return (own | own << 8 | (own & chess.BB_RANK_2) << 16 | (own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+    return own | own >> 8 | (own & chess.BB_RANK_7) >> 16 | (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
+
+
 def _zone(state: State, rest: Dice, white: bool) -> int | None:
     """The squares a node with two dice of different types `rest` left depends on (see
     `_TurnSearch._above_nodes`), or None where it is not worth it or not that simple: the
-    same type twice (a piece moving twice reaches squares off its lines), a pawn that can
-    promote (the new piece may move next), or en-passant targets."""
+    same type twice other than pawns (a piece moving twice reaches squares off its lines), a
+    pawn that can promote while another die is left for the new piece, or en-passant targets."""
     first, second = rest
-    if first == second:
-        return None
     us = state[US]
+    if first == second:
+        if first != PAWN or state[EP]:
+            return None
+        # Two pawn moves: the second pawn move may start from any square the first reaches,
+        # and promoting with the first leaves no die for the new piece.
+        return _pawn_zone(_pawn_zone(state[PAWN] & us, white), white)
     zone = 0
     for face in rest:
         own = state[face] & us
         if face == PAWN:
             if state[EP]:
                 return None
-            if white:
-                if own & chess.BB_RANK_7:
-                    return None
-                zone |= (own | own << 8 | (own & chess.BB_RANK_2) << 16 | (own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
-            else:
-                if own & chess.BB_RANK_2:
-                    return None
-                zone |= own | own >> 8 | (own & chess.BB_RANK_7) >> 16 | (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
+            if own & (chess.BB_RANK_7 if white else chess.BB_RANK_2):
+                return None
+            zone |= _pawn_zone(own, white)
         else:
             lines = _ZONES[face]
             while own:
