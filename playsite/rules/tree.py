@@ -324,8 +324,10 @@ class _TurnSearch:
         turn (their children are leaf nodes); return the complete turns they add. Most of a
         tree's work is here."""
         last = rest[0] if len(rest) == 1 else 0
-        if last == PAWN and face != PAWN and not state[EP]:
-            return self._above_pawn_leaves(state, face, tree)
+        if last == PAWN and not state[EP]:
+            if face != PAWN:
+                return self._above_pawn_leaves(state, face, tree)
+            return self._above_pawn_leaves_after_pawn(state, tree)
         if last == 0 or last == PAWN:
             return self._above_leaves_by_state(state, face, rest, tree)
         # One die is left, for a piece type other than pawns: the moves of those pieces depend
@@ -822,6 +824,42 @@ class _TurnSearch:
                     elif subtree:
                         tree[uci] = subtree
                         turns += len(subtree)
+        return turns
+
+    def _above_pawn_leaves_after_pawn(self, state: State, tree: MoveTree) -> int:
+        """`above_leaves` with two pawn dice left and no en passant: a child's leaf is keyed
+        by its pawns' pushes and captures (as in `_above_pawn_leaves`), made without its state."""
+        white = self.white
+        bb = movegen.BB
+        us = state[US]
+        them = state[THEM]
+        occupied = us | them
+        bb_kings = state[KING] & them
+        own = state[PAWN] & us
+        attacks = PAWN_ATTACKS[white]
+        turns = 0
+        for uci, f, t, promotion in moves(state, PAWN, white, False):
+            to_bb = bb[t]
+            if bb_kings & to_bb:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            from_bb = bb[f]
+            now_own = own ^ from_bb if promotion else own ^ from_bb ^ to_bb
+            now_them = them & ~to_bb
+            key: tuple[int, ...] = (push_key(now_own, (occupied | to_bb) ^ from_bb, white),)
+            if white:
+                capturers = now_own & ((now_them & ~chess.BB_FILE_H) >> 7 | (now_them & ~chess.BB_FILE_A) >> 9)
+            else:
+                capturers = now_own & ((now_them & ~chess.BB_FILE_A) << 7 | (now_them & ~chess.BB_FILE_H) << 9)
+            if capturers:
+                key += tuple(capture_key(square, attacks[square] & now_them, bb_kings) for square in bits(capturers))
+            subtree = self.pawn_leaves.get(key)
+            if subtree is None:
+                subtree = self._pawn_leaf(key)
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
         return turns
 
     def _pawn_leaf(self, key: tuple[int, ...]) -> MoveTree:
