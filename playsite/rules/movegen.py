@@ -236,13 +236,18 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     white = bool(key & 1)
     single = key >> 65
     double = (key >> 1) & ALL
-    out: list[Move] = []
     step = 8 if white else -8
-    for t in bits(single):
-        _pawn_arrival(t - step, t, white, False, out.append)
-    for t in bits(double):
-        f = t - 2 * step
-        out.append(MOVE[f][t])
+    # Single steps in square order: White's promotions (rank 8) come last, Black's (rank 1) first.
+    promoting = single & (chess.BB_RANK_8 if white else chess.BB_RANK_1)
+    out: list[Move] = []
+    if promoting and not white:
+        for t in squares(promoting):
+            _pawn_arrival(t - step, t, white, False, out.append)
+    out += [MOVE[t - step][t] for t in squares(single ^ promoting)]
+    if promoting and white:
+        for t in squares(promoting):
+            _pawn_arrival(t - step, t, white, False, out.append)
+    out += [MOVE[t - 2 * step][t] for t in squares(double)]
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
