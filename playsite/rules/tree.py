@@ -160,6 +160,13 @@ def _zone(state: State, rest: Dice, white: bool) -> int | None:
     return zone
 
 
+def _pawn_attackers(targets: int, white: bool) -> int:
+    """The squares from which a pawn of the mover's colour attacks one of `targets`."""
+    if white:
+        return (targets & ~chess.BB_FILE_H) >> 7 | (targets & ~chess.BB_FILE_A) >> 9
+    return ((targets & ~chess.BB_FILE_A) << 7 | (targets & ~chess.BB_FILE_H) << 9) & ALL
+
+
 def _castling_rest(dice: Dice) -> Dice | None:
     if KING in dice and ROOK in dice:
         return _SPEND[_SPEND[dice, KING], ROOK]
@@ -177,7 +184,6 @@ class _TurnSearch:
         "leaves_by_targets",
         "leaves_by_part",
         "shared",
-        "pawn_setups",
         "pawn_leaves",
         "counts",
         "unspent",
@@ -191,7 +197,6 @@ class _TurnSearch:
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
         self.leaves_by_part: dict[int, MoveTree] = {}
-        self.pawn_setups: dict[tuple[int, int, int], tuple[int, list[tuple[int, int]], tuple[int, ...]]] = {}
         self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on  # the same for one piece, by its part
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
         self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
@@ -742,21 +747,12 @@ class _TurnSearch:
         else:
             steps = own >> 8 | (own & chess.BB_RANK_7) >> 16
             prey = ((own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7) & them
-        # What the pawns' moves depend on, the same for most siblings: worked out once.
-        setup_key = (own, occupied & steps, prey)
-        setup = self.pawn_setups.get(setup_key)
-        if setup is None:
-            captors = []  # (square, the pieces it can take) for each pawn that can take one
-            for square in bits(own):
-                targets = PAWN_ATTACKS[white][square] & them
-                if targets:
-                    captors.append((square, targets))
-            setup = self.pawn_setups[setup_key] = (
-                push_key(own, occupied, white),
-                captors,
-                tuple(capture_key(square, targets, bb_kings) for square, targets in captors),
-            )
-        pushes, captors, captures = setup
+        pushes = push_key(own, occupied, white)
+        attacks = PAWN_ATTACKS[white]
+        # (square, the pieces it can take) for each pawn that can take one: their prey's pawn
+        # attacks, seen from the other side, show which pawns can.
+        captors = [(square, attacks[square] & them) for square in bits(own & _pawn_attackers(prey, white))]
+        captures = tuple(capture_key(square, targets, bb_kings) for square, targets in captors)
         touched = steps | prey
         unmoved_leaf = None
         size = 0
