@@ -238,13 +238,16 @@ class _TurnSearch:
         return best
 
     def build(self, state: State, dice: Dice) -> MoveTree:
-        key = (state, dice)
         need = len(dice) - self.unspent
         if need == 1:
-            return self.leaf(key)
-        known = self.tree_memo.get(key)
-        if known is not None:
-            return known
+            return self.leaf((state, dice))
+        # Nodes two micro-moves short are not looked up: the search reaches each such state
+        # once (from the root, or as the root); deeper ones can be reached by transpositions.
+        key = (state, dice) if need > 2 else None
+        if key is not None:
+            known = self.tree_memo.get(key)
+            if known is not None:
+                return known
         white = self.white
         bb = movegen.BB
         tree: MoveTree = {}
@@ -279,7 +282,8 @@ class _TurnSearch:
                 if subtree:
                     tree[uci] = subtree
                     turns += len(subtree) if need == 3 else counts[id(subtree)]
-        self.tree_memo[key] = tree
+        if key is not None:
+            self.tree_memo[key] = tree
         counts[id(tree)] = turns
         return tree
 
