@@ -77,12 +77,14 @@ _RUNS: dict[int, tuple[Move, ...]] = {}
 _NAMES: dict[int, tuple[str, ...]] = {}
 _PAWN_PUSHES: dict[int, tuple[Move, ...]] = {}
 _PAWN_CAPTURES: dict[int, tuple[Move, ...]] = {}
+_PAWN_PUSH_NAMES: dict[int, tuple[str, ...]] = {}
+_PAWN_CAPTURE_NAMES: dict[int, tuple[str, ...]] = {}
 _RUNS_MAX = 1 << 13
 
 
 def forget_moves() -> None:
     """Empty the tables of memoised moves (benchmarks time trees from empty tables)."""
-    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES):
+    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES, _PAWN_PUSH_NAMES, _PAWN_CAPTURE_NAMES):
         table.clear()
 
 
@@ -251,6 +253,14 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
+def pawn_push_names(key: int) -> tuple[str, ...]:
+    """UCI names of `pawn_pushes(key)`."""
+    run = _PAWN_PUSH_NAMES.get(key)
+    if run is None:
+        run = _remember(_PAWN_PUSH_NAMES, key, tuple([move[0] for move in pawn_pushes(key)]))
+    return run
+
+
 def capture_key(square: int, targets: int, kings: int) -> int:
     """What one pawn's captures depend on: the pieces it can take, and the kings among them."""
     return ((targets & kings) << 64 | targets) << 6 | square
@@ -270,6 +280,14 @@ def pawn_captures(key: int) -> tuple[Move, ...]:
     for t in bits(targets):
         _pawn_arrival(f, t, white, bool(kings & BB[t]), out.append)
     return _remember(_PAWN_CAPTURES, key, tuple(out))
+
+
+def pawn_capture_names(key: int) -> tuple[str, ...]:
+    """UCI names of `pawn_captures(key)`."""
+    run = _PAWN_CAPTURE_NAMES.get(key)
+    if run is None:
+        run = _remember(_PAWN_CAPTURE_NAMES, key, tuple([move[0] for move in pawn_captures(key)]))
+    return run
 
 
 def _pawn_arrival(f: int, t: int, white: bool, takes_king: bool, append: Callable[[Move], None]) -> None:

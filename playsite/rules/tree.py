@@ -43,6 +43,8 @@ from .movegen import (
     move_names,
     moves,
     pawn_captures,
+    pawn_capture_names,
+    pawn_push_names,
     pawn_pushes,
     piece_names,
     push_key,
@@ -727,8 +729,10 @@ class _TurnSearch:
 
     def new_leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
         names: list[str] = []
+        known = movegen._NAMES
         for part in parts:
-            names += piece_names(part)
+            run = known.get(part)
+            names += piece_names(part) if run is None else run
         node = self.leaves_by_targets[parts] = dict.fromkeys(names, _LEAF)
         return node
 
@@ -758,6 +762,7 @@ class _TurnSearch:
         captors = [(square, attacks[square] & them) for square in bits(own & _pawn_attackers(prey, white))]
         captures = tuple(capture_key(square, targets, bb_kings) for square, targets in captors)
         touched = steps | prey
+        pawn_leaves = self.pawn_leaves
         unmoved_leaf = None
         size = 0
         names = movegen._NAMES
@@ -809,7 +814,9 @@ class _TurnSearch:
                     key += tuple(parts)
                 else:
                     key += captures
-                subtree = self._pawn_leaf(key)
+                subtree = pawn_leaves.get(key)
+                if subtree is None:
+                    subtree = self._pawn_leaf(key)
                 row[index] = subtree
                 if not subtree:
                     whole = 0
@@ -866,10 +873,14 @@ class _TurnSearch:
         """The leaf of the pawns' moves, `key` = (push_key, capture keys...)."""
         subtree = self.pawn_leaves.get(key)
         if subtree is None:
-            names = [move[0] for move in pawn_pushes(key[0])]
-            for part in key[1:]:
-                names += [move[0] for move in pawn_captures(part)]
-            subtree = self.pawn_leaves[key] = dict.fromkeys(names, _LEAF)
+            if len(key) == 1:
+                subtree = dict.fromkeys(pawn_push_names(key[0]), _LEAF)
+            else:
+                names = list(pawn_push_names(key[0]))
+                for part in key[1:]:
+                    names += pawn_capture_names(part)
+                subtree = dict.fromkeys(names, _LEAF)
+            self.pawn_leaves[key] = subtree
         return subtree
 
     def _above_leaves_by_state(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
