@@ -243,13 +243,12 @@ class _TurnSearch:
         need = len(dice) - self.unspent
         if need == 1:
             return self.leaf((state, dice))
-        # Nodes two micro-moves short are not looked up: the search reaches each such state
-        # once (from the root, or as the root); deeper ones can be reached by transpositions.
-        key = (state, dice) if need > 2 else None
-        if key is not None:
-            known = self.tree_memo.get(key)
-            if known is not None:
-                return known
+        if need == 2:
+            return self.node(state, dice)
+        key = (state, dice)
+        known = self.tree_memo.get(key)
+        if known is not None:
+            return known
         white = self.white
         bb = movegen.BB
         tree: MoveTree = {}
@@ -258,9 +257,6 @@ class _TurnSearch:
         counts = self.counts
         for face in _FACES[dice]:
             rest = _SPEND[dice, face]
-            if need == 2:
-                turns += self.above_leaves(state, face, rest, tree)
-                continue
             if need == 3:
                 turns += self._above_nodes(state, face, rest, tree)
                 continue
@@ -276,16 +272,11 @@ class _TurnSearch:
         castled = _castling_rest(dice)
         if castled is not None and state[CASTLING]:
             for uci, f, t, _ in _castles(state, white):
-                if need == 2:
-                    tree[uci] = _LEAF
-                    turns += 1
-                    continue
                 subtree = self.build(advance(state, KING, f, t, 0, white), castled)
                 if subtree:
                     tree[uci] = subtree
                     turns += len(subtree) if need == 3 else counts[id(subtree)]
-        if key is not None:
-            self.tree_memo[key] = tree
+        self.tree_memo[key] = tree
         counts[id(tree)] = turns
         return tree
 
@@ -315,20 +306,66 @@ class _TurnSearch:
             child = advance(state, face, f, t, promotion, white)
             here = _zone(child, rest, white) if rebuilt or promotion in rest else zone
             if here is None or (castles and child[CASTLING]):
-                subtree = self.build(child, rest)
+                subtree = self.node(child, rest)
             else:
                 us = child[US]
                 them = child[THEM]
                 signature = (rest, us & here, them & here, child[KING] & them & here, child[first] & us, child[second] & us)
                 known = shared.get(signature)
                 if known is None:
-                    subtree = shared[signature] = self.build(child, rest)
+                    subtree = shared[signature] = self.node(child, rest)
                 else:
                     subtree = known
             if subtree:
                 tree[uci] = subtree
                 turns += counts[id(subtree)]
         return turns
+
+    def node(self, state: State, dice: Dice) -> MoveTree:
+        """The node of (state, dice) two micro-moves short of complete: `build` for them,
+        each face's micro-moves put in by the `_above_*` method that fits (as `above_leaves`).
+        Not memoised: the search reaches each such state once (from the root, or as the root)."""
+        tree: MoveTree = {}
+        turns = 0
+        us = state[US]
+        no_en_passant = not state[EP]
+        for face in _FACES[dice]:
+            rest = _SPEND[dice, face]
+            if len(rest) != 1:
+                turns += self._above_leaves_by_state(state, face, rest, tree)
+                continue
+            last = rest[0]
+            if last == PAWN:
+                if no_en_passant:
+                    if face != PAWN:
+                        turns += self._above_pawn_leaves(state, face, tree)
+                    else:
+                        turns += self._above_pawn_leaves_after_pawn(state, tree)
+                else:
+                    turns += self._above_leaves_by_state(state, face, rest, tree)
+                continue
+            own = state[last] & us
+            others = own & (own - 1)
+            if own and not others & (others - 1):
+                attack = ATTACKS[last]
+                if face != last and face != PAWN:
+                    if others:
+                        turns += self._above_two_pieces(state, face, own ^ others, others, attack, tree)
+                    else:
+                        turns += self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
+                elif others:
+                    turns += self._above_two_per_move(state, face, rest, own ^ others, others, attack, tree)
+                else:
+                    turns += self._above_one_per_move(state, face, rest, own.bit_length() - 1, attack, tree)
+            else:
+                turns += self.above_leaves(state, face, rest, tree)
+        castled = _castling_rest(dice)
+        if castled is not None and state[CASTLING]:
+            for uci, _, _, _ in _castles(state, self.white):
+                tree[uci] = _LEAF
+                turns += 1
+        self.counts[id(tree)] = turns
+        return tree
 
     def above_leaves(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         """Put into `tree` the micro-moves of `face` after which one micro-move completes the
