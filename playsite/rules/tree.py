@@ -134,8 +134,9 @@ def _pawn_zone(own: int, white: bool) -> int:
 def _zone(state: State, rest: Dice, white: bool) -> int | None:
     """The squares a node with two dice of different types `rest` left depends on (see
     `_TurnSearch._above_nodes`), or None where it is not worth it or not that simple: the
-    same type twice other than pawns (a piece moving twice reaches squares off its lines), a
-    pawn that can promote while another die is left for the new piece, or en-passant targets."""
+    same type twice other than pawns (a piece moving twice reaches squares off its lines), or
+    en-passant targets. A pawn that can promote adds the lines of the other die's type from
+    the squares it can promote on."""
     first, second = rest
     us = state[US]
     if first == second:
@@ -150,8 +151,15 @@ def _zone(state: State, rest: Dice, white: bool) -> int | None:
         if face == PAWN:
             if state[EP]:
                 return None
-            if own & (chess.BB_RANK_7 if white else chess.BB_RANK_2):
-                return None
+            promoting = own & (chess.BB_RANK_7 if white else chess.BB_RANK_2)
+            if promoting:
+                # A piece promoted to the other die's type moves next: its lines too.
+                lines = _ZONES[second if first == PAWN else first]
+                arrivals = _pawn_zone(promoting, white) & (chess.BB_RANK_8 if white else chess.BB_RANK_1)
+                while arrivals:
+                    low = arrivals & -arrivals
+                    arrivals ^= low
+                    zone |= lines[low.bit_length() - 1]
             zone |= _pawn_zone(own, white)
         else:
             lines = _ZONES[face]
