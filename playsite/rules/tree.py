@@ -177,6 +177,23 @@ def _pawn_attackers(targets: int, white: bool) -> int:
     return ((targets & ~chess.BB_FILE_A) << 7 | (targets & ~chess.BB_FILE_H) << 9) & ALL
 
 
+def _en_passant_reachable(state: State, dice: Dice, white: bool) -> bool:
+    """Whether a pawn of the mover could take en passant this turn, as far as the pawn dice
+    let it get there (a pawn move per pawn die, the capture included): a pawn within that many
+    pawn moves of a square attacking a target, whatever stands in the way."""
+    pawn_dice = dice.count(PAWN)
+    if not pawn_dice:
+        return False
+    cone = _pawn_attackers(state[EP], white)
+    for _ in range(pawn_dice - 1):
+        # Add the squares a pawn reaches cone from in one move: a step, a double step, a capture.
+        if white:
+            cone |= cone >> 8 | (cone & chess.BB_RANK_4) >> 16 | (cone & ~chess.BB_FILE_H) >> 7 | (cone & ~chess.BB_FILE_A) >> 9
+        else:
+            cone |= (cone << 8 | (cone & chess.BB_RANK_5) << 16 | (cone & ~chess.BB_FILE_A) << 7 | (cone & ~chess.BB_FILE_H) << 9) & ALL
+    return bool(state[PAWN] & state[US] & cone)
+
+
 def _castling_rest(dice: Dice) -> Dice | None:
     if KING in dice and ROOK in dice:
         return _SPEND[_SPEND[dice, KING], ROOK]
@@ -1000,6 +1017,10 @@ def _searched(position: Position) -> tuple[_TurnSearch, MoveTree]:
         raise NoDicePending(format_dfen(position))
     search = _TurnSearch(position.turn)
     state = state_of(position)
+    if state[EP] and not _en_passant_reachable(state, position.dice, position.turn):
+        # No pawn of the mover can take en passant this turn: the targets change nothing, and
+        # without them the pawns' leaves are keyed by their pushes and captures.
+        state = state[:EP] + (0,)
     longest = search.max_spend(state, position.dice)
     if longest == 0:
         return search, {}
