@@ -253,11 +253,45 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
+def _push_names(step: int, ranks: range) -> list[list[tuple[str, ...]]]:
+    """Rank -> byte of target squares on it -> UCI names of the pawn moves `step` squares
+    long that reach them (filled for the ranks in `ranks` only)."""
+    table: list[list[tuple[str, ...]]] = [[()] * 256 for _ in range(8)]
+    for rank in ranks:
+        table[rank] = [tuple(UCI[t - step][t] for t in _RANK_SQUARES[rank][value]) for value in range(256)]
+    return table
+
+
+#: Per colour (False, True): the names of single steps onto ranks that do not promote, and of
+#: double steps, by rank and byte: a pawn leaf's pushes are named a rank at a time.
+_SINGLE_PUSH_NAMES = (_push_names(-8, range(1, 7)), _push_names(8, range(1, 7)))
+_DOUBLE_PUSH_NAMES = (_push_names(-16, range(4, 5)), _push_names(16, range(3, 4)))
+_PROMOTION_RANKS = (chess.BB_RANK_1, chess.BB_RANK_8)
+
+
 def pawn_push_names(key: int) -> tuple[str, ...]:
     """UCI names of `pawn_pushes(key)`."""
     run = _PAWN_PUSH_NAMES.get(key)
     if run is None:
-        run = _remember(_PAWN_PUSH_NAMES, key, tuple([move[0] for move in pawn_pushes(key)]))
+        white = key & 1
+        single = key >> 65
+        if single & _PROMOTION_RANKS[white]:
+            names = [move[0] for move in pawn_pushes(key)]
+        else:
+            names = []
+            table = _SINGLE_PUSH_NAMES[white]
+            rank = 0
+            while single:
+                value = single & 255
+                if value:
+                    names += table[rank][value]
+                single >>= 8
+                rank += 1
+            double = (key >> 1) & ALL
+            if double:
+                rank = 3 if white else 4
+                names += _DOUBLE_PUSH_NAMES[white][rank][double >> 8 * rank & 255]
+        run = _remember(_PAWN_PUSH_NAMES, key, tuple(names))
     return run
 
 
