@@ -42,10 +42,8 @@ from .movegen import (
     capture_key,
     move_names,
     moves,
-    pawn_captures,
     pawn_capture_names,
     pawn_push_names,
-    pawn_pushes,
     piece_names,
     push_key,
 )
