@@ -13,7 +13,9 @@ Definitions (docs/rules.md explains them at length):
 
 Subtrees are memoised per (state, remaining dice): transpositions inside a turn share one
 dict object, so the result is a DAG; a node one micro-move short of complete is also shared
-by every node whose last micro-move leaves the same moves. Treat it as read-only.
+by every node whose last micro-move leaves the same moves, and a node two micro-moves short
+by the siblings that leave the same squares around the pieces it moves (`_zone`). Treat it
+as read-only.
 """
 
 from __future__ import annotations
@@ -221,10 +223,10 @@ class _TurnSearch:
         self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # the nodes whose every entry completes the turn
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
-        self.leaves_by_part: dict[int, MoveTree] = {}
-        self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on  # the same for one piece, by its part
+        self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one piece, by its part
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
-        self.counts: dict[int, int] = {}  # id of a node in tree_memo -> its complete turns
+        self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on
+        self.counts: dict[int, int] = {}  # id of a node above the leaves -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
 
     def max_spend(self, state: State, dice: Dice) -> int:
@@ -345,8 +347,10 @@ class _TurnSearch:
         return turns
 
     def node(self, state: State, dice: Dice) -> MoveTree:
-        """The node of (state, dice) two micro-moves short of complete: `build` for them,
-        each face's micro-moves put in by the `_above_*` method that fits (as `above_leaves`).
+        """The node of (state, dice) two micro-moves short of complete: `build` for them.
+        Each `_above_*` method puts into `tree` the micro-moves of one face after which one
+        micro-move completes the turn (their children are leaf nodes) and returns the complete
+        turns they add; each face goes to the one that fits. Most of a tree's work is here.
         Not memoised: the search reaches each such state once (from the root, or as the root)."""
         tree: MoveTree = {}
         turns = 0
@@ -381,7 +385,7 @@ class _TurnSearch:
                 else:
                     turns += self._above_one_per_move(state, face, rest, own.bit_length() - 1, attack, tree)
             else:
-                turns += self.above_leaves(state, face, rest, tree)
+                turns += self._above_many_pieces(state, face, rest, tree)
         castled = _castling_rest(dice)
         if castled is not None and state[CASTLING]:
             for uci, _, _, _ in _castles(state, self.white):
@@ -390,22 +394,15 @@ class _TurnSearch:
         self.counts[id(tree)] = turns
         return tree
 
-    def above_leaves(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
-        """Put into `tree` the micro-moves of `face` after which one micro-move completes the
-        turn (their children are leaf nodes); return the complete turns they add. Most of a
-        tree's work is here."""
-        last = rest[0] if len(rest) == 1 else 0
-        if last == PAWN and not state[EP]:
-            if face != PAWN:
-                return self._above_pawn_leaves(state, face, tree)
-            return self._above_pawn_leaves_after_pawn(state, tree)
-        if last == 0 or last == PAWN:
-            return self._above_leaves_by_state(state, face, rest, tree)
-        # One die is left, for a piece type other than pawns: the moves of those pieces depend
-        # only on their squares and on the squares this micro-move empties and fills. So a
-        # child's leaf follows from each piece's targets (in square order), recomputed only
-        # for a piece that reaches one of those squares and for one that arrives (the piece
-        # moving, or a promotion), without the child's state.
+    def _above_many_pieces(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
+        """`node`'s work for one face with one die left, for a piece type other than pawns of
+        which the mover has no piece or three or more (the methods above take one or two).
+
+        The moves of those pieces depend only on their squares and on the squares this
+        micro-move empties and fills. So a child's leaf follows from each piece's targets (in
+        square order), recomputed only for a piece that reaches one of those squares and for
+        one that arrives (the piece moving, or a promotion), without the child's state."""
+        last = rest[0]
         white = self.white
         bb = movegen.BB
         kings = state[KING] & state[THEM]
@@ -413,17 +410,6 @@ class _TurnSearch:
         occupied = us | state[THEM]
         attack = ATTACKS[last]
         own = state[last] & us
-        if own:
-            direct = face != last and face != PAWN
-            if not own & (own - 1):
-                if direct:
-                    return self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
-                return self._above_one_per_move(state, face, rest, own.bit_length() - 1, attack, tree)
-            rest_own = own & (own - 1)
-            if not rest_own & (rest_own - 1):
-                if direct:
-                    return self._above_two_pieces(state, face, own ^ rest_own, rest_own, attack, tree)
-                return self._above_two_per_move(state, face, rest, own ^ rest_own, rest_own, attack, tree)
         pieces = []
         parts = []
         span = 0
@@ -487,7 +473,7 @@ class _TurnSearch:
     def _above_one_piece(
         self, state: State, face: int, square: int, attack: Callable[[int, int], int], tree: MoveTree
     ) -> int:
-        """`above_leaves` when the last die's type has one piece (on `square`), and another
+        """One face's micro-moves above the leaves (see `node`) when the last die's type has one piece (on `square`), and another
         type, not a pawn, moves now: a child's leaf is that piece's moves, keyed by its part.
         Piece by piece of the moving type: its moves that leave the last piece's moves as they
         were all get the same leaf, inserted at once; only the others are looked at one by one.
@@ -668,7 +654,7 @@ class _TurnSearch:
     def _above_one_per_move(
         self, state: State, face: int, rest: Dice, square: int, attack: Callable[[int, int], int], tree: MoveTree
     ) -> int:
-        """`above_leaves` when the last die's type (`rest`) has one piece (on `square`) and a
+        """One face's micro-moves above the leaves (see `node`) when the last die's type (`rest`) has one piece (on `square`) and a
         pawn moves now, or that piece itself: move by move, each leaf keyed by that piece's part."""
         white = self.white
         bb = movegen.BB
@@ -797,7 +783,7 @@ class _TurnSearch:
         return node
 
     def _above_pawn_leaves(self, state: State, face: int, tree: MoveTree) -> int:
-        """`above_leaves` with one pawn die left, another piece moving now, and no en passant:
+        """One face's micro-moves above the leaves (see `node`) with one pawn die left, another piece moving now, and no en passant:
         the pawns stay where they are, so a child's pawn moves follow from the squares this
         micro-move empties and fills (pushes) and the piece it takes (captures). Piece by
         piece of the moving type, as in `_above_one_piece`: the moves that touch none of
@@ -894,7 +880,7 @@ class _TurnSearch:
         return turns
 
     def _above_pawn_leaves_after_pawn(self, state: State, tree: MoveTree) -> int:
-        """`above_leaves` with two pawn dice left and no en passant: a child's leaf is keyed
+        """One face's micro-moves above the leaves (see `node`) with two pawn dice left and no en passant: a child's leaf is keyed
         by its pawns' pushes and captures (as in `_above_pawn_leaves`), made without its state."""
         white = self.white
         bb = movegen.BB
