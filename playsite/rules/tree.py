@@ -380,6 +380,11 @@ class _TurnSearch:
                         turns += self._above_two_pieces(state, face, own ^ others, others, attack, tree)
                     else:
                         turns += self._above_one_piece(state, face, own.bit_length() - 1, attack, tree)
+                elif face == last:
+                    if others:
+                        turns += self._above_two_moving(state, own ^ others, others, attack, tree)
+                    else:
+                        turns += self._above_one_moving(state, own.bit_length() - 1, attack, tree)
                 elif others:
                     turns += self._above_two_per_move(state, face, rest, own ^ others, others, attack, tree)
                 else:
@@ -649,6 +654,88 @@ class _TurnSearch:
                 if not subtree:
                     whole = 0
             turns += self._insert(tree, run, row, whole)
+        return turns
+
+    def _above_one_moving(self, state: State, square: int, attack: Callable[[int, int], int], tree: MoveTree) -> int:
+        """One face's micro-moves above the leaves (see `node`) when the one piece of the last
+        die's type (on `square`) moves now too: each leaf is its moves from where it arrives."""
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        targets = attack(square, occupied) & ~us
+        if not targets:
+            return 0
+        part = targets << 6 | square
+        run = movegen._NAMES.get(part)
+        if run is None:
+            run = piece_names(part)
+        left = movegen.BB[square]
+        occupied_after = occupied ^ left
+        us_after = us ^ left
+        leaves = self.leaves_by_part
+        turns = 0
+        for uci in run:
+            to_bb = targets & -targets
+            targets ^= to_bb
+            if to_bb & bb_kings:
+                tree[uci] = _LEAF
+                turns += 1
+                continue
+            t = to_bb.bit_length() - 1
+            key = (attack(t, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | t
+            subtree = leaves.get(key)
+            if subtree is None:
+                subtree = self.new_leaf_of_part(key)
+            if subtree:
+                tree[uci] = subtree
+                turns += len(subtree)
+        return turns
+
+    def _above_two_moving(
+        self, state: State, first_bb: int, second_bb: int, attack: Callable[[int, int], int], tree: MoveTree
+    ) -> int:
+        """`_above_one_moving` when the last die's type has two pieces (first_bb < second_bb):
+        each leaf is the moves of the one that moved, from where it arrives, and of the other."""
+        bb_kings = state[KING] & state[THEM]
+        us = state[US]
+        occupied = us | state[THEM]
+        names = movegen._NAMES
+        leaves = self.leaves_by_targets
+        first = first_bb.bit_length() - 1
+        second = second_bb.bit_length() - 1
+        reach1 = attack(first, occupied)
+        reach2 = attack(second, occupied)
+        turns = 0
+        for left, other, reach, other_reach in ((first_bb, second, reach1, reach2), (second_bb, first, reach2, reach1)):
+            targets = reach & ~us
+            if not targets:
+                continue
+            part = targets << 6 | (left.bit_length() - 1)
+            run = names.get(part)
+            if run is None:
+                run = piece_names(part)
+            other_part = (other_reach & ~us) << 6 | other
+            occupied_after = occupied ^ left
+            us_after = us ^ left
+            for uci in run:
+                to_bb = targets & -targets
+                targets ^= to_bb
+                if to_bb & bb_kings:
+                    tree[uci] = _LEAF
+                    turns += 1
+                    continue
+                t = to_bb.bit_length() - 1
+                now_occupied = occupied_after | to_bb
+                now_free = ~(us_after | to_bb)
+                arrived = (attack(t, now_occupied) & now_free) << 6 | t
+                stays = (attack(other, now_occupied) & now_free) << 6 | other if other_reach & (left | to_bb) else other_part
+                key = (arrived, stays) if t < other else (stays, arrived)
+                subtree = leaves.get(key)
+                if subtree is None:
+                    subtree = self.new_leaf_of_parts(key)
+                if subtree:
+                    tree[uci] = subtree
+                    turns += len(subtree)
         return turns
 
     def _above_one_per_move(
