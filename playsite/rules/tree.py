@@ -194,6 +194,24 @@ def _en_passant_reachable(state: State, dice: Dice, white: bool) -> bool:
     return bool(state[PAWN] & state[US] & cone)
 
 
+def _insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree], whole: int, kings_taken: int) -> int:
+    """tree[run[i]] = row[i] in order, for every row[i] that is `_LEAF` (a king capture) or
+    not empty; return the complete turns they add. `whole`: no other row[i] is empty;
+    `kings_taken`: how many are `_LEAF`."""
+    if whole:
+        tree.update(zip(run, row))
+        return sum(map(len, row)) + kings_taken
+    turns = 0
+    for uci, subtree in zip(run, row):
+        if subtree is _LEAF:
+            tree[uci] = _LEAF
+            turns += 1
+        elif subtree:
+            tree[uci] = subtree
+            turns += len(subtree)
+    return turns
+
+
 def _castling_rest(dice: Dice) -> Dice | None:
     if KING in dice and ROOK in dice:
         return _SPEND[_SPEND[dice, KING], ROOK]
@@ -478,11 +496,11 @@ class _TurnSearch:
     def _above_one_piece(
         self, state: State, face: int, square: int, attack: Callable[[int, int], int], tree: MoveTree
     ) -> int:
-        """One face's micro-moves above the leaves (see `node`) when the last die's type has one piece (on `square`), and another
-        type, not a pawn, moves now: a child's leaf is that piece's moves, keyed by its part.
-        Piece by piece of the moving type: its moves that leave the last piece's moves as they
-        were all get the same leaf, inserted at once; only the others are looked at one by one.
-        """
+        """One face's micro-moves above the leaves (see `node`) when the last die's type has
+        one piece (on `square`) and another type, not a pawn, moves now: a child's leaf is
+        that piece's moves, keyed by its part. Piece by piece of the moving type: its moves to
+        squares off the last piece's lines (as they are once it has left its square) all get
+        the same leaf, inserted at once; only the others are keyed one by one."""
         bb_kings = state[KING] & state[THEM]
         us = state[US]
         occupied = us | state[THEM]
@@ -493,7 +511,6 @@ class _TurnSearch:
         unmoved_leaf = leaves.get(unmoved)
         if unmoved_leaf is None:
             unmoved_leaf = self.new_leaf_of_part(unmoved)
-        size = len(unmoved_leaf)
         names = movegen._NAMES
         attack_mover = ATTACKS[face]
         own = state[face] & us
@@ -509,62 +526,42 @@ class _TurnSearch:
             run = names.get(part)
             if run is None:
                 run = piece_names(part)
-            hits = targets & reach
-            if not hits and not low & reach and not targets & bb_kings:
-                if size:
-                    tree.update(dict.fromkeys(run, unmoved_leaf))
-                    turns += size * len(run)
-                continue
             occupied_after = occupied ^ low
             us_after = us ^ low
-            if low & reach or targets & bb_kings:
-                # Every move of this piece on its own (it stands in the last piece's way, or
-                # can take the king).
-                for uci in run:
-                    to_bb = targets & -targets
-                    targets ^= to_bb
-                    if to_bb & bb_kings:
-                        tree[uci] = _LEAF
-                        turns += 1
-                        continue
-                    if (low | to_bb) & reach:
-                        key = (attack(square, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | square
-                        subtree = leaves.get(key)
-                        if subtree is None:
-                            subtree = self.new_leaf_of_part(key)
-                    else:
-                        subtree = unmoved_leaf
-                    if subtree:
-                        tree[uci] = subtree
-                        turns += len(subtree)
+            if low & reach:  # it stands in the last piece's way: leaving opens the line
+                lines = attack(square, occupied_after)
+                default = (lines & ~us_after) << 6 | square
+                leaf = leaves.get(default)
+                if leaf is None:
+                    leaf = self.new_leaf_of_part(default)
+            else:
+                lines = reach
+                leaf = unmoved_leaf
+            hits = targets & (lines | bb_kings)
+            if not hits:
+                if leaf:
+                    tree.update(dict.fromkeys(run, leaf))
+                    turns += len(leaf) * len(run)
                 continue
-            row = [unmoved_leaf] * len(run)
-            whole = size
+            row = [leaf] * len(run)
+            whole = len(leaf)
+            kings_taken = 0
             while hits:
                 to_bb = hits & -hits
                 hits ^= to_bb
+                index = (targets & (to_bb - 1)).bit_count()
+                if to_bb & bb_kings:
+                    row[index] = _LEAF
+                    kings_taken += 1
+                    continue
                 key = (attack(square, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | square
                 subtree = leaves.get(key)
                 if subtree is None:
                     subtree = self.new_leaf_of_part(key)
-                row[(targets & (to_bb - 1)).bit_count()] = subtree
+                row[index] = subtree
                 if not subtree:
                     whole = 0
-            turns += self._insert(tree, run, row, whole)
-        return turns
-
-    @staticmethod
-    def _insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree], whole: int) -> int:
-        """tree[run[i]] = row[i] for every non-empty row[i] in order; the complete turns they
-        add. `whole`: no row[i] is empty."""
-        if whole:
-            tree.update(zip(run, row))
-            return sum(map(len, row))
-        turns = 0
-        for uci, subtree in zip(run, row):
-            if subtree:
-                tree[uci] = subtree
-                turns += len(subtree)
+            turns += _insert(tree, run, row, whole, kings_taken)
         return turns
 
     def _above_two_pieces(
@@ -579,15 +576,10 @@ class _TurnSearch:
         second = second_bb.bit_length() - 1
         reach1 = attack(first, occupied)
         reach2 = attack(second, occupied)
-        span = reach1 | reach2
         part1 = (reach1 & free) << 6 | first
         part2 = (reach2 & free) << 6 | second
         leaves = self.leaves_by_targets
-        unmoved = (part1, part2)
-        unmoved_leaf = leaves.get(unmoved)
-        if unmoved_leaf is None:
-            unmoved_leaf = self.new_leaf_of_parts(unmoved)
-        size = len(unmoved_leaf)
+        unmoved_leaf = None
         names = movegen._NAMES
         attack_mover = ATTACKS[face]
         own = state[face] & us
@@ -603,57 +595,64 @@ class _TurnSearch:
             run = names.get(part)
             if run is None:
                 run = piece_names(part)
-            hits = targets & span
-            if not hits and not low & span and not targets & bb_kings:
-                if size:
-                    tree.update(dict.fromkeys(run, unmoved_leaf))
-                    turns += size * len(run)
-                continue
             occupied_after = occupied ^ low
             us_after = us ^ low
-            if low & span or targets & bb_kings:
-                for uci in run:
-                    to_bb = targets & -targets
-                    targets ^= to_bb
-                    if to_bb & bb_kings:
-                        tree[uci] = _LEAF
-                        turns += 1
-                        continue
-                    changed = low | to_bb
-                    if changed & span:
-                        now_occupied = occupied_after | to_bb
-                        now_free = ~(us_after | to_bb)
-                        key = (
-                            (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
-                            (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
-                        )
-                        subtree = leaves.get(key)
-                        if subtree is None:
-                            subtree = self.new_leaf_of_parts(key)
-                    else:
-                        subtree = unmoved_leaf
-                    if subtree:
-                        tree[uci] = subtree
-                        turns += len(subtree)
+            if low & (reach1 | reach2):  # it stands in a last piece's way: leaving opens the line
+                if low & reach1:
+                    lines1 = attack(first, occupied_after)
+                    default1 = (lines1 & ~us_after) << 6 | first
+                else:
+                    lines1 = reach1
+                    default1 = part1
+                if low & reach2:
+                    lines2 = attack(second, occupied_after)
+                    default2 = (lines2 & ~us_after) << 6 | second
+                else:
+                    lines2 = reach2
+                    default2 = part2
+                leaf = leaves.get((default1, default2))
+                if leaf is None:
+                    leaf = self.new_leaf_of_parts((default1, default2))
+            else:
+                lines1 = reach1
+                lines2 = reach2
+                default1 = part1
+                default2 = part2
+                if unmoved_leaf is None:
+                    unmoved_leaf = leaves.get((part1, part2))
+                    if unmoved_leaf is None:
+                        unmoved_leaf = self.new_leaf_of_parts((part1, part2))
+                leaf = unmoved_leaf
+            hits = targets & (lines1 | lines2 | bb_kings)
+            if not hits:
+                if leaf:
+                    tree.update(dict.fromkeys(run, leaf))
+                    turns += len(leaf) * len(run)
                 continue
-            row = [unmoved_leaf] * len(run)
-            whole = size
+            row = [leaf] * len(run)
+            whole = len(leaf)
+            kings_taken = 0
             while hits:
                 to_bb = hits & -hits
                 hits ^= to_bb
+                index = (targets & (to_bb - 1)).bit_count()
+                if to_bb & bb_kings:
+                    row[index] = _LEAF
+                    kings_taken += 1
+                    continue
                 now_occupied = occupied_after | to_bb
                 now_free = ~(us_after | to_bb)
                 key = (
-                    (attack(first, now_occupied) & now_free) << 6 | first if reach1 & to_bb else part1,
-                    (attack(second, now_occupied) & now_free) << 6 | second if reach2 & to_bb else part2,
+                    (attack(first, now_occupied) & now_free) << 6 | first if lines1 & to_bb else default1,
+                    (attack(second, now_occupied) & now_free) << 6 | second if lines2 & to_bb else default2,
                 )
                 subtree = leaves.get(key)
                 if subtree is None:
                     subtree = self.new_leaf_of_parts(key)
-                row[(targets & (to_bb - 1)).bit_count()] = subtree
+                row[index] = subtree
                 if not subtree:
                     whole = 0
-            turns += self._insert(tree, run, row, whole)
+            turns += _insert(tree, run, row, whole, kings_taken)
         return turns
 
     def _above_one_moving(self, state: State, square: int, attack: Callable[[int, int], int], tree: MoveTree) -> int:
