@@ -896,7 +896,6 @@ class _TurnSearch:
         touched = steps | prey
         pawn_leaves = self.pawn_leaves
         unmoved_leaf = None
-        size = 0
         names = movegen._NAMES
         attack_mover = ATTACKS[face]
         mover = state[face] & us
@@ -912,20 +911,25 @@ class _TurnSearch:
             run = names.get(part)
             if run is None:
                 run = piece_names(part)
-            if unmoved_leaf is None:
-                unmoved_leaf = self._pawn_leaf((pushes,) + captures)
-                size = len(unmoved_leaf)
-            hits = targets & touched
-            if not hits and not low & steps and not targets & bb_kings:
-                if size:
-                    tree.update(dict.fromkeys(run, unmoved_leaf))
-                    turns += size * len(run)
+            if low & steps:  # it stands in a pawn's way: leaving lets it step
+                pushes_after = push_key(own, occupied ^ low, white)
+                leaf = pawn_leaves.get((pushes_after,) + captures)
+                if leaf is None:
+                    leaf = self._pawn_leaf((pushes_after,) + captures)
+            else:
+                pushes_after = pushes
+                if unmoved_leaf is None:
+                    unmoved_leaf = self._pawn_leaf((pushes,) + captures)
+                leaf = unmoved_leaf
+            hits = targets & (touched | bb_kings)
+            if not hits:
+                if leaf:
+                    tree.update(dict.fromkeys(run, leaf))
+                    turns += len(leaf) * len(run)
                 continue
-            row = [unmoved_leaf] * len(run)
-            whole = size
+            row = [leaf] * len(run)
+            whole = len(leaf)
             kings_taken = 0
-            if low & steps or targets & bb_kings:
-                hits = targets
             while hits:
                 to_bb = hits & -hits
                 hits ^= to_bb
@@ -935,7 +939,7 @@ class _TurnSearch:
                     kings_taken += 1
                     continue
                 key: tuple[int, ...] = (
-                    pushes if not (low | to_bb) & steps else push_key(own, (occupied | to_bb) ^ low, white),
+                    push_key(own, (occupied | to_bb) ^ low, white) if to_bb & steps else pushes_after,
                 )
                 if to_bb & prey:
                     parts: list[int] = []
@@ -952,17 +956,7 @@ class _TurnSearch:
                 row[index] = subtree
                 if not subtree:
                     whole = 0
-            if whole:
-                tree.update(zip(run, row))
-                turns += sum(map(len, row)) + kings_taken
-            else:
-                for uci, subtree in zip(run, row):
-                    if subtree is _LEAF:
-                        tree[uci] = _LEAF
-                        turns += 1
-                    elif subtree:
-                        tree[uci] = subtree
-                        turns += len(subtree)
+            turns += _insert(tree, run, row, whole, kings_taken)
         return turns
 
     def _above_pawn_leaves_after_pawn(self, state: State, tree: MoveTree) -> int:
