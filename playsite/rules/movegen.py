@@ -77,14 +77,13 @@ _RUNS: dict[int, tuple[Move, ...]] = {}
 _NAMES: dict[int, tuple[str, ...]] = {}
 _PAWN_PUSHES: dict[int, tuple[Move, ...]] = {}
 _PAWN_CAPTURES: dict[int, tuple[Move, ...]] = {}
-_PAWN_PUSH_NAMES: dict[int, tuple[str, ...]] = {}
 _PAWN_CAPTURE_NAMES: dict[int, tuple[str, ...]] = {}
 _RUNS_MAX = 1 << 13
 
 
 def forget_moves() -> None:
     """Empty the tables of memoised moves (benchmarks time trees from empty tables)."""
-    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES, _PAWN_PUSH_NAMES, _PAWN_CAPTURE_NAMES):
+    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES, _PAWN_CAPTURE_NAMES):
         table.clear()
 
 
@@ -269,30 +268,28 @@ _DOUBLE_PUSH_NAMES = (_push_names(-16, range(4, 5)), _push_names(16, range(3, 4)
 _PROMOTION_RANKS = (chess.BB_RANK_1, chess.BB_RANK_8)
 
 
-def pawn_push_names(key: int) -> tuple[str, ...]:
-    """UCI names of `pawn_pushes(key)`."""
-    run = _PAWN_PUSH_NAMES.get(key)
-    if run is None:
-        white = key & 1
-        single = key >> 65
-        if single & _PROMOTION_RANKS[white]:
-            names = [move[0] for move in pawn_pushes(key)]
-        else:
-            names = []
-            table = _SINGLE_PUSH_NAMES[white]
-            rank = 0
-            while single:
-                value = single & 255
-                if value:
-                    names += table[rank][value]
-                single >>= 8
-                rank += 1
-            double = (key >> 1) & ALL
-            if double:
-                rank = 3 if white else 4
-                names += _DOUBLE_PUSH_NAMES[white][rank][double >> 8 * rank & 255]
-        run = _remember(_PAWN_PUSH_NAMES, key, tuple(names))
-    return run
+def pawn_push_names(key: int) -> list[str]:
+    """UCI names of `pawn_pushes(key)`, as a new list. Not memoised: a tree's pawn leaves
+    rarely share their pushes (each leaf is made once per key)."""
+    white = key & 1
+    single = key >> 65
+    if single & _PROMOTION_RANKS[white]:
+        return [move[0] for move in pawn_pushes(key)]
+    names: list[str] = []
+    table = _SINGLE_PUSH_NAMES[white]
+    single >>= 8  # no pawn steps onto the first rank without promoting
+    rank = 1
+    while single:
+        value = single & 255
+        if value:
+            names += table[rank][value]
+        single >>= 8
+        rank += 1
+    double = (key >> 1) & ALL
+    if double:
+        rank = 3 if white else 4
+        names += _DOUBLE_PUSH_NAMES[white][rank][double >> 8 * rank & 255]
+    return names
 
 
 def capture_key(square: int, targets: int, kings: int) -> int:

@@ -999,13 +999,10 @@ class _TurnSearch:
         """The leaf of the pawns' moves, `key` = (push_key, capture keys...)."""
         subtree = self.pawn_leaves.get(key)
         if subtree is None:
-            if len(key) == 1:
-                subtree = dict.fromkeys(pawn_push_names(key[0]), _LEAF)
-            else:
-                names = list(pawn_push_names(key[0]))
-                for part in key[1:]:
-                    names += pawn_capture_names(part)
-                subtree = dict.fromkeys(names, _LEAF)
+            names = pawn_push_names(key[0])
+            for part in key[1:]:
+                names += pawn_capture_names(part)
+            subtree = dict.fromkeys(names, _LEAF)
             self.pawn_leaves[key] = subtree
         return subtree
 
