@@ -127,8 +127,10 @@ _ZONES: dict[int, list[int]] = {
 def _pawn_zone(own: int, white: bool) -> int:
     """The squares of pawns on `own`, and those they step to and take on."""
     if white:
-        return (own | own << 8 | (own & chess.BB_RANK_2) << 16 | (own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
-    return own | own >> 8 | (own & chess.BB_RANK_7) >> 16 | (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
+        steps = own << 8 | (own & chess.BB_RANK_2) << 16
+        return (own | steps | (own & ~chess.BB_FILE_A) << 7 | (own & ~chess.BB_FILE_H) << 9) & ALL
+    steps = own >> 8 | (own & chess.BB_RANK_7) >> 16
+    return own | steps | (own & ~chess.BB_FILE_A) >> 9 | (own & ~chess.BB_FILE_H) >> 7
 
 
 def _zone(state: State, rest: Dice, white: bool) -> int | None:
@@ -188,9 +190,11 @@ def _en_passant_reachable(state: State, dice: Dice, white: bool) -> bool:
     for _ in range(pawn_dice - 1):
         # Add the squares a pawn reaches cone from in one move: a step, a double step, a capture.
         if white:
-            cone |= cone >> 8 | (cone & chess.BB_RANK_4) >> 16 | (cone & ~chess.BB_FILE_H) >> 7 | (cone & ~chess.BB_FILE_A) >> 9
+            cone |= cone >> 8 | (cone & chess.BB_RANK_4) >> 16
+            cone |= (cone & ~chess.BB_FILE_H) >> 7 | (cone & ~chess.BB_FILE_A) >> 9
         else:
-            cone |= (cone << 8 | (cone & chess.BB_RANK_5) << 16 | (cone & ~chess.BB_FILE_A) << 7 | (cone & ~chess.BB_FILE_H) << 9) & ALL
+            cone |= (cone << 8 | (cone & chess.BB_RANK_5) << 16) & ALL
+            cone |= ((cone & ~chess.BB_FILE_A) << 7 | (cone & ~chess.BB_FILE_H) << 9) & ALL
     return bool(state[PAWN] & state[US] & cone)
 
 
@@ -242,7 +246,8 @@ class _TurnSearch:
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
         self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one piece, by its part
-        self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}  # the same for one pawn die, by (push_key, capture keys...)
+        # The same for one pawn die, by (push_key, capture keys...):
+        self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}
         self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on
         self.counts: dict[int, int] = {}  # id of a node above the leaves -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
@@ -353,7 +358,9 @@ class _TurnSearch:
             else:
                 us = child[US]
                 them = child[THEM]
-                signature = (rest, us & here, them & here, child[KING] & them & here, child[first] & us, child[second] & us)
+                signature = (
+                    rest, us & here, them & here, child[KING] & them & here, child[first] & us, child[second] & us
+                )
                 known = shared.get(signature)
                 if known is None:
                     subtree = shared[signature] = self.node(child, rest)
@@ -727,7 +734,9 @@ class _TurnSearch:
                 now_occupied = occupied_after | to_bb
                 now_free = ~(us_after | to_bb)
                 arrived = (attack(t, now_occupied) & now_free) << 6 | t
-                stays = (attack(other, now_occupied) & now_free) << 6 | other if other_reach & (left | to_bb) else other_part
+                stays = other_part
+                if other_reach & (left | to_bb):
+                    stays = (attack(other, now_occupied) & now_free) << 6 | other
                 key = (arrived, stays) if t < other else (stays, arrived)
                 subtree = leaves.get(key)
                 if subtree is None:
@@ -740,8 +749,9 @@ class _TurnSearch:
     def _above_one_per_move(
         self, state: State, face: int, rest: Dice, square: int, attack: Callable[[int, int], int], tree: MoveTree
     ) -> int:
-        """One face's micro-moves above the leaves (see `node`) when the last die's type (`rest`) has one piece (on `square`) and a
-        pawn moves now, or that piece itself: move by move, each leaf keyed by that piece's part."""
+        """One face's micro-moves above the leaves (see `node`) when the last die's type
+        (`rest`) has one piece (on `square`) and a pawn moves now: move by move, each leaf
+        keyed by that piece's part."""
         white = self.white
         bb = movegen.BB
         bb_kings = state[KING] & state[THEM]
@@ -752,8 +762,7 @@ class _TurnSearch:
         unmoved = (reach & ~us) << 6 | square
         unmoved_leaf = None
         last = rest[0]
-        moving = face == last
-        en_passant = state[EP] if face == PAWN else 0
+        en_passant = state[EP]
         turns = 0
         subtree: MoveTree | None
         for uci, f, t, promotion in moves(state, face, white, False):
@@ -767,11 +776,6 @@ class _TurnSearch:
                 # Takes en passant (a third square empties) or promotes to the last die's
                 # type (a second piece of it): from the child's state.
                 subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
-            elif moving:
-                key = (attack(t, (occupied | to_bb) ^ bb[f]) & ~(us ^ changed)) << 6 | t
-                subtree = leaves.get(key)
-                if subtree is None:
-                    subtree = self.new_leaf_of_part(key)
             elif changed & reach:
                 key = (attack(square, (occupied | to_bb) ^ bb[f]) & ~(us ^ changed)) << 6 | square
                 subtree = leaves.get(key)
@@ -792,7 +796,8 @@ class _TurnSearch:
         self, state: State, face: int, rest: Dice, first_bb: int, second_bb: int,
         attack: Callable[[int, int], int], tree: MoveTree,
     ) -> int:
-        """`_above_one_per_move` when the last die's type has two pieces (first_bb < second_bb)."""
+        """`_above_one_per_move` when the last die's type has two pieces (first_bb < second_bb).
+        """
         white = self.white
         bb = movegen.BB
         bb_kings = state[KING] & state[THEM]
@@ -808,8 +813,7 @@ class _TurnSearch:
         leaves = self.leaves_by_targets
         unmoved_leaf = None
         last = rest[0]
-        moving = face == last
-        en_passant = state[EP] if face == PAWN else 0
+        en_passant = state[EP]
         turns = 0
         subtree: MoveTree | None
         key: tuple[int, int]
@@ -822,22 +826,13 @@ class _TurnSearch:
             changed = bb[f] | to_bb
             if changed & en_passant or promotion == last:
                 subtree = self.leaf((advance(state, face, f, t, promotion, white), rest))
-            elif moving or changed & span:
+            elif changed & span:
                 now_occupied = (occupied | to_bb) ^ bb[f]
                 now_free = ~(us ^ changed)
-                if moving:
-                    arrived = (attack(t, now_occupied) & now_free) << 6 | t
-                    if f == first:
-                        other = (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2
-                        key = (arrived, other) if t < second else (other, arrived)
-                    else:
-                        other = (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1
-                        key = (arrived, other) if t < first else (other, arrived)
-                else:
-                    key = (
-                        (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
-                        (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
-                    )
+                key = (
+                    (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
+                    (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
+                )
                 subtree = leaves.get(key)
                 if subtree is None:
                     subtree = self.new_leaf_of_parts(key)
@@ -869,7 +864,8 @@ class _TurnSearch:
         return node
 
     def _above_pawn_leaves(self, state: State, face: int, tree: MoveTree) -> int:
-        """One face's micro-moves above the leaves (see `node`) with one pawn die left, another piece moving now, and no en passant:
+        """One face's micro-moves above the leaves (see `node`) with one pawn die left,
+        another piece moving now, and no en passant:
         the pawns stay where they are, so a child's pawn moves follow from the squares this
         micro-move empties and fills (pushes) and the piece it takes (captures). Piece by
         piece of the moving type, as in `_above_one_piece`: the moves that touch none of
@@ -960,8 +956,9 @@ class _TurnSearch:
         return turns
 
     def _above_pawn_leaves_after_pawn(self, state: State, tree: MoveTree) -> int:
-        """One face's micro-moves above the leaves (see `node`) with two pawn dice left and no en passant: a child's leaf is keyed
-        by its pawns' pushes and captures (as in `_above_pawn_leaves`), made without its state."""
+        """One face's micro-moves above the leaves (see `node`) with two pawn dice left and
+        no en passant: a child's leaf is keyed by its pawns' pushes and captures (as in
+        `_above_pawn_leaves`), made without its state."""
         white = self.white
         bb = movegen.BB
         us = state[US]
