@@ -105,6 +105,11 @@ RICH_POSITIONS = [
     # Promotions with captures and a king within reach.
     "k2n1q2/1p2Pp2/4r3/2pP4/8/8/1PK5/8 w - c6 0 1",
     "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1",
+    # En passant only after a step (two pawn dice), and a target no pawn can reach (dropped).
+    "4k3/8/8/3p4/4P3/8/8/4K3 w - d6 0 1",
+    "4k3/8/8/3p4/8/1P6/P6P/4K3 w - d6 0 1",
+    # Pieces in each other's way on shared lines, and pawns that promote into the other die's type.
+    "3k4/1P3P2/8/2r5/R1B2Q1R/8/3N1N2/4K3 w - - 0 1",
 ]
 ALL_ROLLS = sorted({tuple(sorted((a, b, c))) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)})
 
