@@ -348,7 +348,7 @@ def move_names(state: State, piece_type: int, white: bool) -> list[str]:
     us = state[US]
     own = state[piece_type] & us
     if piece_type == PAWN:
-        return [m[0] for m in moves(state, PAWN, white, False)]
+        return _pawn_names(state, own, us, white)
     names: list[str] = []
     extend = names.extend
     runs = _NAMES
@@ -363,6 +363,36 @@ def move_names(state: State, piece_type: int, white: bool) -> list[str]:
         if run is None:
             run = piece_names(key)
         extend(run)
+    return names
+
+
+def _pawn_names(state: State, own: int, us: int, white: bool) -> list[str]:
+    """UCI names of the pawn moves `_pawn_moves` makes, in its order, without move tuples."""
+    them = state[THEM]
+    occupied = us | them
+    names = pawn_push_names(push_key(own, occupied, white))
+    ep = state[EP] & ~occupied
+    prey = them | ep
+    if white:
+        capturers = own & ((prey & ~chess.BB_FILE_H) >> 7 | (prey & ~chess.BB_FILE_A) >> 9)
+    else:
+        capturers = own & ((prey & ~chess.BB_FILE_A) << 7 | (prey & ~chess.BB_FILE_H) << 9)
+    if not capturers:
+        return names
+    kings = state[KING]
+    attacks = PAWN_ATTACKS[white]
+    while capturers:
+        low = capturers & -capturers
+        capturers ^= low
+        f = low.bit_length() - 1
+        targets = attacks[f] & them
+        if targets:
+            names += pawn_capture_names(capture_key(f, targets, kings))
+        if ep and attacks[f] & ep:
+            victim_step = -8 if white else 8
+            for t in bits(attacks[f] & ep):
+                if state[PAWN] & them & BB[t + victim_step]:
+                    names.append(UCI[f][t])
     return names
 
 
