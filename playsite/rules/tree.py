@@ -855,6 +855,19 @@ class _TurnSearch:
         return self.new_leaf_of_parts(parts) if known is None else known
 
     def new_leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
+        if len(parts) == 2:
+            # Two pieces: the union of each one's own leaf (one piece's leaves are shared by
+            # many of these, and merging two dicts is cheaper than making one from names).
+            first, second = parts
+            alone = self.leaves_by_part
+            leaf1 = alone.get(first)
+            if leaf1 is None:
+                leaf1 = self.new_leaf_of_part(first)
+            leaf2 = alone.get(second)
+            if leaf2 is None:
+                leaf2 = self.new_leaf_of_part(second)
+            node = self.leaves_by_targets[parts] = leaf1 | leaf2
+            return node
         names: list[str] = []
         known = movegen._NAMES
         for part in parts:
