@@ -198,13 +198,10 @@ def _en_passant_reachable(state: State, dice: Dice, white: bool) -> bool:
     return bool(state[PAWN] & state[US] & cone)
 
 
-def _insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree], whole: int, kings_taken: int) -> int:
+def _insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree]) -> int:
     """tree[run[i]] = row[i] in order, for every row[i] that is `_LEAF` (a king capture) or
-    not empty; return the complete turns they add. `whole`: no other row[i] is empty;
-    `kings_taken`: how many are `_LEAF`."""
-    if whole:
-        tree.update(zip(run, row))
-        return sum(map(len, row)) + kings_taken
+    not empty; return the complete turns they add. (Where no row[i] is empty, the callers
+    insert them with one update.)"""
     turns = 0
     for uci, subtree in zip(run, row):
         if subtree is _LEAF:
@@ -568,7 +565,11 @@ class _TurnSearch:
                 row[index] = subtree
                 if not subtree:
                     whole = 0
-            turns += _insert(tree, run, row, whole, kings_taken)
+            if whole:
+                tree.update(zip(run, row))
+                turns += sum(map(len, row)) + kings_taken
+            else:
+                turns += _insert(tree, run, row)
         return turns
 
     def _above_two_pieces(
@@ -659,7 +660,11 @@ class _TurnSearch:
                 row[index] = subtree
                 if not subtree:
                     whole = 0
-            turns += _insert(tree, run, row, whole, kings_taken)
+            if whole:
+                tree.update(zip(run, row))
+                turns += sum(map(len, row)) + kings_taken
+            else:
+                turns += _insert(tree, run, row)
         return turns
 
     def _above_one_moving(self, state: State, square: int, attack: Callable[[int, int], int], tree: MoveTree) -> int:
@@ -965,7 +970,11 @@ class _TurnSearch:
                 row[index] = subtree
                 if not subtree:
                     whole = 0
-            turns += _insert(tree, run, row, whole, kings_taken)
+            if whole:
+                tree.update(zip(run, row))
+                turns += sum(map(len, row)) + kings_taken
+            else:
+                turns += _insert(tree, run, row)
         return turns
 
     def _above_pawn_leaves_after_pawn(self, state: State, tree: MoveTree) -> int:
