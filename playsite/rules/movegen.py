@@ -70,7 +70,8 @@ RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
 
 
 #: Moves of one piece, keyed by `targets << 6 | from square`: (uci, from, to, 0) tuples in
-#: _RUNS, UCI names in _NAMES. A memo of a pure function (a piece on a square with a given
+#: _RUNS, UCI names in _NAMES; pawn pushes by `push_key`, one pawn's captures (and their
+#: names) by `capture_key`. A memo of a pure function (a piece on a square with a given
 #: target set always has the same moves), shared by every search in the process: most of a
 #: tree's leaves repeat some piece's run. Each table is emptied when it reaches _RUNS_MAX.
 _RUNS: dict[int, tuple[Move, ...]] = {}

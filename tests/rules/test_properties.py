@@ -134,7 +134,8 @@ def test_trees_are_the_same_when_the_move_caches_are_emptied_every_few_entries(m
     positions = [parse_dfen(fen).with_dice(roll) for fen in RICH_POSITIONS for roll in ALL_ROLLS[::7]]
     expected = [legal_tree(position) for position in positions]
     monkeypatch.setattr(movegen, "_RUNS_MAX", 3)
-    for table in ("_RUNS", "_NAMES", "_PAWN_PUSHES", "_PAWN_CAPTURES"):
+    tables = ("_RUNS", "_NAMES", "_PAWN_PUSHES", "_PAWN_CAPTURES", "_PAWN_CAPTURE_NAMES")
+    for table in tables:
         monkeypatch.setattr(movegen, table, {})
     assert [legal_tree(position) for position in positions] == expected
-    assert max(len(t) for t in (movegen._RUNS, movegen._NAMES, movegen._PAWN_PUSHES, movegen._PAWN_CAPTURES)) <= 3
+    assert max(len(getattr(movegen, table)) for table in tables) <= 3
