@@ -238,7 +238,7 @@ class _TurnSearch:
     def __init__(self, white: bool) -> None:
         self.white = white
         self.spend_memo: dict[tuple[State, Dice], int] = {}
-        self.tree_memo: dict[tuple[State, Dice], MoveTree] = {}
+        self.tree_memo: dict[tuple[State, Dice], MoveTree] = {}  # nodes three or more micro-moves short
         self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # the nodes whose every entry completes the turn
         # The same for one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
@@ -327,12 +327,13 @@ class _TurnSearch:
 
     def _above_nodes(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
         """Put into `tree` the micro-moves of `face` after which two micro-moves complete the
-        turn (`rest` = two dice of different types); return the complete turns they add.
+        turn (`rest`: the two dice left); return the complete turns they add.
 
-        Such a node depends only on the squares in the zone of the pieces of `rest`'s types
-        (their lines, or their steps and captures for pawns; `_zone`): who stands there, the
-        kings among them, and where those pieces are. Two micro-moves that leave all of that
-        alike lead to equal nodes, so the second one shares the first one's node."""
+        With two dice of different types, or two pawn dice, such a node depends only on the
+        squares in the zone of the pieces of `rest`'s types (their lines, or their steps and
+        captures for pawns; `_zone`): who stands there, the kings among them, and where those
+        pieces are. Two micro-moves that leave all of that alike lead to equal nodes, so the
+        second one shares the first one's node."""
         white = self.white
         bb = movegen.BB
         kings = state[KING] & state[THEM]
