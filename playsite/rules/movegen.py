@@ -429,9 +429,18 @@ def play(state: State, piece_type: int, f: int, t: int, promotion: int, white: b
 
 def advance(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> State:
     """The state after one micro-move: `play` without the facts about it (the tree's hot path)."""
-    s = list(state)
     from_bb = BB[f]
     to_bb = BB[t]
+    if not state[THEM] & to_bb and KNIGHT <= piece_type <= QUEEN:
+        # A piece other than a pawn or the king moving to an empty square: most micro-moves.
+        moved = from_bb | to_bb
+        s = list(state)
+        s[US] ^= moved
+        s[piece_type] ^= moved
+        if s[CASTLING]:
+            s[CASTLING] &= RIGHTS_KEPT[f] & RIGHTS_KEPT[t]
+        return tuple(s)
+    s = list(state)
     if s[THEM] & to_bb:
         s[THEM] ^= to_bb
         for captured in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
