@@ -1096,17 +1096,27 @@ def legal_tree_and_turns(position: Position) -> tuple[MoveTree, int]:
 def _searched(position: Position) -> tuple[_TurnSearch, MoveTree]:
     if not position.dice:
         raise NoDicePending(format_dfen(position))
-    search = _TurnSearch(position.turn)
+    white = position.turn
+    dice = position.dice
     state = state_of(position)
-    if state[EP] and not _en_passant_reachable(state, position.dice, position.turn):
+    if state[EP] and not _en_passant_reachable(state, dice, white):
         # No pawn of the mover can take en passant this turn: the targets change nothing, and
         # without them the pawns' leaves are keyed by their pushes and captures.
         state = state[:EP] + (0,)
-    longest = search.max_spend(state, position.dice)
+    if len(dice) == 3 and all(movegen.has_move(state, face, white) for face in _FACES[dice]):
+        # Every die's type can move: nearly always some turn spends all three. Build the tree
+        # for L = 3 without searching for L first, and keep it when a micro-move in it has two
+        # more after it (then L = 3 and it is the tree); otherwise search for L as below.
+        search = _TurnSearch(white)
+        tree = search.build(state, dice)
+        if any(third for node in tree.values() for third in node.values()):
+            return search, tree
+    search = _TurnSearch(white)
+    longest = search.max_spend(state, dice)
     if longest == 0:
         return search, {}
-    search.unspent = len(position.dice) - longest
-    return search, search.build(state, position.dice)
+    search.unspent = len(dice) - longest
+    return search, search.build(state, dice)
 
 
 def count_turns(tree: TreeView) -> int:
