@@ -70,19 +70,21 @@ RIGHTS_KEPT = [ALL ^ lost for lost in _RIGHTS_LOST]
 
 
 #: Moves of one piece, keyed by `targets << 6 | from square`: (uci, from, to, 0) tuples in
-#: _RUNS, UCI names in _NAMES. A memo of a pure function (a piece on a square with a given
+#: _RUNS, UCI names in _NAMES; pawn pushes by `push_key`, one pawn's captures (and their
+#: names) by `capture_key`. A memo of a pure function (a piece on a square with a given
 #: target set always has the same moves), shared by every search in the process: most of a
 #: tree's leaves repeat some piece's run. Each table is emptied when it reaches _RUNS_MAX.
 _RUNS: dict[int, tuple[Move, ...]] = {}
 _NAMES: dict[int, tuple[str, ...]] = {}
 _PAWN_PUSHES: dict[int, tuple[Move, ...]] = {}
 _PAWN_CAPTURES: dict[int, tuple[Move, ...]] = {}
+_PAWN_CAPTURE_NAMES: dict[int, tuple[str, ...]] = {}
 _RUNS_MAX = 1 << 13
 
 
 def forget_moves() -> None:
     """Empty the tables of memoised moves (benchmarks time trees from empty tables)."""
-    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES):
+    for table in (_RUNS, _NAMES, _PAWN_PUSHES, _PAWN_CAPTURES, _PAWN_CAPTURE_NAMES):
         table.clear()
 
 
@@ -91,6 +93,24 @@ def _remember(table: dict[int, _Run], key: int, run: _Run) -> _Run:
         table.clear()
     table[key] = run
     return run
+
+
+#: The squares of each byte value in each rank, lowest first: `squares` reads a mask a rank
+#: at a time (about twice as fast as bit by bit for a slider's targets).
+_RANK_SQUARES = [[tuple(8 * rank + i for i in range(8) if value >> i & 1) for value in range(256)] for rank in range(8)]
+
+
+def squares(mask: int) -> list[int]:
+    """Squares of `mask`, lowest first (as `bits`, as a list)."""
+    out: list[int] = []
+    rank = 0
+    while mask:
+        value = mask & 255
+        if value:
+            out += _RANK_SQUARES[rank][value]
+        mask >>= 8
+        rank += 1
+    return out
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -158,7 +178,7 @@ def moves(state: State, piece_type: int, white: bool, castling: bool) -> list[Mo
         key = targets << 6 | f
         run = runs.get(key)
         if run is None:
-            run = _remember(runs, key, tuple(map(MOVE[f].__getitem__, bits(targets))))
+            run = _remember(runs, key, tuple(map(MOVE[f].__getitem__, squares(targets))))
         extend(run)
     if piece_type == KING and castling and state[CASTLING]:
         for right, k, kt, _, _, between in CASTLES[white]:
@@ -218,14 +238,59 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     white = bool(key & 1)
     single = key >> 65
     double = (key >> 1) & ALL
-    out: list[Move] = []
     step = 8 if white else -8
-    for t in bits(single):
-        _pawn_arrival(t - step, t, white, False, out.append)
-    for t in bits(double):
-        f = t - 2 * step
-        out.append(MOVE[f][t])
+    # Single steps in square order: White's promotions (rank 8) come last, Black's (rank 1) first.
+    promoting = single & (chess.BB_RANK_8 if white else chess.BB_RANK_1)
+    out: list[Move] = []
+    if promoting and not white:
+        for t in squares(promoting):
+            _pawn_arrival(t - step, t, white, False, out.append)
+    out += [MOVE[t - step][t] for t in squares(single ^ promoting)]
+    if promoting and white:
+        for t in squares(promoting):
+            _pawn_arrival(t - step, t, white, False, out.append)
+    out += [MOVE[t - 2 * step][t] for t in squares(double)]
     return _remember(_PAWN_PUSHES, key, tuple(out))
+
+
+def _push_names(step: int, ranks: range) -> list[list[tuple[str, ...]]]:
+    """Rank -> byte of target squares on it -> UCI names of the pawn moves `step` squares
+    long that reach them (filled for the ranks in `ranks` only)."""
+    table: list[list[tuple[str, ...]]] = [[()] * 256 for _ in range(8)]
+    for rank in ranks:
+        table[rank] = [tuple(UCI[t - step][t] for t in _RANK_SQUARES[rank][value]) for value in range(256)]
+    return table
+
+
+#: Per colour (False, True): the names of single steps onto ranks that do not promote, and of
+#: double steps, by rank and byte: a pawn leaf's pushes are named a rank at a time.
+_SINGLE_PUSH_NAMES = (_push_names(-8, range(1, 7)), _push_names(8, range(1, 7)))
+_DOUBLE_PUSH_NAMES = (_push_names(-16, range(4, 5)), _push_names(16, range(3, 4)))
+_PROMOTION_RANKS = (chess.BB_RANK_1, chess.BB_RANK_8)
+
+
+def pawn_push_names(key: int) -> list[str]:
+    """UCI names of `pawn_pushes(key)`, as a new list. Not memoised: a tree's pawn leaves
+    rarely share their pushes (each leaf is made once per key)."""
+    white = key & 1
+    single = key >> 65
+    if single & _PROMOTION_RANKS[white]:
+        return [move[0] for move in pawn_pushes(key)]
+    names: list[str] = []
+    table = _SINGLE_PUSH_NAMES[white]
+    single >>= 8  # no pawn steps onto the first rank without promoting
+    rank = 1
+    while single:
+        value = single & 255
+        if value:
+            names += table[rank][value]
+        single >>= 8
+        rank += 1
+    double = (key >> 1) & ALL
+    if double:
+        rank = 3 if white else 4
+        names += _DOUBLE_PUSH_NAMES[white][rank][double >> 8 * rank & 255]
+    return names
 
 
 def capture_key(square: int, targets: int, kings: int) -> int:
@@ -249,6 +314,14 @@ def pawn_captures(key: int) -> tuple[Move, ...]:
     return _remember(_PAWN_CAPTURES, key, tuple(out))
 
 
+def pawn_capture_names(key: int) -> tuple[str, ...]:
+    """UCI names of `pawn_captures(key)`."""
+    run = _PAWN_CAPTURE_NAMES.get(key)
+    if run is None:
+        run = _remember(_PAWN_CAPTURE_NAMES, key, tuple([move[0] for move in pawn_captures(key)]))
+    return run
+
+
 def _pawn_arrival(f: int, t: int, white: bool, takes_king: bool, append: Callable[[Move], None]) -> None:
     if BB[t] & (chess.BB_RANK_8 if white else chess.BB_RANK_1) and not takes_king:
         uci = UCI[f][t]
@@ -263,7 +336,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     run = _NAMES.get(part)
     if run is None:
         f = part & 63
-        run = _remember(_NAMES, part, tuple(map(UCI[f].__getitem__, bits(part >> 6))))
+        run = _remember(_NAMES, part, tuple(map(UCI[f].__getitem__, squares(part >> 6))))
     return run
 
 
@@ -276,7 +349,7 @@ def move_names(state: State, piece_type: int, white: bool) -> list[str]:
     us = state[US]
     own = state[piece_type] & us
     if piece_type == PAWN:
-        return [m[0] for m in moves(state, PAWN, white, False)]
+        return _pawn_names(state, own, us, white)
     names: list[str] = []
     extend = names.extend
     runs = _NAMES
@@ -291,6 +364,36 @@ def move_names(state: State, piece_type: int, white: bool) -> list[str]:
         if run is None:
             run = piece_names(key)
         extend(run)
+    return names
+
+
+def _pawn_names(state: State, own: int, us: int, white: bool) -> list[str]:
+    """UCI names of the pawn moves `_pawn_moves` makes, in its order, without move tuples."""
+    them = state[THEM]
+    occupied = us | them
+    names = pawn_push_names(push_key(own, occupied, white))
+    ep = state[EP] & ~occupied
+    prey = them | ep
+    if white:
+        capturers = own & ((prey & ~chess.BB_FILE_H) >> 7 | (prey & ~chess.BB_FILE_A) >> 9)
+    else:
+        capturers = own & ((prey & ~chess.BB_FILE_A) << 7 | (prey & ~chess.BB_FILE_H) << 9)
+    if not capturers:
+        return names
+    kings = state[KING]
+    attacks = PAWN_ATTACKS[white]
+    while capturers:
+        low = capturers & -capturers
+        capturers ^= low
+        f = low.bit_length() - 1
+        targets = attacks[f] & them
+        if targets:
+            names += pawn_capture_names(capture_key(f, targets, kings))
+        if ep and attacks[f] & ep:
+            victim_step = -8 if white else 8
+            for t in bits(attacks[f] & ep):
+                if state[PAWN] & them & BB[t + victim_step]:
+                    names.append(UCI[f][t])
     return names
 
 
@@ -326,9 +429,18 @@ def play(state: State, piece_type: int, f: int, t: int, promotion: int, white: b
 
 def advance(state: State, piece_type: int, f: int, t: int, promotion: int, white: bool) -> State:
     """The state after one micro-move: `play` without the facts about it (the tree's hot path)."""
-    s = list(state)
     from_bb = BB[f]
     to_bb = BB[t]
+    if not state[THEM] & to_bb and KNIGHT <= piece_type <= QUEEN:
+        # A piece other than a pawn or the king moving to an empty square: most micro-moves.
+        moved = from_bb | to_bb
+        s = list(state)
+        s[US] ^= moved
+        s[piece_type] ^= moved
+        if s[CASTLING]:
+            s[CASTLING] &= RIGHTS_KEPT[f] & RIGHTS_KEPT[t]
+        return tuple(s)
+    s = list(state)
     if s[THEM] & to_bb:
         s[THEM] ^= to_bb
         for captured in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):

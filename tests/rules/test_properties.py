@@ -105,6 +105,11 @@ RICH_POSITIONS = [
     # Promotions with captures and a king within reach.
     "k2n1q2/1p2Pp2/4r3/2pP4/8/8/1PK5/8 w - c6 0 1",
     "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1",
+    # En passant only after a step (two pawn dice), and a target no pawn can reach (dropped).
+    "4k3/8/8/3p4/4P3/8/8/4K3 w - d6 0 1",
+    "4k3/8/8/3p4/8/1P6/P6P/4K3 w - d6 0 1",
+    # Pieces in each other's way on shared lines, and pawns that promote into the other die's type.
+    "3k4/1P3P2/8/2r5/R1B2Q1R/8/3N1N2/4K3 w - - 0 1",
 ]
 ALL_ROLLS = sorted({tuple(sorted((a, b, c))) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)})
 
@@ -129,7 +134,8 @@ def test_trees_are_the_same_when_the_move_caches_are_emptied_every_few_entries(m
     positions = [parse_dfen(fen).with_dice(roll) for fen in RICH_POSITIONS for roll in ALL_ROLLS[::7]]
     expected = [legal_tree(position) for position in positions]
     monkeypatch.setattr(movegen, "_RUNS_MAX", 3)
-    for table in ("_RUNS", "_NAMES", "_PAWN_PUSHES", "_PAWN_CAPTURES"):
+    tables = ("_RUNS", "_NAMES", "_PAWN_PUSHES", "_PAWN_CAPTURES", "_PAWN_CAPTURE_NAMES")
+    for table in tables:
         monkeypatch.setattr(movegen, table, {})
     assert [legal_tree(position) for position in positions] == expected
-    assert max(len(t) for t in (movegen._RUNS, movegen._NAMES, movegen._PAWN_PUSHES, movegen._PAWN_CAPTURES)) <= 3
+    assert max(len(getattr(movegen, table)) for table in tables) <= 3
