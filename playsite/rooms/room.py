@@ -292,6 +292,9 @@ class Room:
             self._refuse_queued()
             self._intents.close()
             self.fanout.close_all()
+            # A finished room is kept a while (the registry's last FINISHED_ROOMS_KEPT) for late
+            # readers; its sockets' queues are of no use to them, and no Detach will come.
+            self.seated.clear()
             self.finished.set()
 
     # ----- publish after commit -----------------------------------------------------------

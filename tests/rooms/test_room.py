@@ -160,6 +160,20 @@ async def test_resign_after_both_played_wins_for_the_other_seat(autojump_clock):
         assert room.ending.over.termination == "Resign" and room.ending.over.result == Win("Black")
 
 
+async def test_a_finished_room_keeps_no_socket_of_its_seats(autojump_clock):
+    """The registry keeps finished rooms for late readers; the sockets that were seated when
+    the game ended, their queues and what was queued are not kept with them."""
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(time_control=Unlimited()), purpose_general(), ())
+        white, black = await attach(room, "White"), await attach(room, "Black")
+        assert room.seated == {white: "White", black: "Black"}
+        await play_until_both_played(room)
+        assert (await command(room, "White", Resign())).applied
+        await room.finished.wait()
+        assert registry.get(room.game_id) is room and room.seated == {}
+        assert white.closed and black.closed
+
+
 async def test_resign_before_both_played_is_an_abort(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(), purpose_general(), ())
