@@ -107,6 +107,9 @@ class Settings:
     (AES-256-GCM, playsite/webhooks/sealing.py). Unset: they are stored in plain text."""
     secrets_key_previous: str | None = attrs.field(default=None, repr=False)
     """The key before a rotation: values sealed under it still open, and the boot re-seals them."""
+    memory_finished_kept: int = 10_000
+    """Without a database: how many finished games (archive, result, final snapshot) the memory
+    store keeps, the oldest dropped first (about 20 KiB each)."""
     gc_tuning: bool = True
     """Freeze what boot allocated and what survives each collection, collect the youngest
     generation less often (gcwatch)."""
@@ -235,6 +238,7 @@ _FIELDS = {
     "PLAY_METRICS_TOKEN": "metrics_token",
     "PLAY_SECRETS_KEY": "secrets_key",
     "PLAY_SECRETS_KEY_PREVIOUS": "secrets_key_previous",
+    "PLAY_MEMORY_FINISHED_KEPT": "memory_finished_kept",
     "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_GC_FULL_INTERVAL_S": "gc_full_interval_s",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
@@ -445,6 +449,7 @@ class _Reader:
             metrics_token=self.raw("PLAY_METRICS_TOKEN"),
             secrets_key=self.key("PLAY_SECRETS_KEY"),
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
+            memory_finished_kept=self.integer("PLAY_MEMORY_FINISHED_KEPT", 10_000, 100, 10_000_000),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
             gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 1800, 0, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),

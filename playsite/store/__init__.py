@@ -21,7 +21,7 @@ __all__ = ["Store", "StoreHealth", "MemoryStore", "PostgresStore", "DatabaseUnav
 async def run_store(settings: Settings, *, task_status: trio.TaskStatus[Store] = trio.TASK_STATUS_IGNORED) -> None:
     """Open the configured store, check the schema, hand it over, close it on shutdown."""
     if not settings.persistence_enabled:
-        task_status.started(MemoryStore(keep_outbox=False))
+        task_status.started(MemoryStore(keep_outbox=False, finished_kept=settings.memory_finished_kept))
         await trio.sleep_forever()
     assert settings.database_url is not None  # Settings validation guarantees it
     database = Database(

@@ -38,7 +38,8 @@ class _Outbox:
 
 
 MEMORY_FINISHED_KEPT = 10_000
-"""Finished games whose archive and results the memory store keeps (oldest dropped first)."""
+"""Finished games whose archive and results the memory store keeps by default (oldest dropped
+first; PLAY_MEMORY_FINISHED_KEPT)."""
 
 
 class MemoryStore:
@@ -46,9 +47,10 @@ class MemoryStore:
     durable = False
     save_timeout_s = 2.0
 
-    def __init__(self, *, keep_outbox: bool = True) -> None:
+    def __init__(self, *, keep_outbox: bool = True, finished_kept: int = MEMORY_FINISHED_KEPT) -> None:
         self.keep_outbox = keep_outbox
         """False where nothing could deliver the outbox (analytics needs persistence)."""
+        self.finished_kept = finished_kept
         self.games: dict[str, GameWrite] = {}
         """The newest write of every game. An ended game's snapshot is moved out of it, to
         `ended_snapshots`, and left empty here."""
@@ -99,7 +101,7 @@ class MemoryStore:
         self.archive.setdefault(write.game_id, json.dumps(ending.archive))
         if self.keep_outbox and ending.outbox_key not in self.outbox:
             self.outbox[ending.outbox_key] = _Outbox(next(self._outbox_ids), ending.outbox_key, ending.outbox_payload)
-        while len(self.archive) > MEMORY_FINISHED_KEPT:
+        while len(self.archive) > self.finished_kept:
             oldest = next(iter(self.archive))
             for records in (self.archive, self.results, self.ended_at, self.games, self.ended_snapshots):
                 records.pop(oldest, None)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 import trio
 
+from playsite.config import ConfigError, Settings
 from playsite.store.base import GameEnding, GameWrite, ResultRow, WriteRefused
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
@@ -200,3 +201,25 @@ async def test_an_ended_games_final_snapshot_is_kept_and_an_active_one_is_not_gi
     await store.finish_game(write(game, 4, "ended"), ending(game))
     assert (await store.ended_game(game))["marker"] == "v4"
     assert await store.ended_game(str(uuid.uuid4())) is None
+
+
+async def test_the_memory_store_keeps_its_last_finished_games_and_drops_the_oldest_whole():
+    store = MemoryStore(keep_outbox=False, finished_kept=2)
+    games = [str(uuid.uuid4()) for _ in range(3)]
+    for game in games:
+        await store.save_game(write(game, 1))
+        await store.finish_game(write(game, 2, "ended"), ending(game))
+    oldest, *kept = games
+    assert await store.read_archive(oldest) is None and await store.ended_game(oldest) is None
+    assert await store.read_back(oldest) is None and await store.ended_result(oldest) is None
+    for game in kept:
+        assert (await store.read_archive(game))["gameId"] == game
+        assert (await store.ended_game(game))["marker"] == "v2"
+        assert await store.read_back(game) == ("ended", 2)
+
+
+def test_the_memory_stores_bound_is_a_setting():
+    assert Settings.from_environ({}).memory_finished_kept == 10_000
+    assert Settings.from_environ({"PLAY_MEMORY_FINISHED_KEPT": "500"}).memory_finished_kept == 500
+    with pytest.raises(ConfigError, match="PLAY_MEMORY_FINISHED_KEPT"):
+        Settings.from_environ({"PLAY_MEMORY_FINISHED_KEPT": "5"})
