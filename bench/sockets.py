@@ -66,8 +66,9 @@ workers (none on a 2-core machine). 400 x 5 has the sockets of the 2,000-socket 
 2,000 x 5 those of the 10,000-socket one: each game row's server CPU per delivered frame is
 compared with the transport row of its socket count. The rows the targets are judged by
 (2,000 x 5; 5,000 x 5 at think 10 s; PostgreSQL 1,000 x 5) are measured over 60 s: over 30 s, a
-single stall of a shared machine can decide the p99. 5,000 x 5 is 25,000 sockets: loadgen
-raises the open-files limit for it (as root) or refuses to start."""
+single stall of a shared machine can decide the p99. 5,000 x 5 is 25,000 sockets: the server
+needs an open-files hard limit above 26,000; loadgen raises it where it may (root with
+CAP_SYS_RESOURCE) and otherwise refuses that run, which the table then says."""
 QUICK = [
     ["--transport-only", "--sockets", "500", "--period-ms", "250", "--duration", "8"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "8"],
