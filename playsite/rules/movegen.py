@@ -12,7 +12,7 @@ attack tables are python-chess's; nothing here builds a chess.Board.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 import chess
@@ -22,6 +22,7 @@ State = tuple[int, ...]
 Move = tuple[str, int, int, int]
 """One micro-move: (uci, from square, to square, promotion piece type or 0)."""
 _Run = TypeVar("_Run", tuple[Move, ...], tuple[str, ...])
+_T = TypeVar("_T")
 
 US, THEM, CASTLING, EP = 0, 7, 8, 9
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
@@ -100,17 +101,22 @@ def _remember(table: dict[int, _Run], key: int, run: _Run) -> _Run:
 _RANK_SQUARES = [[tuple(8 * rank + i for i in range(8) if value >> i & 1) for value in range(256)] for rank in range(8)]
 
 
-def squares(mask: int) -> list[int]:
-    """Squares of `mask`, lowest first (as `bits`, as a list)."""
-    out: list[int] = []
-    rank = 0
+def by_rank(mask: int, table: Sequence[Sequence[tuple[_T, ...]]], rank: int = 0) -> list[_T]:
+    """`table[rank][byte]` for each non-empty byte of `mask` (its lowest byte on `rank`), joined:
+    a bitboard read a rank at a time."""
+    out: list[_T] = []
     while mask:
         value = mask & 255
         if value:
-            out += _RANK_SQUARES[rank][value]
+            out += table[rank][value]
         mask >>= 8
         rank += 1
     return out
+
+
+def squares(mask: int) -> list[int]:
+    """Squares of `mask`, lowest first (as `bits`, as a list)."""
+    return by_rank(mask, _RANK_SQUARES)
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -276,16 +282,8 @@ def pawn_push_names(key: int) -> list[str]:
     single = key >> 65
     if single & _PROMOTION_RANKS[white]:
         return [move[0] for move in pawn_pushes(key)]
-    names: list[str] = []
-    table = _SINGLE_PUSH_NAMES[white]
-    single >>= 8  # no pawn steps onto the first rank without promoting
-    rank = 1
-    while single:
-        value = single & 255
-        if value:
-            names += table[rank][value]
-        single >>= 8
-        rank += 1
+    # no pawn steps onto the first rank without promoting
+    names = by_rank(single >> 8, _SINGLE_PUSH_NAMES[white], 1)
     double = (key >> 1) & ALL
     if double:
         rank = 3 if white else 4
