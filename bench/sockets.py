@@ -24,6 +24,7 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -40,7 +41,6 @@ sys.path.insert(0, str(ROOT))
 from playsite.config import default_tree_workers  # noqa: E402
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
 
-TWO_WORKERS = ["--server-env", "PLAY_TREE_WORKERS=2"]
 CLIENTS = 4
 """Load-client processes. With 2, each of 5,000 sockets, the clients' own queues made part
 of the tail measured (2,000 x 5: verdict p99 65.6 ms with 2 clients, 42.0 ms with 4, the same
@@ -111,11 +111,11 @@ def mean_and_p99(window: dict) -> str:
 def spread(values: list, *, higher_is_worse: bool = True, digits: int | None = None) -> str:
     """`median (worst)` of one figure over a row's runs; just the figure when the runs agree
     (or there is one run); – when no run has it."""
-    known = sorted(v for v in values if v is not None)
+    known = [v for v in values if v is not None]
     if not known:
         return "–"
-    median = known[(len(known) - 1) // 2] if len(known) % 2 else (known[len(known) // 2 - 1] + known[len(known) // 2]) / 2
-    worst = known[-1] if higher_is_worse else known[0]
+    median = statistics.median(known)
+    worst = max(known) if higher_is_worse else min(known)
 
     def f(value) -> str:
         return f"{value:,.{digits}f}" if digits is not None else f"{round(value, 1):,}"
@@ -133,9 +133,8 @@ def per_frame(runs: list[dict], transports: dict[int, list[dict]]) -> str:
     transport = [t.get("server_cpu_ms_per_frame") for t in transports.get(runs[0]["sockets"], [])]
     if runs[0]["mode"] == "transport" or not any(transport):
         return cell
-    median = sorted(v for v in mine if v is not None)[(len([v for v in mine if v is not None]) - 1) // 2]
-    ceiling = sorted(v for v in transport if v)[(len([v for v in transport if v]) - 1) // 2]
-    return f"{cell}: {ceiling / median:.0%} of the transport's"
+    ceiling = statistics.median(v for v in transport if v)
+    return f"{cell}: {ceiling / statistics.median(v for v in mine if v is not None):.0%} of the transport's"
 
 
 def row(label: str, runs: list[dict], transports: dict[int, list[dict]]) -> str:
