@@ -69,9 +69,11 @@ class CommitFreezer:
     def close(self) -> None:
         self.thaw()
         self._closed = True
-        with contextlib.suppress(OSError):
-            self._listener.close()
-        for sock in list(self._sockets):
+        # Shut down before closing: closing a socket does not wake a thread blocked on it, so
+        # its pump (and the accepting thread) would outlive the proxy.
+        for sock in [self._listener, *self._sockets]:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
             with contextlib.suppress(OSError):
                 sock.close()
 
