@@ -79,7 +79,8 @@ class LeafTables:
             leaf2 = alone.get(second)
             if leaf2 is None:
                 leaf2 = self.new_leaf_of_part(second)
-            node = self.leaves_by_targets[parts] = leaf1 | leaf2
+            # The absent second piece of a type with one (part 0) has no moves.
+            node = self.leaves_by_targets[parts] = leaf1 | leaf2 if leaf2 else leaf1
             return node
         names: list[str] = []
         known = movegen._NAMES

@@ -7,7 +7,21 @@ import chess
 
 from . import movegen
 from .leaves import LEAF, LeafTables, MoveTree, insert
-from .movegen import ALL, ATTACKS, KING, PAWN, PAWN_ATTACKS, THEM, US, State, bits, capture_key, moves, piece_names, push_key
+from .movegen import (
+    ALL,
+    ATTACKS,
+    KING,
+    PAWN,
+    PAWN_ATTACKS,
+    THEM,
+    US,
+    State,
+    bits,
+    capture_key,
+    moves,
+    piece_names,
+    push_key,
+)
 from .zones import pawn_attackers
 
 
