@@ -14,6 +14,11 @@ MoveTree = dict[str, "MoveTree"]
 # Every complete turn ends in this same empty dict; sharing it keeps trees small.
 LEAF: MoveTree = {}
 
+#: The leaf of two pieces' moves is keyed by one int, part1 | part2 << PAIR: a part
+#: (targets << 6 | square) is below 2**70, and one piece's key is its part (part2 = 0).
+PAIR = 70
+PART = (1 << PAIR) - 1
+
 
 def insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree]) -> int:
     """tree[run[i]] = row[i] in order, for every row[i] that is `LEAF` (a king capture) or
@@ -40,7 +45,7 @@ class LeafTables:
         self.leaf_memo: dict[tuple[State, Dice], MoveTree] = {}  # by (state, dice)
         # For one non-pawn die, by (targets << 6 | square, ...):
         self.leaves_by_targets: dict[tuple[int, ...], MoveTree] = {}
-        self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one piece, by its part
+        self.leaves_by_part: dict[int, MoveTree] = {}  # the same for one or two pieces, by part1 | part2 << PAIR
         # For one pawn die, by (push_key, capture keys...):
         self.pawn_leaves: dict[tuple[int, ...], MoveTree] = {}
 
@@ -58,8 +63,24 @@ class LeafTables:
         node = self.leaf_memo[key] = dict.fromkeys(names, LEAF)
         return node
 
-    def new_leaf_of_part(self, part: int) -> MoveTree:
-        node = self.leaves_by_part[part] = dict.fromkeys(piece_names(part), LEAF)
+    def new_leaf_of_pieces(self, key: int) -> MoveTree:
+        """The leaf node of one or two pieces' moves, `key` = part1 | part2 << PAIR (the lower
+        square's first; part2 = 0: one piece), in `leaves_by_part`."""
+        second = key >> PAIR
+        if second:
+            # Two pieces: the union of each one's own leaf (one piece's leaves are shared by
+            # many of these, and merging two dicts is cheaper than making one from names).
+            alone = self.leaves_by_part
+            first = key & PART
+            leaf1 = alone.get(first)
+            if leaf1 is None:
+                leaf1 = self.new_leaf_of_pieces(first)
+            leaf2 = alone.get(second)
+            if leaf2 is None:
+                leaf2 = self.new_leaf_of_pieces(second)
+            node = self.leaves_by_part[key] = leaf1 | leaf2
+        else:
+            node = self.leaves_by_part[key] = dict.fromkeys(piece_names(key), LEAF)
         return node
 
     def leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
@@ -68,20 +89,6 @@ class LeafTables:
         return self.new_leaf_of_parts(parts) if known is None else known
 
     def new_leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
-        if len(parts) == 2:
-            # Two pieces: the union of each one's own leaf (one piece's leaves are shared by
-            # many of these, and merging two dicts is cheaper than making one from names).
-            first, second = parts
-            alone = self.leaves_by_part
-            leaf1 = alone.get(first)
-            if leaf1 is None:
-                leaf1 = self.new_leaf_of_part(first)
-            leaf2 = alone.get(second)
-            if leaf2 is None:
-                leaf2 = self.new_leaf_of_part(second)
-            # The absent second piece of a type with one (part 0) has no moves.
-            node = self.leaves_by_targets[parts] = leaf1 | leaf2 if leaf2 else leaf1
-            return node
         names: list[str] = []
         known = movegen._NAMES
         for part in parts:

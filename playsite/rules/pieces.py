@@ -7,17 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import movegen
-from .leaves import LEAF, LeafTables, MoveTree, insert
+from .leaves import LEAF, PAIR, LeafTables, MoveTree, insert
 from .movegen import ATTACKS, EP, KING, PAWN, THEM, US, State, advance, moves, piece_names
 from .spending import Dice
 
 
 
-#: The square of the absent second piece where the last die's type has one (`above_moving`,
-#: `above_per_move`): after every square (so it sorts last in a key), never attacked from; its
-#: reach is empty and its part 0. One builder for one piece and two cost 1-1.5% of the corpus's
-#: total time each against separate ones (p99 unchanged, in alternation); `above_one_piece`
-#: stays apart.
+#: The square of the absent second piece where the last die's type has one piece: after every
+#: square (so it comes second in a key), never attacked from; its reach is empty and its part 0,
+#: so a key of one piece is its part.
 NO_PIECE = 64
 
 
@@ -98,103 +96,26 @@ def above_many_pieces(tables: LeafTables, state: State, face: int, rest: Dice, t
     return turns
 
 
-def above_one_piece(
-    tables: LeafTables, state: State, face: int, square: int, attack: Callable[[int, int], int], tree: MoveTree
-) -> int:
-    """One face's micro-moves above the leaves (see `TurnSearch.node`) when the last die's type has
-    one piece (on `square`) and another type, not a pawn, moves now: a child's leaf is
-    that piece's moves, keyed by its part. Piece by piece of the moving type: its moves to
-    squares off the last piece's lines (as they are once it has left its square) all get
-    the same leaf, inserted at once; only the others are keyed one by one.
-
-    Kept apart from `above_two_pieces` (the hottest of these): one piece taken as two with an
-    absent second, as `above_moving` and `above_per_move` do, cost 2.6% more time over the
-    corpus and p99 0.497 -> 0.503 ms, timed in alternation with this."""
-    bb_kings = state[KING] & state[THEM]
-    us = state[US]
-    occupied = us | state[THEM]
-    free = ~us
-    reach = attack(square, occupied)
-    leaves = tables.leaves_by_part
-    unmoved = (reach & free) << 6 | square
-    unmoved_leaf = leaves.get(unmoved)
-    if unmoved_leaf is None:
-        unmoved_leaf = tables.new_leaf_of_part(unmoved)
-    names = movegen._NAMES
-    attack_mover = ATTACKS[face]
-    own = state[face] & us
-    turns = 0
-    while own:
-        low = own & -own
-        own ^= low
-        f = low.bit_length() - 1
-        targets = attack_mover(f, occupied) & free
-        if not targets:
-            continue
-        part = targets << 6 | f
-        run = names.get(part)
-        if run is None:
-            run = piece_names(part)
-        occupied_after = occupied ^ low
-        us_after = us ^ low
-        if low & reach:  # it stands in the last piece's way: leaving opens the line
-            lines = attack(square, occupied_after)
-            default = (lines & ~us_after) << 6 | square
-            leaf = leaves.get(default)
-            if leaf is None:
-                leaf = tables.new_leaf_of_part(default)
-        else:
-            lines = reach
-            leaf = unmoved_leaf
-        hits = targets & (lines | bb_kings)
-        if not hits:
-            if leaf:
-                tree.update(dict.fromkeys(run, leaf))
-                turns += len(leaf) * len(run)
-            continue
-        row = [leaf] * len(run)
-        whole = len(leaf)
-        kings_taken = 0
-        while hits:
-            to_bb = hits & -hits
-            hits ^= to_bb
-            index = (targets & (to_bb - 1)).bit_count()
-            if to_bb & bb_kings:
-                row[index] = LEAF
-                kings_taken += 1
-                continue
-            key = (attack(square, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | square
-            subtree = leaves.get(key)
-            if subtree is None:
-                subtree = tables.new_leaf_of_part(key)
-            row[index] = subtree
-            if not subtree:
-                whole = 0
-        if whole:
-            tree.update(zip(run, row))
-            turns += sum(map(len, row)) + kings_taken
-        else:
-            turns += insert(tree, run, row)
-    return turns
-
-
-def above_two_pieces(
+def above_pieces(
     tables: LeafTables, state: State, face: int, first: int, second: int, attack: Callable[[int, int], int],
     tree: MoveTree,
 ) -> int:
-    """`above_one_piece` when the last die's type has two pieces (on `first` < `second`)."""
+    """One face's micro-moves above the leaves (see `TurnSearch.node`) when the last die's type
+    has one or two pieces (on `first`, and on `second` or NO_PIECE) and another type, not a
+    pawn, moves now: a child's leaf is those pieces' moves, keyed by their parts. Piece by piece
+    of the moving type: its moves to squares off the last pieces' lines (as they are once it has
+    left its square) all get the same leaf, inserted at once; only the others are keyed one by
+    one."""
     bb_kings = state[KING] & state[THEM]
     us = state[US]
     occupied = us | state[THEM]
     free = ~us
     reach1 = attack(first, occupied)
-    reach2 = attack(second, occupied)
+    reach2 = attack(second, occupied) if second != NO_PIECE else 0
     part1 = (reach1 & free) << 6 | first
-    part2 = (reach2 & free) << 6 | second
-    leaves = tables.leaves_by_targets
-    unmoved_leaf = leaves.get((part1, part2))
-    if unmoved_leaf is None:
-        unmoved_leaf = tables.new_leaf_of_parts((part1, part2))
+    part2 = ((reach2 & free) << 6 | second) << PAIR if reach2 else 0
+    leaves = tables.leaves_by_part
+    unmoved_leaf = None
     names = movegen._NAMES
     attack_mover = ATTACKS[face]
     own = state[face] & us
@@ -221,18 +142,22 @@ def above_two_pieces(
                 default1 = part1
             if low & reach2:
                 lines2 = attack(second, occupied_after)
-                default2 = (lines2 & ~us_after) << 6 | second
+                default2 = ((lines2 & ~us_after) << 6 | second) << PAIR
             else:
                 lines2 = reach2
                 default2 = part2
-            leaf = leaves.get((default1, default2))
+            leaf = leaves.get(default1 | default2)
             if leaf is None:
-                leaf = tables.new_leaf_of_parts((default1, default2))
+                leaf = tables.new_leaf_of_pieces(default1 | default2)
         else:
             lines1 = reach1
             lines2 = reach2
             default1 = part1
             default2 = part2
+            if unmoved_leaf is None:
+                unmoved_leaf = leaves.get(part1 | part2)
+                if unmoved_leaf is None:
+                    unmoved_leaf = tables.new_leaf_of_pieces(part1 | part2)
             leaf = unmoved_leaf
         hits = targets & (lines1 | lines2 | bb_kings)
         if not hits:
@@ -253,13 +178,12 @@ def above_two_pieces(
                 continue
             now_occupied = occupied_after | to_bb
             now_free = ~(us_after | to_bb)
-            key = (
-                (attack(first, now_occupied) & now_free) << 6 | first if lines1 & to_bb else default1,
-                (attack(second, now_occupied) & now_free) << 6 | second if lines2 & to_bb else default2,
+            key = ((attack(first, now_occupied) & now_free) << 6 | first if lines1 & to_bb else default1) | (
+                ((attack(second, now_occupied) & now_free) << 6 | second) << PAIR if lines2 & to_bb else default2
             )
             subtree = leaves.get(key)
             if subtree is None:
-                subtree = tables.new_leaf_of_parts(key)
+                subtree = tables.new_leaf_of_pieces(key)
             row[index] = subtree
             if not subtree:
                 whole = 0
@@ -275,13 +199,13 @@ def above_moving(
     tables: LeafTables, state: State, first: int, second: int, attack: Callable[[int, int], int], tree: MoveTree
 ) -> int:
     """One face's micro-moves above the leaves (see `TurnSearch.node`) when the one or two
-    pieces of the last die's type (on `first` and `second`, or NO_PIECE) move now too: each leaf is the moves of the one
-    that moved, from where it arrives, and of the other."""
+    pieces of the last die's type (on `first`, and on `second` or NO_PIECE) move now too: each
+    leaf is the moves of the one that moved, from where it arrives, and of the other."""
     bb_kings = state[KING] & state[THEM]
     us = state[US]
     occupied = us | state[THEM]
     names = movegen._NAMES
-    leaves = tables.leaves_by_targets
+    leaves = tables.leaves_by_part
     reach1 = attack(first, occupied)
     reach2 = attack(second, occupied) if second != NO_PIECE else 0
     turns = 0
@@ -311,10 +235,10 @@ def above_moving(
             stays = other_part
             if other_reach & (left | to_bb):
                 stays = (attack(other, now_occupied) & now_free) << 6 | other
-            key = (arrived, stays) if t < other else (stays, arrived)
+            key = arrived | stays << PAIR if t < other else stays | arrived << PAIR
             subtree = leaves.get(key)
             if subtree is None:
-                subtree = tables.new_leaf_of_parts(key)
+                subtree = tables.new_leaf_of_pieces(key)
             if subtree:
                 tree[uci] = subtree
                 turns += len(subtree)
@@ -326,8 +250,8 @@ def above_per_move(
     attack: Callable[[int, int], int], tree: MoveTree,
 ) -> int:
     """One face's micro-moves above the leaves (see `TurnSearch.node`) when the last die's type
-    (`rest`) has one or two pieces (on `first` and `second`, or NO_PIECE) and a pawn moves now: move by move, each leaf
-    keyed by those pieces' parts."""
+    (`rest`) has one or two pieces (on `first`, and on `second` or NO_PIECE) and a pawn moves
+    now: move by move, each leaf keyed by those pieces' parts."""
     white = tables.white
     bb = movegen.BB
     bb_kings = state[KING] & state[THEM]
@@ -337,14 +261,13 @@ def above_per_move(
     reach2 = attack(second, occupied) if second != NO_PIECE else 0
     span = reach1 | reach2
     part1 = (reach1 & ~us) << 6 | first
-    part2 = (reach2 & ~us) << 6 | second if reach2 else 0
-    leaves = tables.leaves_by_targets
+    part2 = ((reach2 & ~us) << 6 | second) << PAIR if reach2 else 0
+    leaves = tables.leaves_by_part
     unmoved_leaf = None
     last = rest[0]
     en_passant = state[EP]
     turns = 0
     subtree: MoveTree | None
-    key: tuple[int, int]
     for uci, f, t, promotion in moves(state, face, white, False):
         to_bb = bb[t]
         if bb_kings & to_bb:
@@ -359,16 +282,17 @@ def above_per_move(
         elif changed & span:
             now_occupied = (occupied | to_bb) ^ bb[f]
             now_free = ~(us ^ changed)
-            key = (
-                (attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1,
-                (attack(second, now_occupied) & now_free) << 6 | second if reach2 & changed else part2,
+            key = ((attack(first, now_occupied) & now_free) << 6 | first if reach1 & changed else part1) | (
+                ((attack(second, now_occupied) & now_free) << 6 | second) << PAIR if reach2 & changed else part2
             )
             subtree = leaves.get(key)
             if subtree is None:
-                subtree = tables.new_leaf_of_parts(key)
+                subtree = tables.new_leaf_of_pieces(key)
         else:
             if unmoved_leaf is None:
-                unmoved_leaf = tables.leaf_of_parts((part1, part2))
+                unmoved_leaf = leaves.get(part1 | part2)
+                if unmoved_leaf is None:
+                    unmoved_leaf = tables.new_leaf_of_pieces(part1 | part2)
             subtree = unmoved_leaf
         if subtree:
             tree[uci] = subtree

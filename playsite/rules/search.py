@@ -12,7 +12,7 @@ from . import movegen
 from .leaves import LEAF, LeafTables, MoveTree
 from .movegen import ATTACKS, CASTLING, EP, KING, PAWN, ROOK, THEM, US, State, advance, moves
 from .pawns import above_pawn_leaves, above_pawn_leaves_after_pawn
-from .pieces import NO_PIECE, above_many_pieces, above_moving, above_one_piece, above_per_move, above_two_pieces
+from .pieces import NO_PIECE, above_many_pieces, above_moving, above_per_move, above_pieces
 from .spending import FACES, SPEND, Dice, castles, castling_rest
 from .zones import zone
 
@@ -155,7 +155,8 @@ class TurnSearch(LeafTables):
         Each `above_*` function (modules `pieces` and `pawns`, and `above_leaves_by_state`)
         puts into `tree` the micro-moves of one face after which one micro-move completes the
         turn (their children are leaf nodes) and returns the complete turns they add; each face
-        goes to the one that fits. Most of a tree's work is here. Not memoised: the search reaches each such state once (from the root, or as the root)."""
+        goes to the one that fits. Most of a tree's work is here. Not memoised: the search
+        reaches each such state once (from the root, or as the root)."""
         tree: MoveTree = {}
         turns = 0
         us = state[US]
@@ -183,12 +184,10 @@ class TurnSearch(LeafTables):
                 second = others.bit_length() - 1 if others else NO_PIECE
                 if face == last:
                     turns += above_moving(self, state, first, second, attack, tree)
-                elif face == PAWN:
-                    turns += above_per_move(self, state, face, rest, first, second, attack, tree)
-                elif others:
-                    turns += above_two_pieces(self, state, face, first, second, attack, tree)
+                elif face != PAWN:
+                    turns += above_pieces(self, state, face, first, second, attack, tree)
                 else:
-                    turns += above_one_piece(self, state, face, first, attack, tree)
+                    turns += above_per_move(self, state, face, rest, first, second, attack, tree)
             else:
                 turns += above_many_pieces(self, state, face, rest, tree)
         castled = castling_rest(dice)
