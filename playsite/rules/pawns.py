@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .leaves import LEAF, LeafTables, MoveTree, insert
+from .leaves import LEAF, LeafTables, MoveTree, insert, runs
 from .movegen import (
     ALL,
     ATTACKS,
@@ -19,7 +19,6 @@ from .movegen import (
     bits,
     capture_key,
     moves,
-    piece_names,
     push_key,
 )
 from .zones import pawn_attackers
@@ -30,7 +29,7 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
     another piece moving now, and no en passant:
     the pawns stay where they are, so a child's pawn moves follow from the squares this
     micro-move empties and fills (pushes) and the piece it takes (captures). Piece by
-    piece of the moving type, as in `pieces.above_one_piece`: the moves that touch none of
+    piece of the moving type, as in `pieces.above_pieces`: the moves that touch none of
     those squares all get the same leaf at once."""
     white = tables.white
     us = state[US]
@@ -54,21 +53,8 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
     touched = steps | prey
     pawn_leaves = tables.pawn_leaves
     unmoved_leaf = None
-    names = movegen._NAMES
-    attack_mover = ATTACKS[face]
-    mover = state[face] & us
     turns = 0
-    while mover:
-        low = mover & -mover
-        mover ^= low
-        f = low.bit_length() - 1
-        targets = attack_mover(f, occupied) & free
-        if not targets:
-            continue
-        part = targets << 6 | f
-        run = names.get(part)
-        if run is None:
-            run = piece_names(part)
+    for low, targets, run in runs(state[face] & us, ATTACKS[face], occupied, free):
         if low & steps:  # it stands in a pawn's way: leaving lets it step
             pushes_after = push_key(own, occupied ^ low, white)
             leaf = pawn_leaves.get((pushes_after,) + captures)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import movegen
-from .leaves import LEAF, PAIR, LeafTables, MoveTree, insert
+from .leaves import LEAF, PAIR, LeafTables, MoveTree, insert, runs
 from .movegen import ATTACKS, EP, KING, PAWN, THEM, US, State, advance, moves, piece_names
 from .spending import Dice
 
@@ -116,21 +116,8 @@ def above_pieces(
     part2 = ((reach2 & free) << 6 | second) << PAIR if reach2 else 0
     leaves = tables.leaves_by_part
     unmoved_leaf = None
-    names = movegen._NAMES
-    attack_mover = ATTACKS[face]
-    own = state[face] & us
     turns = 0
-    while own:
-        low = own & -own
-        own ^= low
-        f = low.bit_length() - 1
-        targets = attack_mover(f, occupied) & free
-        if not targets:
-            continue
-        part = targets << 6 | f
-        run = names.get(part)
-        if run is None:
-            run = piece_names(part)
+    for low, targets, run in runs(state[face] & us, ATTACKS[face], occupied, free):
         occupied_after = occupied ^ low
         us_after = us ^ low
         if low & (reach1 | reach2):  # it stands in a last piece's way: leaving opens the line
