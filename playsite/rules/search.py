@@ -190,14 +190,16 @@ class TurnSearch(LeafTables):
                     turns += above_per_move(self, state, face, rest, first, second, attack, tree)
             else:
                 turns += above_many_pieces(self, state, face, rest, tree)
-        castled = castling_rest(dice)
-        if castled is not None and state[CASTLING]:
+        if state[CASTLING] and castling_rest(dice) is not None:
             for uci, _, _, _ in castles(state, self.white):
                 tree[uci] = LEAF
                 turns += 1
         self.counts[id(tree)] = turns
         return tree
+
     def above_leaves_by_state(self, state: State, face: int, rest: Dice, tree: MoveTree) -> int:
+        """One face's micro-moves above the leaves (see `node`) where no builder of `pieces` or
+        `pawns` fits (en passant, or two dice left): each leaf from the child's state."""
         white = self.white
         bb = movegen.BB
         kings = state[KING] & state[THEM]
