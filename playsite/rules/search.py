@@ -110,9 +110,9 @@ class TurnSearch(LeafTables):
         """Put into `tree` the micro-moves of `face` after which two micro-moves complete the
         turn (`rest`: the two dice left); return the complete turns they add.
 
-        With two dice of different types, or two pawn dice, such a node depends only on the
-        squares in the zone of the pieces of `rest`'s types (their lines, or their steps and
-        captures for pawns; `zone`): who stands there, the kings among them, and where those
+        With two dice of different types, or two pawn, knight or king dice, such a node
+        depends only on the squares in the zone of the pieces of `rest`'s types (their lines,
+        or their steps and captures for pawns; `zone`): who stands there, the kings among them, and where those
         pieces are. Two micro-moves that leave all of that alike lead to equal nodes, so the
         second one shares the first one's node."""
         white = self.white

@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .movegen import ALL, EP, KING, PAWN, ROOK, US, State
+from .movegen import ALL, EP, KING, PAWN, ROOK, US, State, bits
 from .spending import Dice
 
 def _lines(square: int, diagonal: bool, straight: bool) -> int:
@@ -39,14 +39,24 @@ def pawn_zone(own: int, white: bool) -> int:
 
 
 def zone(state: State, rest: Dice, white: bool) -> int | None:
-    """The squares a node with two dice of different types `rest` left depends on (see
+    """The squares a node with two dice `rest` left depends on (see
     `TurnSearch.above_nodes`), or None where it is not worth it or not that simple: the
-    same type twice other than pawns (a piece moving twice reaches squares off its lines), or
+    same slider type twice (a piece moving twice reaches squares off its lines), or
     en-passant targets. A pawn that can promote adds the lines of the other die's type from
     the squares it can promote on."""
     first, second = rest
     us = state[US]
     if first == second:
+        if first == movegen.KNIGHT or first == KING:
+            # Two moves of a stepper: the second may start from any square the first reaches.
+            steps = ZONES[first]
+            near = 0
+            for square in bits(state[first] & us):
+                near |= steps[square]
+            squares = 0
+            for square in bits(near):
+                squares |= steps[square]
+            return squares
         if first != PAWN or state[EP]:
             return None
         # Two pawn moves: the second pawn move may start from any square the first reaches,
