@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .leaves import LEAF, LeafTables, MoveTree, insert, runs
+from .leaves import LEAF, LeafTables, MoveTree, insert
 from .movegen import (
     ALL,
     ATTACKS,
@@ -19,6 +19,7 @@ from .movegen import (
     bits,
     capture_key,
     moves,
+    piece_names,
     push_key,
 )
 from .zones import pawn_attackers
@@ -54,7 +55,20 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
     pawn_leaves = tables.pawn_leaves
     unmoved_leaf = None
     turns = 0
-    for low, targets, run in runs(state[face] & us, ATTACKS[face], occupied, free):
+    names = movegen._NAMES
+    attack_mover = ATTACKS[face]
+    mover = state[face] & us
+    while mover:
+        low = mover & -mover
+        mover ^= low
+        f = low.bit_length() - 1
+        targets = attack_mover(f, occupied) & free
+        if not targets:
+            continue
+        part = targets << 6 | f
+        run = names.get(part)
+        if run is None:
+            run = piece_names(part)
         if low & steps:  # it stands in a pawn's way: leaving lets it step
             pushes_after = push_key(own, occupied ^ low, white)
             leaf = pawn_leaves.get((pushes_after,) + captures)

@@ -12,7 +12,15 @@ from . import movegen
 from .leaves import LEAF, LeafTables, MoveTree
 from .movegen import ATTACKS, CASTLING, EP, KING, PAWN, ROOK, THEM, US, State, advance, moves
 from .pawns import above_pawn_leaves, above_pawn_leaves_after_pawn
-from .pieces import NO_PIECE, above_many_pieces, above_moving, above_per_move, above_pieces
+from .pieces import (
+    NO_PIECE,
+    above_many_pieces,
+    above_one_moving,
+    above_one_per_move,
+    above_pieces,
+    above_two_moving,
+    above_two_per_move,
+)
 from .spending import FACES, SPEND, Dice, castles, castling_rest
 from .zones import zone
 
@@ -182,12 +190,17 @@ class TurnSearch(LeafTables):
                 attack = ATTACKS[last]
                 first = (own ^ others).bit_length() - 1
                 second = others.bit_length() - 1 if others else NO_PIECE
-                if face == last:
-                    turns += above_moving(self, state, first, second, attack, tree)
-                elif face != PAWN:
+                if face != last and face != PAWN:
                     turns += above_pieces(self, state, face, first, second, attack, tree)
+                elif face == last:
+                    if others:
+                        turns += above_two_moving(self, state, first, second, attack, tree)
+                    else:
+                        turns += above_one_moving(self, state, first, attack, tree)
+                elif others:
+                    turns += above_two_per_move(self, state, face, rest, first, second, attack, tree)
                 else:
-                    turns += above_per_move(self, state, face, rest, first, second, attack, tree)
+                    turns += above_one_per_move(self, state, face, rest, first, attack, tree)
             else:
                 turns += above_many_pieces(self, state, face, rest, tree)
         if state[CASTLING] and castling_rest(dice) is not None:
