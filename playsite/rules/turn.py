@@ -12,9 +12,12 @@ import chess
 from . import movegen
 from .dfen import format_dfen
 from .ending import Termination
+from .leaves import MoveTree
 from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US
 from .position import NO_PROGRESS_LIMIT, Position
-from .tree import _SPEND, MoveTree, _TurnSearch, legal_tree, max_dice, state_of
+from .search import TurnSearch
+from .spending import SPEND
+from .tree import legal_tree, max_dice, state_of
 
 _UCI_SHAPE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 
@@ -77,9 +80,9 @@ class _Turn:
         self.king_captured = bool(self.state[KING] & self.state[THEM] & BB[t])
         self.state, captured, created = movegen.play(self.state, piece_type, f, t, promotion, self.white)
         self.created_ep |= created
-        self.dice = _SPEND[self.dice, piece_type]
+        self.dice = SPEND[self.dice, piece_type]
         if castles:
-            self.dice = _SPEND[self.dice, ROOK]
+            self.dice = SPEND[self.dice, ROOK]
         if captured or piece_type == PAWN:
             self.halfmove = 0
         else:
@@ -158,7 +161,7 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
         spent = len(position.dice) - len(turn.dice)
         longest = max_dice(position)
         missing = longest - spent
-        if spent + _TurnSearch(turn.white).max_spend(turn.state, turn.dice) < longest:
+        if spent + TurnSearch(turn.white).max_spend(turn.state, turn.dice) < longest:
             reject(
                 f"turn stops after {spent} of {longest} dice; after {moves[-1]} only a king "
                 "capture can complete it"
