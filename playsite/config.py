@@ -115,6 +115,8 @@ class Settings:
     generation less often (gcwatch)."""
     gc_full_interval_s: int = 1800
     """Seconds between full collections (frozen objects included) once tuned (0: never)."""
+    heap_trim_interval_s: int = 60
+    """Seconds between two trims of the C heap (heaptrim: free pages back to the system; 0: never)."""
     tree_workers: int = 0
     """Worker processes computing legal-move trees (rooms/trees.py); 0: in the serving process.
     From the environment the default is one per core beyond the first, at most 4."""
@@ -241,6 +243,7 @@ _FIELDS = {
     "PLAY_MEMORY_FINISHED_KEPT": "memory_finished_kept",
     "PLAY_GC_TUNING": "gc_tuning",
     "PLAY_GC_FULL_INTERVAL_S": "gc_full_interval_s",
+    "PLAY_HEAP_TRIM_INTERVAL_S": "heap_trim_interval_s",
     "PLAY_SEND_BUFFER_BYTES": "send_buffer_bytes",
     "PLAY_SEND_STALL_TIMEOUT_S": "send_stall_timeout_s",
     "PLAY_TREE_WORKERS": "tree_workers",
@@ -452,6 +455,7 @@ class _Reader:
             memory_finished_kept=self.integer("PLAY_MEMORY_FINISHED_KEPT", 10_000, 100, 10_000_000),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
             gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 1800, 0, 86_400),
+            heap_trim_interval_s=self.integer("PLAY_HEAP_TRIM_INTERVAL_S", 60, 0, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             send_stall_timeout_s=self.integer("PLAY_SEND_STALL_TIMEOUT_S", 30, 1, 3600),
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),

@@ -119,6 +119,11 @@ class ServiceCollector:
             "playsite_gc_full_collections", "Periodic full collections (PLAY_GC_FULL_INTERVAL_S).",
             value=self.gc_watch.full_collections,
         )
+        heap = self.services.heap_trim
+        yield _histogram("playsite_heap_trim_seconds", "Pauses of the C heap's trims (PLAY_HEAP_TRIM_INTERVAL_S).", heap.pauses)
+        yield CounterMetricFamily(
+            "playsite_heap_trimmed_bytes", "What RSS fell by across the C heap's trims.", value=heap.trimmed_bytes
+        )
         loop = self.services.loop_watch
         yield _histogram("playsite_event_loop_lag_seconds", "How late the event loop woke a task due at a deadline.", loop.lags)
         yield GaugeMetricFamily(

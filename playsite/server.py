@@ -21,8 +21,6 @@ from hypercorn.typing import ASGIFramework
 
 from playsite.app import create_app
 from playsite.config import Settings
-from playsite.gcwatch import GcWatch
-from playsite.loopwatch import LoopWatch
 from playsite.openfiles import raise_to_hard_limit
 from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
@@ -67,7 +65,7 @@ async def serve(
     raised = f" (raised from {before})" if now != before else ""
     print(f"playsite: open files limit {now}{raised}: at most that many sockets and database connections",
           file=sys.stderr, flush=True)
-    after_boot = _AfterBoot(task_status, settings, services.gc_watch, services.loop_watch)
+    after_boot = _AfterBoot(task_status, settings, services)
     await run_http(wrap(app) if wrap is not None else app, settings, shutdown, task_status=after_boot)
 
 
@@ -119,20 +117,18 @@ class _Config(HypercornConfig):
 class _AfterBoot(trio.TaskStatus[list[str]]):
     """Once the port is open, everything boot allocated stays for the process's life: tune
     the garbage collector then (`gcwatch`), start watching the event loop's lag
-    (`loopwatch`), and tell whoever started us."""
+    (`loopwatch`) and trimming the C heap (`heaptrim`), and tell whoever started us."""
 
-    def __init__(
-        self, task_status: trio.TaskStatus[list[str]], settings: Settings, gc_watch: GcWatch, loop_watch: LoopWatch
-    ):
+    def __init__(self, task_status: trio.TaskStatus[list[str]], settings: Settings, services: Services):
         self.task_status = task_status
         self.settings = settings
-        self.gc_watch = gc_watch
-        self.loop_watch = loop_watch
+        self.services = services
 
     def started(self, value: list[str]) -> None:
         if self.settings.gc_tuning:
-            self.gc_watch.tune()
-        self.loop_watch.arm()
+            self.services.gc_watch.tune()
+        self.services.loop_watch.arm()
+        self.services.heap_trim.arm()
         self.task_status.started(value)
 
 

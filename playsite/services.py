@@ -31,6 +31,7 @@ from playsite.house.players import HouseBots
 from playsite.http.origin import OriginPolicy
 from playsite.lobby.service import Lobby
 from playsite.lobby.wake import Wakes
+from playsite.heaptrim import HeapTrim, run_heap_trim
 from playsite.loopwatch import LoopWatch, run_loop_watch
 from playsite.ratings.batch import run_rating_batch
 from playsite.ratings.book import RatingBook
@@ -97,6 +98,8 @@ class Services:
     """Pauses of the garbage collector, timed while the services run."""
     loop_watch: LoopWatch
     """How late the event loop wakes up (its lag), measured while the services run."""
+    heap_trim: HeapTrim
+    """The C heap's free pages given back to the system, once serving (PLAY_HEAP_TRIM_INTERVAL_S)."""
 
 
 async def boot(
@@ -112,6 +115,7 @@ async def boot(
     purpose, dice from fixed seeds)."""
     gc_watch = await nursery.start(run_gc_watch, settings.gc_full_interval_s)
     loop_watch = await nursery.start(run_loop_watch)
+    heap_trim = await nursery.start(run_heap_trim, settings.heap_trim_interval_s)
     if store is None:
         store = await nursery.start(run_store, settings)
     # The one place that asks "is this PostgreSQL?": everything else is handed `database`.
@@ -235,6 +239,7 @@ async def boot(
         revision=git_revision(),
         gc_watch=gc_watch,
         loop_watch=loop_watch,
+        heap_trim=heap_trim,
     )
 
 

@@ -66,6 +66,8 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert ("playsite_gc_pause_seconds_count", (("generation", "2"),)) in found
         assert ("process_resident_memory_bytes", ()) in found
         assert ("playsite_gc_full_collections_total", ()) in found
+        assert found[("playsite_heap_trim_seconds_count", ())] == 0, "no trim before the port opens"
+        assert ("playsite_heap_trimmed_bytes_total", ()) in found
         del subscribers
 
 
