@@ -113,8 +113,9 @@ class Settings:
     gc_tuning: bool = True
     """Freeze what boot allocated and what survives each collection, collect the youngest
     generation less often (gcwatch)."""
-    gc_full_interval_s: int = 1800
-    """Seconds between full collections (frozen objects included) once tuned (0: never)."""
+    gc_full_interval_s: int = 0
+    """Seconds between full collections (frozen objects included) once tuned (0: never, the
+    default: steady state makes no reference cycles, and the tests hold it to none)."""
     heap_trim_interval_s: int = 60
     """Seconds between two trims of the C heap (heaptrim: free pages back to the system; 0: never)."""
     tree_workers: int = 0
@@ -454,7 +455,7 @@ class _Reader:
             secrets_key_previous=self.key("PLAY_SECRETS_KEY_PREVIOUS"),
             memory_finished_kept=self.integer("PLAY_MEMORY_FINISHED_KEPT", 10_000, 100, 10_000_000),
             gc_tuning=self.flag("PLAY_GC_TUNING", True),
-            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 1800, 0, 86_400),
+            gc_full_interval_s=self.integer("PLAY_GC_FULL_INTERVAL_S", 0, 0, 86_400),
             heap_trim_interval_s=self.integer("PLAY_HEAP_TRIM_INTERVAL_S", 60, 0, 86_400),
             send_buffer_bytes=self.integer("PLAY_SEND_BUFFER_BYTES", 0, 0, 64 * 1024 * 1024),
             send_stall_timeout_s=self.integer("PLAY_SEND_STALL_TIMEOUT_S", 30, 1, 3600),

@@ -12,9 +12,9 @@ from playsite.config import Settings
 from playsite.gcwatch import YOUNG_PERIOD_S, run_gc_watch
 
 
-def test_zero_is_a_valid_interval():
-    assert Settings.from_environ({"PLAY_GC_FULL_INTERVAL_S": "0"}).gc_full_interval_s == 0
-    assert Settings.from_environ({}).gc_full_interval_s == 1800
+def test_never_is_the_default_and_an_interval_can_be_set():
+    assert Settings.from_environ({}).gc_full_interval_s == 0
+    assert Settings.from_environ({"PLAY_GC_FULL_INTERVAL_S": "1800"}).gc_full_interval_s == 1800
 
 
 async def test_an_interval_of_zero_never_runs_a_full_collection(autojump_clock):
