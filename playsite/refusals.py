@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+READ_TIMEOUT_S = 3
+"""How long a request waits on a read of the store: past it, the read is refused
+`temporarily_unavailable` (a store that does not answer is unavailable, not broken)."""
+
 
 class Refused(Exception):
     """A domain's refusal: `code` (stable, snake_case), `message` (a sentence), `state` (what

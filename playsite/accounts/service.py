@@ -31,15 +31,12 @@ from playsite.accounts.sessions import Sessions
 from playsite.config import Settings
 from playsite.credentials import Credentials, SessionBoundary
 from playsite.principals import canonical_uuid
-from playsite.refusals import Refused
+from playsite.refusals import READ_TIMEOUT_S, Refused
 from playsite.store.database import Database
 
 log = logging.getLogger("playsite.accounts")
 
 CALLBACK_PATH = "/auth/callback"
-READ_TIMEOUT_S = 3
-"""A request waits this long for the accounts table, then is refused `temporarily_unavailable`
-(as every store read a request waits on, `playsite.http.errors.READ_TIMEOUT_S`)."""
 T = TypeVar("T")
 
 

@@ -24,11 +24,11 @@ from playsite.bots.directory import (
 from playsite.bots.refusals import BOT_API_STATUSES
 from playsite.http.auth import calling_bot, client_address
 from playsite.http.bodies import json_object
-from playsite.http.errors import READ_TIMEOUT_S, RouteFamily, invalid_request, temporarily_unavailable
+from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
 from playsite.ratings.book import RatingBook
-from playsite.refusals import Refused
+from playsite.refusals import READ_TIMEOUT_S, Refused
 from playsite.rooms.registry import Registry
 from playsite.store.database import DatabaseUnavailable
 

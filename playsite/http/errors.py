@@ -17,15 +17,13 @@ import attrs
 import trio
 from quart import Blueprint, Response, current_app, has_request_context, request, websocket
 
-from playsite.refusals import Refused
+from playsite.refusals import READ_TIMEOUT_S, Refused
 from playsite.wire.text import compact_json
 
 log = logging.getLogger("playsite.http")
 
 RETRY_AFTER_S = 5
 """Retry-After of a 503 `temporarily_unavailable`: the store is expected back soon."""
-READ_TIMEOUT_S = 3
-"""A read a request waits on (the store) that takes longer is answered 503 with Retry-After."""
 CLOSE = {"Connection": "close"}
 T = TypeVar("T")
 

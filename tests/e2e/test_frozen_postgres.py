@@ -13,7 +13,7 @@ import psycopg
 import pytest
 import trio
 
-from playsite.http.errors import READ_TIMEOUT_S
+from playsite.refusals import READ_TIMEOUT_S
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
 from tests.support.client import create_game, table
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)

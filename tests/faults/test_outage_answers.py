@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from playsite.http.errors import READ_TIMEOUT_S
+from playsite.refusals import READ_TIMEOUT_S
 from tests.support.frozen_postgres import frozen
 
 pytestmark = pytest.mark.postgres
