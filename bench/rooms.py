@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from playsite.dice import SystemSeedSource  # noqa: E402
+from playsite.heaptrim import resident_bytes  # noqa: E402
 from playsite.rooms.admission import Admission, Purpose  # noqa: E402
 from playsite.rooms.fanout import QueueSubscriber  # noqa: E402
 from playsite.rooms.intents import Attach, PlayerCommand  # noqa: E402
@@ -90,8 +91,9 @@ class GameSlot:
 
 
 def rss_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    rss = resident_bytes()
+    assert rss is not None, "this benchmark reads its RSS from /proc (Linux)"
+    return rss
 
 
 def seat_setup() -> SeatSetup:

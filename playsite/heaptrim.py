@@ -58,8 +58,6 @@ def resident_bytes() -> int | None:
 
 @attrs.define
 class HeapTrim:
-    available: bool = MALLOC_TRIM is not None
-    """False where the C library cannot trim its heap: the task then never runs a trim."""
     pauses: Histogram = attrs.field(factory=lambda: Histogram(PAUSE_BUCKETS_S))
     trimmed_bytes: int = 0
     """What RSS fell by across the trims, in bytes (a trim during which RSS rose counts 0)."""
@@ -89,7 +87,7 @@ async def run_heap_trim(
     """Until cancelled, once armed: trim the C heap every `interval_s` (0: never)."""
     heap = HeapTrim()
     task_status.started(heap)
-    if interval_s <= 0 or not heap.available:
+    if interval_s <= 0 or MALLOC_TRIM is None:
         return
 
     async def trim() -> None:

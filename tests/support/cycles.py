@@ -8,9 +8,10 @@ counting), which neither saves it nor counts it in `gc.collect()`'s answer. So t
 every collection frees are counted as well, by their identities before and after it.
 
 An object that refers to nothing the collector tracks is left out of that count: it can be in
-no cycle, and a cycle that freed it is counted by its own members. This also keeps out what
-another thread of the test process (a proxy, a receiver, a pool) frees meanwhile, which is
-mostly such leaves: a `urllib.parse.SplitResult` of strings, say."""
+no cycle, and a cycle that freed it is counted by its own members (CI once counted 6
+`urllib.parse.SplitResult`s of strings, freed by something other than the collection). And a
+measurement during which a thread of the test process ended is taken again: the thread frees
+its own objects meanwhile (trio's thread cache retires a worker left idle for 10 s)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ import collections
 import gc
 import threading
 import types
-import weakref
 from collections.abc import Awaitable, Callable
 
 import attrs
@@ -43,13 +43,9 @@ def _tracked() -> dict[int, str]:
     tracked until it is freed: a collection untracks some tuples and dicts)."""
     found = {}
     for o in gc.get_objects():  # a loop, not a comprehension: that would be a function of its own
-        if not _may_be_untracked(o) and not _a_leaf(o) and not isinstance(o, weakref.ref):
+        if not _may_be_untracked(o) and not _a_leaf(o):
             found[id(o)] = _name(o)
     return found
-
-
-# A weak reference is left out too: it goes when what it watches goes (a WeakSet's callback
-# drops it), and that object's own cycle is counted.
 
 
 def _a_leaf(o: object) -> bool:
@@ -111,34 +107,9 @@ async def _measure(case: Callable[[], Awaitable[object]]) -> list[object]:
     await trio.testing.wait_all_tasks_blocked(cushion=QUIET_S)
     before = _tracked()
     gc.collect()
-    saved = _without_threads(list(gc.garbage))
+    saved = list(gc.garbage)
     remaining = {id(o) for o in gc.get_objects()}
     return saved + [Freed(kind) for key, kind in before.items() if key not in remaining]
-
-
-def _without_threads(saved: list[object]) -> list[object]:
-    """`saved` but the cycles that hold a thread object: the case runs on the event loop and
-    starts no thread of its own, while trio's thread cache starts and retires its workers on
-    their own schedule (a worker left idle by an earlier test may go during the case). Cycles
-    are told apart as the groups of saved objects that refer to one another."""
-    index = {id(o): i for i, o in enumerate(saved)}
-    group = list(range(len(saved)))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    for i, o in enumerate(saved):
-        # A weak reference does not show its referent to the collector: join them here.
-        referents = [*gc.get_referents(o), o()] if isinstance(o, weakref.ref) else gc.get_referents(o)
-        for referent in referents:
-            j = index.get(id(referent))
-            if j is not None:
-                group[root(i)] = root(j)
-    threads = {root(i) for i, o in enumerate(saved) if isinstance(o, threading.Thread)}
-    return [o for i, o in enumerate(saved) if root(i) not in threads]
 
 
 def described(garbage: list[object]) -> str:
