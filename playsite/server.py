@@ -24,6 +24,7 @@ from playsite.config import Settings
 from playsite.openfiles import raise_to_hard_limit
 from playsite.http import cycles, wsbatch
 from playsite.http.asgi import finish_sends
+from playsite.http.listening import accept_queues
 from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import Services, boot
 from playsite.wire import MAX_COMMAND_BYTES
@@ -105,6 +106,12 @@ class _Config(HypercornConfig):
 
     def create_sockets(self) -> Sockets:
         sockets = super().create_sockets()
+        # Each plain TCP address gets several accept queues (http/listening.py); hypercorn's
+        # socket, bound first, proved the address free.
+        insecure: list[socket.socket] = []
+        for sock in sockets.insecure_sockets:
+            insecure += accept_queues(sock) if sock.family in (socket.AF_INET, socket.AF_INET6) else [sock]
+        sockets.insecure_sockets = insecure
         for sock in (*sockets.secure_sockets, *sockets.insecure_sockets):
             if sock.family not in (socket.AF_INET, socket.AF_INET6):
                 continue
@@ -133,12 +140,14 @@ class _AfterBoot(trio.TaskStatus[list[str]]):
 
 
 class _Announce(trio.TaskStatus[list[str]]):
-    """Pass hypercorn's bound addresses on, printing them for operators and tests."""
+    """Pass hypercorn's bound addresses on, each once (an address has several listening
+    sockets: http/listening.py), printing them for operators and tests."""
 
     def __init__(self, task_status: trio.TaskStatus[list[str]]):
         self.task_status = task_status
 
-    def started(self, binds: list[str]) -> None:
+    def started(self, value: list[str]) -> None:
+        binds = list(dict.fromkeys(value))
         for bind in binds:
             print(f"playsite: listening on {bind}", file=sys.stderr, flush=True)
         self.task_status.started(binds)

@@ -10,6 +10,7 @@ import httpx
 import psycopg
 import pytest
 
+from playsite.http.listening import ACCEPT_QUEUES
 from playsite.store.migrations import apply_pending, load_migrations
 
 
@@ -41,6 +42,30 @@ def test_a_second_signal_during_shutdown_still_exits_cleanly(serve):
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(15) == 0
     assert "Traceback" not in server.output()
+
+
+def _listening_sockets(port: int) -> int:
+    """Sockets in the LISTEN state on `port` of 127.0.0.1 (/proc/net/tcp: local address in hex,
+    state 0A)."""
+    local = f"0100007F:{port:04X}"
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1] == local and row.split()[3] == "0A")
+
+
+def test_serve_listens_with_several_accept_queues_and_refuses_a_second_server_on_its_port(serve):
+    server = serve()
+    assert _listening_sockets(server.port) == ACCEPT_QUEUES
+    assert server.output().count("playsite: listening on") == 1
+    with pytest.raises(RuntimeError) as caught:
+        serve({"PLAY_PORT": str(server.port)})
+    assert "server exited with 3" in str(caught.value)
+    assert f"playsite: cannot listen on 127.0.0.1:{server.port}: Address already in use" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+    # The first server still holds every queue, and answers.
+    assert _listening_sockets(server.port) == ACCEPT_QUEUES
+    assert httpx.get(f"{server.base_url}/health", timeout=10).status_code == 200
+    assert server.stop() == 0
+    assert _listening_sockets(server.port) == 0
 
 
 def test_serve_raises_its_open_files_limit_to_the_hard_limit(serve):
