@@ -87,7 +87,14 @@ async def run_http(
     # A command is at most MAX_COMMAND_BYTES; a bigger frame is refused with an Error frame,
     # one over twice that closes the socket (1009) instead of being buffered (default 16 MiB).
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
-    await hypercorn_serve(wsbatch.expose(finish_sends(app)), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status))
+    once = _RunningOnOnce()
+    config.errorlog.addFilter(once)
+    try:
+        await hypercorn_serve(
+            wsbatch.expose(finish_sends(app)), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status)
+        )
+    finally:
+        config.errorlog.removeFilter(once)
 
 
 class _Config(HypercornConfig):
@@ -119,6 +126,24 @@ class _Config(HypercornConfig):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_bytes)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, self.send_stall_timeout_s * 1000)
         return sockets
+
+
+class _RunningOnOnce(logging.Filter):
+    """hypercorn logs "Running on <address>" for each listening socket: an address has
+    several (http/listening.py), and it is said once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith("Running on "):
+            return True
+        if message in self.said:
+            return False
+        self.said.add(message)
+        return True
 
 
 class _AfterBoot(trio.TaskStatus[list[str]]):

@@ -56,6 +56,7 @@ def test_serve_listens_with_several_accept_queues_and_refuses_a_second_server_on
     server = serve()
     assert _listening_sockets(server.port) == ACCEPT_QUEUES
     assert server.output().count("playsite: listening on") == 1
+    assert server.output().count(f"Running on http://127.0.0.1:{server.port}") == 1  # hypercorn's, once
     with pytest.raises(RuntimeError) as caught:
         serve({"PLAY_PORT": str(server.port)})
     assert "server exited with 3" in str(caught.value)
