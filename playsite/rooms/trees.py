@@ -27,8 +27,13 @@ from playsite.wire import LegalMoves, MoveTree
 
 log = logging.getLogger(__name__)
 
-INLINE_TREE_MAX_TURNS = 2000
-"""Above this many complete turns, inline copies of the tree are null (GET .../moves has it)."""
+INLINE_TREE_MAX_BYTES = 48 * 1024
+"""Above this many bytes of compact JSON, inline copies of the tree are null (GET .../moves has
+it). Under it, an ndjson line holding the tree stays under the 64 KiB a line reader often
+allows (asyncio's default), and a frame far under any WebSocket client's limit. 3.4% of the
+rules corpus's rolls are over it. The cap was 2,000 complete turns before (25 KB at most):
+14.8% of the rolls were over that, and each cost its player a round trip before moving and the
+server an HTTP request, more than the frame would have (docs/performance.md)."""
 BATCH_MAX = 64
 """Trees one worker takes at once."""
 BATCH_TIMEOUT_S = 2.0
@@ -52,7 +57,7 @@ class PackedTree:
     """Complete turns (root-to-leaf paths); 0 for a roll without legal moves."""
     pickled: bytes
     inline_json: bytes | None
-    """The tree as compact JSON, or None above INLINE_TREE_MAX_TURNS turns."""
+    """The tree as compact JSON, or None above INLINE_TREE_MAX_BYTES."""
 
     def unpack(self) -> MoveTree:
         tree: MoveTree = pickle.loads(self.pickled)  # bytes this process or its own workers made
@@ -73,7 +78,9 @@ class PackedTree:
 def pack(position: Position) -> PackedTree:
     """The legal-move tree of `position` (dice pending), packed."""
     tree, turns = legal_tree_and_turns(position)
-    inline_json = orjson.dumps(tree) if turns <= INLINE_TREE_MAX_TURNS else None
+    inline_json: bytes | None = orjson.dumps(tree)
+    if len(inline_json) > INLINE_TREE_MAX_BYTES:
+        inline_json = None
     return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
 
 

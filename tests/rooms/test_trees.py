@@ -16,7 +16,7 @@ import trio.testing
 
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
-from playsite.rooms.trees import INLINE_TREE_MAX_TURNS, PackedTree, TreePool, Trees, pack
+from playsite.rooms.trees import INLINE_TREE_MAX_BYTES, PackedTree, TreePool, Trees, pack
 from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
 from tests.support.rooms import attach, play_randomly, room_setup, running_registry
@@ -109,9 +109,15 @@ def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
     assert orjson.loads(packed.json()) == tree
     assert orjson.dumps({"legalMoves": packed.inline()}) == orjson.dumps({"legalMoves": tree})
     assert pack(parse_dfen(START_DFEN).with_dice((3, 4, 5))).inline() == {}
-    big = next((p for p in positions(400, seed=4) if expected(p)[1] > INLINE_TREE_MAX_TURNS), None)
+    sample = positions(400, seed=4)
+    size = {id(p): len(orjson.dumps(expected(p)[0])) for p in sample}
+    big = next((p for p in sample if size[id(p)] > INLINE_TREE_MAX_BYTES), None)
     assert big is not None, "the sample has a tree over the inline cap"
     assert pack(big).inline() is None and orjson.loads(pack(big).json()) == expected(big)[0]
+    # Up to the cap in bytes, however many turns: more than the 2,000 turns of the cap before.
+    near = max((p for p in sample if size[id(p)] <= INLINE_TREE_MAX_BYTES), key=lambda p: size[id(p)])
+    assert expected(near)[1] > 2000
+    assert orjson.dumps({"legalMoves": pack(near).inline()}) == orjson.dumps({"legalMoves": expected(near)[0]})
 
 
 async def test_trees_asked_together_go_to_a_worker_as_one_batch():
