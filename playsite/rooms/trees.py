@@ -78,9 +78,8 @@ class PackedTree:
 def pack(position: Position) -> PackedTree:
     """The legal-move tree of `position` (dice pending), packed."""
     tree, turns = legal_tree_and_turns(position)
-    inline_json: bytes | None = orjson.dumps(tree)
-    if len(inline_json) > INLINE_TREE_MAX_BYTES:
-        inline_json = None
+    data = orjson.dumps(tree)
+    inline_json = data if len(data) <= INLINE_TREE_MAX_BYTES else None
     return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
 
 

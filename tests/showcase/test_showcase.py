@@ -467,6 +467,10 @@ async def test_an_ended_game_is_finishing_while_its_terminal_write_is_pending_an
         _, won, _ = await t.claim(str(uuid.uuid4()))
         room = t.services.registry.get(won["gameId"])
         seat = next(s for s, state in room.game.seats.items() if state.principal.startswith("guest:"))
+        # The claim answers before the room's next write (its roll) commits: freezing the
+        # database under that write would hold the resignation behind it.
+        stored = lambda: sql(migrated_url, "SELECT version FROM games WHERE id = %s", (won["gameId"],))  # noqa: E731
+        await wait_until(lambda: stored() == [(room.version,)], "the room's writes to commit before the freeze", 10)
         with frozen(pg_cluster):
             await room.send(PlayerCommand(seat, Resign()))
             await wait_until(lambda: room.ended, "the room to end the game in memory", 10)
