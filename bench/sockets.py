@@ -190,8 +190,7 @@ def label_of(args: list[str], s: dict, store: str) -> str:
     pool = {"0": ", no tree workers", "0 (default)": ", no tree workers (default)", "1": ", one tree worker"}.get(
         workers, f", {workers} tree workers"
     )
-    rate = args[args.index("--connect-rate") + 1] if "--connect-rate" in args else "all at once"
-    arriving = f"{rate} games/s" if rate != "all at once" else rate
+    arriving = f"{args[args.index('--connect-rate') + 1]} games/s" if "--connect-rate" in args else "all at once"
     return (
         f"{store}: {s['games']:,} games x {s['sockets'] // s['games']} sockets, think {s['think_s']:g} s,"
         f" arriving {arriving}{pool}"

@@ -20,9 +20,9 @@ from __future__ import annotations
 import socket
 
 ACCEPT_QUEUES = 8
-"""Listening sockets on the port (at 3,000 games x 5 sockets arriving at 500 sockets a second
-on 2 cores: set-up 219.7 s with 137 sockets broken on one socket, 1 queue; see
-bench/results/sockets.md for the figures with this many)."""
+"""Listening sockets on the port. 3,000 games x 5 sockets arriving at 500 sockets a second on
+2 cores: with one, not all set up within loadgen's 180 s timeout (129-384 sockets broken); with
+8, set up in 56-59 s without an error (bench/results/sockets.md, "Arrivals")."""
 
 
 def accept_queues(probe: socket.socket, count: int = ACCEPT_QUEUES) -> list[socket.socket]:

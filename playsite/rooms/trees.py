@@ -34,6 +34,10 @@ allows (asyncio's default), and a frame far under any WebSocket client's limit. 
 rules corpus's rolls are over it. The cap was 2,000 complete turns before (25 KB at most):
 14.8% of the rolls were over that, and each cost its player a round trip before moving and the
 server an HTTP request, more than the frame would have (docs/performance.md)."""
+LEAF_JSON_BYTES_MIN = len('"a1b2":{}')
+"""Each complete turn ends in one leaf entry of the tree's JSON, at least this long: a tree of
+more than INLINE_TREE_MAX_BYTES // LEAF_JSON_BYTES_MIN turns cannot be inlined, and is not
+encoded to find that out (a rare roll has hundreds of thousands of turns)."""
 BATCH_MAX = 64
 """Trees one worker takes at once."""
 BATCH_TIMEOUT_S = 2.0
@@ -78,8 +82,10 @@ class PackedTree:
 def pack(position: Position) -> PackedTree:
     """The legal-move tree of `position` (dice pending), packed."""
     tree, turns = legal_tree_and_turns(position)
-    data = orjson.dumps(tree)
-    inline_json = data if len(data) <= INLINE_TREE_MAX_BYTES else None
+    inline_json = None
+    if turns * LEAF_JSON_BYTES_MIN <= INLINE_TREE_MAX_BYTES:
+        data = orjson.dumps(tree)
+        inline_json = data if len(data) <= INLINE_TREE_MAX_BYTES else None
     return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
 
 

@@ -16,7 +16,7 @@ import trio.testing
 
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
-from playsite.rooms.trees import INLINE_TREE_MAX_BYTES, PackedTree, TreePool, Trees, pack
+from playsite.rooms.trees import INLINE_TREE_MAX_BYTES, LEAF_JSON_BYTES_MIN, PackedTree, TreePool, Trees, pack
 from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
 from tests.support.rooms import attach, play_randomly, room_setup, running_registry
@@ -111,6 +111,8 @@ def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
     assert pack(parse_dfen(START_DFEN).with_dice((3, 4, 5))).inline() == {}
     sample = positions(400, seed=4)
     size = {id(p): len(orjson.dumps(expected(p)[0])) for p in sample}
+    # What lets pack skip encoding a tree too many turns long to fit: each turn's leaf entry.
+    assert all(size[id(p)] >= LEAF_JSON_BYTES_MIN * expected(p)[1] for p in sample)
     big = next((p for p in sample if size[id(p)] > INLINE_TREE_MAX_BYTES), None)
     assert big is not None, "the sample has a tree over the inline cap"
     assert pack(big).inline() is None and orjson.loads(pack(big).json()) == expected(big)[0]
