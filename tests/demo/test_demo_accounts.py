@@ -6,8 +6,8 @@ refusals, the league filling the bots' ratings, and the root case (a demo direct
 `postgres` user cannot enter).
 
 Only the play page's stable hooks are used: `[data-square]`, `#promotion button[data-move]`,
-`#partial`, `#submit`, `#resign` (and its confirmation), `#status[data-status]`, and the
-buttons of `#rematch-slot`."""
+`#partial`, `#submit`, `#resign` (and its confirmation), `#status[data-status]`, the players'
+names (`#player-white .name`, `#player-black .name`) and the buttons of `#rematch-slot`."""
 
 from __future__ import annotations
 
@@ -104,6 +104,9 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 seat = wait_until_sync(ready, "a roll to play, on its player's page", timeout=20, interval=0.1)["activeSeat"]
                 play_turn(pages[seat], base, game_id, rng)
                 played.add(seat)
+            # alice's page opened before bob sat down: its names are read again once the game begins.
+            expect(pages["White"].locator("#player-black .name")).to_have_text("bob")
+            expect(pages["Black"].locator("#player-white .name")).to_have_text("alice")
             shot(pages["White"], "rated-game")
             if "Active" in state(base, game_id)["status"]:  # a random turn may have taken a king
                 resign(pages["White"])

@@ -47,6 +47,7 @@ const view = {
   incrementMs: 0,
   lowWarned: false,
   players: null,
+  namesBeforeStart: false, // the Snapshot came before both players sat down: names are read again at the first roll
   rated: false,
   opponentIsBot: false, // a bot's seat cannot answer a draw offer
   drawBlocked: false, // my offer was declined: no new one until the opponent offers
@@ -564,6 +565,20 @@ function showGone() {
 
 // ----- events ---------------------------------------------------------------------------------------
 
+function setPlayers(players) {
+  view.players = players || null;
+  const opponent = mine ? players?.[OTHER[mine].toLowerCase()] : null;
+  view.opponentIsBot = opponent?.kind === "Bot";
+}
+
+// The players' names from GET /games/<id>, drawn when they arrive (a failed read keeps the old ones).
+async function readPlayers() {
+  const answer = await getJson(`/games/${gameId}`).catch(() => null);
+  if (answer?.status !== 200 || !answer.body?.players) return;
+  setPlayers(answer.body.players);
+  draw();
+}
+
 function rollNotice(seat, dice) {
   return `${seat} has no legal move with ${dice.join(" ")}: turn passed.`;
 }
@@ -574,10 +589,9 @@ async function onEvent(event) {
     const state = body.state;
     view.ended = false;
     view.waiting = false;
-    view.players = state.players || null;
+    setPlayers(state.players);
+    view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
     view.rated = Boolean(state.rated);
-    const opponent = mine ? state.players?.[OTHER[mine].toLowerCase()] : null;
-    view.opponentIsBot = opponent?.kind === "Bot";
     readTimeControl(state.timeControl);
     view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
     view.pieces = parsePlacement(state.dfen);
@@ -611,6 +625,12 @@ async function onEvent(event) {
       setStatus("Waiting for the players...", "waiting-players");
     }
   } else if (kind === "DiceRolled") {
+    if (view.namesBeforeStart) {
+      // The game begins once both seats are taken: whoever sat down after this page's Snapshot
+      // has a name now (the socket's events carry none).
+      view.namesBeforeStart = false;
+      readPlayers();
+    }
     view.drawOfferFrom = null;
     setClocks(body.clocks, body.seat);
     view.dice = body.dice;
