@@ -18,6 +18,7 @@ import hmac
 import json
 import random
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -71,6 +72,17 @@ class Seen:
         return self.headers.get("idempotency-key")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """The stdlib's threaded server, silent when a client hangs up mid-exchange (tests cut the
+    server under test, or its requests time out, while an answer is held back): the stdlib
+    prints each such error's traceback from the handler's thread. Any other error still does."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class Receiver:
     """The server; a behaviour says what each request is answered (`answer`)."""
 
@@ -78,7 +90,7 @@ class Receiver:
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._scheme = "http"
         if tls is not None:
