@@ -1,0 +1,34 @@
+"""tools/tree_instructions.py, the instruction count of the trees under valgrind: a count that
+does not vary between runs, which is its whole point."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from playsite.rules import format_dfen, parse_dfen
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "tree_instructions.py"
+RICH = "r1bqk2r/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQK2R w KQkq - 0 8"
+
+
+def counts(corpus: Path) -> dict[str, float]:
+    completed = subprocess.run(
+        [sys.executable, str(TOOL), "--corpus", str(corpus)], capture_output=True, text=True, check=True, timeout=300
+    )
+    return {name: float(value) for name, value in re.findall(r"^(\w+)\s+([\d.]+) M instructions$", completed.stdout, re.M)}
+
+
+def test_the_count_is_the_same_run_after_run(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(
+        "\n".join(format_dfen(parse_dfen(RICH).with_dice(roll)) for roll in ([3, 4, 5], [2, 5, 5], [1, 1, 5])) + "\n"
+    )
+    first, again = counts(corpus), counts(corpus)
+    assert set(first) == {"cold", "largest", "warm"}
+    assert first == again  # to the hundredth of a million instructions
+    assert all(value > 0 for value in first.values())
+    assert first["largest"] < first["cold"]  # one position of the three
