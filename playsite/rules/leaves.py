@@ -66,21 +66,21 @@ class LeafTables:
     def new_leaf_of_pieces(self, key: int) -> MoveTree:
         """The leaf node of one or two pieces' moves, `key` = part1 | part2 << PAIR (the lower
         square's first; part2 = 0: one piece), in `leaves_by_part`."""
+        alone = self.leaves_by_part
         second = key >> PAIR
-        if second:
-            # Two pieces: the union of each one's own leaf (one piece's leaves are shared by
-            # many of these, and merging two dicts is cheaper than making one from names).
-            alone = self.leaves_by_part
-            first = key & PART
-            leaf1 = alone.get(first)
-            if leaf1 is None:
-                leaf1 = self.new_leaf_of_pieces(first)
-            leaf2 = alone.get(second)
-            if leaf2 is None:
-                leaf2 = self.new_leaf_of_pieces(second)
-            node = self.leaves_by_part[key] = leaf1 | leaf2
-        else:
-            node = self.leaves_by_part[key] = dict.fromkeys(piece_names(key), LEAF)
+        if not second:
+            node = alone[key] = dict.fromkeys(piece_names(key), LEAF)
+            return node
+        # Two pieces: the union of each one's own leaf (one piece's leaves are shared by many of
+        # these, and merging two dicts is cheaper than making one from names).
+        first = key & PART
+        leaf1 = alone.get(first)
+        if leaf1 is None:
+            leaf1 = alone[first] = dict.fromkeys(piece_names(first), LEAF)
+        leaf2 = alone.get(second)
+        if leaf2 is None:
+            leaf2 = alone[second] = dict.fromkeys(piece_names(second), LEAF)
+        node = alone[key] = leaf1 | leaf2
         return node
 
     def leaf_of_parts(self, parts: tuple[int, ...]) -> MoveTree:
