@@ -53,11 +53,11 @@ def _instructions(root: Path, corpus: Path, mode: str, passes: int) -> int:
     completed = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", _CHILD, str(root), str(corpus), mode, str(passes)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True,
+        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
     )
     found = re.search(r"I\s+refs:\s+([\d,]+)", completed.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind printed no instruction count:\n{completed.stderr[-2000:]}")
+    if completed.returncode != 0 or found is None:
+        raise SystemExit(f"the trees of {corpus} under {root} did not run:\n{completed.stderr[-2000:]}")
     return int(found.group(1).replace(",", ""))
 
 
@@ -67,7 +67,10 @@ def _largest(lines: list[str]) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from playsite.rules import legal_tree_and_turns, parse_dfen
 
-    ranked = sorted(lines, key=lambda line: legal_tree_and_turns(parse_dfen(line))[1])
+    try:
+        ranked = sorted(lines, key=lambda line: legal_tree_and_turns(parse_dfen(line))[1])
+    except ValueError as error:  # a line that is no DFEN, or one without dice
+        raise SystemExit(f"not a position with dice: {error}") from None
     return ranked[min(len(ranked) - 1, int(len(ranked) * (1 - LARGEST_SHARE))):]
 
 
@@ -78,7 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         raise SystemExit("tools/tree_instructions.py needs valgrind (apt-get install valgrind)")
-    lines = [line for line in args.corpus.read_text().splitlines() if line.strip()]
+    if not (args.root / "playsite" / "rules").is_dir():
+        raise SystemExit(f"{args.root} holds no playsite/rules: --root is a checkout of playsite")
+    try:
+        lines = [line for line in args.corpus.read_text().splitlines() if line.strip()]
+    except OSError as error:
+        raise SystemExit(f"cannot read the corpus: {error}") from None
+    if not lines:
+        raise SystemExit(f"{args.corpus} holds no position")
     with tempfile.TemporaryDirectory() as scratch:
         largest = Path(scratch) / "largest.txt"
         largest.write_text("\n".join(_largest(lines)) + "\n")

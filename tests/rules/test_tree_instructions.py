@@ -32,3 +32,14 @@ def test_the_count_is_the_same_run_after_run(tmp_path):
     assert first == again  # to the hundredth of a million instructions
     assert all(value > 0 for value in first.values())
     assert first["largest"] < first["cold"]  # one position of the three
+
+
+def test_a_corpus_that_is_not_positions_with_dice_is_refused_in_a_sentence(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("r1bqk2r/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQK2R w KQkq - 0 8\n")  # no dice
+    completed = subprocess.run(
+        [sys.executable, str(TOOL), "--corpus", str(corpus)], capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 1
+    assert "not a position with dice" in completed.stderr
+    assert "Traceback" not in completed.stderr
