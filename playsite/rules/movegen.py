@@ -361,9 +361,7 @@ def piece_names(part: int) -> tuple[str, ...]:
     """UCI names of one piece's moves, `part` = its targets << 6 | its square."""
     run = _NAMES.get(part)
     if run is None:
-        if len(_NAMES) >= _RUNS_MAX:  # `_remember`, inline: every leaf of a piece that moved asks
-            _NAMES.clear()
-        run = _NAMES[part] = tuple(by_rank(part >> 6, _REACH_NAMES[part & 63]))
+        run = _remember(_NAMES, part, tuple(by_rank(part >> 6, _REACH_NAMES[part & 63])))
     return run
 
 
