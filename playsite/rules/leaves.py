@@ -20,19 +20,10 @@ PAIR = 70
 PART = (1 << PAIR) - 1
 
 
-def insert(tree: MoveTree, run: tuple[str, ...], row: list[MoveTree]) -> int:
-    """tree[run[i]] = row[i] in order, for every row[i] that is `LEAF` (a king capture) or
-    not empty; return the complete turns they add. (Where no row[i] is empty, the callers
-    insert them with one update.)"""
-    turns = 0
-    for uci, subtree in zip(run, row):
-        if subtree is LEAF:
-            tree[uci] = LEAF
-            turns += 1
-        elif subtree:
-            tree[uci] = subtree
-            turns += len(subtree)
-    return turns
+def without_empty(entries: MoveTree) -> MoveTree:
+    """`entries` without the moves whose subtree is empty (nothing completes the turn after
+    them), king captures (`LEAF`) kept."""
+    return {uci: subtree for uci, subtree in entries.items() if subtree or subtree is LEAF}
 
 
 class LeafTables:

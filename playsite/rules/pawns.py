@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .leaves import LEAF, LeafTables, MoveTree, insert
+from .leaves import LEAF, LeafTables, MoveTree, without_empty
 from .movegen import (
     ALL,
     ATTACKS,
@@ -14,6 +14,7 @@ from .movegen import (
     PAWN,
     PAWN_ATTACKS,
     THEM,
+    UCI,
     US,
     State,
     bits,
@@ -51,7 +52,7 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
     # attacks, seen from the other side, show which pawns can.
     captors = [(square, attacks[square] & them) for square in bits(own & pawn_attackers(prey, white))]
     captures = tuple(capture_key(square, targets, bb_kings) for square, targets in captors)
-    touched = steps | prey
+    touched = steps | prey | bb_kings
     pawn_leaves = tables.pawn_leaves
     unmoved_leaf = None
     turns = 0
@@ -79,22 +80,24 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
             if unmoved_leaf is None:
                 unmoved_leaf = tables.pawn_leaf((pushes,) + captures)
             leaf = unmoved_leaf
-        hits = targets & (touched | bb_kings)
+        hits = targets & touched
         if not hits:
             if leaf:
                 tree.update(dict.fromkeys(run, leaf))
                 turns += len(leaf) * len(run)
             continue
-        row = [leaf] * len(run)
+        # Every move gets the pawns' leaf, then each hit its own (a dict keeps a key's place).
+        entries = dict.fromkeys(run, leaf)
         whole = len(leaf)
-        kings_taken = 0
+        turns += whole * len(run)
+        some_empty = not whole
+        named = UCI[f]
         while hits:
             to_bb = hits & -hits
             hits ^= to_bb
-            index = (targets & (to_bb - 1)).bit_count()
             if to_bb & bb_kings:
-                row[index] = LEAF  # a king capture: complete as it is
-                kings_taken += 1
+                entries[named[to_bb.bit_length() - 1]] = LEAF  # a king capture: complete as it is
+                turns += 1 - whole
                 continue
             key: tuple[int, ...] = (
                 push_key(own, (occupied | to_bb) ^ low, white) if to_bb & steps else pushes_after,
@@ -111,14 +114,11 @@ def above_pawn_leaves(tables: LeafTables, state: State, face: int, tree: MoveTre
             subtree = pawn_leaves.get(key)
             if subtree is None:
                 subtree = tables.pawn_leaf(key)
-            row[index] = subtree
+            entries[named[to_bb.bit_length() - 1]] = subtree
+            turns += len(subtree) - whole
             if not subtree:
-                whole = 0
-        if whole:
-            tree.update(zip(run, row))
-            turns += sum(map(len, row)) + kings_taken
-        else:
-            turns += insert(tree, run, row)
+                some_empty = True
+        tree.update(without_empty(entries) if some_empty else entries)
     return turns
 
 def above_pawn_leaves_after_pawn(tables: LeafTables, state: State, tree: MoveTree) -> int:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import movegen
-from .leaves import LEAF, PAIR, LeafTables, MoveTree, insert
-from .movegen import ALL, ATTACKS, BB, EP, KING, PAWN, QUEEN, THEM, US, State, advance, moves, piece_names
+from .leaves import LEAF, PAIR, LeafTables, MoveTree, without_empty
+from .movegen import ALL, ATTACKS, BB, EP, KING, PAWN, QUEEN, THEM, UCI, US, State, advance, moves, piece_names
 from .spending import Dice
 
 
@@ -136,6 +136,8 @@ def above_pieces(
     reach2 = attack(second, occupied) if second != NO_PIECE else 0
     part1 = (reach1 & free) << 6 | first
     part2 = ((reach2 & free) << 6 | second) << PAIR if reach2 else 0
+    span = reach1 | reach2
+    unmoved_hits = span | bb_kings
     leaves = tables.leaves_by_part
     unmoved_leaf = None
     turns = 0
@@ -153,9 +155,9 @@ def above_pieces(
         run = names.get(part)
         if run is None:
             run = piece_names(part)
-        occupied_after = occupied ^ low
-        us_after = us ^ low
-        if low & (reach1 | reach2):  # it stands in a last piece's way: leaving opens the line
+        if low & span:  # it stands in a last piece's way: leaving opens the line
+            occupied_after = occupied ^ low
+            us_after = us ^ low
             if low & reach1:
                 lines1 = attack(first, occupied_after)
                 default1 = (lines1 & ~us_after) << 6 | first
@@ -171,6 +173,7 @@ def above_pieces(
             leaf = leaves.get(default1 | default2)
             if leaf is None:
                 leaf = tables.new_leaf_of_pieces(default1 | default2)
+            hits = targets & (lines1 | lines2 | bb_kings)
         else:
             lines1 = reach1
             lines2 = reach2
@@ -181,38 +184,37 @@ def above_pieces(
                 if unmoved_leaf is None:
                     unmoved_leaf = tables.new_leaf_of_pieces(part1 | part2)
             leaf = unmoved_leaf
-        hits = targets & (lines1 | lines2 | bb_kings)
+            hits = targets & unmoved_hits
         if not hits:
             if leaf:
                 tree.update(dict.fromkeys(run, leaf))
                 turns += len(leaf) * len(run)
             continue
-        row = [leaf] * len(run)
+        # Every move gets the piece's leaf, then each hit its own (a dict keeps a key's place).
+        entries = dict.fromkeys(run, leaf)
         whole = len(leaf)
-        kings_taken = 0
+        turns += whole * len(run)
+        some_empty = not whole
+        named = UCI[f]
         while hits:
             to_bb = hits & -hits
             hits ^= to_bb
-            index = (targets & (to_bb - 1)).bit_count()
-            if to_bb & bb_kings:
-                row[index] = LEAF
-                kings_taken += 1
-                continue
             to = to_bb.bit_length() - 1
+            if to_bb & bb_kings:
+                entries[named[to]] = LEAF
+                turns += 1 - whole
+                continue
             key = (default1 & CUT[first][to] if lines1 & to_bb else default1) | (
                 default2 & CUT_HIGH[second][to] if lines2 & to_bb else default2
             )
             subtree = leaves.get(key)
             if subtree is None:
                 subtree = tables.new_leaf_of_pieces(key)
-            row[index] = subtree
+            entries[named[to]] = subtree
+            turns += len(subtree) - whole
             if not subtree:
-                whole = 0
-        if whole:
-            tree.update(zip(run, row))
-            turns += sum(map(len, row)) + kings_taken
-        else:
-            turns += insert(tree, run, row)
+                some_empty = True
+        tree.update(without_empty(entries) if some_empty else entries)
     return turns
 
 
@@ -236,7 +238,7 @@ def above_one_moving(
         run = piece_names(part)
     left = movegen.BB[square]
     occupied_after = occupied ^ left
-    us_after = us ^ left
+    free_after = ~(us ^ left)
     leaves = tables.leaves_by_part
     turns = 0
     for uci in run:
@@ -247,7 +249,8 @@ def above_one_moving(
             turns += 1
             continue
         t = to_bb.bit_length() - 1
-        key = (attack(t, occupied_after | to_bb) & ~(us_after | to_bb)) << 6 | t
+        # A piece's attacks from `t` neither depend on whether `t` is occupied nor include it.
+        key = (attack(t, occupied_after) & free_after) << 6 | t
         subtree = leaves.get(key)
         if subtree is None:
             subtree = tables.new_leaf_of_pieces(key)
@@ -281,7 +284,7 @@ def above_two_moving(
         other_part = (other_reach & ~us) << 6 | other
         left = movegen.BB[square]
         occupied_after = occupied ^ left
-        us_after = us ^ left
+        free_after = ~(us ^ left)
         for uci in run:
             to_bb = targets & -targets
             targets ^= to_bb
@@ -290,12 +293,11 @@ def above_two_moving(
                 turns += 1
                 continue
             t = to_bb.bit_length() - 1
-            now_occupied = occupied_after | to_bb
-            now_free = ~(us_after | to_bb)
-            arrived = (attack(t, now_occupied) & now_free) << 6 | t
+            # A piece's attacks from `t` neither depend on whether `t` is occupied nor include it.
+            arrived = (attack(t, occupied_after) & free_after) << 6 | t
             stays = other_part
             if other_reach & (left | to_bb):
-                stays = (attack(other, now_occupied) & now_free) << 6 | other
+                stays = (attack(other, occupied_after | to_bb) & free_after & ~to_bb) << 6 | other
             key = arrived | stays << PAIR if t < other else stays | arrived << PAIR
             subtree = leaves.get(key)
             if subtree is None:
