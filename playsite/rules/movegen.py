@@ -103,13 +103,13 @@ _RANK_SQUARES = [[tuple(8 * rank + i for i in range(8) if value >> i & 1) for va
 
 def by_rank(mask: int, table: Sequence[Sequence[tuple[_T, ...]]], rank: int = 0) -> list[_T]:
     """`table[rank][byte]` for each non-empty byte of `mask` (its lowest byte on `rank`), joined:
-    a bitboard read a rank at a time."""
+    a bitboard read a rank at a time. Its bytes are read from `to_bytes`, not cut off with `& 255`
+    and `>>= 8`: every operation on a bitboard over 2**30 makes a new int, and these made a
+    sixth of the trees' integer operations (2.5% of the instructions of the largest trees)."""
     out: list[_T] = []
-    while mask:
-        value = mask & 255
+    for value in mask.to_bytes((mask.bit_length() + 7) >> 3, "little"):
         if value:
             out += table[rank][value]
-        mask >>= 8
         rank += 1
     return out
 

@@ -282,9 +282,11 @@ def above_two_moving(
         if run is None:
             run = piece_names(part)
         other_part = (other_reach & ~us) << 6 | other
+        other_high = other_part << PAIR
         left = movegen.BB[square]
         occupied_after = occupied ^ left
         free_after = ~(us ^ left)
+        opened = other_reach & left  # it leaves the other's line: that one reaches further
         for uci in run:
             to_bb = targets & -targets
             targets ^= to_bb
@@ -295,10 +297,11 @@ def above_two_moving(
             t = to_bb.bit_length() - 1
             # A piece's attacks from `t` neither depend on whether `t` is occupied nor include it.
             arrived = (attack(t, occupied_after) & free_after) << 6 | t
-            stays = other_part
-            if other_reach & (left | to_bb):
+            if opened or other_reach & to_bb:
                 stays = (attack(other, occupied_after | to_bb) & free_after & ~to_bb) << 6 | other
-            key = arrived | stays << PAIR if t < other else stays | arrived << PAIR
+                key = arrived | stays << PAIR if t < other else stays | arrived << PAIR
+            else:
+                key = arrived | other_high if t < other else other_part | arrived << PAIR
             subtree = leaves.get(key)
             if subtree is None:
                 subtree = tables.new_leaf_of_pieces(key)
