@@ -185,19 +185,20 @@ class TurnSearch(LeafTables):
                     turns += self.above_leaves_by_state(state, face, rest, tree)
                 continue
             own = state[last] & us
-            others = own & (own - 1)
-            if own and not others & (others - 1):  # one or two pieces
+            count = own.bit_count()
+            if 0 < count < 3:  # one or two pieces
                 attack = ATTACKS[last]
-                first = (own ^ others).bit_length() - 1
-                second = others.bit_length() - 1 if others else NO_PIECE
+                first = (own & -own).bit_length() - 1
+                pair = count == 2
+                second = own.bit_length() - 1 if pair else NO_PIECE
                 if face != last and face != PAWN:
                     turns += above_pieces(self, state, face, first, second, attack, tree)
                 elif face == last:
-                    if others:
+                    if pair:
                         turns += above_two_moving(self, state, first, second, attack, tree)
                     else:
                         turns += above_one_moving(self, state, first, attack, tree)
-                elif others:
+                elif pair:
                     turns += above_two_per_move(self, state, face, rest, first, second, attack, tree)
                 else:
                     turns += above_one_per_move(self, state, face, rest, first, attack, tree)
