@@ -1,7 +1,8 @@
 """Where a roll's legal-move tree is computed: in a small pool of worker processes, so the
 serving process's core is left to the sockets, or in this process.
 
-The tree is pure (rules/) and the largest CPU cost of a turn (~0.7 ms mean, ~3.5 ms p99).
+The tree is pure (rules/) and the largest single CPU cost of a turn (~0.13 ms mean, ~0.47 ms
+p99 on the rules corpus: docs/rules.md).
 A room asks the pool and awaits the answer. Each worker takes every tree asked for since
 it last started, as one batch: a busy serving process wakes up to a finished batch rather
 than to one tree, so however slowly it gets round to collecting results, the workers still

@@ -105,7 +105,7 @@ def by_rank(mask: int, table: Sequence[Sequence[tuple[_T, ...]]], rank: int = 0)
     """`table[rank][byte]` for each non-empty byte of `mask` (its lowest byte on `rank`), joined:
     a bitboard read a rank at a time. Its bytes are read from `to_bytes`, not cut off with `& 255`
     and `>>= 8`: every operation on a bitboard over 2**30 makes a new int, and these made a
-    sixth of the trees' integer operations (2.5% of the instructions of the largest trees)."""
+    tenth of the trees' integer operations (2.5% of the instructions of the largest trees)."""
     out: list[_T] = []
     for value in mask.to_bytes((mask.bit_length() + 7) >> 3, "little"):
         if value:
