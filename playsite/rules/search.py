@@ -21,7 +21,7 @@ from .pieces import (
     above_two_moving,
     above_two_per_move,
 )
-from .spending import FACES, SPEND, Dice, castles, castling_rest
+from .spending import FACES, SPEND, Dice, castles, castling_rest, spendable
 from .zones import zone
 
 
@@ -37,6 +37,10 @@ class TurnSearch(LeafTables):
         self.shared: dict[tuple[object, ...], MoveTree] = {}  # nodes two micro-moves short, by what they depend on
         self.counts: dict[int, int] = {}  # id of a node above the leaves -> its complete turns
         self.unspent = 0  # dice a complete non-capturing turn leaves unspent: len(roll) - L
+
+    def longest(self, state: State, dice: Dice) -> int:
+        """L: the most dice any sequence from here can spend (`max_spend` of the `spendable` dice)."""
+        return self.max_spend(state, spendable(state, dice, self.white))
 
     def max_spend(self, state: State, dice: Dice) -> int:
         """Most dice any sequence from here can spend (a king capture stops a sequence)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import chess
+
 from . import movegen
-from .movegen import KING, ROOK, Move, State, moves
+from .movegen import KING, PAWN, ROOK, US, Move, State, moves
 
 Dice = tuple[int, ...]
 
@@ -25,6 +27,27 @@ def _removals() -> dict[tuple[Dice, int], Dice]:
 SPEND = _removals()
 FACES: dict[Dice, Dice] = {pool: tuple(sorted(set(pool))) for pool, _ in SPEND}
 FACES[()] = ()
+
+
+#: Per colour (False, True): the ranks a pawn promotes from with one pawn die, and with two.
+_PROMOTING_RANKS = (
+    (chess.BB_RANK_2, chess.BB_RANK_2 | chess.BB_RANK_3),
+    (chess.BB_RANK_7, chess.BB_RANK_7 | chess.BB_RANK_6),
+)
+
+
+def spendable(state: State, dice: Dice, white: bool) -> Dice:
+    """`dice` without those no sequence can spend: a die of a type the mover has no piece of,
+    and none of its pawns can become this turn (a promotion takes a pawn die and a pawn on the
+    seventh rank, or two pawn dice and one on the sixth). The most dice a sequence can spend is
+    the same without them, and the search for it then stops at the first sequence spending the
+    rest, where with them it tried every sequence in vain (a tenth of the corpus's rolls: 8.6%
+    of the instructions of all its trees)."""
+    us = state[US]
+    pawn_dice = dice.count(PAWN)
+    if pawn_dice and state[PAWN] & us & _PROMOTING_RANKS[white][min(pawn_dice, 2) - 1]:
+        return dice  # a pawn may become any piece: every die may be spent
+    return tuple(die for die in dice if state[die] & us)
 
 
 def castling_rest(dice: Dice) -> Dice | None:

@@ -79,7 +79,7 @@ def max_dice(position: Position) -> int:
     """L: the most dice any sequence can spend with the pending roll (castling counts 2)."""
     if not position.dice:
         raise NoDicePending(format_dfen(position))
-    return TurnSearch(position.turn).max_spend(state_of(position), position.dice)
+    return TurnSearch(position.turn).longest(state_of(position), position.dice)
 
 
 def legal_tree(position: Position) -> MoveTree:
@@ -115,7 +115,7 @@ def _searched(position: Position) -> tuple[TurnSearch, MoveTree]:
         if any(third for node in tree.values() for third in node.values()):
             return search, tree
     search = TurnSearch(white)
-    longest = search.max_spend(state, dice)
+    longest = search.longest(state, dice)
     if longest == 0:
         return search, {}
     search.unspent = len(dice) - longest

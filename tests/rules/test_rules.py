@@ -21,6 +21,9 @@ from playsite.rules import (
     play_turn,
 )
 
+from playsite.rules.spending import spendable
+from playsite.rules.tree import state_of
+
 from .naive_tree import naive_turns
 
 
@@ -59,6 +62,31 @@ def test_maximum_dice_rule_every_turn_spends_l_dice():
     assert all(len(turn) == 3 for turn in iter_turns(tree))
     reason = reason_of(dfen, ["a2a3"])
     assert reason == "a2a3 cannot be part of a turn that spends 3 dice (maximum-dice rule)"
+
+
+@pytest.mark.parametrize(
+    ("dfen", "longest", "searched"),
+    [
+        # No bishop, no pawn that can become one: the bishop die is never spent.
+        ("4k3/8/8/8/8/8/P7/N3K3 w - - 0 1 PNB", 2, "PN"),
+        # A pawn on the seventh rank takes the pawn die to become the bishop that spends the
+        # bishop die (and the knight its own).
+        ("6k1/1P6/8/8/8/8/8/N3K3 w - - 0 1 PNB", 3, "PNB"),
+        ("n3k3/8/8/8/8/8/1p6/6K1 b - - 0 1 pnb", 3, "PNB"),
+        # On the sixth rank it takes both pawn dice to become a bishop, and then the bishop moves.
+        ("6k1/8/2P5/8/8/8/8/4K3 w - - 0 1 PPB", 3, "PPB"),
+        # With one pawn die the same pawn only reaches the seventh rank.
+        ("6k1/8/2P5/8/8/8/8/N3K3 w - - 0 1 PNB", 2, "PN"),
+    ],
+)
+def test_maximum_dice_rule_counts_only_dice_a_piece_can_spend(dfen, longest, searched):
+    # The search for L leaves out the dice of a type the mover has none of and cannot promote
+    # to this turn; L and the tree stay those of the brute force.
+    position = parse_dfen(dfen)
+    assert max_dice(position) == longest
+    assert {len(turn) for turn in iter_turns(tree_of(dfen))} == {longest}
+    kept = spendable(state_of(position), position.dice, position.turn)
+    assert "".join(chess.piece_symbol(die).upper() for die in kept) == searched
 
 
 def test_maximum_dice_rule_with_fewer_playable_dice():
