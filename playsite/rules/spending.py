@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .movegen import KING, PAWN, ROOK, US, Move, State, moves
+from .movegen import ATTACKS, KING, PAWN, ROOK, THEM, US, Move, State, moves
 
 Dice = tuple[int, ...]
 
@@ -39,15 +39,37 @@ _PROMOTING_RANKS = (
 def spendable(state: State, dice: Dice, white: bool) -> Dice:
     """`dice` without those no sequence can spend: a die of a type the mover has no piece of,
     and none of its pawns can become this turn (a promotion takes a pawn die and a pawn on the
-    seventh rank, or two pawn dice and one on the sixth). The most dice a sequence can spend is
-    the same without them, and the search for it then stops at the first sequence spending the
-    rest, where with them it tried every sequence in vain (a tenth of the corpus's rolls: 8.6%
-    of the instructions of all its trees)."""
+    seventh rank, or two pawn dice and one on the sixth), or a piece type none of whose pieces
+    can move now, nor once another die of the roll has moved (`_stuck`). The most dice a
+    sequence can spend is the same without them, and the search for it then stops at the first
+    sequence spending the rest, where with them it tried every sequence in vain (10.5% of the
+    instructions of the corpus's trees: 8.6% the absent types, then 2.1% the walled-in ones)."""
     us = state[US]
     pawn_dice = dice.count(PAWN)
     if pawn_dice and state[PAWN] & us & _PROMOTING_RANKS[white][min(pawn_dice, 2) - 1]:
         return dice  # a pawn may become any piece: every die may be spent
-    return tuple(die for die in dice if state[die] & us)
+    return tuple(die for die in dice if state[die] & us and not (die != PAWN and _stuck(state, die, dice)))
+
+
+def _stuck(state: State, piece_type: int, dice: Dice) -> bool:
+    """Whether no piece of `piece_type` (not a pawn) can move this turn: every square each one
+    reaches holds a piece of the mover's (so none can move now), and none of those is of a type
+    another die of the roll moves. The other side does not move within the turn, so those
+    squares stay taken: the mover's pieces arrive only on empty or enemy squares. (A pawn's
+    step can be opened by taking the piece in front of it: pawns are never stuck here.)"""
+    us = state[US]
+    occupied = us | state[THEM]
+    attack = ATTACKS[piece_type]
+    blockers = 0
+    own = state[piece_type] & us
+    while own:
+        low = own & -own
+        own ^= low
+        reach = attack(low.bit_length() - 1, occupied)
+        if reach & ~us:
+            return False  # it can move now
+        blockers |= reach
+    return not any(state[other] & blockers for other in dice if other != piece_type)
 
 
 def castling_rest(dice: Dice) -> Dice | None:

@@ -77,11 +77,18 @@ def test_maximum_dice_rule_every_turn_spends_l_dice():
         ("6k1/8/2P5/8/8/8/8/4K3 w - - 0 1 PPB", 3, "PPB"),
         # With one pawn die the same pawn only reaches the seventh rank.
         ("6k1/8/2P5/8/8/8/8/N3K3 w - - 0 1 PNB", 2, "PN"),
+        # From the start, without a pawn die the bishops stay behind their pawns...
+        (START_DFEN + " NNB", 2, "NN"),
+        # ...and the king behind its pieces; a rook's knight moves away, so the rook can move.
+        (START_DFEN + " NRK", 2, "NR"),
+        # With a pawn die a pawn may step aside for the bishop.
+        (START_DFEN + " PNB", 3, "PNB"),
     ],
 )
 def test_maximum_dice_rule_counts_only_dice_a_piece_can_spend(dfen, longest, searched):
     # The search for L leaves out the dice of a type the mover has none of and cannot promote
-    # to this turn; L and the tree stay those of the brute force.
+    # to this turn, or whose pieces are walled in by the mover's own pieces that no other die
+    # moves; L and the tree stay those of the brute force.
     position = parse_dfen(dfen)
     assert max_dice(position) == longest
     assert {len(turn) for turn in iter_turns(tree_of(dfen))} == {longest}
