@@ -1,7 +1,7 @@
 """Where a roll's legal-move tree is computed: in a small pool of worker processes, so the
 serving process's core is left to the sockets, or in this process.
 
-The tree is pure (rules/) and the largest single CPU cost of a turn (~0.11 ms p50, ~0.47 ms
+The tree is pure (rules/) and the largest single CPU cost of a turn (~0.11 ms p50, ~0.46 ms
 p99 on the rules corpus: docs/rules.md).
 A room asks the pool and awaits the answer. Each worker takes every tree asked for since
 it last started, as one batch: a busy serving process wakes up to a finished batch rather
