@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 
 from . import movegen
-from .movegen import ATTACKS, KING, PAWN, ROOK, THEM, US, Move, State, moves
+from .movegen import ATTACKS, KING, PAWN, ROOK, THEM, US, Move, State, bits, moves
 
 Dice = tuple[int, ...]
 
@@ -48,7 +48,8 @@ def spendable(state: State, dice: Dice, white: bool) -> Dice:
     pawn_dice = dice.count(PAWN)
     if pawn_dice and state[PAWN] & us & _PROMOTING_RANKS[white][min(pawn_dice, 2) - 1]:
         return dice  # a pawn may become any piece: every die may be spent
-    return tuple(die for die in dice if state[die] & us and not (die != PAWN and _stuck(state, die, dice)))
+    kept = {die for die in FACES[dice] if state[die] & us and (die == PAWN or not _stuck(state, die, dice))}
+    return tuple(die for die in dice if die in kept)
 
 
 def _stuck(state: State, piece_type: int, dice: Dice) -> bool:
@@ -61,11 +62,8 @@ def _stuck(state: State, piece_type: int, dice: Dice) -> bool:
     occupied = us | state[THEM]
     attack = ATTACKS[piece_type]
     blockers = 0
-    own = state[piece_type] & us
-    while own:
-        low = own & -own
-        own ^= low
-        reach = attack(low.bit_length() - 1, occupied)
+    for square in bits(state[piece_type] & us):
+        reach = attack(square, occupied)
         if reach & ~us:
             return False  # it can move now
         blockers |= reach
