@@ -20,7 +20,6 @@ from playsite.rules import (
     parse_dfen,
     play_turn,
 )
-
 from playsite.rules.spending import spendable
 from playsite.rules.tree import state_of
 
