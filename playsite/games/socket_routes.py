@@ -27,9 +27,9 @@ from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
-from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS
+from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS, DirectWriter
+from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.principals import Kind, canonical_uuid, kind_of
-from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
@@ -90,11 +90,11 @@ def websocket_routes(
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
-                await serve_subscriber(room, QueueSubscriber(seat))
+                await serve_subscriber(room, SocketSubscriber(seat))
             return
         with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
-            await serve_subscriber(room, QueueSubscriber(None))
+            await serve_subscriber(room, SocketSubscriber(None))
 
     return routes
 
@@ -127,7 +127,7 @@ async def close_socket(code: int, reason: str = "") -> None:
         pass
 
 
-async def serve_subscriber(room: Room, subscriber: QueueSubscriber) -> None:
+async def serve_subscriber(room: Room, subscriber: SocketSubscriber) -> None:
     """Pump the subscriber's queue to the socket and the socket's commands to the room."""
     if room.persistence_stalled:
         # The room is halted on a failing write: show the last durable state, ask to retry.
@@ -152,18 +152,14 @@ async def serve_subscriber(room: Room, subscriber: QueueSubscriber) -> None:
     # cancelled, and the kernel cuts a connection stalled for PLAY_SEND_STALL_TIMEOUT_S
     # (server._Config). Meanwhile its queue overflows and the room drops it.
     send = _sender()
+    subscriber.writer = DirectWriter.of(websocket.scope.get(SEND_KEY))
     try:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
-                async for text in subscriber.events:
+                while (texts := await subscriber.next_texts()) is not None:
                     if subscriber.lagging:
                         break  # dropped for lagging: close now rather than push stale events
-                    # A turn queues two events at once (TurnPlayed, DiceRolled): the ones already
-                    # queued go with the first, in one write.
-                    texts = [text]
-                    while not subscriber.lagging and (queued := _queued(subscriber)) is not None:
-                        texts.append(queued)
                     await send(texts)
                 nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:
@@ -177,8 +173,10 @@ async def serve_subscriber(room: Room, subscriber: QueueSubscriber) -> None:
         else:
             await close_socket(1000)
     finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT_S):
-            await room.send(Detach(subscriber))
+        with trio.CancelScope(shield=True):
+            await subscriber.settle()  # the rest of a direct write, before the close frame
+            with trio.move_on_after(DETACH_TIMEOUT_S):
+                await room.send(Detach(subscriber))
 
 
 ServerSend = Callable[[dict[str, object]], Awaitable[None]]
@@ -201,14 +199,7 @@ def _sender() -> Callable[[list[str]], Awaitable[None]]:
     return one_by_one
 
 
-def _queued(subscriber: QueueSubscriber) -> str | None:
-    try:
-        return subscriber.events.receive_nowait()
-    except (trio.WouldBlock, trio.EndOfChannel):
-        return None
-
-
-async def _read_commands(room: Room, subscriber: QueueSubscriber, scope: trio.CancelScope) -> None:
+async def _read_commands(room: Room, subscriber: SocketSubscriber, scope: trio.CancelScope) -> None:
     while True:
         frame = await websocket.receive()
         if subscriber.seat is None:

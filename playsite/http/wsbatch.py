@@ -21,12 +21,19 @@ come in pairs; sending a pair as one write halves the trips, writes and calls pe
   only what the kernel does not take then waits, under that lock, as hypercorn's own write
   does. Through hypercorn the lock and the write were a trip each, for every socket of a
   game at every turn.
+- `DirectWriter` goes one step further for a socket whose own task has nothing to send: the
+  task that publishes (a room) writes the frames itself, synchronously, so the socket's task
+  is not woken at all. What the kernel does not take at once is owed: the connection's lock
+  stays taken, and the socket's own task writes the rest (`pay`) before anything else goes
+  out. A trio.Lock may only be released by the task that took it, so the connection's lock
+  is replaced by `HandoffLock`, which another task may release.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from types import TracebackType
 from typing import Final, Literal, TypedDict, cast
 
 import trio
@@ -165,6 +172,102 @@ async def _write(server: TCPServer, data: bytes) -> None:
                 await server.protocol.handle(Closed())
     finally:
         lock.release()
+
+
+class HandoffLock:
+    """A connection's send lock that the task finishing a write may release although another
+    took it (trio.Lock refuses that): what hypercorn's `TCPServer.protocol_send` and `_write`
+    need of a lock, on a semaphore of one."""
+
+    def __init__(self) -> None:
+        self._free = trio.Semaphore(1)
+
+    def locked(self) -> bool:
+        return self._free.value == 0
+
+    def acquire_nowait(self) -> None:
+        self._free.acquire_nowait()
+
+    def release(self) -> None:
+        self._free.release()
+
+    async def __aenter__(self) -> None:
+        await self._free.acquire()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._free.release()
+
+
+class DirectWriter:
+    """Writes a socket's frames from whichever task publishes them, without waiting."""
+
+    def __init__(self, stream: WSStream, server: TCPServer) -> None:
+        self.stream = stream
+        self.server = server
+        self.owed: bytes | None = None
+        """Bytes of a write the kernel did not take, still to go out before anything else."""
+
+    @classmethod
+    def of(cls, send: object) -> DirectWriter | None:
+        """The writer of the socket whose hypercorn `send` (SEND_KEY) this is; None where the
+        route cannot write directly (quart's test client, TLS, HTTP/2), or the connection is
+        writing right now (the lock is then not replaced under a waiting writer)."""
+        stream = getattr(send, "__self__", None)
+        if not isinstance(stream, WSStream):
+            return None
+        server = _server_of(stream)
+        if server is None:
+            return None
+        lock = server.send_lock
+        if not isinstance(lock, HandoffLock):
+            if lock.locked() or lock.statistics().tasks_waiting:
+                return None
+            # Nobody holds or waits on the old lock: no task can be left holding it.
+            setattr(server, "send_lock", HandoffLock())
+        return cls(stream, server)
+
+    def write_now(self, texts: list[str]) -> bool:
+        """Write the texts' frames at once if the connection is free, never waiting: True when
+        they are taken (every byte went to the kernel, or the rest is `owed`, the connection's
+        lock held till `pay`), False when nothing was written (the connection is busy, closing
+        or not plain, or the kernel took nothing): send them the usual way."""
+        stream, server = self.stream, self.server
+        if stream.closed or stream.state is not ASGIWebsocketState.CONNECTED:
+            return False
+        connection = stream.connection
+        if connection.state is not ConnectionState.OPEN or not _plain(connection):
+            return False
+        lock = server.send_lock
+        if lock.locked():
+            return False
+        data = b"".join([frame(text) for text in texts])
+        lock.acquire_nowait()
+        try:
+            written = os.write(cast(trio.SocketStream, server.stream).socket.fileno(), data)
+        except OSError:  # BlockingIOError, or a broken connection: the usual way meets it and closes
+            lock.release()
+            return False
+        if written < len(data):
+            self.owed = data[written:]
+        else:
+            lock.release()
+        return True
+
+    async def pay(self) -> None:
+        """Write what is owed (waiting for the kernel), then free the connection's lock."""
+        owed, self.owed = self.owed, None
+        if owed is None:
+            return
+        try:
+            try:
+                with trio.CancelScope(shield=True):
+                    await cast(trio.SocketStream, self.server.stream).send_all(owed)
+            finally:
+                self.server.send_lock.release()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self.server.protocol.handle(Closed())
 
 
 def install() -> None:

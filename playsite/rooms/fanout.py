@@ -31,6 +31,10 @@ class Subscriber(Protocol):
         """Queue `text` without blocking; False when it was dropped or the subscriber is gone."""
         ...
 
+    def offer_all(self, texts: list[str]) -> int:
+        """The texts of one version, in order, without blocking: how many were taken."""
+        ...
+
     def close(self) -> None: ...
 
     @property
@@ -64,6 +68,9 @@ class QueueSubscriber:
             self._closed = True
             return False
 
+    def offer_all(self, texts: list[str]) -> int:
+        return sum([self.offer(text) for text in texts])
+
     @property
     def lagging(self) -> bool:
         """Dropped for not keeping up: what is still queued is stale, the client must resync."""
@@ -95,16 +102,18 @@ class Fanout:
         except ValueError:
             return False
 
-    def broadcast(self, text: str, watched: str | None = None) -> list[Subscriber]:
-        """Offer `text` to every seat's subscriber and `watched` (default: `text`) to every
-        spectator; returns the subscribers closed for lagging."""
+    def broadcast(self, events: list[tuple[str, str]]) -> list[Subscriber]:
+        """Offer the events of one version, `(text, watched)` each, at once: every text to each
+        seat's subscriber, every `watched` to each spectator (so a transport can write them
+        together); returns the subscribers closed for lagging."""
         lagging = []
-        watched = text if watched is None else watched
+        texts = [text for text, _ in events]
+        watched = [watched for _, watched in events]
         for subscriber in self.subscribers:
-            if subscriber.offer(text if subscriber.seat is not None else watched):
-                self.stats.delivered += 1
-            else:
-                self.stats.dropped_events += 1
+            taken = subscriber.offer_all(texts if subscriber.seat is not None else watched)
+            self.stats.delivered += taken
+            if taken < len(events):
+                self.stats.dropped_events += len(events) - taken
                 if subscriber.closed:
                     lagging.append(subscriber)
         for subscriber in lagging:
