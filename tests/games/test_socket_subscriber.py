@@ -11,9 +11,24 @@ from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS, DirectWriter, HandoffLoc
 from tests.support.asgi_socket import accepting, read_all
 
 
-def _serving(subscriber: SocketSubscriber, scope) -> None:
-    subscriber.writer = DirectWriter.of(scope[SEND_KEY])
-    assert subscriber.writer is not None
+def socket_app(seat: str | None, publish):
+    """An app whose socket has a SocketSubscriber and its task, as the game socket's; once the
+    task is parked, `publish(subscriber)` runs (in the app's task, as a room's), then the queue
+    is closed and the socket after it."""
+
+    @accepting
+    async def app(scope, send):
+        subscriber = SocketSubscriber(seat)
+        subscriber.writer = DirectWriter.of(scope[SEND_KEY])
+        assert subscriber.writer is not None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_pump, subscriber, scope)
+            await trio.testing.wait_all_tasks_blocked()
+            await publish(subscriber)
+            subscriber.close()
+        await send({"type": "websocket.close", "code": 1000})
+
+    return app
 
 
 async def _pump(subscriber: SocketSubscriber, scope) -> None:
@@ -24,21 +39,13 @@ async def _pump(subscriber: SocketSubscriber, scope) -> None:
 async def test_a_parked_socket_is_written_by_the_publisher_without_waking_its_task():
     published: list[bool] = []
 
-    @accepting
-    async def app(scope, send):
-        subscriber = SocketSubscriber("White")
-        _serving(subscriber, scope)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_pump, subscriber, scope)
-            await trio.testing.wait_all_tasks_blocked()
-            assert subscriber.parked
-            assert subscriber.offer_all(["TurnPlayed", "DiceRolled"]) == 2
-            published.append(subscriber.parked)  # still asleep: the texts went out directly
-            assert subscriber.offer_all(["GameEnded"]) == 1
-            subscriber.close()
-        await send({"type": "websocket.close", "code": 1000})
+    async def publish(subscriber):
+        assert subscriber.parked
+        assert subscriber.offer_all(["TurnPlayed", "DiceRolled"]) == 2
+        published.append(subscriber.parked)  # still asleep: the texts went out directly
+        assert subscriber.offer_all(["GameEnded"]) == 1
 
-    received, code = await read_all(app)
+    received, code = await read_all(socket_app("White", publish))
     assert received == ["TurnPlayed", "DiceRolled", "GameEnded"] and code == 1000
     assert published == [True]
 
@@ -47,22 +54,14 @@ async def test_what_is_queued_goes_before_a_later_direct_write():
     """The socket's task has taken a queued text but not written it yet: the next texts queue
     behind it rather than overtake it."""
 
-    @accepting
-    async def app(scope, send):
-        subscriber = SocketSubscriber(None)
-        _serving(subscriber, scope)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_pump, subscriber, scope)
-            await trio.testing.wait_all_tasks_blocked()
-            subscriber.offer("Snapshot")  # hands it to the parked task, which has not run yet
-            assert not subscriber.parked
-            assert subscriber.offer_all(["DiceRolled"]) == 1
-            await trio.testing.wait_all_tasks_blocked()
-            assert subscriber.offer_all(["TurnPlayed"]) == 1
-            subscriber.close()
-        await send({"type": "websocket.close", "code": 1000})
+    async def publish(subscriber):
+        subscriber.offer("Snapshot")  # hands it to the parked task, which has not run yet
+        assert not subscriber.parked
+        assert subscriber.offer_all(["DiceRolled"]) == 1
+        await trio.testing.wait_all_tasks_blocked()
+        assert subscriber.offer_all(["TurnPlayed"]) == 1
 
-    received, _ = await read_all(app)
+    received, _ = await read_all(socket_app(None, publish))
     assert received == ["Snapshot", "DiceRolled", "TurnPlayed"]
 
 
@@ -72,20 +71,12 @@ async def test_a_direct_write_the_kernel_takes_in_part_is_finished_by_the_socket
     texts = [f"{i:04d}" + "y" * 100_000 for i in range(60)]
     owed: list[bool] = []
 
-    @accepting
-    async def app(scope, send):
-        subscriber = SocketSubscriber("Black")
-        _serving(subscriber, scope)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_pump, subscriber, scope)
-            await trio.testing.wait_all_tasks_blocked()
-            assert subscriber.offer_all(texts[:40]) == 40  # 4 MB: far more than the kernel takes unread
-            owed.append(subscriber.writer.owed is not None)
-            assert subscriber.offer_all(texts[40:]) == 20  # queued behind the rest
-            subscriber.close()
-        await send({"type": "websocket.close", "code": 1000})
+    async def publish(subscriber):
+        assert subscriber.offer_all(texts[:40]) == 40  # 4 MB: far more than the kernel takes unread
+        owed.append(subscriber.writer.owed is not None)
+        assert subscriber.offer_all(texts[40:]) == 20  # queued behind the rest
 
-    received, code = await read_all(app, reading_after_s=0.5)
+    received, code = await read_all(socket_app("Black", publish), reading_after_s=0.5)
     assert owed == [True]
     assert received == texts and code == 1000
 
