@@ -152,6 +152,7 @@ async def serve_subscriber(room: Room, subscriber: SocketSubscriber) -> None:
     # cancelled, and the kernel cuts a connection stalled for PLAY_SEND_STALL_TIMEOUT_S
     # (server._Config). Meanwhile its queue overflows and the room drops it.
     send = _sender()
+    # While this task waits on an empty queue, the room writes to the socket itself (games/socket_subscriber.py).
     subscriber.writer = DirectWriter.of(websocket.scope.get(SEND_KEY))
     try:
         try:
