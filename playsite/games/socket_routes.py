@@ -23,12 +23,12 @@ from playsite import principals
 from playsite.accounts.service import Accounts
 from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES, SocketLimits
+from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS, DirectWriter
-from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.principals import Kind, canonical_uuid, kind_of
 from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
 from playsite.rooms.registry import Registry

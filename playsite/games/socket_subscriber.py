@@ -5,9 +5,9 @@ A turn publishes on every socket of its game at once. Queued, each socket's task
 write its frames: a trip round the event loop per socket, and a new parked coroutine after it
 for the collector to walk. So while a socket's task waits on an empty queue (`parked`), the
 room writes the texts of a version straight to the socket (`DirectWrites`, which
-http/wsbatch.py makes), and the task stays asleep. Whatever cannot be written at once goes the usual way: through the
-queue, in order, under the same bounds (a socket that does not read fills its kernel buffer,
-then its queue, and is dropped for lagging).
+http/wsbatch.py makes), and the task stays asleep. Whatever cannot be written at once goes the
+usual way: through the queue, in order, under the same bounds (a socket that does not read
+fills its kernel buffer, then its queue, and is dropped for lagging).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class SocketSubscriber(QueueSubscriber):
 
     @property
     def parked(self) -> bool:
+        """The socket's task waits on an empty queue: the next texts may be written directly."""
         return self._parked
 
     def offer(self, text: str) -> bool:
