@@ -13,28 +13,40 @@ from pathlib import Path
 import psycopg
 
 
-def cluster_pids(data: Path) -> list[int]:
-    """The postmaster and every process it started (backends, writers)."""
-    postmaster = int((data / "postmaster.pid").read_text().split()[0])
+def _postmaster(data: Path) -> int:
+    return int((data / "postmaster.pid").read_text().split()[0])
+
+
+def _children(parent: int) -> list[int]:
+    """The processes `parent` started (backends, writers, autovacuum workers), as /proc lists them now."""
     children = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
                     children.append(int(entry.name))
-    return [postmaster, *children]
+    return children
 
 
 @contextlib.contextmanager
 def frozen(cluster):
-    """Every PostgreSQL process stopped (a server that hangs, not one that refuses) for the block."""
-    pids = cluster_pids(cluster.data)
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
+    """Every PostgreSQL process stopped (a server that hangs, not one that refuses) for the block.
+
+    The postmaster is stopped first, so it starts no process meanwhile; then each of its
+    children. A child listed may exit before its signal (a backend whose connection just
+    closed, an autovacuum worker done): it needs no freezing. Whatever was stopped is
+    continued at the end, even when the block (or the freezing itself) fails."""
+    postmaster = _postmaster(cluster.data)
+    os.kill(postmaster, signal.SIGSTOP)
+    stopped = [postmaster]
     try:
+        for pid in _children(postmaster):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
         yield
     finally:
-        for pid in pids:
+        for pid in stopped:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
 
