@@ -975,6 +975,10 @@ def run(args: argparse.Namespace) -> dict:
         "server": server_latencies(metrics_before, metrics_after),
         "frames_per_s": round(frames_per_s, 1),
         "server_cpu_ms_per_frame": None if cpu is None or not frames_per_s else round(cpu / frames_per_s * 1000, 4),
+        # The clients do the same work for any build of the server: this ratio, unlike the CPU per
+        # frame, cancels a shared machine's drift when two builds are compared (docs/performance.md).
+        "server_per_client_cpu": None if cpu is None or client_cpu_end == client_cpu_start
+        else round(cpu * window / (client_cpu_end - client_cpu_start), 3),
         "stalls": {
             "verdict_max_sent_at_s": slowest.get("verdict_max_at_s"),
             "verdict_max_client": slowest.get("client"),

@@ -57,6 +57,10 @@ def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
     assert summary["gc"]["collections"] >= 0 and summary["gc"]["share_of_cpu"] is not None
     # Every message counted, and the server's CPU per message.
     assert summary["frames_per_s"] > summary["rate_per_s"] and summary["server_cpu_ms_per_frame"] > 0
+    # The server's CPU over the clients' (both measured over the window), for comparing builds.
+    assert summary["server_per_client_cpu"] == pytest.approx(
+        summary["server_cpu_cores"] / summary["client_cpu_cores"], rel=0.2, abs=0.05
+    )
     # Where a slow window came from: the server's loop lag, each client's own, the machine.
     stalls = summary["stalls"]
     assert stalls["server_loop_lag"]["wakeups"] > 0 and stalls["server_loop_lag"]["over_100ms"] >= 0
