@@ -68,13 +68,11 @@ _hypercorn_app_send = WSStream.app_send
 async def _app_send(stream: WSStream, message: ASGISendEvent | SendTexts | None) -> None:
     if message is None or message["type"] != SEND_TEXTS:
         return await _hypercorn_app_send(stream, message)
-    if stream.closed or stream.state is not ASGIWebsocketState.CONNECTED:
-        return  # as hypercorn does for a send after the close
+    if not _open(stream):
+        return  # after the close, or while closing: as hypercorn (wsproto) does for one message
     connection = stream.connection
-    if connection.state is not ConnectionState.OPEN:
-        return  # the connection is closing: as hypercorn (wsproto) does for one message
     if _plain(connection):
-        data = b"".join([frame(text) for text in message["texts"]])
+        data = _frames(message["texts"])
     else:
         try:
             data = b"".join([connection.send(TextMessage(data=text)) for text in message["texts"]])
@@ -126,6 +124,18 @@ frame = _kept.frame
 """The frame of a text, made once for all the sockets the same text goes to."""
 
 
+def _frames(texts: list[str]) -> bytes:
+    return b"".join([frame(text) for text in texts])
+
+
+def _open(stream: WSStream) -> bool:
+    """The WebSocket is accepted and neither side has begun to close it."""
+    return (
+        not stream.closed and stream.state is ASGIWebsocketState.CONNECTED
+        and stream.connection.state is ConnectionState.OPEN
+    )
+
+
 def _plain(connection: Connection) -> bool:
     """A server connection with no extension, between messages: its frames are `frame`'s.
     (wsproto keeps both in its frame protocol, which it does not expose.)"""
@@ -165,13 +175,19 @@ async def _write(server: TCPServer, data: bytes) -> None:
             await server.protocol.handle(Closed())
             return
         if written < len(data):
-            try:
-                with trio.CancelScope(shield=True):
-                    await stream.send_all(data[written:])
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                await server.protocol.handle(Closed())
+            await _send_rest(server, data[written:])
     finally:
         lock.release()
+
+
+async def _send_rest(server: TCPServer, rest: bytes) -> None:
+    """What the kernel did not take at once, under the connection's lock (held by the caller):
+    waited for, uncancelled, as hypercorn writes; a broken connection is closed."""
+    try:
+        with trio.CancelScope(shield=True):
+            await cast(trio.SocketStream, server.stream).send_all(rest)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        await server.protocol.handle(Closed())
 
 
 class HandoffLock:
@@ -234,15 +250,12 @@ class DirectWriter:
         lock held till `pay`), False when nothing was written (the connection is busy, closing
         or not plain, or the kernel took nothing): send them the usual way."""
         stream, server = self.stream, self.server
-        if stream.closed or stream.state is not ASGIWebsocketState.CONNECTED:
-            return False
-        connection = stream.connection
-        if connection.state is not ConnectionState.OPEN or not _plain(connection):
+        if not _open(stream) or not _plain(stream.connection):
             return False
         lock = server.send_lock
         if lock.locked():
             return False
-        data = b"".join([frame(text) for text in texts])
+        data = _frames(texts)
         lock.acquire_nowait()
         try:
             written = os.write(cast(trio.SocketStream, server.stream).socket.fileno(), data)
@@ -261,13 +274,9 @@ class DirectWriter:
         if owed is None:
             return
         try:
-            try:
-                with trio.CancelScope(shield=True):
-                    await cast(trio.SocketStream, self.server.stream).send_all(owed)
-            finally:
-                self.server.send_lock.release()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await self.server.protocol.handle(Closed())
+            await _send_rest(self.server, owed)
+        finally:
+            self.server.send_lock.release()
 
 
 def install() -> None:

@@ -105,8 +105,11 @@ class Fanout:
     def broadcast(self, events: list[tuple[str, str]]) -> list[Subscriber]:
         """Offer the events of one version, `(text, watched)` each, at once: every text to each
         seat's subscriber, every `watched` to each spectator (so a transport can write them
-        together); returns the subscribers closed for lagging."""
-        lagging = []
+        together); returns the subscribers closed for lagging. A version without events offers
+        nothing (a direct write of no frames would be an empty system call)."""
+        lagging: list[Subscriber] = []
+        if not events:
+            return lagging
         texts = [text for text, _ in events]
         watched = [watched for _, watched in events]
         for subscriber in self.subscribers:

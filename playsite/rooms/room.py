@@ -315,9 +315,8 @@ class Room:
         self._publish_view()
         self.completed = self.ended
         now = trio.current_time()
-        if events:
-            for lagging in self.fanout.broadcast(events):
-                self._seat_left(lagging, now)
+        for lagging in self.fanout.broadcast(events):
+            self._seat_left(lagging, now)
         for reply, value in replies:
             reply.set(value)
         taken, self._commands_taken = self._commands_taken, []
