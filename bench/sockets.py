@@ -45,6 +45,9 @@ CLIENTS = 4
 """Load-client processes. With 2, each of 5,000 sockets, the clients' own queues made part
 of the tail measured (2,000 x 5: verdict p99 65.6 ms with 2 clients, 42.0 ms with 4, the same
 server and the same CPU in all)."""
+RELAY_ROLL_BYTES = 8000
+"""The roll a seat receives in a relay row: about a DiceRolled with its tree inline in loadgen's
+games (a random legal turn each time; the inline trees' JSON is ~7.9 KB on average)."""
 STORE_POSTGRES = "postgres"
 """Marks a grid row served from PostgreSQL (a private cluster, tools/devdb.py, a fresh migrated
 database for each run) with required durability: a turn's verdict and broadcast wait for its commit."""
@@ -62,6 +65,10 @@ GRID = [
      "--connect-rate", "40"],
     [STORE_POSTGRES, "--spawn", "--games", "1000", "--spectators", "3", "--think", "5", "--duration", "60",
      "--connect-rate", "40"],
+    ["--relay", "--games", "400", "--spectators", "3", "--think", "1", "--duration", "30", "--connect-rate", "40",
+     "--frame-bytes", str(RELAY_ROLL_BYTES)],
+    ["--relay", "--games", "2000", "--spectators", "3", "--think", "5", "--duration", "60", "--connect-rate", "50",
+     "--frame-bytes", str(RELAY_ROLL_BYTES)],
 ]
 """Sockets are opened at a steady rate (--connect-rate: games or sockets per second), as
 players arrive, rather than all in one burst. Game rows run with the server's default tree
@@ -77,7 +84,10 @@ machine shared with the load clients handshakes as they come, so its set-up time
 burst of arrivals is absorbed (http/listening.py). 400 x 5 is run again with two tree workers:
 the serving process's CPU per frame when the trees are computed elsewhere, as they are by
 default on a machine with more than two cores (on this one the workers share the cores with
-the server and the clients)."""
+the server and the clients). The relay rows (10, 11) are the raw ASGI app given the traffic
+of the game rows 3 and 5 (loadgen --relay): the same frames a turn, driven by the same kind of
+clients, with no game behind them; a game row's CPU per frame is also given as a share of its
+relay row's."""
 QUICK = [
     ["--transport-only", "--sockets", "500", "--period-ms", "250", "--duration", "8"],
     ["--spawn", "--games", "100", "--spectators", "3", "--think", "1", "--duration", "8"],
@@ -138,22 +148,31 @@ def spread(values: list, *, higher_is_worse: bool = True, digits: int | None = N
     return f(median) if f(median) == f(worst) else f"{f(median)} ({f(worst)})"
 
 
-def per_frame(runs: list[dict], transports: dict[int, list[dict]]) -> str:
+def traffic(summary: dict) -> tuple:
+    """What a relay row shares with the game rows it is the ceiling of."""
+    return summary["games"], summary["sockets"], summary["think_s"]
+
+
+def per_frame(runs: list[dict], transports: dict[int, list[dict]], relays: dict[tuple, list[dict]]) -> str:
     """Server CPU per delivered frame, in ms; for a game row, with the share of the raw
     transport's efficiency it reaches (the transport row of the same socket count, this run,
-    median against median)."""
+    median against median), and of the relay row of its traffic when there is one."""
     mine = [s.get("server_cpu_ms_per_frame") for s in runs]
     if all(v is None for v in mine):
         return "–"
     cell = spread(mine, digits=3)
-    transport = [t.get("server_cpu_ms_per_frame") for t in transports.get(runs[0]["sockets"], [])]
-    if runs[0]["mode"] == "transport" or not any(transport):
+    if runs[0]["mode"] != "game":
         return cell
-    ceiling = statistics.median(v for v in transport if v)
-    return f"{cell}: {ceiling / statistics.median(v for v in mine if v is not None):.0%} of the transport's"
+    median = statistics.median(v for v in mine if v is not None)
+    shares = []
+    for rows, name in ((transports.get(runs[0]["sockets"], []), "transport"), (relays.get(traffic(runs[0]), []), "relay")):
+        ceilings = [r["server_cpu_ms_per_frame"] for r in rows if r.get("server_cpu_ms_per_frame")]
+        if ceilings:
+            shares.append(f"{statistics.median(ceilings) / median:.0%} of the {name}'s")
+    return f"{cell}: {', '.join(shares)}" if shares else cell
 
 
-def row(label: str, runs: list[dict], transports: dict[int, list[dict]]) -> str:
+def row(label: str, runs: list[dict], transports: dict[int, list[dict]], relays: dict[tuple, list[dict]]) -> str:
     """One table row for one load measured `len(runs)` times: `median (worst)` in each cell; the
     server's own timings and the collector's come from the run with the median verdict p99."""
     by_p99 = sorted(runs, key=lambda s: s["verdict_ms"]["p99"] if s["verdict_ms"]["p99"] is not None else 0)
@@ -173,7 +192,7 @@ def row(label: str, runs: list[dict], transports: dict[int, list[dict]]) -> str:
         f"| {label} | {len(runs)} | {spread(each(lambda s: s['rate_per_s']), higher_is_worse=False)} |"
         f" {' / '.join(verdict)} | {in_server} | {' / '.join(broadcast)} |"
         f" {spread(each(lambda s: s['setup_s']))} | {spread(each(lambda s: s['server_cpu_cores']), digits=2)} |"
-        f" {per_frame(runs, transports)} |"
+        f" {per_frame(runs, transports, relays)} |"
         f" {spread(each(lambda s: s.get('server_workers_cpu_cores')), digits=2)} |"
         f" {spread(each(lambda s: s.get('client_cpu_cores')), digits=2)} | {collector} |"
         f" {spread(each(lambda s: s['server_rss_mib']))} |"
@@ -184,6 +203,9 @@ def row(label: str, runs: list[dict], transports: dict[int, list[dict]]) -> str:
 def label_of(args: list[str], s: dict, store: str) -> str:
     if s["mode"] == "transport":
         return f"transport only (raw ASGI): {s['sockets']:,} sockets, a 1 KB frame every {s['period_ms']} ms"
+    if s["mode"] == "relay":
+        return (f"relay (raw ASGI, a game's traffic): {s['games']:,} groups x {s['sockets'] // s['games']} sockets,"
+                f" think {s['think_s']:g} s, a seat's roll {s['frame_bytes'] / 1000:g} KB")
     workers = next((a.split("=", 1)[1] for a in args if a.startswith("PLAY_TREE_WORKERS=")), None)
     if workers is None:
         workers = f"{default_tree_workers()} (default)"
@@ -235,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     runs[index].append(summary)
     transports: dict[int, list[dict]] = {}
+    relays: dict[tuple, list[dict]] = {}
     measured: list[tuple[str, list[dict]]] = []
     lost: list[str] = []
     for index, grid_args in enumerate(grid):
@@ -245,12 +268,14 @@ def main(argv: list[str] | None = None) -> int:
         first = runs[index][0]
         if first["mode"] == "transport":
             transports[first["sockets"]] = runs[index]
+        elif first["mode"] == "relay":
+            relays[traffic(first)] = runs[index]
         store = "PostgreSQL, required durability" if STORE_POSTGRES in grid_args else "memory"
         label = label_of(grid_args, first, store)
         if failed[index]:
             label += f" ({failed[index]} more run{'s' if failed[index] > 1 else ''} failed)"
         measured.append((label, runs[index]))
-    rows = [row(label, summary, transports) for label, summary in measured]
+    rows = [row(label, summary, transports, relays) for label, summary in measured]
     table = "\n".join([
         "# Sockets benchmark: playsite over real sockets (tools/loadgen.py)",
         "",
@@ -264,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         " falls in); the rest of a verdict is the way through the sockets and both processes' turns on the"
         " CPUs. Server CPU per frame: the serving process's CPU over the frames the clients received"
         " (every message on every socket), and for a game row the share of the raw transport's"
-        " efficiency it reaches (the transport row with as many sockets, measured in this run)."
+        " efficiency it reaches (the transport row with as many sockets, measured in this run), and of the"
+        " relay row's: the raw ASGI app answering the same traffic (the same games, sockets and think, two"
+        " frames a turn to every socket of a group) with no game behind it."
         " GC: the collector's CPU as a share of the serving process's, and the bucket its"
         " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak."
         " Each row was run `runs` times (the whole grid over again each time): a cell is the median of"

@@ -4,6 +4,7 @@
     .venv/bin/python tools/loadgen.py --spawn --games 200 --spectators 3 --think 5 --duration 60
     .venv/bin/python tools/loadgen.py --url http://127.0.0.1:8080 --server-pid 1234 --games 50
     .venv/bin/python tools/loadgen.py --transport-only --sockets 2000 --period-ms 250 --duration 30
+    .venv/bin/python tools/loadgen.py --relay --games 400 --spectators 3 --think 1 --frame-bytes 4000
 
 Game mode: each game is a friend game (`POST /games`, Unlimited) with its two seats and
 `--spectators` spectators on the game socket. A seat answers its roll after a random think
@@ -20,7 +21,12 @@ The games are split over `--clients` processes (a client's own CPU must not be t
 
 Transport-only mode measures the framework's ceiling without any game: it serves a raw ASGI
 app on hypercorn that sends one ~1 KB frame to every connected socket each `--period-ms`, and
-reports delivered messages/s and delivery latency.
+reports delivered messages/s and delivery latency. Relay mode (`--relay`) gives that raw app
+a game's traffic instead: `--games` groups of two seats and `--spectators` spectators, a seat
+sending a short text after its think and every socket of its group receiving two frames for it
+(the turn, and a roll that is `--frame-bytes` long for the seats), measured as game mode is
+(turns/s, verdict, broadcast). It is the ceiling for the game rows: the same frames, driven
+by the same kind of clients, with no game behind them.
 
 Everything is bounded: `--duration` of measuring after a `--setup-timeout`; a progress line
 every 5 s on stderr; the summary as JSON on stdout (`--markdown` adds a table row).
@@ -29,6 +35,7 @@ every 5 s on stderr; the summary as JSON on stdout (`--markdown` adds a table ro
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import multiprocessing
@@ -178,6 +185,16 @@ class Stats:
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def verdict_seen(self, sent_at: float) -> None:
+        """A seat read its own turn back, sent at `sent_at` (perf_counter)."""
+        if self.measuring:
+            verdict = time.perf_counter() - sent_at
+            self.verdict.add(verdict)
+            self.turns += 1
+            if verdict > self.verdict_worst_s:
+                self.verdict_worst_s = verdict
+                self.verdict_worst_at_s = round(sent_at - self.window_start, 2)
 
     def closed(self, code) -> None:
         self.closes[str(code)] = self.closes.get(str(code), 0) + 1
@@ -335,13 +352,7 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
                     elif text.startswith('{"TurnPlayed"'):
                         played = f'"seat":"{seat}"' in text[:40] and '"moves":[]' not in text  # not a forced pass
                         if played and game.sent_at is not None:
-                            if stats.measuring:
-                                verdict = time.perf_counter() - game.sent_at
-                                stats.verdict.add(verdict)
-                                stats.turns += 1
-                                if verdict > stats.verdict_worst_s:
-                                    stats.verdict_worst_s = verdict
-                                    stats.verdict_worst_at_s = round(game.sent_at - stats.window_start, 2)
+                            stats.verdict_seen(game.sent_at)
                     elif text.startswith('{"GameEnded"'):
                         game.over.set()
                         return
@@ -374,7 +385,8 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
         return
     think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
     # Thinking must not hold the socket: the reader goes on while the turn is prepared.
-    trio.lowlevel.spawn_system_task(_send_later, stats, game, ws, random_turn(tree, rng), think)
+    turn = json.dumps({"SubmitTurn": {"moves": random_turn(tree, rng)}}, separators=(",", ":"))
+    trio.lowlevel.spawn_system_task(_send_later, game, ws, turn, think)
 
 
 async def _get(http: httpx.AsyncClient, path: str) -> httpx.Response:
@@ -386,11 +398,12 @@ async def _get(http: httpx.AsyncClient, path: str) -> httpx.Response:
         return await http.get(path)
 
 
-async def _send_later(stats: Stats, game: Game, ws, moves: list[str], think: float) -> None:
+async def _send_later(game: Game, ws, text: str, think: float) -> None:
+    """A seat's text (a turn, or a relay seat's), sent after its think; `sent_at` is when it left."""
     await trio.sleep(think)
     game.sent_at = time.perf_counter()
     try:
-        await ws.send(json.dumps({"SubmitTurn": {"moves": moves}}, separators=(",", ":")))
+        await ws.send(text)
     except (Closed, trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
         pass
 
@@ -430,7 +443,10 @@ async def report_setup(out, client: int, sockets_ready, set_up: trio.Event) -> N
         out.put({"kind": "setup", "client": client, "sockets": sockets_ready()})
 
 
-async def game_client(conf: dict, out) -> None:
+async def game_client(conf: dict, out, slot_main=None) -> None:
+    """A client process of game mode (each slot a game, `play_games`) or of relay mode (each
+    slot a group, `relay_group`)."""
+    slot_main = slot_main or play_games
     stats = Stats()
     started = time.perf_counter()
     async with trio.open_nursery() as nursery:
@@ -441,7 +457,7 @@ async def game_client(conf: dict, out) -> None:
         for slot in range(conf["games"]):
             ready = trio.Event()
             readies.append(ready)
-            nursery.start_soon(play_games, conf, stats, slot, ready)
+            nursery.start_soon(slot_main, conf, stats, slot, ready)
             if conf["connect_rate"]:
                 await trio.sleep(1 / conf["connect_rate"])
         set_up = trio.Event()
@@ -479,11 +495,89 @@ async def game_client(conf: dict, out) -> None:
     })
 
 
+# ----- relay mode: a game's traffic without the game ----------------------------------------------
+
+
+class RelayGroup(Game):
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole = trio.Event()
+        """Every socket of the group is open: the first seat sends the first turn."""
+
+
+async def relay_group(conf: dict, stats: Stats, slot: int, ready: trio.Event) -> None:
+    """Keep one relay group live: two seats and `spectators` spectators on one path; each seat
+    answers a roll for it after a think, as a game's seat does."""
+    rng = random.Random(conf["seed"] * 100_003 + slot)
+    group = RelayGroup()
+    url = f"{conf['ws']}/g/{conf['client']}-{slot}"
+    opened = trio.Semaphore(0)
+    async with trio.open_nursery() as nursery:
+        for seat in (0, 1):
+            nursery.start_soon(relay_seat, conf, stats, group, f"{url}?seat={seat}", seat, rng, opened)
+        for _ in range(conf["spectators"]):
+            nursery.start_soon(relay_spectator, stats, group, f"{url}?seat=-", opened)
+        for _ in range(2 + conf["spectators"]):
+            await opened.acquire()
+        ready.set()
+        group.whole.set()
+
+
+async def relay_seat(conf, stats: Stats, group: RelayGroup, url: str, seat: int, rng, opened) -> None:
+    try:
+        async with await connect(url) as ws:
+            stats.sockets_open += 1
+            stats.sockets_ready += 1
+            opened.release()
+            mine = f'"to":{seat}'
+            if seat == 0:
+                await group.whole.wait()
+                _relay_later(conf, group, ws, seat, rng)
+            while True:
+                text = await ws.receive()
+                stats.frames += stats.measuring
+                if text.startswith('{"by"'):  # a turn
+                    if orjson.loads(text)["by"] == seat and group.sent_at is not None:
+                        stats.verdict_seen(group.sent_at)
+                elif mine in text[:30]:  # a roll for this seat (only the seats' rolls are padded)
+                    _relay_later(conf, group, ws, seat, rng)
+    except Closed as closed:
+        stats.closed(closed.code)
+    except CONNECT_ERRORS as error:
+        stats.error(f"seat socket: {type(error).__name__}")
+
+
+def _relay_later(conf, group: RelayGroup, ws, seat: int, rng) -> None:
+    think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
+    trio.lowlevel.spawn_system_task(_send_later, group, ws, f'{{"by":{seat}}}', think)
+
+
+async def relay_spectator(stats: Stats, group: RelayGroup, url: str, opened) -> None:
+    try:
+        async with await connect(url) as ws:
+            stats.sockets_open += 1
+            stats.sockets_ready += 1
+            opened.release()
+            while True:
+                text = await ws.receive()
+                stats.frames += stats.measuring
+                if stats.measuring and text.startswith('{"by"') and group.sent_at is not None:
+                    stats.broadcast.add(time.perf_counter() - group.sent_at)
+    except Closed as closed:
+        stats.closed(closed.code)
+    except CONNECT_ERRORS as error:
+        stats.error(f"spectator socket: {type(error).__name__}")
+
+
 # ----- transport-only mode ----------------------------------------------------------------------
 
 
-def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
-    """A raw ASGI app on hypercorn: every connected socket gets one frame per period."""
+def transport_server_main(port: int, period_ms: int, frame_bytes: int, relay: bool = False) -> None:
+    """A raw ASGI app on hypercorn. Broadcast: every connected socket gets one frame per period.
+    Relay: the sockets of a path are a group (two seats, the rest spectators); a text from any
+    of them is answered with two frames to every socket of the group, as a turn is in a game:
+    a small one (the turn) and a roll, `frame_bytes` long for the seats and small for the
+    spectators. No game, no rules, no store: what the traffic of a game costs the framework."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -491,6 +585,22 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
 
     sockets: set = set()
     padding = "x" * max(0, frame_bytes - 40)
+    groups: dict[str, dict] = {}
+    """A relay group's path -> its sockets' outboxes (with whether each is a seat) and its turns."""
+
+    def relay_turn(group: dict, text: str) -> None:
+        sent = orjson.loads(text)
+        group["turns"] += 1
+        n = group["turns"]
+        turn = orjson.dumps({"by": sent["by"], "n": n}).decode()
+        roll = orjson.dumps({"n": n, "to": n % 2, "pad": padding}).decode()
+        roll_watched = orjson.dumps({"n": n, "to": n % 2}).decode()
+        for channel, seat in list(group["members"].items()):
+            try:
+                channel.send_nowait(turn)
+                channel.send_nowait(roll if seat else roll_watched)
+            except trio.WouldBlock:
+                pass
 
     async def app(scope, receive, send):
         if scope["type"] == "lifespan":
@@ -506,18 +616,28 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
         await receive()  # websocket.connect
         await send({"type": "websocket.accept"})
         outbox_in, outbox = trio.open_memory_channel(64)
-        sockets.add(outbox_in)
+        group = None
+        if relay:
+            group = groups.setdefault(scope["path"], {"members": {}, "turns": 0})
+            group["members"][outbox_in] = scope["query_string"] != b"seat=-"
+        else:
+            sockets.add(outbox_in)
         try:
             async with trio.open_nursery() as nursery:
                 async def pump():
                     async for text in outbox:
                         await send({"type": "websocket.send", "text": text})
                 nursery.start_soon(pump)
-                while (await receive())["type"] != "websocket.disconnect":
-                    pass
+                while (message := await receive())["type"] != "websocket.disconnect":
+                    if group is not None and message.get("text"):
+                        relay_turn(group, message["text"])
                 nursery.cancel_scope.cancel()
         finally:
             sockets.discard(outbox_in)
+            if group is not None:
+                del group["members"][outbox_in]
+                if not group["members"]:
+                    del groups[scope["path"]]
 
     async def broadcast():
         while True:
@@ -538,7 +658,8 @@ def transport_server_main(port: int, period_ms: int, frame_bytes: int) -> None:
         async with trio.open_nursery() as nursery:
             # The collector as playsite's server runs it (docs/metrics.md): tuned once the port is open.
             watch = await nursery.start(run_gc_watch, Settings.from_environ({}).gc_full_interval_s)
-            nursery.start_soon(broadcast)
+            if not relay:
+                nursery.start_soon(broadcast)
             await nursery.start(serve, app, config)
             watch.tune()
 
@@ -623,7 +744,10 @@ def client_main(mode: str, conf: dict, out) -> None:
     # 0.125 s), so each pause walks only what is young (a 100,000-allocation threshold let a
     # collection walk up to 100,000 objects while every socket of the client waited).
     gc.set_threshold(100_000, 50, 1000)
-    trio.run(game_client if mode == "game" else transport_client, conf, out)
+    if mode == "relay":
+        trio.run(functools.partial(game_client, slot_main=relay_group), conf, out)
+    else:
+        trio.run(game_client if mode == "game" else transport_client, conf, out)
 
 
 # ----- the parent -------------------------------------------------------------------------------
@@ -822,9 +946,11 @@ def split(total: int, parts: int) -> list[int]:
 def run(args: argparse.Namespace) -> dict:
     server = None
     pid = args.server_pid
-    if args.transport_only:
+    if args.transport_only or args.relay:
         port = free_port()
-        server = multiprocessing.Process(target=transport_server_main, args=(port, args.period_ms, args.frame_bytes))
+        server = multiprocessing.Process(
+            target=transport_server_main, args=(port, args.period_ms, args.frame_bytes, args.relay)
+        )
         server.start()
         pid = server.pid
         wait_listening(port, server)
@@ -841,7 +967,7 @@ def run(args: argparse.Namespace) -> dict:
     else:
         base = args.url.rstrip("/")
     proc = ProcView(pid)
-    mode = "transport" if args.transport_only else "game"
+    mode = "transport" if args.transport_only else "relay" if args.relay else "game"
     counts = split(args.sockets if args.transport_only else args.games, args.clients)
     out = multiprocessing.Queue()
     go = multiprocessing.Event()
@@ -952,6 +1078,7 @@ def run(args: argparse.Namespace) -> dict:
     slowest = max(results, key=lambda r: max(r["verdict"], default=0.0))
     summary = {
         "mode": mode,
+        "frame_bytes": args.frame_bytes if args.transport_only or args.relay else None,
         "games": None if args.transport_only else args.games,
         "sockets": args.sockets if args.transport_only else args.games * (2 + args.spectators),
         "think_s": None if args.transport_only else args.think,
@@ -995,6 +1122,9 @@ def markdown_row(s: dict) -> str:
         return "–" if value is None else f"{value:,}{unit}" if isinstance(value, int) else f"{value}{unit}"
     if s["mode"] == "transport":
         shape = f"transport only: {s['sockets']:,} sockets, a frame every {s['period_ms']} ms"
+    elif s["mode"] == "relay":
+        shape = (f"transport only, relayed: {s['games']:,} groups x {s['sockets'] // s['games']} sockets,"
+                 f" think {s['think_s']} s")
     else:
         shape = f"{s['games']:,} games x {2 + (s['sockets'] // s['games'] - 2)} sockets, think {s['think_s']} s"
     return (
@@ -1011,6 +1141,9 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--url", help="a running playsite (give --server-pid to read its CPU and memory)")
     where.add_argument("--spawn", action="store_true", help="start `playsite serve` (memory store) for the run")
     where.add_argument("--transport-only", action="store_true", help="no game: a raw ASGI broadcast server")
+    where.add_argument("--relay", action="store_true",
+                       help="no game: a raw ASGI server relaying a game's traffic (--games groups of 2 seats and"
+                            " --spectators, --think, seats' rolls --frame-bytes long)")
     parser.add_argument("--server-pid", type=int)
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                         help="with --spawn: a setting for the server (repeatable), e.g. DATABASE_URL=...")
@@ -1019,7 +1152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=5.0, help="mean think time per turn, seconds")
     parser.add_argument("--sockets", type=int, default=1000, help="transport-only: sockets")
     parser.add_argument("--period-ms", type=int, default=1000, help="transport-only: one frame per socket this often")
-    parser.add_argument("--frame-bytes", type=int, default=1000)
+    parser.add_argument("--frame-bytes", type=int, default=1000,
+                        help="transport-only: every frame; relay: the roll a seat receives")
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--duration", type=float, default=30.0, help="seconds measured after set-up")
     parser.add_argument("--setup-timeout", type=float, default=180.0)

@@ -1,6 +1,7 @@
 """The load generator (tools/loadgen.py) and its WebSocket client (tools/wsclient.py) against
-a real `playsite serve`: games are played and measured, the transport mode delivers frames,
-and the client reports refusals and close codes as the server sends them."""
+a real `playsite serve`: games are played and measured, the transport mode delivers frames, the
+relay mode answers a game's traffic, and the client reports refusals and close codes as the
+server sends them."""
 
 from __future__ import annotations
 
@@ -135,6 +136,18 @@ def test_the_transport_mode_delivers_every_socket_its_frames():
     assert summary["broadcast_ms"]["p50"] is not None
 
 
+
+def test_the_relay_mode_answers_each_turn_with_two_frames_to_every_socket_of_its_group():
+    summary = loadgen("--relay", "--games", "10", "--spectators", "3", "--think", "0.05", "--duration", "3",
+                      "--frame-bytes", "4000")
+    assert summary["mode"] == "relay" and summary["sockets"] == 50 and summary["frame_bytes"] == 4000
+    assert summary["errors"] == {} and summary["closes"] == {}
+    # Every turn is its seat's verdict once and two frames on each of the group's 5 sockets:
+    # 10 a turn, but for the frames of turns sent before the window and read in it (or after).
+    assert summary["rate_per_s"] > 30
+    assert 9 <= summary["frames_per_s"] / summary["rate_per_s"] <= 11
+    assert summary["verdict_ms"]["p50"] is not None and summary["broadcast_ms"]["p50"] is not None
+    assert summary["server_cpu_ms_per_frame"] is not None
 @pytest.fixture
 def server(serve):
     return serve(OPEN_LIMITS)
