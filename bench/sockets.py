@@ -3,6 +3,7 @@
     .venv/bin/python bench/sockets.py                # the grid below, 3 runs of every row; writes bench/results/sockets.md
     .venv/bin/python bench/sockets.py --quick        # a smaller grid, once, printed only
     .venv/bin/python bench/sockets.py --rows 0,3     # the rows at 2,000 sockets, printed only
+    .venv/bin/python bench/sockets.py --rows 0,3,10  # with the relay of 400 x 5's traffic beside them
     .venv/bin/python bench/sockets.py --rows 6 --repeat 1
 
 Each game row starts a fresh `playsite serve` (memory store unless the row says PostgreSQL,

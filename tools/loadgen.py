@@ -4,7 +4,7 @@
     .venv/bin/python tools/loadgen.py --spawn --games 200 --spectators 3 --think 5 --duration 60
     .venv/bin/python tools/loadgen.py --url http://127.0.0.1:8080 --server-pid 1234 --games 50
     .venv/bin/python tools/loadgen.py --transport-only --sockets 2000 --period-ms 250 --duration 30
-    .venv/bin/python tools/loadgen.py --relay --games 400 --spectators 3 --think 1 --frame-bytes 4000
+    .venv/bin/python tools/loadgen.py --relay --games 400 --spectators 3 --think 1 --frame-bytes 8000
 
 Game mode: each game is a friend game (`POST /games`, Unlimited) with its two seats and
 `--spectators` spectators on the game socket. A seat answers its roll after a random think
