@@ -383,10 +383,14 @@ async def answer(conf, stats: Stats, game: Game, ws, tree, http, game_id: str, r
             return
     if not tree:
         return
-    think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
     # Thinking must not hold the socket: the reader goes on while the turn is prepared.
     turn = json.dumps({"SubmitTurn": {"moves": random_turn(tree, rng)}}, separators=(",", ":"))
-    trio.lowlevel.spawn_system_task(_send_later, game, ws, turn, think)
+    trio.lowlevel.spawn_system_task(_send_later, game, ws, turn, _think(conf, rng))
+
+
+def _think(conf: dict, rng: random.Random) -> float:
+    """A seat's think before it answers: exponential, of mean `--think` s."""
+    return rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
 
 
 async def _get(http: httpx.AsyncClient, path: str) -> httpx.Response:
@@ -443,10 +447,9 @@ async def report_setup(out, client: int, sockets_ready, set_up: trio.Event) -> N
         out.put({"kind": "setup", "client": client, "sockets": sockets_ready()})
 
 
-async def game_client(conf: dict, out, slot_main=None) -> None:
+async def game_client(conf: dict, out, slot_main=play_games) -> None:
     """A client process of game mode (each slot a game, `play_games`) or of relay mode (each
     slot a group, `relay_group`)."""
-    slot_main = slot_main or play_games
     stats = Stats()
     started = time.perf_counter()
     async with trio.open_nursery() as nursery:
@@ -548,8 +551,7 @@ async def relay_seat(conf, stats: Stats, group: RelayGroup, url: str, seat: int,
 
 
 def _relay_later(conf, group: RelayGroup, ws, seat: int, rng) -> None:
-    think = rng.expovariate(1 / conf["think"]) if conf["think"] > 0 else 0
-    trio.lowlevel.spawn_system_task(_send_later, group, ws, f'{{"by":{seat}}}', think)
+    trio.lowlevel.spawn_system_task(_send_later, group, ws, f'{{"by":{seat}}}', _think(conf, rng))
 
 
 async def relay_spectator(stats: Stats, group: RelayGroup, url: str, opened) -> None:

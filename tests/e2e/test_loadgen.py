@@ -136,7 +136,6 @@ def test_the_transport_mode_delivers_every_socket_its_frames():
     assert summary["broadcast_ms"]["p50"] is not None
 
 
-
 def test_the_relay_mode_answers_each_turn_with_two_frames_to_every_socket_of_its_group():
     summary = loadgen("--relay", "--games", "10", "--spectators", "3", "--think", "0.05", "--duration", "3",
                       "--frame-bytes", "4000")
@@ -148,6 +147,8 @@ def test_the_relay_mode_answers_each_turn_with_two_frames_to_every_socket_of_its
     assert 9 <= summary["frames_per_s"] / summary["rate_per_s"] <= 11
     assert summary["verdict_ms"]["p50"] is not None and summary["broadcast_ms"]["p50"] is not None
     assert summary["server_cpu_ms_per_frame"] is not None
+
+
 @pytest.fixture
 def server(serve):
     return serve(OPEN_LIMITS)
