@@ -224,10 +224,13 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
             # game, lost.
             rng, played, state = random.Random(3), set(), snapshot["state"]
             white_to_play = state["dicePending"] and state["activeSeat"] == "White"
+            roll = state["dfen"]  # the position and dice of White's roll
             while not (white_to_play and played == {"White", "Black"}):
                 if white_to_play:
                     pending = await site.ok("GET", f"/games/{match['gameId']}/moves")
-                    if pending["legalMoves"]:  # an empty tree is passed by the server itself
+                    # A roll without moves is passed by the server in the same commit that rolls
+                    # for Black: the pending tree is then Black's, and White waits for its next roll.
+                    if pending["dfen"] == roll and pending["legalMoves"]:
                         turn = king_sparing_turn(pending["legalMoves"], pending["dfen"], "White", rng)
                         await ws.send_message(json.dumps({"SubmitTurn": {"moves": turn}}))
                 name, event = await next_event(ws)
@@ -235,6 +238,8 @@ async def test_a_guest_plays_a_catalog_bot_then_browses_history_and_records(serv
                 if name == "TurnPlayed" and event["moves"]:
                     played.add(event["seat"])
                 white_to_play = name == "DiceRolled" and event["seat"] == "White"
+                if white_to_play:
+                    roll = event["dfen"]
             await ws.send_message(json.dumps({"Resign": {}}))
             await events_until(ws, "GameEnded")
 
