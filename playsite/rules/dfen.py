@@ -15,6 +15,7 @@ produce is rejected with an `InvalidDfen` saying what is wrong.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import NoReturn
@@ -223,29 +224,34 @@ def format_dice(dice: Iterable[int], turn: chess.Color) -> str:
 
 
 def format_board(position: Position) -> str:
-    # One pass over the occupied squares (a few dozen), not 64 squares times six masks.
-    board = [""] * 64
-    white = position.white
-    pieces = list(zip("pnbrqk", position._piece_masks()))
-    for letter, mask in reversed(pieces):  # the first piece kind that has a square wins, as ever
-        for square in chess.scan_forward(mask):
-            board[square] = letter.upper() if white & chess.BB_SQUARES[square] else letter
-    rows = []
-    for rank in range(7, -1, -1):
-        row = ""
-        empty = 0
-        for letter in board[rank * 8 : rank * 8 + 8]:
-            if not letter:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += letter
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/".join(rows)
+    return _board_text(
+        position.pawns, position.knights, position.bishops, position.rooks, position.queens, position.kings,
+        position.white,
+    )
+
+
+BOARD_TEXTS_KEPT = 1024
+"""Boards whose text is kept: a turn formats the same board up to three times (the position
+after it, then with the next roll, then in the room's snapshot), each room in turn."""
+_LETTERS = (("k", "K"), ("q", "Q"), ("r", "R"), ("b", "B"), ("n", "N"), ("p", "P"))
+"""By kind, kings first: where two masks claimed one square, the later (pawns) would win."""
+_EMPTY_RUNS = tuple(("1" * count, str(count)) for count in range(8, 1, -1))
+
+
+@functools.lru_cache(maxsize=BOARD_TEXTS_KEPT)
+def _board_text(pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int, white: int) -> str:
+    # Each empty square a "1", then runs of them counted: the squares come off the masks a bit
+    # at a time, and the runs go by str.replace, not a character at a time.
+    squares = ["1"] * 64
+    for (lower, upper), mask in zip(_LETTERS, (kings, queens, rooks, bishops, knights, pawns)):
+        while mask:
+            low = mask & -mask
+            squares[low.bit_length() - 1] = upper if white & low else lower
+            mask ^= low
+    text = "/".join(["".join(squares[rank : rank + 8]) for rank in range(56, -1, -8)])
+    for run, count in _EMPTY_RUNS:
+        text = text.replace(run, count)
+    return text
 
 
 def format_dfen(position: Position) -> str:
