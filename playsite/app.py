@@ -22,6 +22,7 @@ from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal
 from playsite.http.responses import json_response
 from playsite.http.routercycles import install as install_cycleless_matcher
+from playsite.http.wsreceive import use_direct_receive
 from playsite.ingest_routes import ingest_routes
 from playsite.lobby.routes import lobby_routes
 from playsite.metrics import metrics_routes
@@ -39,6 +40,7 @@ from playsite.webhooks.routes import webhook_routes
 
 def create_app(services: Services) -> QuartTrio:
     app = QuartTrio("playsite", static_folder=None)
+    use_direct_receive(app)
     assert isinstance(app.json, DefaultJSONProvider)  # quart's own, the one that sorts keys
     install_cycleless_matcher(app.url_map)
     app.json.sort_keys = False

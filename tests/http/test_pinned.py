@@ -44,3 +44,25 @@ def test_a_patch_refuses_another_hypercorn_version_before_patching(monkeypatch, 
     with pytest.raises(pinned.UnpinnedHypercorn, match=r"hypercorn 0\.18\.x internals, but hypercorn 0\.19\.1"):
         install()
     assert patched() is before
+
+
+def test_quart_trio_is_pinned_to_the_minor_version_wsreceive_was_written_for():
+    dependencies = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
+    (quart_trio,) = [d for d in dependencies if d.startswith("quart-trio")]
+    major, minor = (int(part) for part in pinned.QUART_TRIO_SERIES.split("."))
+    assert quart_trio == f"quart-trio>={major}.{minor},<{major}.{minor + 1}"
+    pinned.require_quart_trio("the test")
+    assert re.match(rf"{re.escape(pinned.QUART_TRIO_SERIES)}\.", pinned.installed_quart_trio())
+
+
+def test_the_direct_receive_refuses_another_quart_trio_version_before_changing_the_app(monkeypatch):
+    from quart_trio import QuartTrio
+
+    from playsite.http import wsreceive
+
+    app = QuartTrio("pinned")
+    before = app.asgi_websocket_class
+    monkeypatch.setattr(pinned, "installed_quart_trio", lambda: "0.13.0")
+    with pytest.raises(pinned.UnpinnedHypercorn, match=r"quart-trio 0\.12\.x internals, but quart-trio 0\.13\.0"):
+        wsreceive.use_direct_receive(app)
+    assert app.asgi_websocket_class is before
