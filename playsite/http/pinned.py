@@ -19,8 +19,8 @@ QUART_TRIO_SERIES = "0.12"
 """The minor version of quart-trio whose internals `wsreceive` was written for."""
 
 
-class UnpinnedHypercorn(RuntimeError):
-    """The installed hypercorn (or quart-trio) is not the version a patch was written for."""
+class UnpinnedVersion(RuntimeError):
+    """The installed hypercorn or quart-trio is not the version a patch was written for."""
 
 
 def installed_hypercorn() -> str:
@@ -28,10 +28,10 @@ def installed_hypercorn() -> str:
 
 
 def require_hypercorn(patch: str) -> None:
-    """Raise `UnpinnedHypercorn` unless the installed hypercorn is of HYPERCORN_SERIES."""
+    """Raise `UnpinnedVersion` unless the installed hypercorn is of HYPERCORN_SERIES."""
     installed = installed_hypercorn()
     if installed.split(".")[:2] != HYPERCORN_SERIES.split("."):
-        raise UnpinnedHypercorn(
+        raise UnpinnedVersion(
             f"{patch} patches hypercorn {HYPERCORN_SERIES}.x internals, but hypercorn {installed} is"
             f" installed: check the patch against it, then move HYPERCORN_SERIES (playsite/http/pinned.py)"
             f" and the pin in pyproject.toml together"
@@ -43,10 +43,10 @@ def installed_quart_trio() -> str:
 
 
 def require_quart_trio(patch: str) -> None:
-    """Raise `UnpinnedHypercorn` unless the installed quart-trio is of QUART_TRIO_SERIES."""
+    """Raise `UnpinnedVersion` unless the installed quart-trio is of QUART_TRIO_SERIES."""
     installed = installed_quart_trio()
     if installed.split(".")[:2] != QUART_TRIO_SERIES.split("."):
-        raise UnpinnedHypercorn(
+        raise UnpinnedVersion(
             f"{patch} relies on quart-trio {QUART_TRIO_SERIES}.x internals, but quart-trio {installed} is"
             f" installed: check it against them, then move QUART_TRIO_SERIES (playsite/http/pinned.py)"
             f" and the pin in pyproject.toml together"

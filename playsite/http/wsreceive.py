@@ -9,11 +9,12 @@ connection started the relay as a task of its own.
 `DirectReceive`, the app's WebSocket connection class, has the route's `receive` read
 hypercorn's events itself. The relay did one more thing: on the client's disconnect it
 cancelled the connection, wherever the route was waiting. Here the disconnect is seen by the
-route's next receive, which then cancels the connection the same way; playsite's one
-WebSocket route always has a reader waiting (games/socket_routes.py), from the moment its
-socket is accepted, so a disconnect is seen at once, as before. Until the route reads,
-hypercorn holds what arrives in its own queue (`max_app_queue_size`), as the relay's channel
-did.
+route's next receive, which then cancels the connection the same way. playsite's one
+WebSocket route (games/socket_routes.py) keeps a reader waiting from the moment its socket is
+attached to the room, so from then on a disconnect is seen at once, as before; one during the
+handshake's own waits (the seat's redemption, the attach: REDEEM_WAIT_S at most) is seen when
+that reader starts, and ends the route the same way. Until the route reads, hypercorn holds
+what arrives in its own queue (`max_app_queue_size`), as the relay's channel did.
 
 The class leans on quart-trio's private parts (`_create_websocket_from_scope`, the
 `handle_websocket` it overrides, the `_receive` of quart's Websocket): quart-trio's minor

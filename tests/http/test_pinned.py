@@ -41,7 +41,7 @@ def test_the_installed_hypercorn_is_the_pinned_one():
 def test_a_patch_refuses_another_hypercorn_version_before_patching(monkeypatch, install, patched):
     before = patched()
     monkeypatch.setattr(pinned, "installed_hypercorn", lambda: "0.19.1")
-    with pytest.raises(pinned.UnpinnedHypercorn, match=r"hypercorn 0\.18\.x internals, but hypercorn 0\.19\.1"):
+    with pytest.raises(pinned.UnpinnedVersion, match=r"hypercorn 0\.18\.x internals, but hypercorn 0\.19\.1"):
         install()
     assert patched() is before
 
@@ -63,6 +63,6 @@ def test_the_direct_receive_refuses_another_quart_trio_version_before_changing_t
     app = QuartTrio("pinned")
     before = app.asgi_websocket_class
     monkeypatch.setattr(pinned, "installed_quart_trio", lambda: "0.13.0")
-    with pytest.raises(pinned.UnpinnedHypercorn, match=r"quart-trio 0\.12\.x internals, but quart-trio 0\.13\.0"):
+    with pytest.raises(pinned.UnpinnedVersion, match=r"quart-trio 0\.12\.x internals, but quart-trio 0\.13\.0"):
         wsreceive.use_direct_receive(app)
     assert app.asgi_websocket_class is before
