@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
                     why[index] = summary
                 else:
                     runs[index].append(summary)
+                    print(f"bench: row {index}, run {attempt}: {summary.get('server_cpu_ms_per_frame')} ms of server"
+                          f" CPU a frame, server CPU over clients' {summary.get('server_per_client_cpu')}",
+                          file=sys.stderr, flush=True)
     transports: dict[int, list[dict]] = {}
     relays: dict[tuple, list[dict]] = {}
     measured: list[tuple[str, list[dict]]] = []
