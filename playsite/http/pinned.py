@@ -29,13 +29,7 @@ def installed_hypercorn() -> str:
 
 def require_hypercorn(patch: str) -> None:
     """Raise `UnpinnedVersion` unless the installed hypercorn is of HYPERCORN_SERIES."""
-    installed = installed_hypercorn()
-    if installed.split(".")[:2] != HYPERCORN_SERIES.split("."):
-        raise UnpinnedVersion(
-            f"{patch} patches hypercorn {HYPERCORN_SERIES}.x internals, but hypercorn {installed} is"
-            f" installed: check the patch against it, then move HYPERCORN_SERIES (playsite/http/pinned.py)"
-            f" and the pin in pyproject.toml together"
-        )
+    _require("hypercorn", installed_hypercorn(), HYPERCORN_SERIES, "HYPERCORN_SERIES", patch)
 
 
 def installed_quart_trio() -> str:
@@ -44,10 +38,13 @@ def installed_quart_trio() -> str:
 
 def require_quart_trio(patch: str) -> None:
     """Raise `UnpinnedVersion` unless the installed quart-trio is of QUART_TRIO_SERIES."""
-    installed = installed_quart_trio()
-    if installed.split(".")[:2] != QUART_TRIO_SERIES.split("."):
+    _require("quart-trio", installed_quart_trio(), QUART_TRIO_SERIES, "QUART_TRIO_SERIES", patch)
+
+
+def _require(package: str, installed: str, series: str, series_name: str, patch: str) -> None:
+    if installed.split(".")[:2] != series.split("."):
         raise UnpinnedVersion(
-            f"{patch} relies on quart-trio {QUART_TRIO_SERIES}.x internals, but quart-trio {installed} is"
-            f" installed: check it against them, then move QUART_TRIO_SERIES (playsite/http/pinned.py)"
-            f" and the pin in pyproject.toml together"
+            f"{patch} relies on {package} {series}.x internals, but {package} {installed} is installed:"
+            f" check the patch against it, then move {series_name} (playsite/http/pinned.py) and the pin"
+            f" in pyproject.toml together"
         )

@@ -16,8 +16,8 @@ handshake's own waits (the seat's redemption, the attach: REDEEM_WAIT_S at most)
 that reader starts, and ends the route the same way. Until the route reads, hypercorn holds
 what arrives in its own queue (`max_app_queue_size`), as the relay's channel did.
 
-The class leans on quart-trio's private parts (`_create_websocket_from_scope`, the
-`handle_websocket` it overrides, the `_receive` of quart's Websocket): quart-trio's minor
+The class leans on quart-trio's private parts (`_create_websocket_from_scope`, and the
+`handle_websocket` its own `__call__` awaits, the `_receive` of quart's Websocket): quart-trio's minor
 version is pinned (http/pinned.py) and checked when the app is made.
 """
 
