@@ -22,7 +22,7 @@ from hypercorn.typing import ASGIFramework
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.openfiles import raise_to_hard_limit
-from playsite.http import cycles, wsbatch
+from playsite.http import cycles, reads, wsbatch
 from playsite.http.asgi import finish_sends
 from playsite.http.listening import accept_queues
 from playsite.http.wsfail import install as install_websocket_failing
@@ -77,6 +77,7 @@ async def run_http(
     install_websocket_failing(WEBSOCKET_MESSAGE_MAX)
     wsbatch.install()
     cycles.install()
+    reads.install()
     config = _Config(settings.send_buffer_bytes, settings.send_stall_timeout_s)
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None  # URLs may carry seat tokens: never log them

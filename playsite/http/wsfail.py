@@ -8,7 +8,8 @@ TCP connection without a Close frame, and the client saw 1006 and no reason.
 
 `install` replaces hypercorn's handling of received WebSocket events with one that is the
 same for messages, pings and the peer's own close, and for a frame that failed to parse
-sends the Close frame with wsproto's code before ending the stream. Called once by
+sends the Close frame with wsproto's code before ending the stream (a finished message goes
+to the route's queue through `reads.put`, with no yield when the queue has room). Called once by
 `server.run_http`; tests/e2e/test_connections.py holds hypercorn to it.
 
 It also bounds a message by its frame headers. wsproto learns a frame's length from its
@@ -31,6 +32,7 @@ from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason, FrameDecoder, Opcode, ParseFailed
 
 from playsite.http.pinned import require_hypercorn
+from playsite.http.reads import put
 
 
 async def _handle_events(stream: WSStream) -> None:
@@ -43,7 +45,7 @@ async def _handle_events(stream: WSStream) -> None:
                 break
             if event.message_finished:
                 assert stream.app_put is not None  # set by the accepted handshake, before any message
-                await stream.app_put(stream.buffer.to_message())
+                await put(stream.app_put, stream.buffer.to_message())
                 stream.buffer.clear()
         elif isinstance(event, Ping):
             await stream._send_wsproto_event(event.response())

@@ -197,9 +197,16 @@ class Room:
     # ----- the public surface -------------------------------------------------------------
 
     async def send(self, intent: Intent) -> bool:
-        """Queue an intent (waiting if the room is busy); False once the room has finished."""
+        """Queue an intent (waiting if the room's queue is full); False once the room has
+        finished. With room in the queue there is no schedule point: a sender mostly waits
+        for its verdict next, and trio's `send` would first yield to the loop for nothing (a
+        trip round it per command). A cancelled sender is cancelled before it queues anything."""
         try:
-            await self._intents_in.send(intent)
+            await trio.lowlevel.checkpoint_if_cancelled()
+            try:
+                self._intents_in.send_nowait(intent)
+            except trio.WouldBlock:
+                await self._intents_in.send(intent)
             return True
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return False

@@ -11,7 +11,7 @@ import pytest
 from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.trio.tcp_server import TCPServer
 
-from playsite.http import asgi, cycles, pinned, wsbatch, wsfail
+from playsite.http import asgi, cycles, pinned, reads, wsbatch, wsfail
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
@@ -34,9 +34,10 @@ def test_the_installed_hypercorn_is_the_pinned_one():
         (lambda: wsfail.install(1024), lambda: WSStream._handle_events),
         (wsbatch.install, lambda: WSStream.app_send),
         (cycles.install, lambda: TCPServer.run),
+        (reads.install, lambda: TCPServer._read_data),
         (lambda: asgi.finish_sends(None), lambda: None),
     ],
-    ids=["wsfail", "wsbatch", "cycles", "asgi"],
+    ids=["wsfail", "wsbatch", "cycles", "reads", "asgi"],
 )
 def test_a_patch_refuses_another_hypercorn_version_before_patching(monkeypatch, install, patched):
     before = patched()

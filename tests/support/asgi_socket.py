@@ -10,14 +10,19 @@ from playsite.config import Settings
 from playsite.server import run_http
 
 
+async def answer_lifespan(receive, send) -> None:
+    """An ASGI app's part in the server's start-up and shut-down."""
+    while (await receive())["type"] != "lifespan.shutdown":
+        await send({"type": "lifespan.startup.complete"})
+    await send({"type": "lifespan.shutdown.complete"})
+
+
 def accepting(on_socket):
     """An ASGI app that starts up, accepts each WebSocket and hands it to `on_socket(scope, send)`."""
 
     async def app(scope, receive, send):
         if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await answer_lifespan(receive, send)
             return
         assert (await receive())["type"] == "websocket.connect"
         await send({"type": "websocket.accept"})
