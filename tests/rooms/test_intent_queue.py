@@ -45,8 +45,17 @@ async def test_a_full_queue_makes_the_sender_wait_while_the_room_takes_what_is_q
         for _ in range(1 + INTENT_QUEUE):
             assert await room.send(Detach(QueueSubscriber(None)))
         assert room.queued_intents() == INTENT_QUEUE
-        assert await room.send(Detach(QueueSubscriber(None)))  # waits: the room takes from the queue meanwhile
-        assert room.queued_intents() < INTENT_QUEUE
+        ran: list[str] = []
+
+        async def other() -> None:
+            ran.append("other")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(other)
+            assert await room.send(Detach(QueueSubscriber(None)))  # waited for room: the others ran meanwhile
+            assert ran == ["other"]
+        await trio.testing.wait_all_tasks_blocked()
+        assert room.queued_intents() == 0  # every intent was taken, the last one too
 
 
 async def test_a_cancelled_sender_queues_nothing(autojump_clock):
