@@ -257,9 +257,10 @@ def main(argv: list[str] | None = None) -> int:
                     why[index] = summary
                 else:
                     runs[index].append(summary)
+                    verdict = summary.get("verdict_ms") or {}
                     print(f"bench: row {index}, run {attempt}: {summary.get('server_cpu_ms_per_frame')} ms of server"
-                          f" CPU a frame, server CPU over clients' {summary.get('server_per_client_cpu')}",
-                          file=sys.stderr, flush=True)
+                          f" CPU a frame, server CPU over clients' {summary.get('server_per_client_cpu')}, verdict"
+                          f" p99 {verdict.get('p99')} ms, max {verdict.get('max')} ms", file=sys.stderr, flush=True)
     transports: dict[int, list[dict]] = {}
     relays: dict[tuple, list[dict]] = {}
     measured: list[tuple[str, list[dict]]] = []
