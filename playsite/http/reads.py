@@ -15,8 +15,9 @@ to the room. Under hypercorn each of these steps paid for something it did not u
   so the put is made without the yield; a full buffer still waits for room, as before.
   The room's queue of intents takes the same way (rooms/room.py).
 
-Measured with tools/loadgen.py at 400 games x 5 sockets (docs/performance.md, "The read path"):
-the serving process's CPU over its clients' 3-4% lower, and ~3 MiB less resident.
+Measured with tools/loadgen.py at 400 games x 5 sockets, eight alternating pairs
+(docs/performance.md, what goal 2 kept): the serving process's CPU over its clients' 2.8% lower
+at the median, and 2-4 MiB less resident.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from hypercorn.events import Closed, RawData
 from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
 
 from playsite.http.pinned import require_hypercorn
+
 
 async def put(send: Callable[[Any], Awaitable[None]], message: Any) -> None:
     """`await send(message)`, where `send` is hypercorn's put into a route's queue (a memory
