@@ -37,16 +37,19 @@ LAYERS = (
     Layer("playsite.verifier", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.principals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
-    Layer("playsite.rooms", may_import=(*CODECS, "playsite.principals", "playsite.store", "playsite.tokens"),
+    Layer("playsite.rooms", may_import=(*CODECS, "playsite.principals", "playsite.store", "playsite.tokens",
+                                        "playsite.channels"),
           never_import=WEB_FRAMEWORKS),
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure); it renders
     # the domains' refusals and reads the credentials a person presents, both plain values.
-    Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals", "playsite.credentials")),
+    Layer("playsite.http", may_import=("playsite.wire.text", "playsite.refusals", "playsite.credentials",
+                                       "playsite.channels")),
     Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.http.routercycles", may_import=()),
     Layer("playsite.gcwatch", may_import=("playsite.periodic", "playsite.rooms.counters"), never_import=WEB_FRAMEWORKS),
     Layer("playsite.credentials", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.periodic", may_import=()),
+    Layer("playsite.channels", may_import=(), never_import=WEB_FRAMEWORKS),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
     # The seek lifecycle they share with bot seeks is held to the same rule.
     Layer("playsite.lobby.seek_board", may_import=(*CODECS, "playsite.tokens", "playsite.refusals"),

@@ -12,8 +12,8 @@ to the room. Under hypercorn each of these steps paid for something it did not u
 - `put(send, message)`: a put into a trio memory channel with room in its buffer is done at
   once, but trio's `send` then yields to the event loop all the same (a schedule point).
   The reading task has nothing else to do before its next read, which waits in any case,
-  so the put is made without the yield; a full buffer still waits for room, as before.
-  The room's queue of intents takes the same way (rooms/room.py).
+  so the put is made without the yield (`playsite/channels.py`); a full buffer still waits
+  for room, as before. The room's queue of intents takes the same way (rooms/room.py).
 
 Measured with tools/loadgen.py at 400 games x 5 sockets, eight alternating pairs
 (docs/performance.md, what goal 2 kept): the serving process's CPU over its clients' 2.8% lower
@@ -29,6 +29,7 @@ import trio
 from hypercorn.events import Closed, RawData
 from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
 
+from playsite import channels
 from playsite.http.pinned import require_hypercorn
 
 
@@ -37,14 +38,10 @@ async def put(send: Callable[[Any], Awaitable[None]], message: Any) -> None:
     channel's bound `send`), without the yield when the queue has room. A cancelled caller
     is cancelled first, and a closed or broken queue raises, as with `send`."""
     channel = getattr(send, "__self__", None)
-    if not isinstance(channel, trio.MemorySendChannel):
+    if isinstance(channel, trio.MemorySendChannel):
+        await channels.put(channel, message)
+    else:
         await send(message)
-        return
-    await trio.lowlevel.checkpoint_if_cancelled()
-    try:
-        channel.send_nowait(message)
-    except trio.WouldBlock:
-        await channel.send(message)
 
 
 async def _read_data(self: TCPServer) -> None:

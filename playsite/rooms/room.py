@@ -22,6 +22,7 @@ from typing import Any, TypeVarTuple, Unpack
 
 import trio
 
+from playsite.channels import put
 from playsite.dice import Fairness
 from playsite.rooms.counters import RoomCounters
 from playsite.rooms.durable import dump_history_turn, dump_setup, dump_state, load_state
@@ -200,13 +201,10 @@ class Room:
         """Queue an intent (waiting if the room's queue is full); False once the room has
         finished. With room in the queue there is no schedule point: a sender mostly waits
         for its verdict next, and trio's `send` would first yield to the loop for nothing (a
-        trip round it per command). A cancelled sender is cancelled before it queues anything."""
+        trip round it per command: playsite/channels.py). A cancelled sender is cancelled
+        before it queues anything."""
         try:
-            await trio.lowlevel.checkpoint_if_cancelled()
-            try:
-                self._intents_in.send_nowait(intent)
-            except trio.WouldBlock:
-                await self._intents_in.send(intent)
+            await put(self._intents_in, intent)
             return True
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return False
