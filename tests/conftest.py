@@ -48,6 +48,8 @@ def serve():
 
 def pytest_sessionfinish(session, exitstatus):
     """A run in which no test passed is a failure, whatever pytest thinks (CI must not go green empty)."""
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: the controller, which hears every worker's results, decides
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     passed = len(reporter.stats.get("passed", [])) if reporter else 0
     if exitstatus == 0 and passed == 0:

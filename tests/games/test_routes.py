@@ -270,7 +270,7 @@ def test_get_games_shows_at_most_50_and_counts_them_all(serve):
 
 
 @pytest.mark.parametrize("path", ["/games/{id}", "/games/{id}/moves"])
-@pytest.mark.parametrize("game_id", [str(uuid.uuid4()), "not-a-game", "0"])
+@pytest.mark.parametrize("game_id", [str(uuid.uuid4()), "not-a-game", "0"], ids=["a-new-uuid", "not-a-game", "zero"])
 def test_an_unknown_game_is_404_game_not_found(http, path, game_id):
     assert_error(http.get(path.format(id=game_id)), 404, "game_not_found")
 

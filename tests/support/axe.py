@@ -11,31 +11,18 @@ The pages' CSP forbids inline scripts, so the context that runs axe is made with
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.npm import npm_installed
+
 HERE = Path(__file__).resolve().parent / "axe"
-INSTALL_TIMEOUT_S = 300
 SERIOUS = ("serious", "critical")
 
 
 @functools.cache
 def axe_source() -> str:
     """The text of axe.min.js, after `npm ci` of the pinned version when it is not there yet."""
-    script = HERE / "node_modules" / "axe-core" / "axe.min.js"
-    if not script.exists():
-        if shutil.which("npm") is None:
-            raise RuntimeError("the accessibility tests need npm (Debian: apt-get install nodejs npm)")
-        print("axe tests: installing the pinned axe-core with npm ci ...", file=sys.stderr, flush=True)
-        done = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=HERE, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"npm ci failed in {HERE}:\n{done.stdout}\n{done.stderr}")
-    return script.read_text(encoding="utf-8")
+    return npm_installed(HERE, "axe-core/axe.min.js", "the accessibility tests").read_text(encoding="utf-8")
 
 
 def serious_violations(page) -> list[dict]:

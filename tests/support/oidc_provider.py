@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from html.parser import HTMLParser
@@ -29,29 +28,20 @@ import attrs
 import httpx
 import pytest
 
+from tests.support.npm import npm_installed
 from tests.support.server import free_port
 
 HERE = Path(__file__).resolve().parent / "oidc"
 READY_TIMEOUT_S = 30
-INSTALL_TIMEOUT_S = 300
 CLIENT_ID = "playsite-tests"
 CLIENT_SECRET = "playsite-tests-client-secret"
 
 
 def ensure_installed() -> None:
     """`npm ci` the pinned provider once; a clear failure when node or npm is missing."""
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise RuntimeError(f"the sign-in tests need {tool} (Debian: apt-get install nodejs npm)")
-    if (HERE / "node_modules" / "oidc-provider" / "package.json").exists():
-        return
-    print("oidc tests: installing the pinned oidc-provider with npm ci ...", file=sys.stderr, flush=True)
-    done = subprocess.run(
-        ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=HERE, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"npm ci failed in {HERE}:\n{done.stdout}\n{done.stderr}")
+    if shutil.which("node") is None:
+        raise RuntimeError("the sign-in tests need node (Debian: apt-get install nodejs npm)")
+    npm_installed(HERE, "oidc-provider/package.json", "the sign-in tests")
 
 
 @attrs.define

@@ -159,7 +159,8 @@ def test_rotation_opens_values_sealed_under_the_previous_key():
 # ----- settings --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [NEW_KEY[:-2], NEW_KEY + "00", "zz" + NEW_KEY[2:], "k" * 64, "0x" + NEW_KEY[2:]])
+@pytest.mark.parametrize("bad", [NEW_KEY[:-2], NEW_KEY + "00", "zz" + NEW_KEY[2:], "k" * 64, "0x" + NEW_KEY[2:]],
+                         ids=["short", "long", "not-hex", "all-k", "0x-prefixed"])
 def test_a_bad_key_stops_the_boot_naming_the_variable_not_the_value(bad):
     for name in ("PLAY_SECRETS_KEY", "PLAY_SECRETS_KEY_PREVIOUS"):
         environ = {"PLAY_SECRETS_KEY": OTHER_KEY, name: bad}
