@@ -12,11 +12,10 @@ import trio.testing
 from prometheus_client.parser import text_string_to_metric_families
 
 from playsite.config import Settings
-from playsite.games.creation import create_human_game
 from playsite.gcwatch import GEN0_THRESHOLD, YOUNG_PERIOD_S, GcWatch, run_gc_watch
 from playsite.rooms.intents import Rebind
 from playsite.wire import WHITE, Fischer, Resign, SubmitTurn
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 from tests.support.rooms import attach, command, sparing_turn
 from tests.support.waiting import wait_until
 
@@ -38,7 +37,7 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Bearer")
         assert (await client.get("/metrics", headers={"Authorization": "Bearer wrong"})).status_code == 401
 
-        created = await create_human_game(services.registry, Fischer(300, 3), rated=False, seed_window_s=0, durability="best_effort")
+        created = await friend_game(services, Fischer(300, 3))
         room = created.room
 
 

@@ -30,7 +30,7 @@ from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS, DirectWriter
 from playsite.principals import Kind, canonical_uuid, kind_of
-from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind
+from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind, Reply, Verdict
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import matches
@@ -201,8 +201,17 @@ def _sender() -> Callable[[list[str]], Awaitable[None]]:
 
 
 async def _read_commands(room: Room, subscriber: SocketSubscriber, scope: trio.CancelScope) -> None:
+    """The seat's commands to the room, one at a time: a frame is taken up once the room has
+    answered the command before it. The answer is not waited for as soon as the command is
+    sent, but when the next frame comes (it nearly always has been answered by then): the
+    room's answer to a turn wakes no task, where waiting for it had cost a trip round the event
+    loop every turn. An ignored seed is answered on this socket alone, so it is waited for."""
+    previous: Reply[Verdict] | None = None
     while True:
         frame = await websocket.receive()
+        if previous is not None and not previous.ready:
+            await previous.wait()
+        previous = None
         if subscriber.seat is None:
             subscriber.offer(encode_error("spectators cannot send commands"))
             continue
@@ -215,8 +224,11 @@ async def _read_commands(room: Room, subscriber: SocketSubscriber, scope: trio.C
         if not await room.send(intent):
             scope.cancel()
             return
+        if not isinstance(command, SubmitSeed):
+            previous = intent.reply
+            continue
         verdict = await intent.reply.wait()
         # A refused turn or draw answer is the room's event: a Rejected, versioned, sent to every
         # subscriber. An ignored seed is no event: this socket alone is told, with an Error frame.
-        if not verdict.applied and isinstance(command, SubmitSeed):
+        if not verdict.applied:
             subscriber.offer(encode_error(verdict.reason or "seed ignored"))

@@ -6,20 +6,16 @@ from __future__ import annotations
 import uuid
 
 from playsite.config import Settings
-from playsite.games.creation import create_human_game
 from playsite.rooms.intents import Abort
 from playsite.store import MemoryStore
-from playsite.wire import DEFAULT_TIME_CONTROL
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 from tests.support.errors import assert_error
 
 
 async def test_an_ended_game_is_read_from_the_store_after_a_restart():
     store = MemoryStore()
     async with booted(Settings(dice_seed_window_ms=0), store=store) as first:
-        game = await create_human_game(
-            first.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort"
-        )
+        game = await friend_game(first)
         assert await game.room.send(Abort("ended for the test"))
         await game.room.finished.wait()
         before = await (await test_client(first).get(f"/games/{game.room.game_id}")).get_json()

@@ -16,7 +16,7 @@ from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.rooms.intents import PlayerCommand
 from playsite.wire import DEFAULT_TIME_CONTROL, Resign
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 from tests.support.faulty_store import FaultyStore
 
 
@@ -94,7 +94,7 @@ async def test_spectators_are_capped_per_game_and_per_address_and_seats_never_ar
     async with booted(settings) as services:
         client = test_client(services)
         one, two = [
-            await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+            await friend_game(services)
             for _ in range(2)
         ]
         watch = lambda game: client.websocket(f"/games/{game.room.game_id}/ws?mode=spectator")  # noqa: E731
@@ -151,7 +151,7 @@ async def test_a_waiting_game_whose_players_arrive_frees_its_place_among_the_wai
     async with booted(settings) as services:
         client = test_client(services)
         games = [
-            await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+            await friend_game(services)
             for _ in range(2)
         ]
         assert services.registry.awaiting_joins() == 2
@@ -171,7 +171,7 @@ async def test_one_address_holds_at_most_its_sockets_seats_included():
     settings = Settings(dice_seed_window_ms=0, sockets_per_address=2)
     async with booted(settings) as services:
         client = test_client(services)
-        game = await create_human_game(services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort")
+        game = await friend_game(services)
         async with client.websocket(seat_path(game, "White", uuid.uuid4())) as white, client.websocket(
             f"/games/{game.room.game_id}/ws?mode=spectator"
         ) as watcher:

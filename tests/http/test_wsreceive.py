@@ -9,9 +9,7 @@ import trio
 import trio.testing
 
 from playsite.config import Settings
-from playsite.games.creation import create_human_game
-from playsite.wire import DEFAULT_TIME_CONTROL
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 
 
 def task_names(task: trio.lowlevel.Task) -> list[str]:
@@ -25,9 +23,7 @@ def task_names(task: trio.lowlevel.Task) -> list[str]:
 async def test_a_game_socket_is_served_by_its_route_alone_and_ends_when_the_client_leaves():
     async with booted(Settings(dice_seed_window_ms=0)) as services:
         client = test_client(services)
-        game = await create_human_game(
-            services.registry, DEFAULT_TIME_CONTROL, rated=False, seed_window_s=0, durability="best_effort"
-        )
+        game = await friend_game(services)
         async with client.websocket(f"/games/{game.room.game_id}/ws?mode=spectator") as ws:
             assert "Snapshot" in json.loads(await ws.receive())
             await trio.testing.wait_all_tasks_blocked()

@@ -16,12 +16,11 @@ import trio
 
 from playsite.accounts import queries as accounts_store
 from playsite.accounts.sessions import SESSION_COOKIE, Sessions
-from playsite.games.creation import create_human_game
 from playsite.rooms.model import RoomPhase
 from playsite.rules import Termination
 from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.rematch import ORIGIN, WRITE, as_seat, finished_game, server
 from tests.support.rooms import attach
@@ -266,7 +265,7 @@ async def test_ineligible_sources_read_closed(migrated_url):
 
 async def test_an_ongoing_game_is_waiting_without_a_deadline(migrated_url):
     async with server(migrated_url) as (services, client):
-        created = await create_human_game(services.registry, Fischer(300, 3), rated=False, seed_window_s=0, durability="best_effort")
+        created = await friend_game(services, Fischer(300, 3))
         body = await continuation(client, created.room.game_id)
         assert body["phase"] == "waiting" and "deadlineAt" not in body
 

@@ -10,8 +10,10 @@ import trio
 
 from playsite.app import create_app
 from playsite.config import Settings
+from playsite.games.creation import CreatedGame, create_human_game
 from playsite.services import Services, boot
 from playsite.store import MemoryStore
+from playsite.wire import DEFAULT_TIME_CONTROL, TimeControl
 
 
 @contextlib.asynccontextmanager
@@ -27,6 +29,14 @@ async def booted(settings: Settings | None = None, *, store=None, seed_source=No
         services = await boot(settings, nursery, store=store, seed_source=seed_source)
         yield services
         nursery.cancel_scope.cancel()
+
+
+async def friend_game(services: Services, time_control: TimeControl = DEFAULT_TIME_CONTROL) -> CreatedGame:
+    """An unrated game between two people, the dice's seed window closed at once, on the
+    services' registry: its room and both seats' tokens."""
+    return await create_human_game(
+        services.registry, time_control, rated=False, seed_window_s=0, durability="best_effort"
+    )
 
 
 def test_client(services: Services):
