@@ -157,7 +157,10 @@ def traffic(summary: dict) -> tuple:
 def per_frame(runs: list[dict], transports: dict[int, list[dict]], relays: dict[tuple, list[dict]]) -> str:
     """Server CPU per delivered frame, in ms; for a game row, with the share of the raw
     transport's efficiency it reaches (the transport row of the same socket count, this run,
-    median against median), and of the relay row of its traffic when there is one."""
+    median against median), and of the relay row of its traffic when there is one. With more
+    than one run of each, the share each run reached against the ceiling measured in the same
+    pass of the grid follows in brackets: two rows minutes apart drift less apart than two
+    medians over a whole set does, on a machine whose speed changes by the hour."""
     mine = [s.get("server_cpu_ms_per_frame") for s in runs]
     if all(v is None for v in mine):
         return "–"
@@ -169,7 +172,11 @@ def per_frame(runs: list[dict], transports: dict[int, list[dict]], relays: dict[
     for rows, name in ((transports.get(runs[0]["sockets"], []), "transport"), (relays.get(traffic(runs[0]), []), "relay")):
         ceilings = [r["server_cpu_ms_per_frame"] for r in rows if r.get("server_cpu_ms_per_frame")]
         if ceilings:
-            shares.append(f"{statistics.median(ceilings) / median:.0%} of the {name}'s")
+            share = f"{statistics.median(ceilings) / median:.0%} of the {name}'s"
+            passes = [(r.get("server_cpu_ms_per_frame"), m) for r, m in zip(rows, mine)] if len(rows) == len(mine) else []
+            if len(passes) > 1 and all(ceiling and own for ceiling, own in passes):
+                share += f" (runs: {', '.join(f'{ceiling / own:.0%}' for ceiling, own in passes)})"
+            shares.append(share)
     return f"{cell}: {', '.join(shares)}" if shares else cell
 
 
@@ -296,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         " (every message on every socket), and for a game row the share of the raw transport's"
         " efficiency it reaches (the transport row with as many sockets, measured in this run), and of the"
         " relay row's: the raw ASGI app answering the same traffic (the same games, sockets and think, two"
-        " frames a turn to every socket of a group) with no game behind it."
+        " frames a turn to every socket of a group) with no game behind it; in brackets, each run's share"
+        " against the ceiling row of its own pass of the grid."
         " GC: the collector's CPU as a share of the serving process's, and the bucket its"
         " pause p99 falls in (from the server's GET /metrics). RSS of the serving process at its peak."
         " Each row was run `runs` times (the whole grid over again each time): a cell is the median of"
