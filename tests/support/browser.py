@@ -19,6 +19,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"
         "--disable-component-update", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 expect.set_options(timeout=15_000)  # a 2-core CI machine under load: generous, never a sleep
+FRONT = """A page about to be clicked is brought to the front first: headless Chromium runs the
+animation frames of the pages behind the front one about once a second, and Playwright waits
+for two frames in which the element stays put before it clicks, so every click on a page
+behind took 1-2 s (a test that clicks three turns on two seats' pages took 37 s; 4.6 s so)."""
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +90,7 @@ def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> 
 
 def click_turn(page, moves: list[str]) -> None:
     """Click a turn's micro-moves on the board (and a promotion's piece), not submitting it."""
+    page.bring_to_front()  # see FRONT
     for uci in moves:
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')
