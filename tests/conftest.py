@@ -20,7 +20,8 @@ devdb = load_tool("devdb")
 
 @pytest.fixture(scope="session")
 def pg_cluster():
-    """One private PostgreSQL server for the whole run (one for each pytest worker), started by the suite itself."""
+    """One private PostgreSQL server for the whole run (one for each pytest worker), started
+    by the suite itself."""
     with devdb.Cluster() as cluster:
         yield cluster
 
