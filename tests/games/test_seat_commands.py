@@ -14,7 +14,7 @@ import trio.testing
 
 from playsite.config import Settings
 from playsite.rooms.intents import PlayerCommand
-from tests.support.app import booted, friend_game, test_client
+from tests.support.app import booted, friend_game, seat_path, test_client
 from tests.support.turns import king_sparing_turn
 
 READER = "socket_routes._read_commands"
@@ -51,17 +51,11 @@ async def frames_until(ws, kind: str, where=lambda body: True) -> dict:
             return frame[kind]
 
 
-def seat_urls(game) -> dict[str, str]:
-    """Where each seat's socket opens, as a guest of its own."""
-    urls = {seat: f"/games/{game.room.game_id}/ws?token={game.tokens[seat]}&guest={uuid.uuid4()}" for seat in ("White", "Black")}
-    return urls
-
-
 async def test_a_turn_wakes_the_seats_reader_once_and_the_rooms_answer_wakes_no_task():
     async with booted(Settings(dice_seed_window_ms=0)) as services:
         client = test_client(services)
         game = await friend_game(services)
-        urls = seat_urls(game)
+        urls = {seat: seat_path(game, seat, uuid.uuid4()) for seat in ("White", "Black")}
         rng = random.Random(3)
         instrument = ReaderSteps(game.room)
         async with client.websocket(urls["White"]) as white, client.websocket(urls["Black"]) as black:
@@ -93,7 +87,7 @@ async def test_a_seats_commands_reach_the_room_one_at_a_time_in_order():
     async with booted(Settings(dice_seed_window_ms=0)) as services:
         client = test_client(services)
         game = await friend_game(services)
-        urls = seat_urls(game)
+        urls = {seat: seat_path(game, seat, uuid.uuid4()) for seat in ("White", "Black")}
         instrument = ReaderSteps(game.room)
         async with client.websocket(urls["White"]) as white, client.websocket(urls["Black"]):
             await trio.testing.wait_all_tasks_blocked()

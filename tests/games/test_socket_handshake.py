@@ -16,12 +16,8 @@ from playsite.config import Settings
 from playsite.games.creation import create_human_game
 from playsite.rooms.intents import PlayerCommand
 from playsite.wire import DEFAULT_TIME_CONTROL, Resign
-from tests.support.app import booted, friend_game, test_client
+from tests.support.app import booted, friend_game, seat_path, test_client
 from tests.support.faulty_store import FaultyStore
-
-
-def seat_path(game, seat: str, guest: uuid.UUID) -> str:
-    return f"/games/{game.room.game_id}/ws?token={game.tokens[seat]}&guest={guest}"
 
 
 async def frames_until_close(ws) -> tuple[list[dict], int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import uuid
 
 import attrs
 import trio
@@ -37,6 +38,11 @@ async def friend_game(services: Services, time_control: TimeControl = DEFAULT_TI
     return await create_human_game(
         services.registry, time_control, rated=False, seed_window_s=0, durability="best_effort"
     )
+
+
+def seat_path(game: CreatedGame, seat: str, guest: uuid.UUID) -> str:
+    """Where a seat of `game` opens its socket, as the guest `guest`."""
+    return f"/games/{game.room.game_id}/ws?token={game.tokens[seat]}&guest={guest}"
 
 
 def test_client(services: Services):

@@ -10,7 +10,8 @@ The provider (tests/support/oidc/provider.mjs, version pinned in its package.jso
 package-lock.json) is installed with `npm ci` on first use into tests/support/oidc/node_modules
 (not committed) and started once per test session (each pytest worker has its own) on a free
 loopback port. Its one client accepts a redirect URI `http://127.0.0.1:<any port>/auth/callback`,
-so each test server may listen wherever it likes. Anyone signs in under any login name, which becomes the subject.
+so each test server may listen wherever it likes. Anyone signs in under any login name, which
+becomes the subject.
 """
 
 from __future__ import annotations
