@@ -12,6 +12,7 @@ import trio
 from playsite.app import create_app
 from playsite.config import Settings
 from playsite.games.creation import CreatedGame, create_human_game
+from playsite.server import run_http
 from playsite.services import Services, boot
 from playsite.store import MemoryStore
 from playsite.wire import DEFAULT_TIME_CONTROL, TimeControl
@@ -62,3 +63,14 @@ async def call(client, method: str, path: str, token: str | None = None, **kwarg
     response = await client.open(path, method=method, headers=headers, **kwargs)
     text = await response.get_data(as_text=True)
     return response.status_code, (json.loads(text) if text else None), response.headers
+
+
+@contextlib.asynccontextmanager
+async def served(services: Services):
+    """The app over `services`, served by playsite's own hypercorn set-up (`server.run_http`)
+    on a free port of 127.0.0.1 inside the test's trio run: its `ws://` base URL."""
+    settings = attrs.evolve(services.settings, host="127.0.0.1", port=0)
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(run_http, create_app(services), settings, trio.Event())
+        yield binds[0].replace("http://", "ws://")
+        nursery.cancel_scope.cancel()
