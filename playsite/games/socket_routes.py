@@ -22,25 +22,22 @@ from quart import websocket
 from playsite import principals
 from playsite.accounts.service import Accounts
 from playsite.games.refusals import GAME_STATUSES, game_not_found
+from playsite.games.socket_commands import SocketCommands
 from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES, SocketLimits
 from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
 from playsite.http.errors import Refusal, RouteFamily, invalid_request
 from playsite.http.ratelimit import RateLimiter, limit_by_address
+from playsite.http.reads import Inbox
 from playsite.http.wsbatch import SEND_KEY, SEND_TEXTS, DirectWriter
+from playsite.http.wsreceive import INBOX_KEY
 from playsite.principals import Kind, canonical_uuid, kind_of
-from playsite.rooms.intents import Attach, Detach, PlayerCommand, Rebind, Reply, Verdict
+from playsite.rooms.intents import Attach, Detach, Rebind
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import matches
-from playsite.wire import (
-    SEATS,
-    SubmitSeed,
-    WireError,
-    decode_command,
-    encode_error,
-)
+from playsite.wire import SEATS
 
 DETACH_TIMEOUT_S = 5
 REDEEM_WAIT_S = 5
@@ -157,7 +154,11 @@ async def serve_subscriber(room: Room, subscriber: SocketSubscriber) -> None:
     try:
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(_read_commands, room, subscriber, nursery.cancel_scope)
+                commands = SocketCommands(room, subscriber, nursery.cancel_scope)
+                inbox = cast("Inbox | None", websocket.scope.get(INBOX_KEY))  # put there by http/wsreceive.py
+                if inbox is not None:
+                    inbox.handler = commands.take  # a frame while the reader waits: taken at once
+                nursery.start_soon(commands.read, websocket.receive)
                 while (texts := await subscriber.next_texts()) is not None:
                     if subscriber.lagging:
                         break  # dropped for lagging: close now rather than push stale events
@@ -198,37 +199,3 @@ def _sender() -> Callable[[list[str]], Awaitable[None]]:
             await send_one(text)
 
     return one_by_one
-
-
-async def _read_commands(room: Room, subscriber: SocketSubscriber, scope: trio.CancelScope) -> None:
-    """The seat's commands to the room, one at a time: a frame is taken up once the room has
-    answered the command before it. The answer is not waited for as soon as the command is
-    sent, but when the next frame comes (it nearly always has been answered by then): the
-    room's answer to a turn wakes no task, where waiting for it had cost a trip round the event
-    loop every turn. An ignored seed is answered on this socket alone, so it is waited for."""
-    previous: Reply[Verdict] | None = None
-    while True:
-        frame = await websocket.receive()
-        if previous is not None and not previous.ready:
-            await previous.wait()
-        previous = None
-        if subscriber.seat is None:
-            subscriber.offer(encode_error("spectators cannot send commands"))
-            continue
-        try:
-            command = decode_command(frame)
-        except WireError as error:
-            subscriber.offer(encode_error(error.reason))
-            continue
-        intent = PlayerCommand(subscriber.seat, command)
-        if not await room.send(intent):
-            scope.cancel()
-            return
-        if not isinstance(command, SubmitSeed):
-            previous = intent.reply
-            continue
-        verdict = await intent.reply.wait()
-        # A refused turn or draw answer is the room's event: a Rejected, versioned, sent to every
-        # subscriber. An ignored seed is no event: this socket alone is told, with an Error frame.
-        if not verdict.applied:
-            subscriber.offer(encode_error(verdict.reason or "seed ignored"))

@@ -9,7 +9,7 @@ TCP connection without a Close frame, and the client saw 1006 and no reason.
 `install` replaces hypercorn's handling of received WebSocket events with one that is the
 same for messages, pings and the peer's own close, and for a frame that failed to parse
 sends the Close frame with wsproto's code before ending the stream (a finished message goes
-to the route's queue through `reads.put`, with no yield when the queue has room). Called once by
+to the route through `reads.deliver`: its inbox, or its queue with no yield when it has room). Called once by
 `server.run_http`; tests/e2e/test_connections.py holds hypercorn to it.
 
 It also bounds a message by its frame headers. wsproto learns a frame's length from its
@@ -32,7 +32,7 @@ from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason, FrameDecoder, Opcode, ParseFailed
 
 from playsite.http.pinned import require_hypercorn
-from playsite.http.reads import put
+from playsite.http.reads import deliver
 
 
 async def _handle_events(stream: WSStream) -> None:
@@ -44,9 +44,9 @@ async def _handle_events(stream: WSStream) -> None:
                 await stream._send_wsproto_event(CloseConnection(code=CloseReason.MESSAGE_TOO_BIG))
                 break
             if event.message_finished:
-                assert stream.app_put is not None  # set by the accepted handshake, before any message
-                await put(stream.app_put, stream.buffer.to_message())
+                message = stream.buffer.to_message()
                 stream.buffer.clear()
+                await deliver(stream, message)
         elif isinstance(event, Ping):
             await stream._send_wsproto_event(event.response())
         elif isinstance(event, CloseConnection):

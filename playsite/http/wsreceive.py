@@ -16,6 +16,13 @@ handshake's own waits (the seat's redemption, the attach: REDEEM_WAIT_S at most)
 that reader starts, and ends the route the same way. Until the route reads, hypercorn holds
 what arrives in its own queue (`max_app_queue_size`), as the relay's channel did.
 
+Under hypercorn the route may also take its messages without being woken at all: the
+connection gets an `Inbox` (http/reads.py), found in the route's scope under INBOX_KEY, and
+while the route waits here with nothing queued, a message goes to the inbox's handler in the
+connection's reading task. Such a message does not pass quart's `websocket_received` signal
+(playsite connects nothing to it). Where there is no hypercorn stream (quart's test client),
+there is no inbox and every message comes through `receive`.
+
 The class leans on quart-trio's private parts (`_create_websocket_from_scope`, and the
 `handle_websocket` its own `__call__` awaits, the `_receive` of quart's Websocket): quart-trio's minor
 version is pinned (http/pinned.py) and checked when the app is made.
@@ -23,29 +30,55 @@ version is pinned (http/pinned.py) and checked when the app is made.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import trio
+from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable
 from quart.signals import websocket_received
 from quart_trio.asgi import TrioASGIWebsocketConnection
 
 from playsite.http.pinned import require_quart_trio
+from playsite.http.reads import INBOX_ATTRIBUTE, Inbox, payload
+
+INBOX_KEY: Final = "playsite.inbox"
+"""Where a WebSocket scope carries its connection's `Inbox` under hypercorn."""
 
 
 class DirectReceive(TrioASGIWebsocketConnection):
     """quart-trio's WebSocket connection, with the route reading hypercorn's events itself."""
 
     async def __call__(self, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
+        stream = getattr(send, "__self__", None)  # hypercorn's send is its stream's bound app_send
+        inbox = None
+        if isinstance(stream, WSStream):
+            inbox = Inbox()
+            setattr(stream, INBOX_ATTRIBUTE, inbox)  # read by reads.deliver, in the reading task
+            self.scope[INBOX_KEY] = inbox  # type: ignore[typeddict-unknown-key]  # an ASGI scope is an open dict
+        queue = getattr(receive, "__self__", None)  # hypercorn's queue of the route's messages
         websocket = self._create_websocket_from_scope(send)
         async with trio.open_nursery() as nursery:
             cancel = nursery.cancel_scope
 
+            async def next_event() -> Any:
+                if inbox is None or not isinstance(queue, trio.MemoryReceiveChannel):
+                    return await receive()
+                await trio.lowlevel.checkpoint_if_cancelled()
+                try:
+                    return queue.receive_nowait()
+                except trio.WouldBlock:
+                    pass
+                inbox.waiting = True  # the queue is empty: the inbox's handler may take what comes
+                try:
+                    return await receive()
+                finally:
+                    inbox.waiting = False
+
             async def next_message() -> str | bytes:
                 while True:
-                    event: Any = await receive()
+                    event = await next_event()
                     if event["type"] == "websocket.receive":
-                        message: str | bytes = event.get("bytes") or event["text"]
+                        message = payload(event)
                         await websocket_received.send_async(message, _sync_wrapper=self.app.ensure_async)  # type: ignore[arg-type]
                         return message
                     if event["type"] == "websocket.disconnect":
@@ -53,7 +86,11 @@ class DirectReceive(TrioASGIWebsocketConnection):
                         await trio.lowlevel.checkpoint()  # raises Cancelled
 
             websocket._receive = next_message  # quart's Websocket keeps its receive callable here
-            await self.handle_websocket(nursery, websocket, send)  # cancels the nursery when done
+            try:
+                await self.handle_websocket(nursery, websocket, send)  # cancels the nursery when done
+            finally:
+                if inbox is not None:
+                    inbox.handler = None  # nothing is taken for a route that has ended
 
 
 def use_direct_receive(app: Any) -> None:

@@ -209,6 +209,15 @@ class Room:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return False
 
+    def send_nowait(self, intent: Intent) -> bool:
+        """Queue an intent at once, from any task: False once the room has finished; raises
+        trio.WouldBlock when the queue is full (the caller then waits through `send`)."""
+        try:
+            self._intents_in.send_nowait(intent)
+            return True
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+
     def spawn(self, run: Callable[[Unpack[Args]], Awaitable[object]], *args: Unpack[Args]) -> bool:
         """Run `run(*args)` in the room's lifetime: it is cancelled when the game's task ends.
         False (and nothing runs) when the room's task is not running."""

@@ -128,3 +128,29 @@ async def test_with_a_read_timeout_hypercorns_own_loop_stops_reading_a_silent_co
                 answer = await client.recv(100)
             assert answer == b"unanswered"  # playsite's loop (no timeout) would have answered 200
         nursery.cancel_scope.cancel()
+
+
+def text(value: str) -> dict:
+    return {"type": "websocket.receive", "bytes": None, "text": value}
+
+
+def test_an_inbox_hands_a_message_to_its_handler_only_while_the_route_waits():
+    taken: list = []
+    inbox = reads.Inbox()
+    assert not inbox.take(text("before any handler"))
+    inbox.handler = lambda message: taken.append(message) or True
+    assert not inbox.take(text("the route is busy"))  # not waiting: the queue keeps the order
+    inbox.waiting = True
+    assert inbox.take(text("taken")) and inbox.take({"type": "websocket.receive", "bytes": b"raw", "text": None})
+    assert taken == ["taken", b"raw"] and inbox.waiting
+
+
+def test_a_declined_message_sends_the_rest_through_the_queue_until_the_route_waits_again():
+    offered: list = []
+    inbox = reads.Inbox()
+    inbox.handler = lambda message: offered.append(message) or message != "declined"
+    inbox.waiting = True
+    assert not inbox.take(text("declined"))
+    assert not inbox.waiting  # the declined message is queued: the next ones queue behind it
+    assert not inbox.take(text("after it"))
+    assert offered == ["declined"]

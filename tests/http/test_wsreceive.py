@@ -28,7 +28,7 @@ async def test_a_game_socket_is_served_by_its_route_alone_and_ends_when_the_clie
             assert "Snapshot" in json.loads(await ws.receive())
             await trio.testing.wait_all_tasks_blocked()
             names = task_names(trio.lowlevel.current_root_task())
-            assert any(name.endswith("socket_routes._read_commands") for name in names), names
+            assert any(name.endswith("socket_commands.SocketCommands.read") for name in names), names
             assert not any("handle_messages" in name for name in names), names  # quart-trio's relay
             await ws.send(json.dumps({"Resign": {}}))  # read by the route itself, and answered
             assert json.loads(await ws.receive()) == {"Error": {"reason": "spectators cannot send commands"}}
@@ -36,4 +36,4 @@ async def test_a_game_socket_is_served_by_its_route_alone_and_ends_when_the_clie
         await trio.testing.wait_all_tasks_blocked()
         # The client's disconnect reached the route, which ended and gave its place back.
         assert services.sockets.spectators_by_game == {}
-        assert not any(name.endswith("socket_routes._read_commands") for name in task_names(trio.lowlevel.current_root_task()))
+        assert not any(name.endswith("socket_commands.SocketCommands.read") for name in task_names(trio.lowlevel.current_root_task()))
