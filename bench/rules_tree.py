@@ -70,7 +70,7 @@ def make_corpus(path: Path = CORPUS, size: int = CORPUS_SIZE, seed: int = CORPUS
                 uci = rng.choice(sorted(node))
                 moves.append(uci)
                 node = node[uci]
-            outcome = play_turn(position, moves, tree=tree)
+            outcome = play_turn(position, moves)
             if outcome.end is not None or len(lines) >= size:
                 break
             position = outcome.after
@@ -162,7 +162,7 @@ def run(repeat: int, limit: int | None) -> str:
         f"{sum(naive_ms) / sum(ours_ms):.1f}x |"
     )
     for label, index in (("p50", 0), ("p99", 1), ("max", 2)):
-        rows.append(f"| packed for a room (tree, turns, JSON, pickle) {label} | {packed[index]:.2f} ms | | |")
+        rows.append(f"| packed for a room (tree, turns, L, JSON) {label} | {packed[index]:.2f} ms | | |")
     for label, index in (("p50", 0), ("p99", 1), ("max", 2)):
         rows.append(f"| leaves (complete turns) {label} | {leaf[index]:,} | {leaf[index]:,} | same trees |")
     for label, index in (("p50", 0), ("p99", 1), ("max", 2)):

@@ -65,10 +65,10 @@ def _largest(lines: list[str]) -> list[str]:
     """The LARGEST_SHARE of the corpus with the most complete turns: the same positions whatever
     the engine (every correct one finds the same turns), and where the slowest trees are."""
     sys.path.insert(0, str(ROOT))
-    from playsite.rules import legal_tree_and_turns, parse_dfen
+    from playsite.rules import legal_tree_counted, parse_dfen
 
     try:
-        ranked = sorted(lines, key=lambda line: legal_tree_and_turns(parse_dfen(line))[1])
+        ranked = sorted(lines, key=lambda line: legal_tree_counted(parse_dfen(line)).turns)
     except ValueError as error:  # a line that is no DFEN, or one without dice
         raise SystemExit(f"not a position with dice: {error}") from None
     return ranked[min(len(ranked) - 1, int(len(ranked) * (1 - LARGEST_SHARE))):]

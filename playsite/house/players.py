@@ -111,7 +111,7 @@ class HouseBots:
                         if room.ended or room.published.version != view.version:
                             continue
                     position = parse_dfen(state.dfen)
-                    moves = choose(position, view.packed.unpack(), self.rng)
+                    moves = choose(position, view.packed.tree(position), self.rng)
                     await self._command(room, seat, SubmitTurn(moves))
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(ANSWER_TIMEOUT_S):

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import chess
 
-from playsite.rules import MoveTree, Position, count_turns, iter_turns, play_turn
+from playsite.rules import MoveTree, Position, count_turns, iter_turns, max_dice, play_turn
 
 VALUES = {"pawns": 1, "knights": 3, "bishops": 3, "rooks": 5, "queens": 9}
 KING_CAPTURED = 10_000
@@ -35,9 +35,10 @@ def material(position: Position, color: chess.Color) -> int:
     return sum(value * bin(getattr(position, kind) & mine).count("1") for kind, value in VALUES.items())
 
 
-def score(position: Position, moves: tuple[str, ...], tree: MoveTree) -> int:
-    """Material balance for the mover after the turn; a captured king is decisive."""
-    outcome = play_turn(position, moves, tree=tree)
+def score(position: Position, moves: tuple[str, ...], longest: int) -> int:
+    """Material balance for the mover after the turn (`longest`: the roll's L); a captured
+    king is decisive."""
+    outcome = play_turn(position, moves, longest=longest)
     me = position.turn
     if outcome.end is not None and outcome.end.winner is not None:
         return KING_CAPTURED if outcome.end.winner == me else -KING_CAPTURED
@@ -51,7 +52,8 @@ def greedy_turn(position: Position, tree: MoveTree, rng: random.Random) -> list[
         candidates = list(iter_turns(tree))
     else:
         candidates = list({tuple(random_turn(tree, rng)) for _ in range(GREEDY_MAX_TURNS)})
-    scored = [(score(position, turn, tree), turn) for turn in candidates]
+    longest = max_dice(position)
+    scored = [(score(position, turn, longest), turn) for turn in candidates]
     best = max(value for value, _ in scored)
     return list(rng.choice(sorted(turn for value, turn in scored if value == best)))
 

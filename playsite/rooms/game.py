@@ -223,8 +223,8 @@ class Game:
 
     @property
     def tree(self) -> MoveTree | None:
-        """The tree of the pending roll, unpacked (a new copy at each read)."""
-        return None if self.packed is None else self.packed.unpack()
+        """The tree of the pending roll (a new copy at each read)."""
+        return None if self.packed is None else self.packed.tree(self.position)
 
     @property
     def players(self) -> Players:
@@ -467,7 +467,7 @@ class Game:
         if offer_draw and seat in self.draw_blocked:
             return self._reject("you may not offer a draw again until your opponent has offered one")
         try:
-            outcome = play_turn(self.position, moves, tree=self.packed.unpack() if self.packed else None)
+            outcome = play_turn(self.position, moves, longest=self.packed.longest if self.packed else None)
         except IllegalTurn as illegal:
             return self._reject(f"illegal turn: {illegal.reason}")
         if self.clock is not None and self.clock.stop(now, completed_turn=True) <= 0:
@@ -548,7 +548,7 @@ class Game:
         # Forced pass: no clock time is charged for it and no increment is earned.
         if self.clock is not None:
             self.clock.stop(now, completed_turn=False)
-        outcome = play_turn(self.position, (), tree={})
+        outcome = play_turn(self.position, (), longest=0)
         self._record_turn(seat, (), outcome.after, draw_offer=False)
         self._start_turn(now)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import math
-import pickle
 
 import attrs
 import orjson
@@ -23,7 +22,7 @@ import trio
 import trio_parallel
 
 from playsite.rooms.counters import Histogram
-from playsite.rules import START_DFEN, Position, legal_tree, legal_tree_and_turns, parse_dfen
+from playsite.rules import START_DFEN, Position, legal_tree, legal_tree_counted, parse_dfen
 from playsite.wire import LegalMoves, MoveTree
 
 log = logging.getLogger(__name__)
@@ -53,20 +52,30 @@ TAKE_BACK_AFTER_S = 0.02
 
 @attrs.frozen
 class PackedTree:
-    """A roll's legal-move tree, packed as bytes. The serving process keeps no tree as
-    objects: a tree is hundreds of dicts, which the cyclic garbage collector would walk at
-    every collection for as long as the roll is pending. It is unpacked for the moment a
-    turn is checked against it, and its JSON goes into events and states as it is."""
+    """What a room keeps of a roll's legal-move tree: its count of complete turns, its L and
+    its JSON, never the tree as objects. A tree is hundreds of dicts, which the cyclic
+    garbage collector would walk at every collection for as long as the roll is pending; its
+    JSON goes into events and states as it is, and a turn is checked by playing it out against
+    L (`rules.play_turn`), which needs no tree. The rare reader of the tree itself (a house
+    bot, GET .../moves of a tree too big to inline) has it from the JSON, or computed again
+    from the position."""
 
     turns: int
     """Complete turns (root-to-leaf paths); 0 for a roll without legal moves."""
-    pickled: bytes
+    longest: int
+    """L: the most dice a turn of this roll can spend (0 for a forced pass)."""
     inline_json: bytes | None
     """The tree as compact JSON, or None above INLINE_TREE_MAX_BYTES."""
 
-    def unpack(self) -> MoveTree:
-        tree: MoveTree = pickle.loads(self.pickled)  # bytes this process or its own workers made
-        return tree
+    def tree(self, position: Position) -> MoveTree:
+        """The tree as objects (a new copy at each call); `position` is the one it was packed
+        from, with its dice."""
+        if self.turns == 0:
+            return {}
+        if self.inline_json is not None:
+            tree: MoveTree = orjson.loads(self.inline_json)
+            return tree
+        return legal_tree(position)
 
     def inline(self) -> LegalMoves | None:
         """What events and states carry as `legalMoves`: `{}` for a forced pass, the JSON
@@ -75,19 +84,19 @@ class PackedTree:
             return {}
         return None if self.inline_json is None else orjson.Fragment(self.inline_json)
 
-    def json(self) -> bytes:
-        """The whole tree as compact JSON, however big."""
-        return self.inline_json if self.inline_json is not None else orjson.dumps(self.unpack())
+    def json(self, position: Position) -> bytes:
+        """The whole tree as compact JSON, however big (`position` as for `tree`)."""
+        return self.inline_json if self.inline_json is not None else orjson.dumps(self.tree(position))
 
 
 def pack(position: Position) -> PackedTree:
     """The legal-move tree of `position` (dice pending), packed."""
-    tree, turns = legal_tree_and_turns(position)
+    tree, turns, longest = legal_tree_counted(position)
     inline_json = None
     if turns * LEAF_JSON_BYTES_MIN <= INLINE_TREE_MAX_BYTES:
         data = orjson.dumps(tree)
         inline_json = data if len(data) <= INLINE_TREE_MAX_BYTES else None
-    return PackedTree(turns, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL), inline_json)
+    return PackedTree(turns, longest, inline_json)
 
 
 def pack_all(positions: list[Position]) -> list[PackedTree]:

@@ -15,6 +15,7 @@ import orjson
 
 from playsite.rooms.model import RoomPhase
 from playsite.rooms.trees import PackedTree
+from playsite.rules import parse_dfen
 from playsite.wire import HistoryTurn, MoveTree, PublicGameState, Seat, Snapshot, encode_event, encode_public_game_state
 from playsite.wire.text import compact_json
 
@@ -72,8 +73,8 @@ class PublicView:
 
     @property
     def tree(self) -> MoveTree | None:
-        """The tree of the pending roll, unpacked (a new copy at each read)."""
-        return None if self.packed is None else self.packed.unpack()
+        """The tree of the pending roll (a new copy at each read)."""
+        return None if self.packed is None else self.packed.tree(parse_dfen(self.state.dfen))
 
     def moves_text(self) -> str:
         """GET /games/{id}/moves: the whole tree of the pending roll, never capped, encoded once."""
@@ -82,6 +83,6 @@ class PublicView:
                 "version": self.version,
                 "dfen": self.state.dfen,
                 "dicePending": self.state.dice_pending,
-                "legalMoves": orjson.Fragment(self.packed.json()) if self.packed is not None else {},
+                "legalMoves": orjson.Fragment(self.packed.json(parse_dfen(self.state.dfen))) if self.packed is not None else {},
             })
         return self._texts["moves"]

@@ -8,7 +8,16 @@ from .ending import Termination
 from .movegen import PIECE_NAMES
 from .perft import micro_moves, perft
 from .position import DICE_PER_TURN, NO_PROGRESS_LIMIT, Position
-from .tree import MoveTree, NoDicePending, count_turns, iter_turns, legal_tree, legal_tree_and_turns, max_dice
+from .tree import (
+    CountedTree,
+    MoveTree,
+    NoDicePending,
+    count_turns,
+    iter_turns,
+    legal_tree,
+    legal_tree_counted,
+    max_dice,
+)
 from .turn import GameEnd, IllegalTurn, TurnOutcome, play_turn
 
 START_POSITION = parse_dfen(START_DFEN)
@@ -19,6 +28,7 @@ __all__ = [
     "PIECE_NAMES",
     "START_DFEN",
     "START_POSITION",
+    "CountedTree",
     "GameEnd",
     "IllegalTurn",
     "InvalidDfen",
@@ -31,7 +41,7 @@ __all__ = [
     "format_dfen",
     "iter_turns",
     "legal_tree",
-    "legal_tree_and_turns",
+    "legal_tree_counted",
     "max_dice",
     "micro_moves",
     "parse_dfen",

@@ -24,6 +24,7 @@ the public API.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from . import movegen
 from .dfen import format_dfen
@@ -35,13 +36,14 @@ from .spending import FACES
 from .zones import en_passant_reachable
 
 __all__ = [
+    "CountedTree",
     "MoveTree",
     "NoDicePending",
     "TreeView",
     "count_turns",
     "iter_turns",
     "legal_tree",
-    "legal_tree_and_turns",
+    "legal_tree_counted",
     "max_dice",
     "state_of",
 ]
@@ -90,10 +92,19 @@ def legal_tree(position: Position) -> MoveTree:
     return _searched(position)[1]
 
 
-def legal_tree_and_turns(position: Position) -> tuple[MoveTree, int]:
-    """`legal_tree(position)` and its `count_turns`, counted faster than from the tree alone."""
+class CountedTree(NamedTuple):
+    tree: MoveTree
+    turns: int
+    """`count_turns(tree)`."""
+    longest: int
+    """L: `max_dice` of the position (0 for a forced pass)."""
+
+
+def legal_tree_counted(position: Position) -> CountedTree:
+    """`legal_tree(position)` with its count of complete turns and its L, both known from the
+    search (faster than from the tree)."""
     search, tree = _searched(position)
-    return tree, search.turns(tree)
+    return CountedTree(tree, search.turns(tree), len(position.dice) - search.unspent if tree else 0)
 
 
 def _searched(position: Position) -> tuple[TurnSearch, MoveTree]:

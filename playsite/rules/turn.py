@@ -13,10 +13,10 @@ from . import movegen
 from .dfen import format_dfen
 from .ending import Termination
 from .leaves import MoveTree
-from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US
+from .movegen import BB, KING, PAWN, PIECE_NAMES, ROOK, THEM, US, move_names
 from .position import NO_PROGRESS_LIMIT, Position
 from .search import TurnSearch
-from .spending import SPEND
+from .spending import SPEND, castles, castling_rest
 from .tree import legal_tree, max_dice, state_of
 
 _UCI_SHAPE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
@@ -71,6 +71,30 @@ class _Turn:
                 return piece_type
         return 0
 
+    @property
+    def spent(self) -> int:
+        """Dice spent so far (castling spends two)."""
+        return len(self.position.dice) - len(self.dice)
+
+    def allows(self, uci: str) -> bool:
+        """Whether the mover may play `uci` now: a micro-move of one of its pieces paid with a
+        die left of that piece's type, or castling paid with a king die and a rook die."""
+        if not _UCI_SHAPE.fullmatch(uci):
+            return False
+        s = self.state
+        f = chess.parse_square(uci[0:2])
+        if not s[US] & BB[f]:
+            return False
+        piece_type = self.piece_type_at(f)
+        if piece_type == KING and uci in movegen.CASTLE_UCIS:  # a king's two-square step is castling
+            return castling_rest(self.dice) is not None and any(m[0] == uci for m in castles(s, self.white))
+        if piece_type not in self.dice:
+            return False
+        if piece_type == PAWN:  # steps, captures, en passant, promotions
+            return uci in move_names(s, PAWN, self.white)
+        reach = movegen.ATTACKS[piece_type](f, s[US] | s[THEM]) & ~s[US]
+        return len(uci) == 4 and bool(reach & BB[chess.parse_square(uci[2:4])])
+
     def play(self, uci: str) -> None:
         """Apply a micro-move known to be in the tree."""
         f, t = chess.parse_square(uci[0:2]), chess.parse_square(uci[2:4])
@@ -123,27 +147,52 @@ class _Turn:
         return None
 
 
-def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None = None) -> TurnOutcome:
-    """Validate a whole turn against the legal tree and play it.
+def play_turn(position: Position, moves: Sequence[str], *, longest: int | None = None) -> TurnOutcome:
+    """Validate a whole turn and play it. A forced pass is `[]`, legal only when no micro-move
+    is. Raises IllegalTurn with a specific reason.
 
-    `tree` may pass the already computed `legal_tree(position)`. A forced pass is `[]`,
-    legal only when the tree is empty. Raises IllegalTurn with a specific reason.
+    The turn is played out micro-move by micro-move (`played_out`): it is legal when each
+    micro-move is allowed with the dice left, none follows a king capture, and it ends with a
+    king capture or having spent L dice (`longest`: the caller passes it when it knows it, a
+    room from its roll's tree; otherwise it is searched for). That is the definition of a
+    complete turn, so no tree is needed to accept one. A turn refused that way is walked down
+    the roll's whole tree, which names the first micro-move that cannot be part of a complete
+    turn and why.
     """
     if isinstance(moves, str):
         raise IllegalTurn(
             "moves must be a sequence of UCI strings, not one string", dfen=format_dfen(position), moves=(moves,)
         )
     moves = tuple(moves)
+    if not all(isinstance(m, str) for m in moves):
+        raise IllegalTurn("moves must be a sequence of UCI strings", dfen=format_dfen(position), moves=moves)
+    if not position.dice:
+        raise IllegalTurn("no dice pending: the turn has not been rolled", dfen=format_dfen(position), moves=moves)
+    outcome = played_out(position, moves, max_dice(position) if longest is None else longest)
+    return outcome if outcome is not None else _judged_by_the_tree(position, moves)
+
+
+def played_out(position: Position, moves: tuple[str, ...], longest: int) -> TurnOutcome | None:
+    """`moves` played out from `position` (dice pending) if they are a complete turn for a
+    roll whose L is `longest`; None otherwise."""
+    turn = _Turn(position)
+    for uci in moves:
+        if turn.king_captured or turn.spent == longest or not turn.allows(uci):
+            return None
+        turn.play(uci)
+    if turn.king_captured or turn.spent == longest:
+        return TurnOutcome(before=position, moves=moves, after=turn.after(), end=turn.end())
+    return None
+
+
+def _judged_by_the_tree(position: Position, moves: tuple[str, ...]) -> TurnOutcome:
+    """Play `moves` down the roll's legal tree, raising IllegalTurn at the first micro-move that
+    is not in it, or at the end of a turn that stops short of a complete one."""
 
     def reject(reason: str) -> NoReturn:
         raise IllegalTurn(reason, dfen=format_dfen(position), moves=moves)
 
-    if not all(isinstance(m, str) for m in moves):
-        reject("moves must be a sequence of UCI strings")
-    if not position.dice:
-        reject("no dice pending: the turn has not been rolled")
-    if tree is None:
-        tree = legal_tree(position)
+    tree = legal_tree(position)
     turn = _Turn(position)
     if not tree and moves:
         reject(f"no legal move with this roll: the turn is a forced pass, but {moves[0]} was submitted")
@@ -158,7 +207,7 @@ def play_turn(position: Position, moves: Sequence[str], *, tree: MoveTree | None
         turn.play(uci)
         node = node[uci]
     if node:
-        spent = len(position.dice) - len(turn.dice)
+        spent = turn.spent
         longest = max_dice(position)
         missing = longest - spent
         if spent + TurnSearch(turn.white).max_spend(turn.state, turn.dice) < longest:

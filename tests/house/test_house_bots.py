@@ -27,7 +27,7 @@ def test_greedy_takes_the_most_material_and_the_king_above_all():
     start = parse_dfen("3r3k/8/8/7n/8/8/8/3QK3 w - - 0 1").with_dice((5,))
     tree = legal_tree(start)
     moves = greedy_turn(start, tree, random.Random(1))
-    after = play_turn(start, moves, tree=tree).after
+    after = play_turn(start, moves).after
     assert moves == ["d1d8"] and material(after, False) == 3
     # With the king in reach, it takes the king whatever else is on offer (a rook on a1 too).
     king = parse_dfen("7k/8/8/8/3Q4/8/8/r6K w - - 0 1").with_dice((5,))
@@ -43,7 +43,7 @@ def test_both_strategies_always_play_legal_turns():
         rolled = board.with_dice(dice)
         tree = legal_tree(rolled)
         for turn in (random_turn(tree, random.Random(seed)), greedy_turn(rolled, tree, random.Random(seed))):
-            play_turn(rolled, turn, tree=tree)  # raises IllegalTurn otherwise
+            play_turn(rolled, turn)  # raises IllegalTurn otherwise
 
 
 async def test_house_bots_are_in_the_catalog(autojump_clock):

@@ -17,7 +17,7 @@ import trio.testing
 from playsite.rooms import trees as trees_module
 from playsite.rooms.admission import Purpose
 from playsite.rooms.trees import INLINE_TREE_MAX_BYTES, LEAF_JSON_BYTES_MIN, PackedTree, TreePool, Trees, pack
-from playsite.rules import START_DFEN, count_turns, legal_tree, parse_dfen, play_turn
+from playsite.rules import START_DFEN, count_turns, legal_tree, max_dice, parse_dfen, play_turn
 from playsite.wire import GameEnded, Snapshot, Unlimited, decode_event
 from tests.support.rooms import attach, play_randomly, room_setup, running_registry
 from tests.support.turns import random_turn
@@ -32,19 +32,19 @@ def positions(count: int, seed: int = 7) -> list:
         position = position.with_dice(tuple(rng.randint(1, 6) for _ in range(3)))
         found.append(position)
         tree = legal_tree(position)
-        outcome = play_turn(position, tuple(random_turn(tree, rng)) if tree else (), tree=tree)
+        outcome = play_turn(position, tuple(random_turn(tree, rng)) if tree else ())
         position = parse_dfen(START_DFEN) if outcome.end is not None else outcome.after
     return found
 
 
-def expected(position) -> tuple[dict, int]:
-    """What the serving process itself finds: the tree and its count."""
+def expected(position) -> tuple[dict, int, int]:
+    """What the serving process itself finds: the tree, its count and its L."""
     tree = legal_tree(position)
-    return tree, count_turns(tree) if tree else 0
+    return tree, count_turns(tree) if tree else 0, max_dice(position) if tree else 0
 
 
-def unpacked(packed: PackedTree) -> tuple[dict, int]:
-    return packed.unpack(), packed.turns
+def unpacked(packed: PackedTree, position) -> tuple[dict, int, int]:
+    return packed.tree(position), packed.turns, packed.longest
 
 
 def worker_pids() -> list[int]:
@@ -84,11 +84,11 @@ async def test_the_pool_computes_the_very_trees_of_the_serving_process():
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
         for position in sample:
-            assert unpacked(await pool.compute(position)) == expected(position)
+            assert unpacked(await pool.compute(position), position) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.computed_by_workers == len(sample)
     assert pool.computed_here == pool.fallbacks == 0
-    assert expected(forced_pass) == ({}, 0)
+    assert expected(forced_pass) == ({}, 0, 0)
     assert pool.waits.count == len(sample) and pool.waits.sum > 0  # each wait timed, for GET /metrics
 
 
@@ -96,7 +96,7 @@ async def test_without_a_pool_trees_are_computed_and_counted_in_the_serving_proc
     here = Trees()
     sample = positions(5)
     for position in sample:
-        assert unpacked(await here.compute(position)) == expected(position)
+        assert unpacked(await here.compute(position), position) == expected(position)
     assert here.statistics()["here"] == len(sample) and here.statistics()["by_workers"] == 0
     assert here.waits.count == len(sample)
 
@@ -104,9 +104,9 @@ async def test_without_a_pool_trees_are_computed_and_counted_in_the_serving_proc
 def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
     small = next(p for p in positions(200, seed=2) if 0 < expected(p)[1] <= 50)
     packed = pack(small)
-    tree, turns = expected(small)
-    assert (packed.unpack(), packed.turns) == (tree, turns)
-    assert orjson.loads(packed.json()) == tree
+    tree, turns, longest = expected(small)
+    assert unpacked(packed, small) == (tree, turns, longest)
+    assert orjson.loads(packed.json(small)) == tree
     assert orjson.dumps({"legalMoves": packed.inline()}) == orjson.dumps({"legalMoves": tree})
     assert pack(parse_dfen(START_DFEN).with_dice((3, 4, 5))).inline() == {}
     sample = positions(400, seed=4)
@@ -115,7 +115,7 @@ def test_a_packed_tree_carries_its_json_inline_up_to_the_cap():
     assert all(size[id(p)] >= LEAF_JSON_BYTES_MIN * expected(p)[1] for p in sample)
     big = next((p for p in sample if size[id(p)] > INLINE_TREE_MAX_BYTES), None)
     assert big is not None, "the sample has a tree over the inline cap"
-    assert pack(big).inline() is None and orjson.loads(pack(big).json()) == expected(big)[0]
+    assert pack(big).inline() is None and orjson.loads(pack(big).json(big)) == expected(big)[0]
     # Up to the cap in bytes, however many turns: more than the 2,000 turns of the cap before.
     near = max((p for p in sample if size[id(p)] <= INLINE_TREE_MAX_BYTES), key=lambda p: size[id(p)])
     assert expected(near)[1] > 2000
@@ -129,7 +129,7 @@ async def test_trees_asked_together_go_to_a_worker_as_one_batch():
         pool = await started_pool(nursery)
 
         async def compute(index, position):
-            results[index] = unpacked(await pool.compute(position))
+            results[index] = unpacked(await pool.compute(position), position)
 
         async with trio.open_nursery() as together:
             for index, position in enumerate(sample):
@@ -149,7 +149,7 @@ async def test_a_tree_no_worker_takes_in_time_is_taken_back_while_every_worker_i
         answers = {}
 
         async def compute(index, position):
-            answers[index] = unpacked(await pool.compute(position))
+            answers[index] = unpacked(await pool.compute(position), position)
 
         async with trio.open_nursery() as asking:
             for index, position in enumerate(heavy):
@@ -157,11 +157,11 @@ async def test_a_tree_no_worker_takes_in_time_is_taken_back_while_every_worker_i
             await trio.testing.wait_all_tasks_blocked()
             assert pool.busy == 1, "the worker holds the batch"
             # Asked while the only worker is busy: taken back after 0.02 s, computed here.
-            assert unpacked(await pool.compute(extra)) == expected(extra)
+            assert unpacked(await pool.compute(extra), extra) == expected(extra)
             assert (pool.taken_back, pool.computed_here) == (1, 1)
         # The worker's batch is answered all the same; the dispatcher skips what was taken back.
         pool.take_back_after_s = math.inf
-        assert unpacked(await pool.compute(sample[2])) == expected(sample[2])
+        assert unpacked(await pool.compute(sample[2]), sample[2]) == expected(sample[2])
         nursery.cancel_scope.cancel()
     assert answers == {index: expected(position) for index, position in enumerate(heavy)}
     assert (pool.computed_by_workers, pool.computed_here, pool.batches) == (len(heavy) + 1, 1, 2)
@@ -172,11 +172,11 @@ async def test_a_batch_past_its_timeout_has_its_worker_killed_and_is_computed_he
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
         make_every_batch_time_out(monkeypatch)
-        assert unpacked(await pool.compute(sample[0])) == expected(sample[0])
+        assert unpacked(await pool.compute(sample[0]), sample[0]) == expected(sample[0])
         assert (pool.fallbacks, pool.computed_here, pool.computed_by_workers) == (1, 1, 0)
         monkeypatch.setattr(trees_module, "BATCH_TIMEOUT_S", 30.0)
         # A fresh worker takes over.
-        assert unpacked(await pool.compute(sample[1])) == expected(sample[1])
+        assert unpacked(await pool.compute(sample[1]), sample[1]) == expected(sample[1])
         assert pool.computed_by_workers == 1
         nursery.cancel_scope.cancel()
 
@@ -187,7 +187,7 @@ async def test_a_pool_that_keeps_failing_is_given_up(monkeypatch):
         pool = await started_pool(nursery)
         make_every_batch_time_out(monkeypatch)
         for position in sample:
-            assert unpacked(await pool.compute(position)) == expected(position)
+            assert unpacked(await pool.compute(position), position) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.fallbacks == trees_module.FAILURES_TO_GIVE_UP
     assert not pool.enabled and pool.statistics()["workers"] == 0
@@ -198,13 +198,13 @@ async def test_a_killed_worker_loses_no_tree():
     sample = positions(4, seed=9)
     async with trio.open_nursery() as nursery:
         pool = await started_pool(nursery)
-        assert unpacked(await pool.compute(sample[0])) == expected(sample[0])
+        assert unpacked(await pool.compute(sample[0]), sample[0]) == expected(sample[0])
         killed = worker_pids()
         assert killed, "the pool runs a worker process"
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         for position in sample[1:]:
-            assert unpacked(await pool.compute(position)) == expected(position)
+            assert unpacked(await pool.compute(position), position) == expected(position)
         nursery.cancel_scope.cancel()
     assert pool.computed_by_workers + pool.computed_here == len(sample)
 

@@ -4,7 +4,7 @@ corpus was made: a faster move generation must not change a single key nor its o
 bench/corpus/rules_trees.sha256 holds, line for line with bench/corpus/rules_positions.txt,
 the SHA-256 of each tree's compact JSON (`bench/rules_tree.py --make-corpus` writes both).
 Each tree is built from empty move tables, as the benchmark times it, and its turn count
-from `legal_tree_and_turns` is checked against `count_turns`.
+and L from `legal_tree_counted` are checked against `count_turns` and `max_dice`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from playsite.rules import MoveTree, count_turns, legal_tree_and_turns, parse_dfen
+from playsite.rules import MoveTree, count_turns, legal_tree_counted, max_dice, parse_dfen
 from playsite.rules.movegen import forget_moves
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "corpus"
@@ -33,8 +33,9 @@ def test_every_corpus_tree_is_the_recorded_one():
     changed = []
     for line, digest in zip(lines, digests):
         forget_moves()
-        tree, turns = legal_tree_and_turns(parse_dfen(line))
-        assert turns == count_turns(tree), line
+        position = parse_dfen(line)
+        tree, turns, longest = legal_tree_counted(position)
+        assert (turns, longest) == (count_turns(tree), max_dice(position) if tree else 0), line
         if tree_digest(tree) != digest:
             changed.append(line)
     assert not changed, f"{len(changed)} trees differ, the first: {changed[:3]}"

@@ -21,12 +21,13 @@ from playsite.rules import (
     format_dfen,
     iter_turns,
     legal_tree,
-    legal_tree_and_turns,
+    legal_tree_counted,
     max_dice,
     movegen,
     parse_dfen,
     play_turn,
 )
+from playsite.rules.turn import played_out
 from tests.support.turns import random_turn
 
 from .naive_tree import board_from_dfen, naive_sequences
@@ -43,7 +44,7 @@ def self_play(seed: int, turns: int):
         position = position.with_dice([rng.randint(1, 6) for _ in range(3)])
         tree = legal_tree(position)
         yield position, tree, rng
-        outcome = play_turn(position, random_turn(tree, rng), tree=tree)
+        outcome = play_turn(position, random_turn(tree, rng))
         if outcome.end is not None:
             return
         position = outcome.after
@@ -65,21 +66,26 @@ def test_self_play_tree_equals_brute_force_and_replays(seed, turns):
         # No legal turn is missing from the tree, and the tree holds nothing else.
         assert ours == set(complete), dfen
         assert count_turns(tree) == len(ours)
-        assert legal_tree_and_turns(position) == (tree, len(ours))
+        assert legal_tree_counted(position) == (tree, len(ours), longest)
         # Every complete turn spends L dice, or ends with a king capture.
         assert all(king or spent == longest for spent, king in complete.values())
+        # Played out without the tree, every die-paid sequence is a turn exactly when it is
+        # complete (or, with L = 0, the forced pass).
+        turns = set(complete) if longest else {()}
+        assert {path for path, _, _ in sequences if played_out(position, path, longest)} == turns, dfen
 
         sample = sorted(ours)
         if len(sample) > REPLAYED_PATHS_PER_POSITION:
             sample = rng.sample(sample, REPLAYED_PATHS_PER_POSITION)
         for path in sample:
-            outcome = play_turn(position, path, tree=tree)
+            outcome = play_turn(position, path, longest=longest)
+            assert outcome == play_turn(position, path)
             assert outcome.moves == path
             assert (outcome.end is not None and outcome.end.termination is Termination.KING_CAPTURED) == complete[path][1]
             assert outcome.after.turn != position.turn and outcome.after.dice == ()
             assert parse_dfen(format_dfen(outcome.after)) == outcome.after
         if not tree:
-            assert play_turn(position, [], tree=tree).after.turn != position.turn
+            assert play_turn(position, []).after.turn != position.turn
 
 
 @SELF_PLAY
@@ -91,9 +97,9 @@ def test_self_play_strict_prefixes_and_extensions_are_rejected(seed, turns):
         path = random_turn(tree, rng)
         cut = rng.randrange(len(path))
         with pytest.raises(IllegalTurn, match="turn stops after"):
-            play_turn(position, path[:cut], tree=tree)
+            play_turn(position, path[:cut])
         with pytest.raises(IllegalTurn):
-            play_turn(position, [*path, path[-1]], tree=tree)
+            play_turn(position, [*path, path[-1]])
 
 
 RICH_POSITIONS = [
@@ -125,7 +131,9 @@ def test_rich_positions_every_roll_equals_brute_force():
             tree = legal_tree(position)
             assert set(iter_turns(tree)) == expected, dfen
             assert count_turns(tree) == len(expected)
-            assert legal_tree_and_turns(position) == (tree, len(expected))
+            assert legal_tree_counted(position) == (tree, len(expected), longest)
+            turns = expected if longest else {()}
+            assert {path for path, _, _ in sequences if played_out(position, path, longest)} == turns, dfen
 
 
 def test_trees_are_the_same_when_the_move_caches_are_emptied_every_few_entries(monkeypatch):

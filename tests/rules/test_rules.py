@@ -342,10 +342,9 @@ def test_play_turn_without_dice_and_tree_without_dice():
     assert reason_of(START_DFEN, []) == "no dice pending: the turn has not been rolled"
 
 
-def test_play_turn_accepts_precomputed_tree_and_fills_outcome():
+def test_play_turn_takes_the_known_longest_and_fills_outcome():
     position = parse_dfen(START_DFEN + " PNB")
-    tree = legal_tree(position)
-    outcome = play_turn(position, ["e2e4", "f1c4", "g1f3"], tree=tree)
+    outcome = play_turn(position, ["e2e4", "f1c4", "g1f3"], longest=3)
     assert outcome.before == position
     assert outcome.moves == ("e2e4", "f1c4", "g1f3")
     assert format_dfen(outcome.after) == "rnbqkbnr/pppppppp/8/8/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq e3 2 1"

@@ -6,12 +6,13 @@ import playsite.rules
 import playsite.rules.tree
 
 NAMES = (
+    "CountedTree",
     "MoveTree",
     "NoDicePending",
     "count_turns",
     "iter_turns",
     "legal_tree",
-    "legal_tree_and_turns",
+    "legal_tree_counted",
     "max_dice",
     "state_of",
 )
