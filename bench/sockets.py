@@ -267,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                     verdict = summary.get("verdict_ms") or {}
                     print(f"bench: row {index}, run {attempt}: {summary.get('server_cpu_ms_per_frame')} ms of server"
                           f" CPU a frame, server CPU over clients' {summary.get('server_per_client_cpu')}, verdict"
-                          f" p99 {verdict.get('p99')} ms, max {verdict.get('max')} ms", file=sys.stderr, flush=True)
+                          f" p99 {verdict.get('p99')} ms, max {verdict.get('max')} ms"
+                          + (f", errors {summary['errors']}" if summary.get("errors") else ""), file=sys.stderr, flush=True)
     transports: dict[int, list[dict]] = {}
     relays: dict[tuple, list[dict]] = {}
     measured: list[tuple[str, list[dict]]] = []

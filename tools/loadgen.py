@@ -165,6 +165,14 @@ class LoopClock:
         }
 
 
+def refusal_kind(text: str) -> str:
+    """An error kind for a `Rejected` or `Error` frame a seat read: its type and its reason up to
+    the first colon ("Rejected: illegal turn", "Rejected: not your turn"), so a run's errors say
+    what was refused without a kind per move."""
+    kind, body = next(iter(orjson.loads(text).items()))
+    return f"{kind}: {str(body.get('reason', '')).split(':', 1)[0][:60]}"
+
+
 class Stats:
     def __init__(self) -> None:
         self.turns = 0
@@ -357,7 +365,7 @@ async def seat_socket(conf, stats: Stats, game: Game, url: str, seat: str, http,
                         game.over.set()
                         return
                     elif text.startswith('{"Rejected"') or text.startswith('{"Error"'):
-                        stats.error("rejected turn")
+                        stats.error(refusal_kind(text))
             finally:
                 stats.sockets_open -= 1
     except Closed as closed:

@@ -128,6 +128,15 @@ def test_a_server_histogram_is_read_over_the_window_only():
     assert loadgen_module.histogram_window(scraped(1, 1, 1, 0.1), scraped(1, 1, 1, 0.1), name) is None
 
 
+def test_a_refused_frame_is_counted_by_its_kind_and_reason_not_by_its_move():
+    refusal_kind = load_tool("loadgen").refusal_kind
+    illegal = '{"Rejected":{"v":3,"seat":"White","reason":"illegal turn: e2e5 is not a legal pawn move from e2"}}'
+    other = '{"Rejected":{"v":5,"seat":"Black","reason":"illegal turn: no die left for a knight move (b8c6)"}}'
+    assert refusal_kind(illegal) == refusal_kind(other) == "Rejected: illegal turn"
+    assert refusal_kind('{"Rejected":{"v":4,"seat":"Black","reason":"not your turn"}}') == "Rejected: not your turn"
+    assert refusal_kind('{"Error":{"reason":"spectators cannot send commands"}}') == "Error: spectators cannot send commands"
+
+
 def test_the_transport_mode_delivers_every_socket_its_frames():
     summary = loadgen("--transport-only", "--sockets", "20", "--period-ms", "100", "--duration", "3")
     assert summary["errors"] == {} and summary["closes"] == {}
