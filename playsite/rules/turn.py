@@ -96,7 +96,7 @@ class _Turn:
         return len(uci) == 4 and bool(reach & BB[chess.parse_square(uci[2:4])])
 
     def play(self, uci: str) -> None:
-        """Apply a micro-move known to be in the tree."""
+        """Apply a micro-move known to be allowed (`allows`, or in the tree)."""
         f, t = chess.parse_square(uci[0:2]), chess.parse_square(uci[2:4])
         promotion = "_nbrq".index(uci[4]) + 1 if len(uci) == 5 else 0
         piece_type = self.piece_type_at(f)
