@@ -8,7 +8,7 @@ the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import datetime
 
 import psycopg
 

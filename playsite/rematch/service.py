@@ -24,7 +24,6 @@ import secrets
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
 from typing import TypeVar
 
 import attrs
