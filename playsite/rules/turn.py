@@ -168,8 +168,10 @@ def play_turn(position: Position, moves: Sequence[str], *, longest: int | None =
         raise IllegalTurn("moves must be a sequence of UCI strings", dfen=format_dfen(position), moves=moves)
     if not position.dice:
         raise IllegalTurn("no dice pending: the turn has not been rolled", dfen=format_dfen(position), moves=moves)
-    outcome = played_out(position, moves, max_dice(position) if longest is None else longest)
-    return outcome if outcome is not None else _judged_by_the_tree(position, moves)
+    if longest is None:
+        longest = max_dice(position)
+    outcome = played_out(position, moves, longest)
+    return outcome if outcome is not None else _judged_by_the_tree(position, moves, longest)
 
 
 def played_out(position: Position, moves: tuple[str, ...], longest: int) -> TurnOutcome | None:
@@ -185,9 +187,9 @@ def played_out(position: Position, moves: tuple[str, ...], longest: int) -> Turn
     return None
 
 
-def _judged_by_the_tree(position: Position, moves: tuple[str, ...]) -> TurnOutcome:
+def _judged_by_the_tree(position: Position, moves: tuple[str, ...], longest: int) -> TurnOutcome:
     """Play `moves` down the roll's legal tree, raising IllegalTurn at the first micro-move that
-    is not in it, or at the end of a turn that stops short of a complete one."""
+    is not in it, or at the end of a turn that stops short of a complete one (`longest`: L)."""
 
     def reject(reason: str) -> NoReturn:
         raise IllegalTurn(reason, dfen=format_dfen(position), moves=moves)
@@ -203,12 +205,11 @@ def _judged_by_the_tree(position: Position, moves: tuple[str, ...]) -> TurnOutco
                 if turn.king_captured:
                     reject(f"{uci} comes after {moves[index - 1]} captured the king and ended the game")
                 reject(f"the turn is complete after {index} micro-moves; {uci} is one too many")
-            reject(_diagnose(turn, uci, max_dice(position)))
+            reject(_diagnose(turn, uci, longest))
         turn.play(uci)
         node = node[uci]
     if node:
         spent = turn.spent
-        longest = max_dice(position)
         missing = longest - spent
         if spent + TurnSearch(turn.white).max_spend(turn.state, turn.dice) < longest:
             reject(
