@@ -142,6 +142,10 @@ class Settings:
     """Spectator sockets one game accepts at once (seats are never limited)."""
     spectators_per_address: int = 20
     """Spectator sockets one client address may hold at once, over all games."""
+    socket_frames_per_second: int = 20
+    """Frames one game socket may send each second once its burst is spent (the rest wait)."""
+    socket_frame_burst: int = 40
+    """Frames one game socket may send at once before its pace applies."""
     ndjson_keepalive_ms: int = 25_000
     """Blank keep-alive line after this much silence on an ndjson stream."""
     move_verdict_wait_ms: int = 3000
@@ -258,6 +262,8 @@ _FIELDS = {
     "PLAY_BOT_COMMANDS_PER_MINUTE": "bot_commands_per_minute",
     "PLAY_SOCKETS_PER_ADDRESS": "sockets_per_address",
     "PLAY_SPECTATORS_PER_GAME": "spectators_per_game",
+    "PLAY_SOCKET_FRAMES_PER_SECOND": "socket_frames_per_second",
+    "PLAY_SOCKET_FRAME_BURST": "socket_frame_burst",
     "PLAY_SPECTATORS_PER_ADDRESS": "spectators_per_address",
     "PLAY_NDJSON_KEEPALIVE_MS": "ndjson_keepalive_ms",
     "PLAY_MOVE_VERDICT_WAIT_MS": "move_verdict_wait_ms",
@@ -471,6 +477,8 @@ class _Reader:
             sockets_per_address=self.integer("PLAY_SOCKETS_PER_ADDRESS", 200, 1, 1_000_000),
             spectators_per_game=self.integer("PLAY_SPECTATORS_PER_GAME", 500, 0, 100_000),
             spectators_per_address=self.integer("PLAY_SPECTATORS_PER_ADDRESS", 20, 0, 100_000),
+            socket_frames_per_second=self.integer("PLAY_SOCKET_FRAMES_PER_SECOND", 20, 1, 100_000),
+            socket_frame_burst=self.integer("PLAY_SOCKET_FRAME_BURST", 40, 1, 100_000),
             ndjson_keepalive_ms=self.integer("PLAY_NDJSON_KEEPALIVE_MS", 25_000, 10, 600_000),
             move_verdict_wait_ms=self.integer("PLAY_MOVE_VERDICT_WAIT_MS", 3000, 0, 60_000),
             log_level=log_level,

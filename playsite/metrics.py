@@ -59,6 +59,11 @@ class ServiceCollector:
         by_kind.add_metric(["seat"], total - watching)
         by_kind.add_metric(["spectator"], watching)
         yield by_kind
+        yield CounterMetricFamily(
+            "playsite_game_socket_frames_paced",
+            "Frames from game sockets that waited for their socket's pace (PLAY_SOCKET_FRAMES_PER_SECOND).",
+            value=sockets.frames_paced,
+        )
         depths = [room.queued_intents() for room in registry.live.values()]
         yield GaugeMetricFamily("playsite_room_intents_queued", "Intents waiting in all rooms' queues.", value=sum(depths))
         yield GaugeMetricFamily(

@@ -224,6 +224,8 @@ async def boot(
             per_address=settings.sockets_per_address,
             spectators_per_game=settings.spectators_per_game,
             spectators_per_address=settings.spectators_per_address,
+            frames_per_second=settings.socket_frames_per_second,
+            frame_burst=settings.socket_frame_burst,
         ),
         origins=origins,
         accounts=accounts,

@@ -11,6 +11,9 @@ queued, the connection's reading task hands the frame to `take` there and then
 what would have to wait (the command before it still unanswered, a seed, a full room queue);
 the reader (`read`) then gets that frame, and those after it, through its queue, in order.
 A spectator's frame, or a malformed one, is answered with an `Error` frame either way.
+
+Every frame is paced first (`FramePace`, games/socket_limits.py): past its burst, a socket's
+frame waits in the reader for its turn, and `take` declines it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
+from playsite.games.socket_limits import FramePace
 from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.rooms.intents import PlayerCommand, Reply, Verdict
 from playsite.rooms.room import Room
@@ -28,30 +32,35 @@ from playsite.wire import SubmitSeed, WireError, decode_command, encode_error
 class SocketCommands:
     """The commands of one game socket (its subscriber's seat; none for a spectator)."""
 
-    def __init__(self, room: Room, subscriber: SocketSubscriber, scope: trio.CancelScope) -> None:
+    def __init__(self, room: Room, subscriber: SocketSubscriber, scope: trio.CancelScope, pace: FramePace) -> None:
         self.room = room
         self.subscriber = subscriber
         self.scope = scope
         """The socket's serving scope, cancelled once the room has finished."""
+        self.pace = pace
         self.previous: Reply[Verdict] | None = None
         """The answer to the last command sent, when not yet looked at."""
+        self.prepaid = False
+        """`take` paid the pace for a frame and then declined it: the reader gets it next."""
 
     def take(self, frame: str | bytes) -> bool:
         """Handle a frame at once (the inbox's handler): False, having done nothing, when it
         would have to wait for the room's answer to the command before, or to its own (a seed),
-        or for room in the room's queue."""
-        if self.scope.cancel_called or not self._answered():
+        or for room in the room's queue, or for its pace."""
+        if self.scope.cancel_called or not self._answered() or not self.pace.take_now():
             return False
         intent = self._intent(frame)
         if intent is None:
             return True
         if isinstance(intent.command, SubmitSeed):
+            self.prepaid = True
             return False
         try:
             if not self.room.send_nowait(intent):
                 self.scope.cancel()  # the room has finished: the socket closes
                 return True
         except trio.WouldBlock:
+            self.prepaid = True
             return False
         self.previous = intent.reply
         return True
@@ -61,6 +70,10 @@ class SocketCommands:
         is the route's)."""
         while True:
             frame = await receive()
+            if self.prepaid:
+                self.prepaid = False
+            else:
+                await self.pace.take()
             if self.previous is not None and not self.previous.ready:
                 await self.previous.wait()
             self.previous = None

@@ -23,7 +23,7 @@ from playsite import principals
 from playsite.accounts.service import Accounts
 from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.games.socket_commands import SocketCommands
-from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES, SocketLimits
+from playsite.games.socket_limits import RETRY_AFTER_S, SOCKET_LIMIT_STATUSES, FramePace, SocketLimits
 from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.http.auth import client_address, credentials
 from playsite.http.cycles import raise_cancelled_alone
@@ -87,11 +87,11 @@ def websocket_routes(
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
-                await serve_subscriber(room, SocketSubscriber(seat))
+                await serve_subscriber(room, SocketSubscriber(seat), sockets.pace())
             return
         with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
-            await serve_subscriber(room, SocketSubscriber(None))
+            await serve_subscriber(room, SocketSubscriber(None), sockets.pace())
 
     return routes
 
@@ -124,8 +124,8 @@ async def close_socket(code: int, reason: str = "") -> None:
         pass
 
 
-async def serve_subscriber(room: Room, subscriber: SocketSubscriber) -> None:
-    """Pump the subscriber's queue to the socket and the socket's commands to the room."""
+async def serve_subscriber(room: Room, subscriber: SocketSubscriber, pace: FramePace) -> None:
+    """Pump the subscriber's queue to the socket and the socket's commands, at their pace, to the room."""
     if room.persistence_stalled:
         # The room is halted on a failing write: show the last durable state, ask to retry.
         await websocket.send(room.snapshot_text())
@@ -154,7 +154,7 @@ async def serve_subscriber(room: Room, subscriber: SocketSubscriber) -> None:
     try:
         try:
             async with trio.open_nursery() as nursery:
-                commands = SocketCommands(room, subscriber, nursery.cancel_scope)
+                commands = SocketCommands(room, subscriber, nursery.cancel_scope, pace)
                 inbox = cast("Inbox | None", websocket.scope.get(INBOX_KEY))  # put there by http/wsreceive.py
                 if inbox is not None:
                     inbox.handler = commands.take  # a frame while the reader waits: taken at once

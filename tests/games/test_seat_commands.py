@@ -3,7 +3,9 @@ socket in the room at a time, and the room's answer to a turn wakes no task (it 
 when the seat's next frame comes), where waiting for it cost a trip round the event loop at
 every turn. Under hypercorn (the server's own set-up) a turn that comes while the reader waits
 is handed to the room by the connection's reading task, and wakes the reader not at all. An
-ignored seed is still answered on its socket (tests/e2e/test_live_game.py)."""
+ignored seed is still answered on its socket (tests/e2e/test_live_game.py). Every frame is
+paced (games/socket_limits.py's FramePace): a burst at once, then so many a second; a frame
+beyond waits, in order, and is never refused."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import trio_websocket
 
 from playsite.config import Settings
 from playsite.games.socket_commands import SocketCommands
+from playsite.games.socket_limits import SocketLimits
 from playsite.games.socket_subscriber import SocketSubscriber
 from playsite.rooms.intents import Attach, PlayerCommand
 from playsite.wire import Resign, encode_error
@@ -169,7 +172,7 @@ async def test_under_hypercorn_commands_taken_at_once_and_read_keep_their_order(
 def commands_of(game, seat: str | None) -> tuple[SocketCommands, SocketSubscriber, trio.CancelScope]:
     subscriber = SocketSubscriber(seat)
     scope = trio.CancelScope()
-    return SocketCommands(game.room, subscriber, scope), subscriber, scope
+    return SocketCommands(game.room, subscriber, scope, limits(rate=20, burst=40).pace()), subscriber, scope
 
 
 def queued(subscriber: SocketSubscriber) -> list[str]:
@@ -230,3 +233,104 @@ async def test_take_declines_once_the_socket_is_closing_and_closes_it_when_the_r
             assert await game.room.send(PlayerCommand("Black", Resign()))
             await game.room.finished.wait()
             assert commands.take(turn) is True and scope.cancel_called
+
+
+# ----- the pace --------------------------------------------------------------------------
+
+
+def limits(rate: float, burst: int) -> SocketLimits:
+    return SocketLimits(
+        per_address=10, spectators_per_game=10, spectators_per_address=10, frames_per_second=rate, frame_burst=burst
+    )
+
+
+async def test_a_burst_at_once_then_one_frame_per_period_and_an_idle_socket_earns_back_only_its_burst(autojump_clock):
+    sockets = limits(rate=10, burst=3)
+    pace = sockets.pace()
+    start = trio.current_time()
+    assert [pace.take_now() for _ in range(4)] == [True, True, True, False]
+    await pace.take()  # the fourth frame waits for its tenth of a second
+    assert trio.current_time() - start == 0.1
+    await pace.take()
+    assert round(trio.current_time() - start, 9) == 0.2
+    assert sockets.frames_paced == 2
+    await trio.sleep(60)  # a long quiet spell earns the burst back, and no more
+    assert [pace.take_now() for _ in range(4)] == [True, True, True, False]
+
+
+async def test_a_seat_sending_refused_turns_faster_than_its_pace_gets_each_in_order_at_its_time(autojump_clock):
+    settings = Settings(dice_seed_window_ms=0, socket_frames_per_second=2, socket_frame_burst=4, metrics_token="m" * 20)
+    async with booted(settings) as services:
+        client = test_client(services)
+        game = await friend_game(services)
+        urls = {seat: seat_path(game, seat, uuid.uuid4()) for seat in ("White", "Black")}
+        async with client.websocket(urls["White"]) as ws, client.websocket(urls["Black"]):
+            white = Socket(ws)
+            await trio.testing.wait_all_tasks_blocked()
+            start = trio.current_time()
+            sent = [f"a{rank}a{rank}" for rank in range(1, 9)]  # none is a legal turn
+            for move in sent:
+                await white.send({"SubmitTurn": {"moves": [move]}})
+            refused_at = []
+            for _ in sent:
+                await white.until("Rejected")
+                refused_at.append(trio.current_time() - start)
+        # The burst of four at once, then one every half second; each a Rejected of the room.
+        assert refused_at[:4] == [0, 0, 0, 0]
+        assert refused_at[4:] == [0.5, 1.0, 1.5, 2.0]
+        assert services.sockets.frames_paced == 4
+        metrics = await client.get("/metrics", headers={"Authorization": "Bearer " + "m" * 20})
+        assert "playsite_game_socket_frames_paced_total 4.0" in (await metrics.get_data(as_text=True))
+
+
+async def test_under_hypercorn_paced_frames_reach_the_room_in_order_and_no_sooner_than_their_pace():
+    # The real clock: only the lower bound is asserted (a pace can make a frame late, never early).
+    settings = Settings(dice_seed_window_ms=0, socket_frames_per_second=20, socket_frame_burst=2)
+    async with booted(settings) as services, served(services) as base:
+        game = await friend_game(services)
+        urls = {seat: base + seat_path(game, seat, uuid.uuid4()) for seat in ("White", "Black")}
+        async with trio_websocket.open_websocket_url(urls["White"]) as ws, trio_websocket.open_websocket_url(urls["Black"]):
+            white = Socket(ws)
+            await white.until("Snapshot")
+            start = trio.current_time()
+            sent = [f"h{rank}h{rank}" for rank in range(1, 9)]
+            for move in sent:
+                await white.send({"SubmitTurn": {"moves": [move]}})
+            refusals = [await white.until("Rejected") for _ in sent]
+            elapsed = trio.current_time() - start
+        versions = [refusal["v"] for refusal in refusals]
+        assert versions == list(range(versions[0], versions[0] + len(sent)))
+        assert elapsed >= (len(sent) - 2) / 20
+        assert services.sockets.frames_paced >= 1
+
+
+async def test_a_frame_take_paid_for_and_declined_is_not_paid_for_again_by_the_reader(autojump_clock):
+    async with booted(Settings(dice_seed_window_ms=0)) as services:
+        game = await friend_game(services)
+        subscriber = SocketSubscriber("White")
+        scope = trio.CancelScope()
+        sockets = limits(rate=0.001, burst=1)  # a second frame would wait 1,000 s
+        commands = SocketCommands(game.room, subscriber, scope, sockets.pace())
+        seed = json.dumps({"SubmitSeed": {"seed": "00112233445566778899aabbccddeeff"}})
+        assert commands.take(seed) is False  # a seed waits for its answer: the reader's, already paid
+        frames = [seed]
+
+        async def receive() -> str:
+            if frames:
+                return frames.pop()
+            await trio.sleep_forever()
+            raise AssertionError
+
+        sent = []
+        send = game.room.send
+
+        async def recording_send(intent) -> bool:
+            sent.append(intent)
+            return await send(intent)
+
+        game.room.send = recording_send
+        with trio.move_on_after(10):
+            await commands.read(receive)
+        # The reader handed the seed to the room and had its answer, without waiting for a pace.
+        [intent] = sent
+        assert intent.reply.ready and sockets.frames_paced == 0
