@@ -11,10 +11,19 @@ gives up first marks the attempt, and the thread rolls back (at once, if it was 
 for a pooled connection). Only a COMMIT already sent when the caller gave up can still land:
 such an attempt is reported as in doubt (`run(..., in_doubt=...)`), and its writer reads back
 what the database holds before deciding anything (`PostgresStore.read_back`).
+
+`run(..., pipelined=True)` sends what `work` runs without waiting for each answer (psycopg's
+pipeline mode): BEGIN goes with the first statement, and a round trip is made only where
+`work` reads a result, then for the COMMIT. A room's write of a turn (one statement) takes two
+round trips that way, where it took one for BEGIN, one per statement and one for COMMIT. Each
+round trip costs the worker thread a wait for the GIL, which the event loop's thread holds
+while it works, so under load the round trips, not the queries, were most of a write's time
+(docs/performance.md). The COMMIT is still sent only if the caller has not given up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -88,8 +97,15 @@ class Database:
         with self._pool.connection() as conn:
             conn.execute("SELECT 1")
 
-    async def run(self, work: Callable[[psycopg.Connection], T], *, in_doubt: Callable[[], None] | None = None) -> T:
-        """Run `work(conn)` in one transaction on a pooled connection in a worker thread.
+    async def run(
+        self,
+        work: Callable[[psycopg.Connection], T],
+        *,
+        in_doubt: Callable[[], None] | None = None,
+        pipelined: bool = False,
+    ) -> T:
+        """Run `work(conn)` in one transaction on a pooled connection in a worker thread
+        (in pipeline mode when `pipelined`: see above).
 
         It commits when `work` returns, unless the caller was cancelled first (a timeout, a
         shutdown): then nothing `work` did is ever committed. When the caller gives up (or
@@ -101,7 +117,7 @@ class Database:
             with self._pool.connection() as conn:
                 if attempt.abandoned:
                     raise _Abandoned()
-                with conn.transaction():
+                with conn.pipeline() if pipelined else contextlib.nullcontext(), conn.transaction():
                     result = work(conn)  # its own conn.transaction() blocks are savepoints here
                     if not attempt.may_commit():
                         raise _Abandoned()  # leaves the block: rolled back

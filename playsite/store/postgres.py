@@ -31,39 +31,46 @@ from playsite.store.database import Database, DatabaseUnavailable
 
 HEALTH_PROBE_TIMEOUT_S = 2
 
-_UPSERT_GAME = """
-INSERT INTO games (id, origin, durability, rated, status, version, snapshot)
-VALUES (%(id)s, %(origin)s, %(durability)s, %(rated)s, %(status)s, %(version)s, %(snapshot)s)
-ON CONFLICT (id) DO UPDATE
-   SET status = EXCLUDED.status, version = EXCLUDED.version, snapshot = EXCLUDED.snapshot, updated_at = now()
- WHERE games.version <= EXCLUDED.version AND games.status = 'active'
-RETURNING version
+_WRITE_GAME = """
+WITH game AS (
+    INSERT INTO games (id, origin, durability, rated, status, version, snapshot)
+    VALUES (%(id)s, %(origin)s, %(durability)s, %(rated)s, %(status)s, %(version)s, %(snapshot)s)
+    ON CONFLICT (id) DO UPDATE
+       SET status = EXCLUDED.status, version = EXCLUDED.version, snapshot = EXCLUDED.snapshot, updated_at = now()
+     WHERE games.version <= EXCLUDED.version AND games.status = 'active'
+    RETURNING id, version
+), seats AS (
+    INSERT INTO game_seats (game_id, seat, token_hash, principal)
+    SELECT game.id, seat.name, seat.token_hash, seat.principal
+      FROM game, unnest(%(seats)s::text[], %(token_hashes)s::bytea[], %(principals)s::text[])
+           AS seat (name, token_hash, principal)
+    ON CONFLICT (game_id, seat) DO UPDATE SET principal = COALESCE(game_seats.principal, EXCLUDED.principal)
+)
+SELECT version FROM game
 """
-_UPSERT_SEAT = """
-INSERT INTO game_seats (game_id, seat, token_hash, principal) VALUES (%s, %s, %s, %s)
-ON CONFLICT (game_id, seat) DO UPDATE SET principal = COALESCE(game_seats.principal, EXCLUDED.principal)
-"""
+"""The game row and its seats in one statement: the seats only when the fence let the game
+row through (they join its RETURNING), a principal only ever set once."""
+
+
+def _game_params(write: GameWrite) -> dict[str, Any]:
+    seats = list(write.seats.items())
+    return {
+        "id": write.game_id,
+        "origin": write.origin,
+        "durability": write.durability,
+        "rated": write.rated,
+        "status": write.status,
+        "version": write.version,
+        "snapshot": Jsonb(write.snapshot),
+        "seats": [seat for seat, _ in seats],
+        "token_hashes": [token_hash for _, (token_hash, _) in seats],
+        "principals": [principal for _, (_, principal) in seats],
+    }
 
 
 def write_game(conn: psycopg.Connection, write: GameWrite) -> bool:
     """Upsert the game and its seats; False (nothing written) when the fence refused it."""
-    written = conn.execute(
-        _UPSERT_GAME,
-        {
-            "id": write.game_id,
-            "origin": write.origin,
-            "durability": write.durability,
-            "rated": write.rated,
-            "status": write.status,
-            "version": write.version,
-            "snapshot": Jsonb(write.snapshot),
-        },
-    ).fetchone()
-    if written is None:
-        return False
-    for seat, (token_hash, principal) in write.seats.items():
-        conn.execute(_UPSERT_SEAT, (write.game_id, seat, token_hash, principal))
-    return True
+    return conn.execute(_WRITE_GAME, _game_params(write)).fetchone() is not None
 
 
 def _finish_fence_holds(conn: psycopg.Connection, write: GameWrite) -> bool:
@@ -87,8 +94,10 @@ class PostgresStore:
         """Whether a write of this game may have committed without this process knowing."""
         return game_id in self._in_doubt
 
-    async def _write(self, game_id: str, work: Callable[[psycopg.Connection], object]) -> None:
-        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id))
+    async def _write(
+        self, game_id: str, work: Callable[[psycopg.Connection], object], *, pipelined: bool = False
+    ) -> None:
+        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id), pipelined=pipelined)
         # Committed: any earlier attempt in doubt had finished first (it held the row, or the
         # key, this one needed), so nothing is in doubt any more.
         self._in_doubt.discard(game_id)
@@ -131,47 +140,43 @@ class PostgresStore:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=detail is None, detail=detail)
 
     async def save_game(self, write: GameWrite) -> None:
-        def work(conn: psycopg.Connection) -> None:
-            with conn.transaction():
-                write_game(conn, write)
-
-        await self._write(write.game_id, work)
+        # One statement, pipelined: two round trips a turn (store/database.py).
+        await self._write(write.game_id, lambda conn: write_game(conn, write), pipelined=True)
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         result = ending.result
 
         def work(conn: psycopg.Connection) -> None:
-            with conn.transaction():
-                if not write_game(conn, write):
-                    if _finish_fence_holds(conn, write):
-                        return
-                    raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
-                conn.execute(
-                    "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal,"
-                    " black_principal, result, termination, time_control)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
-                    (
-                        result.game_id,
-                        result.finished_at,
-                        result.rated,
-                        result.origin,
-                        result.white_principal,
-                        result.black_principal,
-                        result.result,
-                        result.termination,
-                        Jsonb(result.time_control),
-                    ),
-                )
-                conn.execute(
-                    "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
-                    " ON CONFLICT (game_id) DO NOTHING",
-                    (result.game_id, result.finished_at, Jsonb(ending.archive)),
-                )
-                conn.execute(
-                    "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"
-                    " ON CONFLICT (idempotency_key) DO NOTHING",
-                    (ending.outbox_key, Jsonb(ending.outbox_payload)),
-                )
+            if not write_game(conn, write):
+                if _finish_fence_holds(conn, write):
+                    return
+                raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
+            conn.execute(
+                "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal,"
+                " black_principal, result, termination, time_control)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                (
+                    result.game_id,
+                    result.finished_at,
+                    result.rated,
+                    result.origin,
+                    result.white_principal,
+                    result.black_principal,
+                    result.result,
+                    result.termination,
+                    Jsonb(result.time_control),
+                ),
+            )
+            conn.execute(
+                "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
+                " ON CONFLICT (game_id) DO NOTHING",
+                (result.game_id, result.finished_at, Jsonb(ending.archive)),
+            )
+            conn.execute(
+                "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"
+                " ON CONFLICT (idempotency_key) DO NOTHING",
+                (ending.outbox_key, Jsonb(ending.outbox_payload)),
+            )
 
         await self._write(write.game_id, work)
 
