@@ -12,11 +12,13 @@ for a pooled connection). Only a COMMIT already sent when the caller gave up can
 such an attempt is reported as in doubt (`run(..., in_doubt=...)`), and its writer reads back
 what the database holds before deciding anything (`PostgresStore.read_back`).
 
-At most `pool_size` calls run in worker threads at once (`CapacityLimiter`); the others wait
-in trio, where waiting costs nothing. Without the limiter, trio's default of 40 threads let
-every room with a write start a thread that then blocked in the pool for a connection: up to
-40 threads woke, slept and fought the event loop for the GIL, and a write cost 1.1-1.7 ms of
-the serving process's CPU where it costs 0.7-0.9 ms with the limiter (docs/performance.md).
+At most twice `pool_size` calls run in worker threads at once (`CapacityLimiter`); the
+others wait in trio, where waiting costs nothing. With trio's default of 40 threads, every
+room with a write started a thread that then blocked in the pool for a connection: up to 40
+threads woke, slept and fought the event loop for the GIL. Twice the pool, not the pool: a
+connection given back is taken at once by a thread already waiting for it, where with one
+thread per connection the next write would start only once the event loop, busy under load,
+had seen the last one finish (bench/store_writes.py, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -79,8 +81,8 @@ class Database:
             timeout=CONNECT_TIMEOUT_S,
             open=False,
         )
-        self._threads = trio.CapacityLimiter(pool_size)
-        """A worker thread per pooled connection, no more."""
+        self._threads = trio.CapacityLimiter(2 * pool_size)
+        """Worker threads at once: one at work per pooled connection, one waiting for it."""
 
     async def open(self) -> None:
         try:
