@@ -906,7 +906,7 @@ def wait_listening(port: int, process: subprocess.Popen | multiprocessing.Proces
     raise SystemExit(f"the server did not listen within {timeout} s")
 
 
-def spawn_server(port: int, extra_env: dict[str, str]) -> subprocess.Popen:
+def spawn_server(port: int, extra_env: dict[str, str], log_path: str | None = None) -> subprocess.Popen:
     env = {
         **os.environ,
         "PLAY_HOST": "127.0.0.1",
@@ -921,7 +921,7 @@ def spawn_server(port: int, extra_env: dict[str, str]) -> subprocess.Popen:
         "PLAY_UNJOINED_GAMES_MAX": "1000000",
         **extra_env,
     }
-    log = open(os.devnull, "wb")
+    log = open(log_path or os.devnull, "wb")  # the server's lines, its persistence telemetry among them
     return subprocess.Popen([sys.executable, "-m", "playsite", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT)
 
 
@@ -970,7 +970,7 @@ def run(args: argparse.Namespace) -> dict:
         extra = dict(item.split("=", 1) for item in args.server_env)
         if args.metrics_token:
             extra["PLAY_METRICS_TOKEN"] = args.metrics_token
-        server = spawn_server(port, extra)
+        server = spawn_server(port, extra, args.server_log)
         pid = server.pid
         wait_listening(port, server)
         base = f"http://127.0.0.1:{port}"
@@ -1157,6 +1157,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-pid", type=int)
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                         help="with --spawn: a setting for the server (repeatable), e.g. DATABASE_URL=...")
+    parser.add_argument("--server-log", metavar="PATH",
+                        help="with --spawn: write the server's output here (default: discarded)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--spectators", type=int, default=3)
     parser.add_argument("--think", type=float, default=5.0, help="mean think time per turn, seconds")
