@@ -23,6 +23,7 @@ from playsite.store.base import (
     StoreHealth,
     WriteRefused,
     archive_summary,
+    json_bytes,
 )
 
 
@@ -163,6 +164,6 @@ class MemoryStore:
 
 
 def _text(value: object) -> str:
-    """A finished game's record as JSON text, as a jsonb column would hold it (orjson: the
-    standard library's encoder was ~0.4% of a loaded server's CPU, at every game's end)."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    """A finished game's record as JSON text, as a jsonb column would hold it (the standard
+    library's encoder was ~0.4% of a loaded server's CPU, at every game's end)."""
+    return json_bytes(value).decode()

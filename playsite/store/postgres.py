@@ -13,7 +13,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import orjson
 import psycopg
 import trio
 from psycopg.types.json import Jsonb
@@ -27,6 +26,7 @@ from playsite.store.base import (
     StoreHealth,
     WriteRefused,
     archive_summary,
+    json_bytes,
 )
 from playsite.store.database import Database, DatabaseUnavailable
 
@@ -53,12 +53,6 @@ SELECT version FROM game
 row through (they join its RETURNING), a principal only ever set once."""
 
 
-def _json(value: object) -> bytes:
-    """A jsonb value's text by orjson: a turn's write carries the game's whole snapshot, its
-    history included (14 KB after 100 turns: 23 µs here, 198 µs with the standard library)."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-
-
 def _game_params(write: GameWrite) -> dict[str, Any]:
     seats = list(write.seats.items())
     return {
@@ -68,7 +62,7 @@ def _game_params(write: GameWrite) -> dict[str, Any]:
         "rated": write.rated,
         "status": write.status,
         "version": write.version,
-        "snapshot": Jsonb(write.snapshot, dumps=_json),
+        "snapshot": Jsonb(write.snapshot, dumps=json_bytes),
         "seats": [seat for seat, _ in seats],
         "token_hashes": [token_hash for _, (token_hash, _) in seats],
         "principals": [principal for _, (_, principal) in seats],
@@ -174,7 +168,7 @@ class PostgresStore:
             conn.execute(
                 "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
                 " ON CONFLICT (game_id) DO NOTHING",
-                (result.game_id, result.finished_at, Jsonb(ending.archive, dumps=_json)),
+                (result.game_id, result.finished_at, Jsonb(ending.archive, dumps=json_bytes)),
             )
             conn.execute(
                 "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"
