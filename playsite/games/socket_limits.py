@@ -38,8 +38,8 @@ class SocketLimits:
         per_address: int,
         spectators_per_game: int,
         spectators_per_address: int,
-        frames_per_second: float = 20,
-        frame_burst: int = 40,
+        frames_per_second: float,
+        frame_burst: int,
     ):
         self.per_address = per_address
         self.spectators_per_game = spectators_per_game
