@@ -44,7 +44,7 @@ import attrs
 import trio
 
 from playsite.periodic import run_every
-from playsite.rooms.counters import Histogram
+from playsite.histogram import Histogram
 
 YOUNG_PERIOD_S = 0.125
 """How often the watch collects the youngest generation once tuned (bench/results/gc.md)."""

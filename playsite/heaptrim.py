@@ -28,7 +28,7 @@ import attrs
 import trio
 
 from playsite.periodic import run_every
-from playsite.rooms.counters import Histogram
+from playsite.histogram import Histogram
 
 PAUSE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 

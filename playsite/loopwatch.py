@@ -14,7 +14,7 @@ from __future__ import annotations
 import attrs
 import trio
 
-from playsite.rooms.counters import Histogram
+from playsite.histogram import Histogram
 
 PERIOD_S = 0.1
 """How often the watch wakes; a lag shorter than its resolution is still measured."""

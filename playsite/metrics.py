@@ -19,7 +19,7 @@ from quart import Response, request
 
 from playsite.gcwatch import GcWatch
 from playsite.http.errors import Refusal, RouteFamily
-from playsite.rooms.counters import Histogram
+from playsite.histogram import Histogram
 from playsite.services import Services
 
 
@@ -109,6 +109,21 @@ class ServiceCollector:
         yield CounterMetricFamily(
             "playsite_store_write_failures", "Store write attempts of rooms that failed.", value=counters.write_failures
         )
+        database = self.services.database
+        if database is not None:
+            timings = database.timings
+            yield _histogram(
+                "playsite_database_wait_seconds",
+                "A database call -> its worker thread holds a pooled connection.", timings.wait,
+            )
+            yield _histogram(
+                "playsite_database_transaction_seconds",
+                "A database call's transaction, BEGIN to COMMIT answered.", timings.transaction,
+            )
+            yield _histogram(
+                "playsite_database_return_seconds",
+                "A database call's COMMIT answered -> its caller runs again.", timings.return_,
+            )
         for generation, pauses in self.gc_watch.pauses.items():
             yield _histogram(
                 "playsite_gc_pause_seconds", "Pauses of the cyclic garbage collector, by generation.", pauses,

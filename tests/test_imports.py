@@ -36,9 +36,9 @@ LAYERS = (
     Layer("playsite.wire", may_import=PURE, never_import=WEB_FRAMEWORKS),
     Layer("playsite.verifier", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.principals", may_import=(), never_import=WEB_FRAMEWORKS),
-    Layer("playsite.store", may_import=("playsite.config",), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.store", may_import=("playsite.config", "playsite.histogram"), never_import=WEB_FRAMEWORKS),
     Layer("playsite.rooms", may_import=(*CODECS, "playsite.principals", "playsite.store", "playsite.tokens",
-                                        "playsite.channels"),
+                                        "playsite.channels", "playsite.histogram"),
           never_import=WEB_FRAMEWORKS),
     # The edge encodes JSON as events are encoded: one encoder (wire/text.py, pure); it renders
     # the domains' refusals and reads the credentials a person presents, both plain values.
@@ -46,9 +46,10 @@ LAYERS = (
                                        "playsite.channels")),
     Layer("playsite.refusals", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.http.routercycles", may_import=()),
-    Layer("playsite.gcwatch", may_import=("playsite.periodic", "playsite.rooms.counters"), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.gcwatch", may_import=("playsite.periodic", "playsite.histogram"), never_import=WEB_FRAMEWORKS),
     Layer("playsite.credentials", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.periodic", may_import=()),
+    Layer("playsite.histogram", may_import=(), never_import=WEB_FRAMEWORKS),
     Layer("playsite.channels", may_import=(), never_import=WEB_FRAMEWORKS),
     # People's seeks are domain: the routes render their refusals (lobby/people_seek_routes.py).
     # The seek lifecycle they share with bot seeks is held to the same rule.

@@ -7,6 +7,7 @@ import gc
 import random
 import weakref
 
+import pytest
 import trio
 import trio.testing
 from prometheus_client.parser import text_string_to_metric_families
@@ -16,6 +17,7 @@ from playsite.gcwatch import GEN0_THRESHOLD, YOUNG_PERIOD_S, GcWatch, run_gc_wat
 from playsite.rooms.intents import Rebind
 from playsite.wire import WHITE, Fischer, Resign, SubmitTurn
 from tests.support.app import booted, friend_game, test_client
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.rooms import attach, command, sparing_turn
 from tests.support.waiting import wait_until
 
@@ -67,7 +69,32 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         assert ("playsite_gc_full_collections_total", ()) in found
         assert found[("playsite_heap_trim_seconds_count", ())] == 0, "no trim before the port opens"
         assert ("playsite_heap_trimmed_bytes_total", ()) in found
+        assert ("playsite_database_wait_seconds_count", ()) not in found, "no database behind the memory store"
         del subscribers
+
+
+DATABASE_PARTS = ("wait", "transaction", "return")
+
+
+@pytest.mark.postgres
+async def test_on_postgresql_every_database_call_is_timed_in_three_parts(migrated_url):
+    settings = Settings(database_url=migrated_url, persistence_enabled=True, metrics_token=TOKEN, dice_seed_window_ms=0)
+    async with booted(settings) as services:
+        client = test_client(services)
+
+        async def scraped() -> dict[tuple[str, tuple], float]:
+            answer = await client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+            return samples(await answer.get_data(as_text=True))
+
+        before = await scraped()
+        await friend_game(services, Fischer(300, 3))  # its creation is written before it is answered
+        after = await scraped()
+        for part in DATABASE_PARTS:
+            name = f"playsite_database_{part}_seconds"
+            assert after[(f"{name}_count", ())] > before[(f"{name}_count", ())], part
+            assert after[(f"{name}_bucket", (("le", "+Inf"),))] == after[(f"{name}_count", ())]
+        counts = {after[(f"playsite_database_{part}_seconds_count", ())] for part in DATABASE_PARTS}
+        assert len(counts) == 1, "each call that returned is timed in all three parts"
 
 
 async def test_without_the_setting_there_is_no_metrics_route():

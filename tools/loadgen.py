@@ -825,14 +825,20 @@ def gc_summary(before: dict | None, after: dict | None, cpu_s: float | None) -> 
 def server_latencies(before: dict | None, after: dict | None) -> dict | None:
     """What the server itself timed over the window: a command taken by its room -> its
     verdict, the part of it spent waiting for the next roll's tree, and the trees computed (and
-    how many of them the serving process took back from the pool)."""
+    how many of them the serving process took back from the pool); on PostgreSQL, each database
+    call's three parts (a thread and a connection, the transaction, the way back)."""
     if before is None or after is None:
         return None
+    database = {
+        part: histogram_window(before, after, f"playsite_database_{part}_seconds")
+        for part in ("wait", "transaction", "return")
+    }
     return {
         "verdict": histogram_window(before, after, "playsite_turn_verdict_seconds"),
         "tree_wait": histogram_window(before, after, "playsite_tree_wait_seconds"),
         "trees": int(grown(before, after, "playsite_trees_total")),
         "trees_taken_back": int(grown(before, after, "playsite_trees_taken_back_total")),
+        "database": database if any(database.values()) else None,
     }
 
 

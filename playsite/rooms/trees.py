@@ -21,7 +21,7 @@ import orjson
 import trio
 import trio_parallel
 
-from playsite.rooms.counters import Histogram
+from playsite.histogram import Histogram
 from playsite.rules import START_DFEN, Position, legal_tree, legal_tree_counted, parse_dfen
 from playsite.wire import LegalMoves, MoveTree
 

@@ -19,21 +19,51 @@ threads woke, slept and fought the event loop for the GIL. Twice the pool, not t
 connection given back is taken at once by a thread already waiting for it, where with one
 thread per connection the next write would start only once the event loop, busy under load,
 had seen the last one finish (bench/store_writes.py, docs/performance.md).
+
+Every call that returns is timed in three parts (`CallTimings`, in GET /metrics): getting a
+thread and a connection, the transaction itself, and getting back to the caller.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import attrs
 import psycopg
 import psycopg_pool
 import trio
 
+from playsite.histogram import Histogram
+
 T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 10
+CALL_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+@attrs.define
+class CallTimings:
+    """Where the calls of `Database.run` that returned spent their time, in three parts that
+    add up to the whole call (GET /metrics). Under load a turn's write spends most of it
+    getting into and out of a worker thread, not in PostgreSQL: the parts tell an operator
+    which one is slow, the database or the serving process (docs/performance.md)."""
+
+    wait: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
+    """The call -> its worker thread holds a pooled connection (a free thread, the thread
+    running, a free connection)."""
+    transaction: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
+    """The transaction, from its BEGIN to its COMMIT answered: PostgreSQL's round trips."""
+    return_: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
+    """The COMMIT answered -> the caller runs again (the connection given back, the event loop
+    taking up the result)."""
+
+    def observe(self, called: float, connected: float, committed: float, resumed: float) -> None:
+        self.wait.observe(connected - called)
+        self.transaction.observe(committed - connected)
+        self.return_.observe(resumed - committed)
 
 
 class DatabaseUnavailable(Exception):
@@ -83,6 +113,7 @@ class Database:
         )
         self._threads = trio.CapacityLimiter(2 * pool_size)
         """Worker threads at once: one at work per pooled connection, one waiting for it."""
+        self.timings = CallTimings()
 
     async def open(self) -> None:
         try:
@@ -106,19 +137,23 @@ class Database:
         the connection fails) after the COMMIT was sent, the outcome is unknown: `in_doubt`,
         when given, is called then, and only then."""
         attempt = Attempt()
+        marks = [time.perf_counter()]
+        """When it was called, had a connection, and had its COMMIT answered (`CallTimings`)."""
 
         def in_thread() -> T:
             with self._pool.connection() as conn:
+                marks.append(time.perf_counter())
                 if attempt.abandoned:
                     raise _Abandoned()
                 with conn.transaction():
                     result = work(conn)  # its own conn.transaction() blocks are savepoints here
                     if not attempt.may_commit():
                         raise _Abandoned()  # leaves the block: rolled back
+                marks.append(time.perf_counter())
                 return result
 
         try:
-            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True, limiter=self._threads)
+            result = await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True, limiter=self._threads)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
             if attempt.committing and in_doubt is not None:
                 in_doubt()  # the COMMIT was sent and its answer lost with the connection
@@ -127,6 +162,9 @@ class Database:
             if not attempt.abandon() and in_doubt is not None:
                 in_doubt()  # the COMMIT is on the wire: it may still land
             raise
+        called, connected, committed = marks
+        self.timings.observe(called, connected, committed, time.perf_counter())
+        return result
 
     async def close(self) -> None:
         await trio.to_thread.run_sync(self._pool.close, abandon_on_cancel=True)

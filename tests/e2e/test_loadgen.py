@@ -55,6 +55,7 @@ def test_the_load_generator_plays_measured_games_on_a_real_server(serve):
     verdict, tree_wait = summary["server"]["verdict"], summary["server"]["tree_wait"]
     assert verdict["count"] > 0 and tree_wait["count"] > 0 and verdict["mean_ms"] > 0
     assert float(verdict["p50_at_most_s"]) <= float(verdict["p99_at_most_s"])
+    assert summary["server"]["database"] is None, "the memory store has no database calls to time"
     assert summary["gc"]["collections"] >= 0 and summary["gc"]["share_of_cpu"] is not None
     # Every message counted, and the server's CPU per message.
     assert summary["frames_per_s"] > summary["rate_per_s"] and summary["server_cpu_ms_per_frame"] > 0
@@ -83,6 +84,25 @@ def test_the_server_loop_lag_is_read_over_the_window_only():
     assert lag["wakeups"] == 50 and lag["over_100ms"] == 2
     assert lag["max_ms"] is None and lag["max_before_window_ms"] == 3000.0  # the worst was not in the window
     assert loadgen_module.server_loop_lag(scraped(10, 10, 0.2), scraped(58, 60, 2.2))["max_ms"] == 2200.0
+
+
+def test_a_database_call_is_read_in_its_three_parts():
+    loadgen_module = load_tool("loadgen")
+
+    def scraped(calls: int, seconds: dict[str, float]) -> dict:
+        found: dict = {}
+        for part, total in seconds.items():
+            name = f"playsite_database_{part}_seconds"
+            found |= {(f"{name}_bucket", "0.005"): calls, (f"{name}_bucket", "+Inf"): calls,
+                      (f"{name}_count", None): calls, (f"{name}_sum", None): total}
+        return found
+
+    before = scraped(10, {"wait": 0.01, "transaction": 0.02, "return": 0.01})
+    after = scraped(110, {"wait": 0.11, "transaction": 0.32, "return": 0.21})
+    database = loadgen_module.server_latencies(before, after)["database"]
+    assert database["wait"]["mean_ms"] == 1.0 and database["return"]["mean_ms"] == 2.0
+    assert database["transaction"] == {"count": 100, "mean_ms": 3.0, "p50_at_most_s": "0.005", "p99_at_most_s": "0.005"}
+    assert loadgen_module.server_latencies({}, {})["database"] is None
 
 
 def trees_computed(server, token: str) -> dict[str, float]:
