@@ -9,7 +9,8 @@ import psycopg
 import pytest
 import trio
 
-from playsite.store.database import Attempt, Database
+from playsite.store.database import Attempt
+from tests.support.database import opened_database
 
 pytestmark = pytest.mark.postgres
 
@@ -18,12 +19,8 @@ pytestmark = pytest.mark.postgres
 async def database(database_url):
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE marks (name text PRIMARY KEY)")
-    db = Database(database_url, pool_size=1, statement_timeout_ms=5000)
-    await db.open()
-    try:
+    async with opened_database(database_url, pool_size=1) as db:
         yield db
-    finally:
-        await db.close()
 
 
 def marks(database_url) -> list[str]:

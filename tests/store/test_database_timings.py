@@ -10,7 +10,8 @@ import psycopg
 import pytest
 import trio
 
-from playsite.store.database import Database, DatabaseUnavailable
+from playsite.store.database import DatabaseUnavailable
+from tests.support.database import opened_database
 
 pytestmark = pytest.mark.postgres
 
@@ -19,12 +20,8 @@ HELD_S = 0.2
 
 @pytest.fixture
 async def one_connection(database_url):
-    db = Database(database_url, pool_size=1, statement_timeout_ms=5000)
-    await db.open()
-    try:
+    async with opened_database(database_url, pool_size=1) as db:
         yield db
-    finally:
-        await db.close()
 
 
 async def test_a_call_waiting_for_the_only_connection_is_timed_as_waiting(one_connection):

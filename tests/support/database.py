@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import psycopg
 import pytest
 
+from playsite.store.database import Database
 from playsite.store.migrations import apply_pending, load_migrations
 
 
@@ -28,3 +32,14 @@ def in_transaction(url: str, work):
         result = work(conn)
         conn.commit()
         return result
+
+
+@contextlib.asynccontextmanager
+async def opened_database(url: str, *, pool_size: int) -> AsyncIterator[Database]:
+    """The store's `Database` adapter on `url`, open for the block and closed after it."""
+    database = Database(url, pool_size=pool_size, statement_timeout_ms=5000)
+    await database.open()
+    try:
+        yield database
+    finally:
+        await database.close()
