@@ -37,6 +37,7 @@ import psycopg_pool
 import trio
 
 from playsite.histogram import Histogram
+from playsite.store.loopwrites import LoopStatement, LoopWrites
 
 T = TypeVar("T")
 
@@ -113,6 +114,15 @@ class Database:
         )
         self._threads = trio.CapacityLimiter(2 * pool_size)
         """Worker threads at once: one at work per pooled connection, one waiting for it."""
+        self._loop_writes = LoopWrites(
+            lambda: psycopg.connect(
+                url,
+                autocommit=True,  # BEGIN and COMMIT are sent by LoopWrites itself
+                options=f"-c statement_timeout={statement_timeout_ms}",
+                connect_timeout=CONNECT_TIMEOUT_S,
+            ),
+            pool_size,
+        )
         self.timings = CallTimings()
 
     async def open(self) -> None:
@@ -166,7 +176,24 @@ class Database:
         self.timings.observe(called, connected, committed, time.perf_counter())
         return result
 
+    async def write_on_loop(
+        self, statement: LoopStatement, params: dict[str, object], *, in_doubt: Callable[[], None] | None = None
+    ) -> int:
+        """`statement` between BEGIN and COMMIT on a connection the event loop drives itself
+        (`loopwrites`): no worker thread. The same guarantees as `run`: nothing commits once
+        the caller gave up before the COMMIT was sent; after it, `in_doubt` is called. Returns
+        the rows the statement returned."""
+        marks = [time.perf_counter()]
+        try:
+            rows = await self._loop_writes.write(statement, params, in_doubt=in_doubt, marks=marks)
+        except psycopg.OperationalError as exc:
+            raise DatabaseUnavailable(_describe(exc)) from None
+        called, connected, committed = marks
+        self.timings.observe(called, connected, committed, time.perf_counter())
+        return rows
+
     async def close(self) -> None:
+        self._loop_writes.close()
         await trio.to_thread.run_sync(self._pool.close, abandon_on_cancel=True)
 
 

@@ -29,6 +29,7 @@ from playsite.store.base import (
     json_bytes,
 )
 from playsite.store.database import Database, DatabaseUnavailable
+from playsite.store.loopwrites import LoopStatement
 
 HEALTH_PROBE_TIMEOUT_S = 2
 
@@ -51,6 +52,8 @@ SELECT version FROM game
 """
 """The game row and its seats in one statement: the seats only when the fence let the game
 row through (they join its RETURNING), a principal only ever set once."""
+_WRITE_GAME_ON_LOOP = LoopStatement.of(_WRITE_GAME)
+"""The same, as a turn's write sends it from the event loop (`Database.write_on_loop`)."""
 
 
 def _game_params(write: GameWrite) -> dict[str, Any]:
@@ -139,7 +142,11 @@ class PostgresStore:
         return StoreHealth(kind=self.kind, durable=self.durable, reachable=detail is None, detail=detail)
 
     async def save_game(self, write: GameWrite) -> None:
-        await self._write(write.game_id, lambda conn: write_game(conn, write))
+        # The write every turn waits for: on the event loop, without a worker thread's hops.
+        await self.database.write_on_loop(
+            _WRITE_GAME_ON_LOOP, _game_params(write), in_doubt=lambda: self._in_doubt.add(write.game_id)
+        )
+        self._in_doubt.discard(write.game_id)
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         result = ending.result
