@@ -5,14 +5,14 @@
 
 Under required durability every turn waits for its write (`PostgresStore.save_game`): the
 game row with its whole snapshot (the turn history included) and its two seats, in one
-transaction run in a worker thread. The serving process pays for each write in its own
-CPU (the driver, the thread's hand-offs, the fight for the GIL with the event loop) besides
-what PostgreSQL pays, and that share decides how many games one process carries
-(docs/performance.md).
+transaction sent from the event loop (`Database.write_on_loop`; it ran in a worker thread
+before). The serving process pays for each write in its own CPU (the driver, and with a
+thread its hand-offs and the fight for the GIL with the event loop) besides what PostgreSQL
+pays, and that share decides how many games one process carries (docs/performance.md).
 
 Each row: G games write versions 1..V each, all games at once (every game's next version
-waits for its last, as a room's do), through the store's own `Database` (a pool of 8
-connections, the default) on a private cluster (tools/devdb.py; fsync off, like the test
+waits for its last, as a room's do), through the store's own `Database` (up to 8
+connections for these writes, the default) on a private cluster (tools/devdb.py; fsync off, like the test
 suite's). A version's snapshot holds that many turns of history, so the snapshots grow as a
 game's do. Measured: writes a second, and the process's CPU (user + system, all threads) a
 write. Each row runs `--runs` times; the table gives the median and, in brackets, the worst.
@@ -114,7 +114,8 @@ def table(rows: list[tuple[int, int, list[dict]]], load: tuple[float, float]) ->
         " PostgreSQL (a private cluster, fsync off) shares the machine; its own CPU is not counted.",
         "",
         "G games write versions 1..V each, all at once, each game's next version after its last, through"
-        " `PostgresStore.save_game` (pool of 8). A version's snapshot holds that many turns of history."
+        " `PostgresStore.save_game` (up to 8 connections, driven by the event loop). A version's snapshot"
+        " holds that many turns of history."
         " CPU: the benchmark process's user + system time, all threads, over the writes. Median of the runs,"
         " the worst in brackets.",
         "",

@@ -124,6 +124,11 @@ class ServiceCollector:
                 "playsite_database_return_seconds",
                 "A database call's COMMIT answered -> its caller runs again.", timings.return_,
             )
+            yield CounterMetricFamily(
+                "playsite_database_turn_writes_by_thread",
+                "Turn writes sent by a worker thread: every connection of the event loop was busy.",
+                value=database.writes_by_thread,
+            )
         for generation, pauses in self.gc_watch.pauses.items():
             yield _histogram(
                 "playsite_gc_pause_seconds", "Pauses of the cyclic garbage collector, by generation.", pauses,

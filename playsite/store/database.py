@@ -1,6 +1,10 @@
-"""The one place that calls PostgreSQL: psycopg 3's sync pool, run in trio worker threads.
+"""The one place that calls PostgreSQL: psycopg 3's sync pool, run in trio worker threads,
+and for the turn's write (`write_on_loop`) connections the event loop drives itself.
 
-Why threads: there is no maintained trio-native PostgreSQL driver (see ARCHITECTURE.md).
+Why threads: there is no maintained trio-native PostgreSQL driver (docs/architecture.md). The
+one write every verdict waits for is worth the exception: `loopwrites` sends its three round
+trips with libpq's non-blocking calls and awaits the socket in trio, with the same guarantees
+as `run` below.
 Why `abandon_on_cancel`: a cancelled caller must never wait for a hung query; the
 server-side `statement_timeout` then bounds how long the abandoned thread holds its
 connection.
@@ -53,13 +57,13 @@ class CallTimings:
     which one is slow, the database or the serving process (docs/performance.md)."""
 
     wait: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
-    """The call -> its worker thread holds a pooled connection (a free thread, the thread
-    running, a free connection)."""
+    """The call -> it holds a connection: its worker thread a pooled one (a free thread, the
+    thread running, a free connection), or a turn's write one of the event loop's."""
     transaction: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
     """The transaction, from its BEGIN to its COMMIT answered: PostgreSQL's round trips."""
     return_: Histogram = attrs.field(factory=lambda: Histogram(CALL_BUCKETS_S))
     """The COMMIT answered -> the caller runs again (the connection given back, the event loop
-    taking up the result)."""
+    taking up the worker thread's result; next to nothing for a write on the event loop)."""
 
     def observe(self, called: float, connected: float, committed: float, resumed: float) -> None:
         self.wait.observe(connected - called)
@@ -124,6 +128,8 @@ class Database:
             pool_size,
         )
         self.timings = CallTimings()
+        self.writes_by_thread = 0
+        """Writes of `write_on_loop` that found every connection of the loop busy."""
 
     async def open(self) -> None:
         try:
@@ -182,7 +188,16 @@ class Database:
         """`statement` between BEGIN and COMMIT on a connection the event loop drives itself
         (`loopwrites`): no worker thread. The same guarantees as `run`: nothing commits once
         the caller gave up before the COMMIT was sent; after it, `in_doubt` is called. Returns
-        the rows the statement returned."""
+        the rows the statement returned.
+
+        When every connection of the loop is busy, the write goes through a worker thread
+        (`run`) instead of waiting: a busy event loop wakes a write's task late after each of
+        its round trips, so at a burst (a thousand games set up at once) the loop's
+        connections stay held far longer than their transactions take, and writes queued for
+        them would wait past their timeout where a thread runs its round trips by itself."""
+        if not self._loop_writes.free:
+            self.writes_by_thread += 1
+            return await self.run(lambda conn: len(conn.execute(statement.named, params).fetchall()), in_doubt=in_doubt)
         marks = [time.perf_counter()]
         try:
             rows = await self._loop_writes.write(statement, params, in_doubt=in_doubt, marks=marks)

@@ -28,6 +28,7 @@ import trio
 from psycopg import generators, pq
 from psycopg.adapt import PyFormat, Transformer
 from psycopg.errors import error_from_result
+from psycopg.pq.abc import PGresult
 from psycopg.waiting import Ready, Wait
 
 _NAMED = re.compile(r"%\((\w+)\)s")
@@ -39,6 +40,8 @@ class LoopStatement:
     """One statement written with `%(name)s` placeholders (as every query of the store is),
     turned once into PostgreSQL's `$n` form and the order its values go in."""
 
+    named: str
+    """As written: what a worker thread sends when no connection of the loop is free."""
     sql: bytes
     names: tuple[str, ...]
 
@@ -51,7 +54,7 @@ class LoopStatement:
                 names.append(match[1])
             return f"${names.index(match[1]) + 1}"
 
-        return cls(_NAMED.sub(number, named_sql).encode(), tuple(names))
+        return cls(named_sql, _NAMED.sub(number, named_sql).encode(), tuple(names))
 
 
 class _Link:
@@ -64,7 +67,12 @@ class _Link:
         self.prepared: dict[tuple[LoopStatement, tuple[int, ...]], bytes] = {}
 
     def close(self) -> None:
-        trio.lowlevel.notify_closing(self.pgconn.socket)
+        try:
+            fileno: int | None = self.pgconn.socket
+        except psycopg.OperationalError:
+            fileno = None  # libpq has closed it already (the connection was lost)
+        if fileno is not None:
+            trio.lowlevel.notify_closing(fileno)  # before the descriptor goes, as trio asks
         self.conn.close()
 
 
@@ -91,6 +99,11 @@ class LoopWrites:
         self._slots = trio.Semaphore(size)
         self._idle: list[_Link] = []
 
+    @property
+    def free(self) -> bool:
+        """Whether a write would have a connection at once (an idle one, or room to open one)."""
+        return self._slots.value > 0
+
     async def write(
         self,
         statement: LoopStatement,
@@ -112,8 +125,9 @@ class LoopWrites:
                 pgconn = link.pgconn
                 fileno = pgconn.socket
                 transformer = Transformer()
-                values = transformer.dump_sequence([params[name] for name in statement.names],
-                                                   [PyFormat.AUTO] * len(statement.names))
+                values = transformer.dump_sequence(
+                    [params[name] for name in statement.names], [PyFormat.AUTO] * len(statement.names)
+                )
                 types = tuple(transformer.types or ())
                 name = link.prepared.get((statement, types))
                 if name is None:
@@ -161,7 +175,7 @@ class LoopWrites:
             self._idle.pop().close()
 
 
-def _check(results: list[pq.abc.PGresult]) -> list[pq.abc.PGresult]:
+def _check(results: list[PGresult]) -> list[PGresult]:
     for result in results:
         if result.status not in _OK:
             raise error_from_result(result)
