@@ -197,7 +197,7 @@ def row(label: str, runs: list[dict], transports: dict[int, list[dict]], relays:
     database = timed.get("database") or {}
     if all(database.get(part) for part in ("wait", "transaction", "return")):
         in_server += (
-            f"; database call: thread and connection {mean_and_p99(database['wait'])},"
+            f"; database call: getting a connection {mean_and_p99(database['wait'])},"
             f" transaction {mean_and_p99(database['transaction'])}, back {mean_and_p99(database['return'])}"
         )
     verdict = [spread(each(lambda s, k=k: s["verdict_ms"][k])) for k in ("p50", "p99")]
@@ -305,8 +305,9 @@ def main(argv: list[str] | None = None) -> int:
         " CPU in cores (utime+stime over the measured window): the serving process, its tree workers, the"
         " load clients. In the server: the room's own timing of a command -> its verdict, and the part of it"
         " spent waiting for the next roll's legal-move tree (mean, and the bucket of GET /metrics its p99"
-        " falls in); on PostgreSQL, each database call in its three parts: getting a worker thread and a"
-        " pooled connection, the transaction (BEGIN to COMMIT answered), and getting back to the room; the rest of a verdict is the way through the sockets and both processes' turns on the"
+        " falls in); on PostgreSQL, each database call in its three parts: getting a connection (a worker"
+        " thread's pooled one, or for a turn's write one of the event loop's), the transaction (BEGIN to"
+        " COMMIT answered), and getting back to the room; the rest of a verdict is the way through the sockets and both processes' turns on the"
         " CPUs. Server CPU per frame: the serving process's CPU over the frames the clients received"
         " (every message on every socket), and for a game row the share of the raw transport's"
         " efficiency it reaches (the transport row with as many sockets, measured in this run), and of the"
