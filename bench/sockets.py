@@ -198,7 +198,8 @@ def row(label: str, runs: list[dict], transports: dict[int, list[dict]], relays:
     if all(database.get(part) for part in ("wait", "transaction", "return")):
         in_server += (
             f"; database call: getting a connection {mean_and_p99(database['wait'])},"
-            f" transaction {mean_and_p99(database['transaction'])}, back {mean_and_p99(database['return'])}"
+            f" transaction {mean_and_p99(database['transaction'])}, back {mean_and_p99(database['return'])};"
+            f" turns' writes through a thread {timed.get('turn_writes_by_thread', 0)}"
         )
     verdict = [spread(each(lambda s, k=k: s["verdict_ms"][k])) for k in ("p50", "p99")]
     broadcast = [spread(each(lambda s, k=k: s["broadcast_ms"][k])) for k in ("p50", "p99", "max")]

@@ -826,7 +826,8 @@ def server_latencies(before: dict | None, after: dict | None) -> dict | None:
     """What the server itself timed over the window: a command taken by its room -> its
     verdict, the part of it spent waiting for the next roll's tree, and the trees computed (and
     how many of them the serving process took back from the pool); on PostgreSQL, each database
-    call's three parts (a thread and a connection, the transaction, the way back)."""
+    call's three parts (a connection, the transaction, the way back), and the turns' writes that
+    found the event loop's connections busy and took a worker thread."""
     if before is None or after is None:
         return None
     database = {
@@ -839,6 +840,7 @@ def server_latencies(before: dict | None, after: dict | None) -> dict | None:
         "trees": int(grown(before, after, "playsite_trees_total")),
         "trees_taken_back": int(grown(before, after, "playsite_trees_taken_back_total")),
         "database": database if any(database.values()) else None,
+        "turn_writes_by_thread": int(grown(before, after, "playsite_database_turn_writes_by_thread_total")),
     }
 
 

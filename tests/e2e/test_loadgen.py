@@ -99,6 +99,9 @@ def test_a_database_call_is_read_in_its_three_parts():
 
     before = scraped(10, {"wait": 0.01, "transaction": 0.02, "return": 0.01})
     after = scraped(110, {"wait": 0.11, "transaction": 0.32, "return": 0.21})
+    before[("playsite_database_turn_writes_by_thread_total", None)] = 2
+    after[("playsite_database_turn_writes_by_thread_total", None)] = 7
+    assert loadgen_module.server_latencies(before, after)["turn_writes_by_thread"] == 5
     database = loadgen_module.server_latencies(before, after)["database"]
     assert database["wait"]["mean_ms"] == 1.0 and database["return"]["mean_ms"] == 2.0
     assert database["transaction"] == {"count": 100, "mean_ms": 3.0, "p50_at_most_s": "0.005", "p99_at_most_s": "0.005"}
