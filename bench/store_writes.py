@@ -12,8 +12,8 @@ pays, and that share decides how many games one process carries (docs/performanc
 
 Each row: G games write versions 1..V each, all games at once (every game's next version
 waits for its last, as a room's do), through the store's own `Database` (up to 8
-connections for these writes, the default) on a private cluster (tools/devdb.py; fsync off, like the test
-suite's). A version's snapshot holds that many turns of history, so the snapshots grow as a
+connections for these writes, the default) on a private cluster (tools/devdb.py; fsync off,
+like the test suite's). A version's snapshot holds that many turns of history, so the snapshots grow as a
 game's do. Measured: writes a second, and the process's CPU (user + system, all threads) a
 write. Each row runs `--runs` times; the table gives the median and, in brackets, the worst.
 """

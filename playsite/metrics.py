@@ -114,7 +114,8 @@ class ServiceCollector:
             timings = database.timings
             yield _histogram(
                 "playsite_database_wait_seconds",
-                "A database call -> its worker thread holds a pooled connection.", timings.wait,
+                "A database call -> it holds a connection (a worker thread's pooled one, or the event loop's).",
+                timings.wait,
             )
             yield _histogram(
                 "playsite_database_transaction_seconds",

@@ -25,7 +25,7 @@ thread per connection the next write would start only once the event loop, busy 
 had seen the last one finish (bench/store_writes.py, docs/performance.md).
 
 Every call that returns is timed in three parts (`CallTimings`, in GET /metrics): getting a
-thread and a connection, the transaction itself, and getting back to the caller.
+connection (for `run`, a thread too), the transaction itself, and getting back to the caller.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ CALL_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 
 @attrs.define
 class CallTimings:
-    """Where the calls of `Database.run` that returned spent their time, in three parts that
-    add up to the whole call (GET /metrics). Under load a turn's write spends most of it
+    """Where the calls of `Database.run` and `write_on_loop` that returned spent their time, in
+    three parts that add up to the whole call (GET /metrics). Under load a turn's write spends most of it
     getting into and out of a worker thread, not in PostgreSQL: the parts tell an operator
     which one is slow, the database or the serving process (docs/performance.md)."""
 
@@ -65,10 +65,13 @@ class CallTimings:
     """The COMMIT answered -> the caller runs again (the connection given back, the event loop
     taking up the worker thread's result; next to nothing for a write on the event loop)."""
 
-    def observe(self, called: float, connected: float, committed: float, resumed: float) -> None:
+    def observe(self, marks: list[float]) -> None:
+        """`marks`: when the call was made, held its connection and had its COMMIT answered
+        (`time.perf_counter`); the caller runs again now."""
+        called, connected, committed = marks
         self.wait.observe(connected - called)
         self.transaction.observe(committed - connected)
-        self.return_.observe(resumed - committed)
+        self.return_.observe(time.perf_counter() - committed)
 
 
 class DatabaseUnavailable(Exception):
@@ -178,8 +181,7 @@ class Database:
             if not attempt.abandon() and in_doubt is not None:
                 in_doubt()  # the COMMIT is on the wire: it may still land
             raise
-        called, connected, committed = marks
-        self.timings.observe(called, connected, committed, time.perf_counter())
+        self.timings.observe(marks)
         return result
 
     async def write_on_loop(
@@ -203,8 +205,7 @@ class Database:
             rows = await self._loop_writes.write(statement, params, in_doubt=in_doubt, marks=marks)
         except psycopg.OperationalError as exc:
             raise DatabaseUnavailable(_describe(exc)) from None
-        called, connected, committed = marks
-        self.timings.observe(called, connected, committed, time.perf_counter())
+        self.timings.observe(marks)
         return rows
 
     async def close(self) -> None:

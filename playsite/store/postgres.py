@@ -9,7 +9,7 @@ refuses fails with `WriteRefused`, so a game is never both active and archived.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -98,8 +98,10 @@ class PostgresStore:
         """Whether a write of this game may have committed without this process knowing."""
         return game_id in self._in_doubt
 
-    async def _write(self, game_id: str, work: Callable[[psycopg.Connection], object]) -> None:
-        await self.database.run(work, in_doubt=lambda: self._in_doubt.add(game_id))
+    async def _write(self, game_id: str, send: Callable[[Callable[[], None]], Awaitable[object]]) -> None:
+        """`send(in_doubt)`: one write of this game through the database, which calls
+        `in_doubt` when its COMMIT was sent and the answer lost."""
+        await send(lambda: self._in_doubt.add(game_id))
         # Committed: any earlier attempt in doubt had finished first (it held the row, or the
         # key, this one needed), so nothing is in doubt any more.
         self._in_doubt.discard(game_id)
@@ -143,10 +145,10 @@ class PostgresStore:
 
     async def save_game(self, write: GameWrite) -> None:
         # The write every turn waits for: on the event loop, without a worker thread's hops.
-        await self.database.write_on_loop(
-            _WRITE_GAME_ON_LOOP, _game_params(write), in_doubt=lambda: self._in_doubt.add(write.game_id)
+        params = _game_params(write)
+        await self._write(
+            write.game_id, lambda in_doubt: self.database.write_on_loop(_WRITE_GAME_ON_LOOP, params, in_doubt=in_doubt)
         )
-        self._in_doubt.discard(write.game_id)
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         result = ending.result
@@ -183,7 +185,7 @@ class PostgresStore:
                 (ending.outbox_key, Jsonb(ending.outbox_payload)),
             )
 
-        await self._write(write.game_id, work)
+        await self._write(write.game_id, lambda in_doubt: self.database.run(work, in_doubt=in_doubt))
 
     async def active_games(self) -> list[dict[str, Any]]:
         rows = await self.database.run(
