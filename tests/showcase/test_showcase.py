@@ -379,6 +379,12 @@ async def test_a_stalled_live_game_makes_the_table_answer_unavailable(migrated_u
     async with table_at(migrated_url, receiver) as t:
         _, body, _ = await t.claim(str(uuid.uuid4()))
         room = t.services.registry.get(body["gameId"])
+        human = next(s for s, state in room.game.seats.items() if state.principal.startswith("guest:"))
+        # The claim answers before the room's next writes (its roll, the bot's turn) commit; such
+        # a commit clears the flag set here, as a recovered stall does. Once the human's dice are
+        # rolled and committed, nothing is written until the human plays.
+        await wait_until(lambda: room.turn.awaits_turn_from(human) and room.published.version == room.version,
+                         "the room to wait for the human's turn", 10)
         room.persistence_stalled = True
         try:
             _, status = await t.status()
