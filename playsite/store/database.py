@@ -30,6 +30,7 @@ connection (for `run`, a thread too), the transaction itself, and getting back t
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +45,8 @@ from playsite.histogram import Histogram
 from playsite.store.loopwrites import LoopStatement, LoopWrites
 
 T = TypeVar("T")
+
+log = logging.getLogger("playsite.store")
 
 CONNECT_TIMEOUT_S = 10
 CALL_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -108,6 +111,9 @@ class Attempt:
 class Database:
     def __init__(self, url: str, *, pool_size: int = 8, statement_timeout_ms: int = 5000):
         self._url = url
+        self.connections_needed = 2 * pool_size + 1
+        """The most connections one process holds: the threads' pool, as many for the turns'
+        writes from the event loop, and the serving lease's own."""
         self._pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -135,18 +141,37 @@ class Database:
         """Writes of `write_on_loop` that found every connection of the loop busy."""
 
     async def open(self) -> None:
+        """Open the pool; warn when PostgreSQL admits fewer connections than this process may
+        hold at its busiest (`connections_needed`): past that, writes fail under load with
+        "too many clients" instead of at boot."""
         try:
-            await trio.to_thread.run_sync(self._open_and_probe, abandon_on_cancel=True)
+            admitted = await trio.to_thread.run_sync(self._open_and_probe, abandon_on_cancel=True)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             raise DatabaseUnavailable(_describe(exc)) from None
+        if admitted < self.connections_needed:
+            log.warning(
+                "PostgreSQL admits %d connections for non-superusers (max_connections less"
+                " superuser_reserved_connections), fewer than the %d one process may hold with"
+                " PLAY_DB_POOL_SIZE=%d: raise max_connections or lower the pool size"
+                " (docs/configuration.md)",
+                admitted,
+                self.connections_needed,
+                (self.connections_needed - 1) // 2,
+            )
 
-    def _open_and_probe(self) -> None:
+    def _open_and_probe(self) -> int:
+        """Open the pool; PostgreSQL's connections for non-superusers, in all."""
         # One direct connection first: a refused or misconfigured server fails at once
         # with its own message instead of after the pool's retry timeout.
         psycopg.connect(self._url, connect_timeout=CONNECT_TIMEOUT_S).close()
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         with self._pool.connection() as conn:
-            conn.execute("SELECT 1")
+            row = conn.execute(
+                "SELECT current_setting('max_connections')::int"
+                " - current_setting('superuser_reserved_connections')::int"
+            ).fetchone()
+        assert row is not None
+        return int(row[0])
 
     async def run(self, work: Callable[[psycopg.Connection], T], *, in_doubt: Callable[[], None] | None = None) -> T:
         """Run `work(conn)` in one transaction on a pooled connection in a worker thread.
