@@ -76,7 +76,9 @@ class HouseBots:
             self.seat(room)
         async with trio.open_nursery() as nursery:
             for account in self.accounts.values():
-                nursery.start_soon(self._answer_challenges, account)
+                # Opened here, not in the task: a challenge made once `run` has started must
+                # find the stream open (an event is offered only to the streams open then).
+                nursery.start_soon(self._answer_challenges, account, self.events.open(account.id))
             task_status.started(self)
 
     # ----- seats ----------------------------------------------------------------------------
@@ -128,8 +130,7 @@ class HouseBots:
 
     # ----- challenges -------------------------------------------------------------------------
 
-    async def _answer_challenges(self, account: BotAccount) -> None:
-        stream = self.events.open(account.id)
+    async def _answer_challenges(self, account: BotAccount, stream: QueueSubscriber) -> None:
         try:
             async for text in stream.events:
                 event = json.loads(text)
