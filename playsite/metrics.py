@@ -127,7 +127,8 @@ class ServiceCollector:
             )
             yield CounterMetricFamily(
                 "playsite_database_turn_writes_by_thread",
-                "Turn writes sent by a worker thread: every connection of the event loop was busy.",
+                "Writes a verdict waits for (a turn's, a game's last) sent by a worker thread: every"
+                " connection of the event loop was busy.",
                 value=database.writes_by_thread,
             )
         for generation, pauses in self.gc_watch.pauses.items():

@@ -1,8 +1,8 @@
 """The one place that calls PostgreSQL: psycopg 3's sync pool, run in trio worker threads,
-and for the turn's write (`write_on_loop`) connections the event loop drives itself.
+and for the writes a verdict waits for (`write_on_loop`) connections the event loop drives itself.
 
 Why threads: there is no maintained trio-native PostgreSQL driver (docs/architecture.md). The
-one write every verdict waits for is worth the exception: `loopwrites` sends its three round
+writes every verdict waits for are worth the exception: `loopwrites` sends their three round
 trips with libpq's non-blocking calls and awaits the socket in trio, with the same guarantees
 as `run` below.
 Why `abandon_on_cancel`: a cancelled caller must never wait for a hung query; the
@@ -42,7 +42,7 @@ import psycopg_pool
 import trio
 
 from playsite.histogram import Histogram
-from playsite.store.loopwrites import LoopStatement, LoopWrites
+from playsite.store.loopwrites import LoopStatement, LoopWrites, closed_by_server
 
 T = TypeVar("T")
 
@@ -185,7 +185,8 @@ class Database:
         """When it was called, had a connection, and had its COMMIT answered (`CallTimings`)."""
 
         def in_thread() -> T:
-            with self._pool.connection() as conn:
+            conn = self._sound_connection()
+            try:
                 marks.append(time.perf_counter())
                 if attempt.abandoned:
                     raise _Abandoned()
@@ -195,6 +196,8 @@ class Database:
                         raise _Abandoned()  # leaves the block: rolled back
                 marks.append(time.perf_counter())
                 return result
+            finally:
+                self._pool.putconn(conn)
 
         try:
             result = await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True, limiter=self._threads)
@@ -208,6 +211,18 @@ class Database:
             raise
         self.timings.observe(marks)
         return result
+
+    def _sound_connection(self) -> psycopg.Connection:
+        """A pooled connection PostgreSQL has not closed (in a worker thread). After a restart
+        every idle connection of the pool is dead: each is closed here, which makes the pool
+        drop it and open another, instead of failing the call that took it."""
+        for _ in range(self._pool.max_size):
+            conn = self._pool.getconn()
+            if not closed_by_server(conn.pgconn):
+                return conn
+            conn.close()
+            self._pool.putconn(conn)
+        return self._pool.getconn()  # all closed: a new one (or the pool's timeout)
 
     async def write_on_loop(
         self, statement: LoopStatement, params: dict[str, object], *, in_doubt: Callable[[], None] | None = None

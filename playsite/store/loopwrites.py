@@ -1,4 +1,5 @@
-"""A turn's write on the event loop itself: PostgreSQL connections driven by trio, no thread.
+"""The writes a verdict waits for (a turn's, a game's last) on the event loop itself:
+PostgreSQL connections driven by trio, no thread.
 
 Every other database call runs in a worker thread (`Database.run`). Under load that costs a
 turn's write more than PostgreSQL does: a hop into the thread, the interpreter's lock after each
@@ -17,6 +18,7 @@ by a new connection when the next write needs one, so the pool never shrinks.
 from __future__ import annotations
 
 import re
+import select
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -76,6 +78,21 @@ class _Link:
         self.conn.close()
 
 
+def closed_by_server(pgconn: pq.abc.PGconn) -> bool:
+    """Whether an idle connection was closed by PostgreSQL: a restart or a terminated backend
+    says why and closes the socket, which then reads as ready. Nothing else is sent to an idle
+    connection of the store (it LISTENs to nothing), so a readable one is not used again. One
+    `poll` of the socket, no round trip: cheap enough to ask before every use, where a stale
+    connection would fail the call that took it (after a restart, one call per connection)."""
+    try:
+        fileno = pgconn.socket
+    except psycopg.OperationalError:
+        return True  # libpq has closed it already
+    poller = select.poll()  # not select(): the serving process's descriptors go past FD_SETSIZE
+    poller.register(fileno, select.POLLIN)
+    return bool(poller.poll(0))
+
+
 async def _drive(gen: Generator[Wait, Ready | int, Any], fileno: int) -> Any:
     """Run one of psycopg's non-blocking generators to its end on trio's waits."""
     try:
@@ -117,7 +134,7 @@ class LoopWrites:
         lost connection; the caller decides what is retried. `marks`, when given, gets the
         moments it had a connection and had its COMMIT answered (`time.perf_counter`)."""
         async with self._slots:
-            link = self._idle.pop() if self._idle else await self._open()
+            link = self._sound_idle_link() or await self._open()
             if marks is not None:
                 marks.append(time.perf_counter())
             committing = False
@@ -154,6 +171,15 @@ class LoopWrites:
                 marks.append(time.perf_counter())
             self._idle.append(link)
             return result.ntuples
+
+    def _sound_idle_link(self) -> _Link | None:
+        """An idle connection PostgreSQL has not closed; the closed ones are dropped."""
+        while self._idle:
+            link = self._idle.pop()
+            if not closed_by_server(link.pgconn):
+                return link
+            link.close()
+        return None
 
     async def _open(self) -> _Link:
         abandoned = threading.Event()

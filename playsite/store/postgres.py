@@ -1,6 +1,8 @@
 """The PostgreSQL store: every query goes through the one `Database` adapter.
 
-Each method is one short transaction run in a worker thread. Writes are fenced on the
+Each method is one short transaction: the two writes a verdict waits for (a turn's,
+`save_game`, and a game's last, `finish_game`) are sent from the event loop itself, every
+other call runs in a worker thread (store/database.py). Writes are fenced on the
 version (an older write never overwrites a newer one, nothing reopens an ended game). A
 terminal write stores its results, archive and outbox rows only together with the final
 games row; a repeat of the same ending adds nothing, and any other terminal write the fence
@@ -54,6 +56,31 @@ SELECT version FROM game
 row through (they join its RETURNING), a principal only ever set once."""
 _WRITE_GAME_ON_LOOP = LoopStatement.of(_WRITE_GAME)
 """The same, as a turn's write sends it from the event loop (`Database.write_on_loop`)."""
+
+_FINISH_GAME_ON_LOOP = LoopStatement.of(
+    _WRITE_GAME.removesuffix("SELECT version FROM game\n")
+    + """, results AS (
+    INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal, result,
+                              termination, time_control)
+    SELECT game.id, %(finished_at)s, %(result_rated)s, %(result_origin)s, %(white_principal)s,
+           %(black_principal)s, %(result)s::smallint, %(termination)s, %(time_control)s
+      FROM game
+    ON CONFLICT (game_id) DO NOTHING
+), archive AS (
+    INSERT INTO game_archive (game_id, finished_at, record)
+    SELECT game.id, %(finished_at)s, %(record)s FROM game
+    ON CONFLICT (game_id) DO NOTHING
+), outbox AS (
+    INSERT INTO analytics_outbox (idempotency_key, payload)
+    SELECT %(outbox_key)s, %(outbox_payload)s FROM game
+    ON CONFLICT (idempotency_key) DO NOTHING
+)
+SELECT version FROM game
+"""
+)
+"""A terminal write in one statement from the event loop: the final game row and seats as
+`_WRITE_GAME` writes them, and the results, archive and outbox rows only when the fence let
+that row through (they select from its RETURNING)."""
 
 
 def _game_params(write: GameWrite) -> dict[str, Any]:
@@ -151,41 +178,35 @@ class PostgresStore:
         )
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
+        # The verdict of a game's last turn waits for this write: one statement from the event
+        # loop, as a turn's (it was five round trips in a worker thread).
         result = ending.result
+        params = _game_params(write) | {
+            "finished_at": result.finished_at,
+            "result_rated": result.rated,
+            "result_origin": result.origin,
+            "white_principal": result.white_principal,
+            "black_principal": result.black_principal,
+            "result": result.result,
+            "termination": result.termination,
+            "time_control": Jsonb(result.time_control),
+            "record": Jsonb(ending.archive, dumps=json_bytes),
+            "outbox_key": ending.outbox_key,
+            "outbox_payload": Jsonb(ending.outbox_payload),
+        }
+        written = 0
 
-        def work(conn: psycopg.Connection) -> None:
-            if not write_game(conn, write):
-                if _finish_fence_holds(conn, write):
-                    return
-                raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
-            conn.execute(
-                "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal,"
-                " black_principal, result, termination, time_control)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
-                (
-                    result.game_id,
-                    result.finished_at,
-                    result.rated,
-                    result.origin,
-                    result.white_principal,
-                    result.black_principal,
-                    result.result,
-                    result.termination,
-                    Jsonb(result.time_control),
-                ),
-            )
-            conn.execute(
-                "INSERT INTO game_archive (game_id, finished_at, record) VALUES (%s, %s, %s)"
-                " ON CONFLICT (game_id) DO NOTHING",
-                (result.game_id, result.finished_at, Jsonb(ending.archive, dumps=json_bytes)),
-            )
-            conn.execute(
-                "INSERT INTO analytics_outbox (idempotency_key, payload) VALUES (%s, %s)"
-                " ON CONFLICT (idempotency_key) DO NOTHING",
-                (ending.outbox_key, Jsonb(ending.outbox_payload)),
-            )
+        async def send(in_doubt: Callable[[], None]) -> None:
+            nonlocal written
+            written = await self.database.write_on_loop(_FINISH_GAME_ON_LOOP, params, in_doubt=in_doubt)
 
-        await self._write(write.game_id, lambda in_doubt: self.database.run(work, in_doubt=in_doubt))
+        await self._write(write.game_id, send)
+        if written:
+            return
+        # The fence refused the row (nothing was written): a repeat of this very ending, whose
+        # earlier attempt landed, adds nothing; any other terminal write is refused.
+        if not await self.database.run(lambda conn: _finish_fence_holds(conn, write)):
+            raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
 
     async def active_games(self) -> list[dict[str, Any]]:
         rows = await self.database.run(

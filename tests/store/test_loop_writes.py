@@ -98,16 +98,40 @@ async def test_an_error_answered_is_raised_and_the_next_write_gets_a_sound_conne
     assert marks(database_url) == ["after", "twice"]
 
 
-async def test_a_lost_connection_is_unavailable_and_replaced(database, database_url):
-    await database.write_on_loop(INSERT, {"name": "first"})
+def terminate(database_url, text: str) -> int:
+    """Terminate the other sessions of this database whose current or last statement contains
+    `text` (a restart, as each of them sees it); how many there were."""
     with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'COMMIT%%'"
+        return len(
+            conn.execute(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE %s",
+                (f"%{text}%",),
+            ).fetchall()
         )
-    with pytest.raises(DatabaseUnavailable):
-        await database.write_on_loop(INSERT, {"name": "lost"})
+
+
+async def test_a_connection_lost_during_a_write_is_unavailable_and_replaced(database, database_url):
+    async def terminate_the_sleeper():
+        await wait_until(lambda: backends_running(database_url, "pg_sleep") == 1, "the write to be at work")
+        assert terminate(database_url, "pg_sleep") == 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(terminate_the_sleeper)
+        with pytest.raises(DatabaseUnavailable):
+            await database.write_on_loop(SLOW_INSERT, {"name": "lost", "seconds": 3})
     assert await database.write_on_loop(INSERT, {"name": "second"}) == 1
+    assert marks(database_url) == ["second"]
+
+
+async def test_connections_postgresql_closed_while_idle_are_replaced_before_a_call_takes_them(database, database_url):
+    """After a restart every idle connection is dead: neither a turn's write nor a call in a
+    worker thread fails for it."""
+    await database.write_on_loop(INSERT, {"name": "first"})
+    await database.run(lambda conn: conn.execute("SELECT 1").fetchone())
+    assert terminate(database_url, "") == 2  # the loop's idle connection and the pool's
+    assert await database.write_on_loop(INSERT, {"name": "second"}) == 1
+    assert await database.run(lambda conn: conn.execute("SELECT count(*) FROM marks").fetchone()) == (2,)
     assert marks(database_url) == ["first", "second"]
 
 

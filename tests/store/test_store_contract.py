@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -154,6 +155,46 @@ async def test_postgres_concurrent_terminal_writes_leave_one_result(database_url
         )
         assert counts == (1, 1, 1)
     finally:
+        await database.close()
+
+
+async def test_postgres_a_terminal_write_goes_from_the_event_loop_with_or_without_a_result(database_url):
+    """The write a game's last verdict waits for needs no worker thread: it commits while the
+    only pooled connection is held, and an abort (no result, an empty seat) stores its rows."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+    database = Database(database_url, pool_size=1, statement_timeout_ms=5000)
+    await database.open()
+    holding, release = threading.Event(), threading.Event()
+
+    def hold(conn):
+        holding.set()
+        release.wait(10)
+
+    try:
+        store = PostgresStore(database)
+        game, aborted = str(uuid.uuid4()), str(uuid.uuid4())
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(database.run, hold)
+            await trio.to_thread.run_sync(holding.wait, 5)
+            with trio.fail_after(5):
+                await store.finish_game(write(game, 3, "ended"), ending(game))
+                gone = ending(aborted)
+                gone = attrs.evolve(gone, result=attrs.evolve(gone.result, result=None, black_principal=None))
+                await store.finish_game(write(aborted, 1, "ended"), gone)
+            release.set()
+        assert database.writes_by_thread == 0
+        with psycopg.connect(database_url) as conn:
+            rows = conn.execute(
+                "SELECT r.game_id::text, r.result, r.black_principal, g.status, g.version, a.record->>'gameId'"
+                " FROM game_results r JOIN games g ON g.id = r.game_id JOIN game_archive a ON a.game_id = r.game_id"
+                " WHERE r.game_id IN (%s, %s) ORDER BY g.version",
+                (game, aborted),
+            ).fetchall()
+        assert rows == [(aborted, None, None, "ended", 1, aborted), (game, 1, "guest:b", "ended", 3, game)]
+        assert {item.payload["gameId"] for item in await store.due_outbox(10)} >= {game, aborted}
+    finally:
+        release.set()
         await database.close()
 
 
