@@ -41,9 +41,13 @@ def context(chromium):
     made.close()
 
 
-def finished_game(server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5) -> str:
+def finished_game(
+    server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0
+) -> str:
     """A game played `turns` turns over real sockets (never taking a king), then resigned by
-    White; returns its id once the archive has it."""
+    White; returns its id once the archive has it. With `a_turn_of`, play on (up to 100 turns)
+    until one turn made at least that many moves: the dice are the server's, and may give
+    only passes and one-move turns for a while."""
 
     async def play() -> str:
         game = await create_game(server.base_url, timeControl={"Unlimited": {}})
@@ -52,8 +56,11 @@ def finished_game(server, turns: int, seeds: dict[str, str] | None = None, seed:
         async with table.open():
             for seat, text in (seeds or {}).items():
                 await table.players[seat].ws.send_message(encode_command(SubmitSeed(text)))
-            for _ in range(turns):
-                await table.play_turn(rng, spare_king=True)
+            played = longest = 0
+            while played < turns or longest < a_turn_of:
+                assert played < 100, f"no turn of {a_turn_of} moves in 100 turns"
+                turn = await table.play_turn(rng, spare_king=True)
+                played, longest = played + 1, max(longest, len(turn.moves))
             white = table.players["White"]
             await white.ws.send_message(encode_command(Resign()))
             await table.wait_for(white, lambda event: isinstance(event, GameEnded))

@@ -28,7 +28,7 @@ def server_with_a_game():
     """One server and one finished game for the module (the games are what the tests read)."""
     server = ServerProcess({"DICE_SEED_WINDOW_MS": "2000"}).start()  # both seeds count
     try:
-        yield server, finished_game(server, TURNS, SEEDS)
+        yield server, finished_game(server, TURNS, SEEDS, a_turn_of=2)  # a turn of micro-moves to mark
     finally:
         server.close()
 
