@@ -111,9 +111,6 @@ class Attempt:
 class Database:
     def __init__(self, url: str, *, pool_size: int = 8, statement_timeout_ms: int = 5000):
         self._url = url
-        self.connections_needed = 2 * pool_size + 1
-        """The most connections one process holds: the threads' pool, as many for the turns'
-        writes from the event loop, and the serving lease's own."""
         self._pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -140,6 +137,12 @@ class Database:
         self.writes_by_thread = 0
         """Writes of `write_on_loop` that found every connection of the loop busy."""
 
+    @property
+    def connections_needed(self) -> int:
+        """The most connections one process holds: the threads' pool, as many for the writes
+        from the event loop, and the serving lease's own."""
+        return 2 * self._pool.max_size + 1
+
     async def open(self) -> None:
         """Open the pool; warn when PostgreSQL admits fewer connections than this process may
         hold at its busiest (`connections_needed`): past that, writes fail under load with
@@ -156,7 +159,7 @@ class Database:
                 " (docs/configuration.md)",
                 admitted,
                 self.connections_needed,
-                (self.connections_needed - 1) // 2,
+                self._pool.max_size,
             )
 
     def _open_and_probe(self) -> int:

@@ -125,13 +125,14 @@ class PostgresStore:
         """Whether a write of this game may have committed without this process knowing."""
         return game_id in self._in_doubt
 
-    async def _write(self, game_id: str, send: Callable[[Callable[[], None]], Awaitable[object]]) -> None:
+    async def _write(self, game_id: str, send: Callable[[Callable[[], None]], Awaitable[int]]) -> int:
         """`send(in_doubt)`: one write of this game through the database, which calls
-        `in_doubt` when its COMMIT was sent and the answer lost."""
-        await send(lambda: self._in_doubt.add(game_id))
+        `in_doubt` when its COMMIT was sent and the answer lost; returns what `send` returns."""
+        written = await send(lambda: self._in_doubt.add(game_id))
         # Committed: any earlier attempt in doubt had finished first (it held the row, or the
         # key, this one needed), so nothing is in doubt any more.
         self._in_doubt.discard(game_id)
+        return written
 
     async def read_back(self, game_id: str) -> tuple[str, int] | None:
         """The game's stored (status, version), or None when it is not stored, once every
@@ -194,13 +195,9 @@ class PostgresStore:
             "outbox_key": ending.outbox_key,
             "outbox_payload": Jsonb(ending.outbox_payload),
         }
-        written = 0
-
-        async def send(in_doubt: Callable[[], None]) -> None:
-            nonlocal written
-            written = await self.database.write_on_loop(_FINISH_GAME_ON_LOOP, params, in_doubt=in_doubt)
-
-        await self._write(write.game_id, send)
+        written = await self._write(
+            write.game_id, lambda in_doubt: self.database.write_on_loop(_FINISH_GAME_ON_LOOP, params, in_doubt=in_doubt)
+        )
         if written:
             return
         # The fence refused the row (nothing was written): a repeat of this very ending, whose

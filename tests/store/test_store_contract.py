@@ -18,6 +18,7 @@ from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
 from playsite.store.postgres import PostgresStore
+from tests.support.database import opened_database
 
 
 @pytest.fixture(params=["memory", "postgres"])
@@ -163,25 +164,26 @@ async def test_postgres_a_terminal_write_goes_from_the_event_loop_with_or_withou
     only pooled connection is held, and an abort (no result, an empty seat) stores its rows."""
     with psycopg.connect(database_url, autocommit=True) as conn:
         apply_pending(conn, load_migrations())
-    database = Database(database_url, pool_size=1, statement_timeout_ms=5000)
-    await database.open()
     holding, release = threading.Event(), threading.Event()
 
     def hold(conn):
         holding.set()
         release.wait(10)
 
-    try:
+    async with opened_database(database_url, pool_size=1) as database:
         store = PostgresStore(database)
         game, aborted = str(uuid.uuid4()), str(uuid.uuid4())
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(database.run, hold)
-            await trio.to_thread.run_sync(holding.wait, 5)
-            with trio.fail_after(5):
-                await store.finish_game(write(game, 3, "ended"), ending(game))
-                gone = ending(aborted)
-                gone = attrs.evolve(gone, result=attrs.evolve(gone.result, result=None, black_principal=None))
-                await store.finish_game(write(aborted, 1, "ended"), gone)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(database.run, hold)
+                await trio.to_thread.run_sync(holding.wait, 5)
+                with trio.fail_after(5):
+                    await store.finish_game(write(game, 3, "ended"), ending(game))
+                    gone = ending(aborted)
+                    gone = attrs.evolve(gone, result=attrs.evolve(gone.result, result=None, black_principal=None))
+                    await store.finish_game(write(aborted, 1, "ended"), gone)
+                release.set()
+        finally:
             release.set()
         assert database.writes_by_thread == 0
         with psycopg.connect(database_url) as conn:
@@ -193,9 +195,6 @@ async def test_postgres_a_terminal_write_goes_from_the_event_loop_with_or_withou
             ).fetchall()
         assert rows == [(aborted, None, None, "ended", 1, aborted), (game, 1, "guest:b", "ended", 3, game)]
         assert {item.payload["gameId"] for item in await store.due_outbox(10)} >= {game, aborted}
-    finally:
-        release.set()
-        await database.close()
 
 
 async def test_a_terminal_write_the_fence_refuses_stores_nothing(store):
