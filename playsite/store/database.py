@@ -34,7 +34,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 import psycopg
@@ -49,6 +49,37 @@ T = TypeVar("T")
 log = logging.getLogger("playsite.store")
 
 CONNECT_TIMEOUT_S = 10
+KEEPALIVE_IDLE_S = 10
+"""A connection with nothing to say for this long sends its first keepalive probe."""
+KEEPALIVE_INTERVAL_S = 5
+USER_TIMEOUT_MS = 30_000
+"""Data sent (or a probe) unanswered for this long: the kernel gives the connection up."""
+
+
+def connection_options(*, statement_timeout_ms: int | None = None) -> dict[str, Any]:
+    """libpq's parameters for every connection the serving process opens (its pools, the
+    probe at open, the serving lease's).
+
+    A PostgreSQL that vanishes without closing its connections (a failover to another host,
+    a network cut, a host powered off) sends nothing more, and without TCP keepalives a call
+    waiting for its answer would wait for ever: its caller gives up after its timeout, but the
+    worker thread would keep the pooled connection and its place among `Database`'s threads,
+    until every place was taken and no call could run at all. With these the kernel probes a
+    silent connection after `KEEPALIVE_IDLE_S` and gives it up when probes or data go
+    unanswered for `USER_TIMEOUT_MS` (about half a minute): the call fails, the connection is
+    dropped and replaced. A PostgreSQL that is alive but slow still answers the probes, so
+    only `statement_timeout` bounds a slow statement. (On a Unix-domain socket libpq ignores
+    the TCP parameters: there is no network to lose.)"""
+    options: dict[str, Any] = {
+        "connect_timeout": CONNECT_TIMEOUT_S,
+        "keepalives": 1,
+        "keepalives_idle": KEEPALIVE_IDLE_S,
+        "keepalives_interval": KEEPALIVE_INTERVAL_S,
+        "tcp_user_timeout": USER_TIMEOUT_MS,
+    }
+    if statement_timeout_ms is not None:
+        options["options"] = f"-c statement_timeout={statement_timeout_ms}"
+    return options
 CALL_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
@@ -115,10 +146,7 @@ class Database:
             url,
             min_size=1,
             max_size=pool_size,
-            kwargs={
-                "options": f"-c statement_timeout={statement_timeout_ms}",
-                "connect_timeout": CONNECT_TIMEOUT_S,
-            },
+            kwargs=connection_options(statement_timeout_ms=statement_timeout_ms),
             timeout=CONNECT_TIMEOUT_S,
             open=False,
         )
@@ -128,8 +156,7 @@ class Database:
             lambda: psycopg.connect(
                 url,
                 autocommit=True,  # BEGIN and COMMIT are sent by LoopWrites itself
-                options=f"-c statement_timeout={statement_timeout_ms}",
-                connect_timeout=CONNECT_TIMEOUT_S,
+                **connection_options(statement_timeout_ms=statement_timeout_ms),
             ),
             pool_size,
         )
@@ -166,7 +193,7 @@ class Database:
         """Open the pool; PostgreSQL's connections for non-superusers, in all."""
         # One direct connection first: a refused or misconfigured server fails at once
         # with its own message instead of after the pool's retry timeout.
-        psycopg.connect(self._url, connect_timeout=CONNECT_TIMEOUT_S).close()
+        psycopg.connect(self._url, **connection_options()).close()
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         with self._pool.connection() as conn:
             row = conn.execute(

@@ -17,14 +17,13 @@ import logging
 import psycopg
 import trio
 
-from playsite.store.database import DatabaseUnavailable
+from playsite.store.database import DatabaseUnavailable, connection_options
 
 log = logging.getLogger("playsite.lease")
 
 LEASE_KEY = 0x706C61797369_7465 & 0x7FFF_FFFF_FFFF_FFFF
 """The advisory lock key ("playsite" in ASCII, as a positive bigint)."""
 CHECK_EVERY_S = 2.0
-CONNECT_TIMEOUT_S = 5
 
 
 class LeaseTaken(Exception):
@@ -43,7 +42,7 @@ class ServingLease:
     def _take(self) -> bool:
         """(Re)connect and try the lock; True when this process holds it now."""
         self._drop()
-        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        conn = psycopg.connect(self.url, autocommit=True, **connection_options())
         held = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()
         if held is None or not held[0]:
             conn.close()

@@ -1,0 +1,80 @@
+"""A PostgreSQL that vanishes without closing its connections (a failover to another host, a
+network cut) must not leave a call waiting for ever: every connection the serving process
+opens to it (the worker threads' pool, the event loop's writes, the serving lease) has TCP
+keepalives and a user timeout, read here from the sockets themselves."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from urllib.parse import urlsplit
+
+import pytest
+
+from playsite.store.database import KEEPALIVE_IDLE_S, KEEPALIVE_INTERVAL_S, USER_TIMEOUT_MS
+from playsite.store.lease import ServingLease
+from playsite.store.loopwrites import LoopStatement
+from tests.support.database import opened_database
+
+pytestmark = pytest.mark.postgres
+
+
+def sockets_to(port: int) -> dict[int, socket.socket]:
+    """This process's TCP sockets connected to `port`, by inode: duplicates of their descriptors."""
+    found: dict[int, socket.socket] = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            fd = int(name)
+            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+                continue
+            sock = socket.socket(fileno=os.dup(fd))
+        except OSError:
+            continue  # closed meanwhile (the listing's own descriptor among them)
+        try:
+            connected = sock.type == socket.SOCK_STREAM and sock.family in (socket.AF_INET, socket.AF_INET6)
+            if connected and sock.getpeername()[1] == port:
+                found[os.fstat(fd).st_ino] = sock
+                continue
+        except OSError:
+            pass  # not connected
+        sock.close()
+    return found
+
+
+def options_of(sock: socket.socket) -> dict[str, int]:
+    return {
+        "keepalive": sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+        "idle": sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE),
+        "interval": sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL),
+        "user_timeout": sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT),
+    }
+
+
+async def test_every_connection_to_postgresql_gives_up_on_a_server_that_stopped_answering(database_url):
+    port = urlsplit(database_url).port
+    before = sockets_to(port)
+    for sock in before.values():
+        sock.close()
+    lease = ServingLease(database_url)
+    async with opened_database(database_url, pool_size=2) as database:
+        await database.run(lambda conn: conn.execute("SELECT 1").fetchall())
+        assert await database.write_on_loop(LoopStatement.of("SELECT 1"), {}) == 1
+        await lease.take()
+        try:
+            opened = {inode: sock for inode, sock in sockets_to(port).items() if inode not in before}
+            try:
+                # at least one of the pool's, one of the loop's and the lease's
+                assert len(opened) >= 3, opened
+                expected = {
+                    "keepalive": 1,
+                    "idle": KEEPALIVE_IDLE_S,
+                    "interval": KEEPALIVE_INTERVAL_S,
+                    "user_timeout": USER_TIMEOUT_MS,
+                }
+                assert [options_of(sock) for sock in opened.values()] == [expected] * len(opened)
+            finally:
+                for sock in opened.values():
+                    sock.close()
+        finally:
+            await lease.close()
