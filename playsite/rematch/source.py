@@ -11,7 +11,6 @@ import attrs
 
 from playsite.principals import Kind, Principal, kind_of
 from playsite.rooms.model import RoomState
-from playsite.rules import Termination
 from playsite.store.base import ResultRow
 from playsite.wire import SEATS, Seat, TimeControl, decode_time_control
 from playsite.wire.instant import decode_instant
@@ -65,7 +64,7 @@ def source_of(state: RoomState, *, ended: bool) -> Source:
     """The source `state` describes; `ended` says its ending is committed."""
     principals = [state.principals[seat] for seat in SEATS]
     ending = state.ending
-    technical_abort = ending is not None and ending.termination is Termination.ABORTED
+    technical_abort = ending is not None and ending.technical
     return Source(
         game_id=state.game_id,
         ended=ended,
@@ -86,9 +85,10 @@ def source_of_result(result: ResultRow) -> Source:
     """The source a finished game's results row describes, once retention has dropped its
     games row (the snapshot, the seats' token digests): its rematch window closed long ago,
     so it is read for what it led to. Account seats still answer to their session; a guest's
-    seat capability went with the digests, so no token matches it any more."""
+    seat capability went with the digests, so no token matches it any more. The results row
+    does not tell a technical abort from the players' own: either reads as a window that
+    closed (`expired`), as it did long ago."""
     principals = [result.white_principal, result.black_principal]
-    technical_abort = result.termination == "aborted"
     why_not = None
     if result.origin not in REMATCHABLE_ORIGINS:
         why_not = f"a {result.origin} game has no rematch"
@@ -96,8 +96,6 @@ def source_of_result(result: ResultRow) -> Source:
         why_not = "only people rematch"
     elif principals[0] == principals[1]:
         why_not = "both seats were played by the same person"
-    elif technical_abort:
-        why_not = "the game was aborted"
     return Source(
         game_id=result.game_id,
         ended=True,
@@ -106,7 +104,6 @@ def source_of_result(result: ResultRow) -> Source:
         time_control=decode_time_control(result.time_control),
         rated=result.rated,
         why_not=why_not,
-        technical_abort=technical_abort,
     )
 
 
@@ -122,7 +119,7 @@ def _why_not(state: RoomState, principals: list[str | None], technical_abort: bo
     if principals[0] == principals[1]:
         return "both seats were played by the same person"
     if technical_abort:
-        return "the game was aborted"
+        return "the server aborted the game (a technical abort)"
     return None
 
 

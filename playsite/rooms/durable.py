@@ -137,10 +137,26 @@ def dump_state(
         "drawBlocked": sorted(state.draw_blocked),
         "ending": None
         if state.ending is None
-        else {"termination": TERMINATION_NAMES[state.ending.termination], "winner": state.ending.winner, "at": state.ending.at},
+        else {
+            "termination": TERMINATION_NAMES[state.ending.termination],
+            "winner": state.ending.winner,
+            "at": state.ending.at,
+            "technical": state.ending.technical,
+        },
         "joined": sorted(state.joined),
         "activated": state.activated,
     }
+
+
+def _load_ending(ending: dict[str, Any]) -> Ending:
+    return Ending(
+        _TERMINATIONS_BY_NAME[ending["termination"]],
+        _seat(ending["winner"]),
+        ending["at"],
+        # Absent from snapshots written before the two kinds of abort were told apart; their
+        # rematch windows closed long ago, so reading them as players' aborts changes nothing.
+        technical=ending.get("technical", False),
+    )
 
 
 def load_state(data: dict[str, Any]) -> RoomState:
@@ -168,7 +184,7 @@ def load_state(data: dict[str, Any]) -> RoomState:
         clock=None if clock is None else _load_clock(clock),
         draw_offer_from=_seat(data["drawOfferFrom"]),
         draw_blocked=frozenset(map(Seat, data["drawBlocked"])),
-        ending=None if ending is None else Ending(_TERMINATIONS_BY_NAME[ending["termination"]], _seat(ending["winner"]), ending["at"]),
+        ending=None if ending is None else _load_ending(ending),
         # Both absent from snapshots written before successor games existed: a game past its
         # join wait had begun; a friend game still waiting keeps no connection history.
         joined=frozenset(map(Seat, data.get("joined", ()))),

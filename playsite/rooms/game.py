@@ -318,7 +318,7 @@ class Game:
         elif self.phase is RoomPhase.AWAITING_JOINS and self.setup.successor:
             # A committed successor that had not begun when the server stopped: a technical
             # abort of this same game (no result, no rating, nobody forfeited), never a new window.
-            self.end(Ending(Termination.ABORTED, None), now)
+            self.end(Ending(Termination.ABORTED, None, technical=True), now)
         elif self.phase is RoomPhase.AWAITING_JOINS and not self.setup.await_joins:
             # Stored before it began (a game that begins at once, e.g. the showcase's): it
             # begins now, its claim grace counted from its absolute deadline.
@@ -427,7 +427,7 @@ class Game:
     def abort(self, now: float) -> None:
         """A technical abort asked by the server itself."""
         if not self.ended:
-            self.end(Ending(Termination.ABORTED, None), now)
+            self.end(Ending(Termination.ABORTED, None, technical=True), now)
 
     def _decide(self, seat: Seat, command: Command, now: float) -> Verdict:
         match command:
@@ -632,7 +632,9 @@ class Game:
                 # The first-join deadline passed with one seat here: it wins, the other loses.
                 self.end(Ending(Termination.DISCONNECT, present[0]), now)
             else:
-                self.end(Ending(Termination.ABORTED, None), now)
+                # A rematch neither seat ever joined is a technical abort; a friend game whose
+                # seats were not all taken in time simply never began.
+                self.end(Ending(Termination.ABORTED, None, technical=self.setup.successor), now)
             return
         if self.seed_deadline is not None and now >= self.seed_deadline:
             self._roll(now)

@@ -78,6 +78,10 @@ class Ending:
     winner: Seat | None
     at: str | None = None
     """When the game ended, by the room's wall clock (None until the room stamps it)."""
+    technical: bool = False
+    """An abort the server decided for reasons of its own (a write it could not make, a
+    rematch that never began), not the players' play: such a game has no rematch. An abort
+    because a seat resigned, timed out or left before both had played a turn is not technical."""
 
     @property
     def over(self) -> Over:

@@ -169,7 +169,7 @@ class Room:
         """A creation its creator was refused: if it turns out to be stored after all, end it
         now (technical abort, terminal write retried until it commits); it never starts."""
         if await self.creation_stands():
-            self.game.end(Ending(Termination.ABORTED, None), trio.current_time())
+            self.game.end(Ending(Termination.ABORTED, None, technical=True), trio.current_time())
             await self._persist()
 
     def _dump(self, state: RoomState) -> StoredSnapshot:
@@ -434,7 +434,7 @@ class Room:
         self._pending_replies = []
         self.game.discard_events()
         self._restore(load_state(self._durable), trio.current_time())
-        self.game.end(Ending(Termination.ABORTED, None), trio.current_time())
+        self.game.end(Ending(Termination.ABORTED, None, technical=True), trio.current_time())
 
     def _refuse_queued(self) -> None:
         while True:

@@ -268,10 +268,26 @@ async def test_ineligible_sources_read_closed(migrated_url):
         assert status == 410 and body["error"]["code"] == "rematch_closed"
         assert (await continuation(client, game_id))["phase"] == "closed"
 
-        aborted, tokens, _ = await finished_game(services, resign_after_turns=False)  # resigned before both played
-        assert services.registry.get(aborted).ending.termination is Termination.ABORTED
+        aborted, tokens, _ = await finished_game(services, technical_abort=True)
+        ending = services.registry.get(aborted).ending
+        assert ending.termination is Termination.ABORTED and ending.technical
         _, body, _ = await get(client, aborted, tokens[BLACK])
         assert body["phase"] == "closed" and body["closedReason"] == "technical_failure"
+        status, body, _ = await post(client, aborted, tokens[WHITE], "propose")
+        assert status == 410 and body["error"]["code"] == "rematch_closed"
+
+
+async def test_a_game_its_players_aborted_before_both_played_can_be_rematched(migrated_url):
+    async with server(migrated_url) as (services, client):
+        aborted, tokens, _ = await finished_game(services, resign_after_turns=False)  # resigned before both played
+        ending = services.registry.get(aborted).ending
+        assert ending.termination is Termination.ABORTED and not ending.technical
+        _, body, _ = await get(client, aborted, tokens[BLACK])
+        assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
+        status, body, _ = await post(client, aborted, tokens[WHITE], "propose")
+        assert status == 200 and body["phase"] == "offered"
+        body = await accept(client, aborted, tokens[BLACK])
+        assert body["phase"] == "matched" and body["nextGameId"] != aborted
 
 
 async def test_an_ongoing_game_is_waiting_without_a_deadline(migrated_url):

@@ -24,7 +24,7 @@ async def test_a_winner_who_never_connects_loses_as_a_dropped_connection_after_t
         # real milliseconds between creation and the start come off it, never more.
         assert 29.9 <= trio.current_time() - start <= 30.0
         # The dropped-connection path: before both seats have played, that is an abort (no result).
-        assert room.ending.termination is Termination.ABORTED and room.ending.winner is None
+        assert room.ending.termination is Termination.ABORTED and room.ending.winner is None and not room.ending.technical
 
 
 async def test_connecting_within_the_grace_keeps_the_game_going(autojump_clock):

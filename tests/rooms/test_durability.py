@@ -9,6 +9,7 @@ import trio
 import trio.testing
 
 from playsite.rooms.admission import Purpose
+from playsite.rooms.durable import load_state
 from playsite.rooms.model import (
     BEST_EFFORT,
     DISCONNECT_GRACE_S,
@@ -314,7 +315,7 @@ async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_
             store.hanging = False
         await trio.sleep(DISCONNECT_GRACE_S + 1)
         assert room.ending is not None and room.ending.termination is Termination.ABORTED
-        assert room.ending.over.result is None
+        assert room.ending.over.result is None and not room.ending.technical, "the players left: not the server's doing"
 
 
 async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, capsys):
@@ -346,6 +347,7 @@ async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read
         verdict = await play_one_turn(room)
         assert (verdict.applied, verdict.version, verdict.reason) == (False, durable_version, TECHNICAL_ABORT_REASON)
         await room.finished.wait()
-        assert store.read_backs == 1 and room.ending.termination is Termination.ABORTED
+        assert store.read_backs == 1 and room.ending.termination is Termination.ABORTED and room.ending.technical
         assert store.games[room.game_id].version == durable_version + 1  # the abort was not refused
+        assert load_state(await store.ended_game(room.game_id)).ending.technical, "stored as technical"
         assert "event=absent" in capsys.readouterr().err

@@ -62,6 +62,7 @@ def test_the_join_window_is_a_deadline_the_caller_passes_in():
     game.seat_joined(WHITE, 20.0)
     game.on_deadline(10.0 + FRIEND_JOIN_WINDOW_S)
     assert game.ended and game.ending.termination is Termination.ABORTED and game.ending.winner is None
+    assert not game.ending.technical, "a friend game whose seats did not all come never began"
 
 
 def test_the_view_tells_who_sits_where_and_whose_turn_it_is():

@@ -88,6 +88,7 @@ async def test_the_deadline_with_no_seat_ever_joined_is_a_technical_abort(autoju
         await trio.sleep(WINDOW_S)
         await trio.testing.wait_all_tasks_blocked()
         assert room.ended and room.ending.termination is Termination.ABORTED and room.ending.winner is None
+        assert room.ending.technical
         assert store.results[room.game_id].result is None
 
 
@@ -133,6 +134,7 @@ async def test_a_restart_aborts_a_successor_that_had_not_begun_whatever_time_is_
         await trio.testing.wait_all_tasks_blocked()
         resumed = registry.get(room.game_id)
         assert resumed.ended and resumed.ending.termination is Termination.ABORTED and resumed.ending.winner is None
+        assert resumed.ending.technical
         assert resumed.public_state().rematch_startup == RematchStartup("aborted")
         assert store.results[room.game_id].result is None
     assert snapshot["phase"] == "awaiting_joins"

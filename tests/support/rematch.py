@@ -9,7 +9,7 @@ import uuid
 
 from playsite.config import Settings
 from playsite.games.creation import create_human_game
-from playsite.rooms.intents import Rebind
+from playsite.rooms.intents import Abort, Rebind
 from playsite.rooms.model import RoomPhase
 from playsite.wire import SEATS, WHITE, Fischer, Resign, SubmitTurn
 from tests.support.app import booted, test_client
@@ -32,9 +32,16 @@ async def server(url: str, **overrides):
         yield services, test_client(services)
 
 
-async def finished_game(services, principals: dict | None = None, *, rated: bool = False, resign_after_turns: bool = True):
-    """A friend game played by two people (a turn each), then resigned by White.
-    Returns (game id, seat -> token, seat -> principal)."""
+async def finished_game(
+    services,
+    principals: dict | None = None,
+    *,
+    rated: bool = False,
+    resign_after_turns: bool = True,
+    technical_abort: bool = False,
+):
+    """A friend game played by two people (a turn each), then resigned by White (or, with
+    `technical_abort`, aborted by the server itself). Returns (game id, seat -> token, seat -> principal)."""
     principals = principals or {seat: f"guest:{uuid.uuid4()}" for seat in SEATS}
     created = await create_human_game(
         services.registry, Fischer(300, 3), rated=rated, seed_window_s=0, durability=services.settings.game_durability
@@ -49,7 +56,11 @@ async def finished_game(services, principals: dict | None = None, *, rated: bool
         await wait_until(lambda: room.game.phase is RoomPhase.PLAYING and room.game.tree, "a roll with moves", timeout=10)
         verdict = await command(room, room.game.active_seat, SubmitTurn(sparing_turn(room, rng)))
         assert verdict.applied, verdict.reason
-    await command(room, WHITE, Resign())
+    if technical_abort:
+        abort = Abort("the test's technical abort")
+        assert await room.send(abort) and await abort.reply.wait()
+    else:
+        await command(room, WHITE, Resign())
     await wait_until(lambda: room.completed, "the source's ending committed", timeout=10)
     del subscribers
     return room.game_id, created.tokens, principals

@@ -479,7 +479,11 @@ function readTimeControl(control) {
 function endingWords(over) {
   const result = over.result;
   const termination = over.termination;
-  if (result === null || termination === "Aborted") return { title: "Game aborted", detail: "it ended before both sides had played a turn." };
+  if (result === null || termination === "Aborted") {
+    const bothPlayed = new Set(view.turns.map((turn) => turn.seat)).size === 2;
+    const detail = bothPlayed ? "no result, no rating: both players were away, or the server could not go on." : "it ended before both sides had played a turn.";
+    return { title: "Game aborted", detail };
+  }
   if (result.Draw) {
     const last = view.turns[view.turns.length - 1];
     return last?.drawOffer ? { title: "Draw by agreement", detail: "" } : { title: "Draw", detail: "100 micro-moves without a capture or a pawn move." };
