@@ -5,9 +5,7 @@ keepalives and a user timeout, read here from the sockets themselves."""
 
 from __future__ import annotations
 
-import os
 import socket
-import stat
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,30 +14,9 @@ from playsite.store.database import KEEPALIVE_IDLE_S, KEEPALIVE_INTERVAL_S, USER
 from playsite.store.lease import ServingLease
 from playsite.store.loopwrites import LoopStatement
 from tests.support.database import opened_database
+from tests.support.tcp import sockets_to
 
 pytestmark = pytest.mark.postgres
-
-
-def sockets_to(port: int) -> dict[int, socket.socket]:
-    """This process's TCP sockets connected to `port`, by inode: duplicates of their descriptors."""
-    found: dict[int, socket.socket] = {}
-    for name in os.listdir("/proc/self/fd"):
-        try:
-            fd = int(name)
-            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
-                continue
-            sock = socket.socket(fileno=os.dup(fd))
-        except OSError:
-            continue  # closed meanwhile (the listing's own descriptor among them)
-        try:
-            connected = sock.type == socket.SOCK_STREAM and sock.family in (socket.AF_INET, socket.AF_INET6)
-            if connected and sock.getpeername()[1] == port:
-                found[os.fstat(fd).st_ino] = sock
-                continue
-        except OSError:
-            pass  # not connected
-        sock.close()
-    return found
 
 
 def options_of(sock: socket.socket) -> dict[str, int]:
