@@ -92,6 +92,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.goto(base + "/@/nobody_here")
     expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
 
+    page.click("#account-menu summary")  # signing out is in the account's menu
     page.click("#sign-out")
     expect(page.locator("#sign-in")).to_be_visible()
     page.reload()

@@ -51,7 +51,22 @@ def test_two_people_meet_through_a_seek(server, chromium):
         creator.goto(server.base_url + "/")
         creator.click('#pairing-grid button[data-clock="5+3"]')
         expect(creator.locator("#seek-waiting")).to_contain_text("Waiting for an opponent (5+3)")
-        expect(creator.locator('#pairing-grid button[data-clock="5+3"]')).to_have_attribute("aria-pressed", "true")
+        tile = creator.locator('#pairing-grid button[data-clock="5+3"]')
+        expect(tile).to_have_attribute("aria-pressed", "true")
+        # Under the pointer the chosen tile stays the accent colour, its text readable.
+        accent = creator.evaluate("""() => {
+            const probe = Object.assign(document.createElement("span"), { textContent: "x" });
+            probe.style.background = "var(--accent)";
+            probe.style.color = "var(--accent-text)";
+            document.body.append(probe);
+            const style = getComputedStyle(probe);
+            const colours = [style.backgroundColor, style.color];
+            probe.remove();
+            return colours;
+        }""")
+        tile.hover()
+        expect(tile).to_have_css("background-color", accent[0])
+        expect(tile).to_have_css("color", accent[1])
         expect(creator.locator("#seek-list tr.own")).to_contain_text("You")
 
         taker = bob.new_page()

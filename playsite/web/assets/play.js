@@ -9,7 +9,7 @@ import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist
 import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { mountHeader, siteInfo, whileVisible } from "./site.js";
+import { keepInView, mountHeader, siteInfo, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -253,7 +253,8 @@ function drawControls() {
   }
   $("notice").textContent = view.notice;
   $("notice").hidden = !view.notice;
-  $("dice-row").hidden = !view.dice.length || view.ended;
+  // While a draw offer waits for its answer no roll stands: the dice shown were the offerer's.
+  $("dice-row").hidden = !view.dice.length || view.ended || Boolean(offer);
   $("moves-box").hidden = !view.turns.length;
 }
 
@@ -293,8 +294,11 @@ function drawPlayers() {
     const face = view.players?.[seat];
     const strip = $(`player-${seat}`);
     const name = strip.querySelector(".name");
+    const seatName = seat === "white" ? "White" : "Black";
+    // Before the game begins, the other seat of a player's game may still be empty.
+    const awaited = view.namesBeforeStart && !view.ended && mine && mine !== seatName && face?.kind !== "Bot" && !face?.name;
     const href = profileHref(face);
-    const label = faceName(face);
+    const label = awaited ? "waiting for a player..." : faceName(face);
     const text = href ? Object.assign(document.createElement("a"), { href, textContent: label }) : document.createTextNode(label);
     const parts = [text];
     if (face?.kind === "Bot") {
@@ -303,7 +307,6 @@ function drawPlayers() {
       badge.textContent = "BOT";
       parts.unshift(badge, " ");
     }
-    const seatName = seat === "white" ? "White" : "Black";
     if (mine === seatName) parts.push(" (you)");
     name.replaceChildren(...parts);
     strip.querySelector(".side").textContent = seatName;
@@ -382,11 +385,8 @@ function drawMoves() {
     row.append(button);
   });
   list.replaceChildren(...rows);
-  const shown = view.browsing === null ? list.querySelector(".turn:last-of-type:not(.blank)") : list.querySelector(".turn.current");
-  if (shown) {
-    const top = shown.offsetTop - list.offsetTop;
-    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - shown.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
-  }
+  const played = list.querySelectorAll(".turn:not(.blank)");
+  keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
   $("back-live").hidden = view.browsing === null;
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
@@ -498,6 +498,12 @@ function endingWords(over) {
 }
 
 function showOver(over, { fresh }) {
+  // The clocks stop where they are (the running one is not put back to its last roll's value);
+  // a seat that lost on time has none left.
+  if (view.clockSeat) stopClock(view.clockSeat, 0);
+  if (view.clocks && over.termination === "Timeout" && over.result?.Win) {
+    view.clocks = { ...view.clocks, [OTHER[over.result.Win.side].toLowerCase()]: 0 };
+  }
   view.ended = true;
   view.over = over;
   view.node = null;
@@ -509,7 +515,7 @@ function showOver(over, { fresh }) {
   $("result-title").textContent = title;
   $("result-detail").textContent = detail;
   $("result-detail").hidden = !detail;
-  $("result-rated").hidden = !view.rated;
+  $("result-rated").hidden = !view.rated || over.result === null; // an aborted game changes no rating
   $("replay").href = `/replay/${gameId}`;
   $("verify").href = `/replay/${gameId}#fairness`;
   $("result").hidden = false;

@@ -48,7 +48,7 @@ async function load() {
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
   $("profile-record").textContent = `${profile.games} rated games: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
-    opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people (guests and the unnamed)" : faceLink(opponent.opponent),
+    opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people, all together" : faceLink(opponent.opponent),
     String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
   ])));
   if (!profile.opponents.length) {

@@ -5,7 +5,7 @@ import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
-import { $, element, faceLink, mountHeader, resultText } from "./site.js";
+import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, turns: [], step: 0, checks: new Map() };
@@ -23,8 +23,8 @@ function lastMoveOf(step) {
 function placeNames() {
   const black = board.orientation === "white";
   const players = view.record?.players || {};
-  $("name-top").replaceChildren(black ? "Black: " : "White: ", faceLink(black ? players.black : players.white));
-  $("name-bottom").replaceChildren(black ? "White: " : "Black: ", faceLink(black ? players.white : players.black));
+  $("name-top").replaceChildren(black ? "Black: " : "White: ", faceLink(black ? players.black : players.white, UNNAMED_IN_RECORDS));
+  $("name-bottom").replaceChildren(black ? "White: " : "Black: ", faceLink(black ? players.white : players.black, UNNAMED_IN_RECORDS));
 }
 
 function flip() {
@@ -51,6 +51,7 @@ function show(step) {
   $("first").disabled = $("prev").disabled = view.step === 0;
   $("next").disabled = $("last").disabled = view.step === turns.length;
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
+  keepInView($("turns"), $("turns").querySelector("li.current"));
 }
 
 function listTurns() {
@@ -78,7 +79,9 @@ function showVerdict(verdict) {
     if (ok !== undefined) item.dataset.ok = String(ok);
   }
   badge.textContent = {
-    verified: () => `Provably fair: verified (${verdict.checked} rolls checked in your browser)`,
+    verified: () => verdict.checked
+      ? `Provably fair: verified (${verdict.checked} rolls checked in your browser)`
+      : "Provably fair: the seed matches its commitment; the game ended before any roll",
     mismatch: () => `Mismatch at turn ${verdict.turnNumber}: the seed gives ${verdict.expected.join(" ")}, `
       + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
     commitment: () => "Mismatch: the revealed seed is not the one the server committed to",

@@ -22,15 +22,19 @@ export function profileHref(face) {
   return `/@/${encodeURIComponent(face.name)}`;
 }
 
-export function faceName(face) {
-  return face?.name || (face?.kind === "Bot" ? "a bot" : "a guest");
+// `unnamed`: what a person without a name is called. In a live game that is a guest (an
+// account's seat shows its nickname); a finished game's record names no person at all.
+export function faceName(face, unnamed = "a guest") {
+  return face?.name || (face?.kind === "Bot" ? "a bot" : unnamed);
 }
 
 // A face as a link to its profile when it has one, else as plain text.
-export function faceLink(face) {
+export function faceLink(face, unnamed = "a guest") {
   const href = profileHref(face);
-  return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
+  return href ? element("a", faceName(face, unnamed), { href }) : element("span", faceName(face, unnamed));
 }
+
+export const UNNAMED_IN_RECORDS = "a player";
 
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
 const HOW = {
@@ -84,14 +88,21 @@ function showSignedIn(corner, me) {
   const save = element("button", "Change", { type: "submit" });
   const message = element("span", "", { id: "account-message", class: "message" });
   form.append(input, save);
+  // One control in the header, as lichess has it: the name opens a menu with the rest, so the
+  // header keeps to one line on a phone.
   const details = element("details", null, { id: "account-menu" });
-  details.append(element("summary", "Account"), form, message);
+  const summary = element("summary", null, { "aria-label": "your account" });
+  summary.append(name);
+  const menu = element("div", null, { class: "menu" });
+  if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
+  menu.append(element("span", "Nickname", { class: "hint" }), form, message, out);
+  details.append(summary, menu);
   out.addEventListener("click", async () => {
     out.disabled = true;
     const answer = await sendJson("POST", "/auth/logout", {});
     if (answer.status === 204) return showAccount(corner, true);
     out.disabled = false;
-    message.textContent = answer.body?.error?.message || "Signing out failed; try again.";
+    message.textContent = answer.body?.title || "Signing out failed; try again.";
     details.open = true;
   });
   form.addEventListener("submit", async (event) => {
@@ -101,11 +112,16 @@ function showSignedIn(corner, me) {
       name.textContent = answer.body.nickname;
       input.value = "";
       message.textContent = "Saved.";
+      const profile = menu.querySelector("#account-profile");
+      if (profile) profile.href = `/@/${encodeURIComponent(answer.body.nickname)}`;
     } else {
-      message.textContent = answer.body?.error?.message || "That nickname cannot be used.";
+      const problem = answer.body || {}; // the accounts' refusals are problem details: {code, title}
+      message.textContent = problem.code === "nickname_taken" ? "Another player has this nickname."
+        : answer.status === 400 ? "A nickname is 3 to 20 letters, digits, _ or -."
+        : problem.title || "That nickname cannot be used.";
     }
   });
-  corner.replaceChildren(name, out, details);
+  corner.replaceChildren(details);
 }
 
 export function mountHeader() {
@@ -141,4 +157,14 @@ export function whileVisible(read, periodMs) {
   }
   document.addEventListener("visibilitychange", () => { if (!document.hidden && timer === null) tick(); });
   tick();
+}
+
+// Scroll `list` (a scrolling container) just enough to show `item`, centring it when it was out
+// of view: the move lists follow the newest turn, or the one being looked at.
+export function keepInView(list, item) {
+  if (!item) return;
+  const top = item.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
+  if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = top - (list.clientHeight - item.offsetHeight) / 2;
+  }
 }

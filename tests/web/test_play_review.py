@@ -1,0 +1,177 @@
+"""Bugs found by playing the whole product in Chromium, desktop and phone (a review of
+2026-11-28), each checked against a real `playsite serve`: the move lists follow the newest
+turn, the clocks stop where they are at the end, an empty seat reads as awaited, a finished
+game's record calls its people players, the answerer of a draw offer sees no stale dice, the
+turn's buttons are on a phone's first screen, and an aborted rated game promises no rating
+change but offers the rematch its players may have."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import httpx
+import pytest
+import trio
+from playwright.sync_api import expect
+
+from tests.support.artifacts import screenshot
+from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
+from tests.support.server import ServerProcess
+from tests.support.sign_in import site  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until_sync
+
+CLOCK = re.compile(r"(\d+):(\d\d)")
+
+IN_VIEW = """([list, item]) => {
+  const outer = list.getBoundingClientRect(), inner = item.getBoundingClientRect();
+  return inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}).start()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def seconds(text: str) -> int:
+    minutes, secs = CLOCK.match(text).groups()
+    return int(minutes) * 60 + int(secs)
+
+
+def in_view(page, list_selector: str, item_selector: str) -> bool:
+    return page.evaluate(IN_VIEW, [page.locator(list_selector).element_handle(), page.locator(item_selector).element_handle()])
+
+
+def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(server, context):
+    base = server.base_url
+    game_id = finished_game(server, 30)
+    page = context.new_page()
+    page.goto(f"{base}/play/{game_id}")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#history .turn:not(.blank)").first).to_be_visible()
+    turns = page.locator("#history .turn:not(.blank)").count()
+    assert turns >= 30  # and the forced passes the dice gave
+    assert page.evaluate("document.querySelector('#history').scrollHeight > document.querySelector('#history').clientHeight")
+    assert in_view(page, "#history", "#history .turn:not(.blank) >> nth=-1"), "the newest turn is in view"
+    page.keyboard.press("Home")  # browse to the start: the list goes with it
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#history .turn.current")).to_have_count(1)
+    assert in_view(page, "#history", "#history .turn.current")
+
+    page.goto(f"{base}/replay/{game_id}")
+    expect(page.locator("#step")).to_have_text(f"{turns} / {turns}")
+    assert in_view(page, "#turns", "#turns li.current"), "the replay opens at the last turn, and its list too"
+    expect(page.locator("#name-top")).to_contain_text("a player")  # the record names no one: never "a guest"
+    page.goto(f"{base}/history")
+    expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text("a player vs a player")
+
+
+def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()  # 10+10: the clocks run
+    white = context.new_page()
+    white.goto(f"{base}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    expect(white.locator("#player-black .name")).to_have_text("waiting for a player...")
+    black = context.new_page()
+    black.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
+    wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+    expect(white.locator("#player-black .name")).to_have_text("Guest")
+    clock = white.locator("#clock-white")
+    expect(clock).to_have_text(re.compile(r"^9:5[0-8]$"))  # White's clock has run two seconds
+    seen = seconds(clock.inner_text())
+    white.click("#resign")
+    white.click("#confirm-yes")  # before both have played: an abort
+    expect(white.locator("#result-title")).to_have_text("Game aborted")
+    for page in (white, black):
+        expect(page.locator("#clock-white")).not_to_have_text("10:00")  # not put back to the roll's value
+        assert seconds(page.locator("#clock-white").inner_text()) <= seen
+        expect(page.locator("#clock-black")).to_have_text("10:00")
+
+
+def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    offerer = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    answerer = "Black" if offerer == "White" else "White"
+    build_turn(pages[offerer], base, game["gameId"], offerer, random.Random(5))
+    pages[offerer].check("#offer-draw")
+    pages[offerer].click("#submit")
+    expect(pages[answerer].locator("#draw-offer")).to_be_visible()
+    expect(pages[answerer].locator("#dice-row")).to_be_hidden()
+    pages[answerer].click("#draw-decline")
+    expect(pages[answerer].locator("#dice-row")).to_be_visible()  # its own roll, once declined
+
+
+def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        pages = open_seats(phone, base, game)
+        seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+        page = pages[seat]
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        page.evaluate("window.scrollTo(0, 0)")
+        for shown in ("#board", "#dice-row", "#submit", "#undo"):
+            box = page.locator(shown).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], f"{shown} is below the fold: {box}"
+        header = page.locator("header.site").bounding_box()
+        assert header["height"] <= 56, f"the header keeps to one line: {header}"
+        screenshot(page, artifacts, "phone-your-turn")
+    finally:
+        phone.close()
+
+
+@pytest.mark.postgres
+def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chromium, artifacts):  # noqa: F811
+    base = site.origin
+    sessions = {"White": trio.run(site.sign_in, "alice"), "Black": trio.run(site.sign_in, "bob")}
+    game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
+    contexts, pages = [], {}
+    try:
+        for seat, session in sessions.items():
+            context = chromium.new_context()
+            contexts.append(context)
+            context.add_cookies([{"name": "access_token", "value": session, "url": base}])
+            pages[seat] = context.new_page()
+            pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+        expect(pages["White"].locator("#player-black .name")).to_contain_text("bob")
+        pages["White"].click("#resign")
+        pages["White"].click("#confirm-yes")  # before both have played: the players' own abort
+        for page in pages.values():
+            expect(page.locator("#result-title")).to_have_text("Game aborted")
+            expect(page.locator("#result-rated")).to_be_hidden()  # no rating moves
+        propose = pages["White"].locator('#rematch-slot button[data-action="propose"]')
+        expect(propose).to_be_enabled()  # an abort of the players' own is rematchable
+        propose.click()
+        accept = pages["Black"].locator('#rematch-slot button[data-action="accept"]')
+        expect(accept).to_be_enabled()
+        accept.click()
+        for page in pages.values():
+            expect(page).not_to_have_url(re.compile(game["gameId"]))  # both land on the new game
+        screenshot(pages["Black"], artifacts, "rematch-after-an-abort")
+
+        # Signed in, on a phone: the header keeps to one line, the account is one menu.
+        page = pages["White"]
+        page.set_viewport_size(PHONE)
+        page.goto(base + "/")
+        expect(page.locator("#account-name")).to_have_text("alice")
+        header = page.locator("header.site").bounding_box()
+        assert header["height"] <= 56, f"the header keeps to one line: {header}"
+        page.click("#account-menu summary")
+        expect(page.locator("#account-profile")).to_have_attribute("href", "/@/alice")
+        expect(page.locator("#sign-out")).to_be_visible()
+        screenshot(page, artifacts, "phone-account-menu")
+    finally:
+        for context in contexts:
+            context.close()
