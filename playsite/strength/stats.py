@@ -311,7 +311,11 @@ def rank(
     firsts, seconds, outcomes = _tables(players, matchups)
     logs = _fit(size, firsts, seconds, outcomes, prior, None)
     games = outcomes.sum(axis=1)
-    frequencies = outcomes / games[:, None]
+    # Redrawn from the observed frequencies with the prior's virtual draw added to each pair: a
+    # pair one side won every game of would otherwise redraw the same games every time, and
+    # its bots' intervals would have no width at all, claiming a precision a few games lack.
+    smoothed = outcomes + np.array([0.0, prior, 0.0])
+    frequencies = smoothed / smoothed.sum(axis=1)[:, None]
     generator = np.random.default_rng(seed)
     draws = np.empty((samples, size))
     for sample in range(samples):

@@ -125,6 +125,14 @@ def test_the_ranking_is_ordered_with_intervals_and_likelihoods_of_superiority():
     assert rank(table) == rows  # the same games give the same report (fixed seed)
 
 
+def test_a_pair_one_side_won_every_game_of_still_has_an_interval_with_width():
+    rows = rank({("a", "b"): T(0, 0, 3)})  # a won all three
+    assert [row.player for row in rows] == ["a", "b"]
+    for row in rows:
+        assert row.ci_high - row.ci_low > 50, row  # three games say little
+    assert 0.5 < rows[0].los_vs_next < 1.0
+
+
 def test_an_empty_pool_has_no_ranking():
     assert rank({}) == [] and bradley_terry({}) == {}
 
