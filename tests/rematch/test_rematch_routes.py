@@ -380,7 +380,9 @@ async def test_a_restart_closes_unfinished_offers_and_aborts_a_successor_that_ne
         _, body, _ = await get(client, offered, offered_tokens[BLACK])
         assert body["phase"] == "closed" and body["closedReason"] == "restart"
         successor = services.registry.get(matched["nextGameId"])
-        assert successor.ended and successor.ending.termination is Termination.ABORTED
+        assert successor.ended and successor.ending.termination is Termination.ABORTED and successor.ending.technical
+        # The public state is the committed one: read it once the abort's write has committed.
+        await wait_until(lambda: successor.completed, "the successor's abort committed", timeout=10)
         assert json.loads(successor.state_text())["rematchStartup"] == {"phase": "aborted"}
         _, body, _ = await get(client, matched_source, tokens[WHITE])
         assert body["phase"] == "matched" and body["nextGameId"] == matched["nextGameId"]  # never reopened

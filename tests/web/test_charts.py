@@ -110,6 +110,14 @@ def test_the_strength_page_draws_each_bot_with_its_interval(site, chromium, arti
     chart = page.locator("svg.interval-chart")
     expect(chart).to_be_visible(timeout=30_000)  # the report is computed in the background at boot
     assert chart.locator("line.chart-interval").count() == 3
+    # No dot or interval's end on the plot's edge, against the labels.
+    labels = chart.locator("text.chart-label")
+    labels_end = max(box["x"] + box["width"] for box in (labels.nth(i).bounding_box() for i in range(labels.count())))
+    plot_end = chart.bounding_box()["x"] + chart.bounding_box()["width"]
+    for marks in (chart.locator("circle.chart-dot"), chart.locator("line.chart-interval")):
+        for i in range(marks.count()):
+            box = marks.nth(i).bounding_box()
+            assert labels_end + 4 < box["x"] and box["x"] + box["width"] < plot_end - 4, box
     expect(page.locator("#strength-table tbody tr")).to_have_count(3)
     expect(page.locator("#pairs-table tbody tr")).to_have_count(3)
     first = page.locator("#strength-table tbody tr").first

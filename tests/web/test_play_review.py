@@ -1,7 +1,8 @@
 """Bugs found by playing the whole product in Chromium, desktop and phone (a review of
 2026-11-28), each checked against a real `playsite serve`: the move lists follow the newest
 turn, the clocks stop where they are at the end, an empty seat reads as awaited, a finished
-game's record calls its people players, the answerer of a draw offer sees no stale dice, the
+game's record calls its people players, the answerer of a draw offer sees no stale dice (and
+the offerer reads the refusal as news, not as an error), the
 turn's buttons are on a phone's first screen, and an aborted rated game promises no rating
 change but offers the rematch its players may have."""
 
@@ -81,18 +82,24 @@ def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, con
     expect(white.locator("#player-black .name")).to_have_text("waiting for a player...")
     black = context.new_page()
     black.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
-    wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+    # The seat to move (White's first roll may have been a forced pass): its clock runs.
+    active = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play").lower()
+    idle = "black" if active == "white" else "white"
     expect(white.locator("#player-black .name")).to_have_text("Guest")
-    clock = white.locator("#clock-white")
-    expect(clock).to_have_text(re.compile(r"^9:5[0-8]$"))  # White's clock has run two seconds
+    clock = white.locator(f"#clock-{active}")
+    expect(clock).to_have_text(re.compile(r"^\d+:\d\d$"))
+    start = seconds(clock.inner_text())
+    wait_until_sync(lambda: seconds(clock.inner_text()) <= start - 2, "the clock to run two seconds")
     seen = seconds(clock.inner_text())
+    resting = white.locator(f"#clock-{idle}").inner_text()
     white.click("#resign")
     white.click("#confirm-yes")  # before both have played: an abort
     expect(white.locator("#result-title")).to_have_text("Game aborted")
     for page in (white, black):
-        expect(page.locator("#clock-white")).not_to_have_text("10:00")  # not put back to the roll's value
-        assert seconds(page.locator("#clock-white").inner_text()) <= seen
-        expect(page.locator("#clock-black")).to_have_text("10:00")
+        expect(page.locator("#result-title")).to_have_text("Game aborted")
+        # stopped where it stood, not put back to its value at the roll
+        assert seconds(page.locator(f"#clock-{active}").inner_text()) <= (seen if page is white else start - 1)
+        expect(page.locator(f"#clock-{idle}")).to_have_text(resting)
 
 
 def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
@@ -108,6 +115,9 @@ def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
     expect(pages[answerer].locator("#dice-row")).to_be_hidden()
     pages[answerer].click("#draw-decline")
     expect(pages[answerer].locator("#dice-row")).to_be_visible()  # its own roll, once declined
+    said = pages[offerer].locator("#message")
+    expect(said).to_have_text(f"{answerer} declined the draw.")
+    expect(said).to_have_class(re.compile(r"\binfo\b"))  # news, not an error's red
 
 
 def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):

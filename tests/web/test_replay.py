@@ -6,6 +6,7 @@ the published golden vectors (specs/dice/vectors-v1.json) inside the browser."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -59,7 +60,12 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     # the first turn with a move (a roll may be a forced pass): its last destination is marked
     step, played = next((n, t) for n, t in enumerate(record["turns"], start=1) if t["moves"])
     page.locator(f'#turns li[data-step="{step}"] button').click()
-    expect(page.locator("#moves")).to_have_text(" ".join(played["moves"]))
+    # written as the play page writes them: "Ng1-f3", "e4xd5"
+    expect(page.locator("#moves")).to_contain_text(f'{played["moves"][0][:2]}-{played["moves"][0][2:4]}')
+    words = page.locator("#moves").inner_text().split(" ")
+    assert len(words) == len(played["moves"])
+    for word, uci in zip(words, played["moves"], strict=True):
+        assert re.fullmatch(rf"[NBRQK]?{uci[:2]}[-x]{uci[2:4]}(=[NBRQ])?", word), (word, uci)
     expect(page.locator(f'[data-square="{played["moves"][-1][2:4]}"]')).to_contain_class("last-move")
     page.click("#last")
     expect(page.locator("#step")).to_have_text(f"{total} / {total}")

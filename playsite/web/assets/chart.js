@@ -166,9 +166,13 @@ export function intervalChart(container, rows, { title, unit = "" }) {
   const left = Math.min(170, Math.round(width * 0.32));
   const description = rows.map((r) => `${r.label}: ${Math.round(r.value)}${unit} (from ${Math.round(r.low)} to ${Math.round(r.high)})`).join("; ");
   const svg = frame(container, { title, description, height, className: "interval-chart", width });
-  const values = rows.flatMap((r) => [r.low, r.high]);
-  const xTicks = ticks(Math.min(...values), Math.max(...values));
-  const lo = Math.min(xTicks[0], ...values), hi = Math.max(xTicks[xTicks.length - 1], ...values);
+  const values = rows.flatMap((r) => [r.low, r.high, r.value]);
+  // A margin on both sides, so that no dot or interval's end sits on the plot's edge (against
+  // the labels on the left).
+  const least = Math.min(...values), most = Math.max(...values);
+  const pad = (most - least || 20) * 0.08;
+  const xTicks = ticks(least - pad, most + pad);
+  const lo = Math.min(xTicks[0], least - pad), hi = Math.max(xTicks[xTicks.length - 1], most + pad);
   const x = (v) => left + (width - left - MARGIN.right) * ((v - lo) / (hi - lo || 1));
   const grid = node("g", { class: "chart-grid" });
   for (const value of xTicks) {

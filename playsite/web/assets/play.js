@@ -66,7 +66,12 @@ function path() {
   return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}`;
 }
 
-function say(text) { $("message").textContent = text || ""; }
+// A sentence under the controls: an error (a refused turn) in the danger colour, news (a
+// declined draw) in the quiet one.
+function say(text, { news = false } = {}) {
+  $("message").textContent = text || "";
+  $("message").classList.toggle("info", news);
+}
 
 // The live region: one sentence at a time for screen readers.
 function announce(text) {
@@ -691,7 +696,7 @@ async function onEvent(event) {
     const offered = [...view.turns].reverse().find((turn) => turn.drawOffer);
     if (offered) offered.declined = true;
     view.drawOfferFrom = null;
-    say(`${body.seat} declined the draw.`);
+    say(`${body.seat} declined the draw.`, { news: true });
     announce(`${body.seat} declined the draw.`);
   } else if (kind === "Error") {
     view.waiting = false;

@@ -3,6 +3,7 @@
 // the board flipped with its button or F.
 import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
+import { notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
 import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
@@ -18,6 +19,11 @@ function positionAt(step) {
 // The squares each micro-move of the turn went from and to.
 function lastMoveOf(step) {
   return step === 0 ? [] : view.turns[step - 1].moves.map((uci) => [uci.slice(0, 2), uci.slice(2, 4)]);
+}
+
+// A turn's micro-moves as the play page writes them (`Ng1-f3`, `e4xd5`, `O-O`).
+function written(index) {
+  return notateTurn(parsePlacement(positionAt(index)), view.turns[index].moves).texts;
 }
 
 function placeNames() {
@@ -44,7 +50,7 @@ function show(step) {
   const turn = turns[view.step - 1];
   $("turn-seat").textContent = turn ? `${turn.turnNumber}, ${turn.activeColor}` : "start";
   renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
-  $("moves").textContent = turn ? (turn.moves.length ? turn.moves.join(" ") : "(forced pass)") : "";
+  $("moves").textContent = turn ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") : "";
   const check = turn && view.checks.get(turn.turnNumber);
   $("turn-check").textContent = check === undefined ? "" : check ? "checked" : "does not match";
   $("turn-check").dataset.ok = check === undefined ? "" : String(check);
@@ -62,7 +68,7 @@ function listTurns() {
     const dice = element("span", "", { class: "dice small" });
     renderDice(dice, turn.dice, { side: turn.activeColor === "Black" ? "black" : "white" });
     button.append(element("span", turn.activeColor, { class: "seat" }), dice,
-      element("span", turn.moves.join(" ") || "pass", { class: "moves" }));
+      element("span", written(index).join(" ") || "pass", { class: "moves" }));
     button.addEventListener("click", () => show(index + 1));
     item.append(button);
     return item;

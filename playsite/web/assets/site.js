@@ -91,7 +91,7 @@ function showSignedIn(corner, me) {
   // One control in the header, as lichess has it: the name opens a menu with the rest, so the
   // header keeps to one line on a phone.
   const details = element("details", null, { id: "account-menu" });
-  const summary = element("summary", null, { "aria-label": "your account" });
+  const summary = element("summary", null, { title: "Your account" });
   summary.append(name);
   const menu = element("div", null, { class: "menu" });
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
