@@ -72,6 +72,13 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-name")).to_have_text("alice_web")
     expect(page.locator("#account-message")).to_have_text("Saved.")
+    expect(page.locator("#account-profile")).to_have_attribute("href", "/@/alice_web")
+    with psycopg.connect(site.database_url, autocommit=True) as conn:  # someone else's name
+        conn.execute("INSERT INTO accounts (id, issuer, subject, nickname) VALUES (gen_random_uuid(), 'x', 'y', 'taken_name')")
+    page.fill("#nickname-input", "Taken_Name")
+    page.click("#nickname-form button[type=submit]")
+    expect(page.locator("#account-message")).to_have_text("Another player has this nickname.")
+    expect(page.locator("#account-name")).to_have_text("alice_web")
 
     converge(site.database_url)
     page.goto(base + "/ranking")
