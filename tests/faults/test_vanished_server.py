@@ -96,11 +96,22 @@ class Host:
         self.start_forwarder()
 
 
+def free_subnet() -> int:
+    """A 10.213.N.0/24 no route of this machine uses yet (another test process may hold one)."""
+    for step in range(250):
+        octet = (os.getpid() + step) % 250 + 1
+        used = subprocess.run(["ip", "route", "show", f"10.213.{octet}.0/24"], capture_output=True, text=True)
+        if not used.stdout.strip():
+            return octet
+    raise AssertionError("no free 10.213.N.0/24 subnet")
+
+
 @contextlib.contextmanager
 def vanishing_host(cluster) -> Iterator[Host]:
     name = f"psv{os.getpid()}"
-    host = Host(name, os.getpid() % 250 + 1, str(Path(cluster.root) / f".s.PGSQL.{cluster.port}"))
-    prefix = f"10.213.{os.getpid() % 250 + 1}"
+    octet = free_subnet()
+    host = Host(name, octet, str(Path(cluster.root) / f".s.PGSQL.{cluster.port}"))
+    prefix = f"10.213.{octet}"
     ip("netns", "add", name)
     try:
         ip("link", "add", host.link, "type", "veth", "peer", "name", host.peer, "netns", name)
