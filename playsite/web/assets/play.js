@@ -373,8 +373,10 @@ function drawMoves() {
       moves.append(...(at ? [" ", move] : [move]));
     });
     const dice = document.createElement("span");
-    dice.className = "turn-dice";
-    dice.textContent = (turn.dice || []).map((die) => String.fromCodePoint(0x267f + die)).join("");
+    // the turn's dice as small pictures, as the replay's list draws them (the button's label says them)
+    dice.className = "turn-dice small";
+    dice.setAttribute("aria-hidden", "true");
+    renderDice(dice, turn.dice || [], { side: turn.seat === "Black" ? "black" : "white" });
     dice.title = `dice ${(turn.dice || []).join(" ")}`;
     button.append(moves, " ", dice);
     if (turn.drawOffer) {
