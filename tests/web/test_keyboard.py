@@ -60,6 +60,9 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
             player.focus(f'#promotion button[data-move="{uci}"]')
             player.keyboard.press("Enter")
     expect(player.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
-    player.focus("#submit")
+    # Focus is still on the board: Enter there plays the complete turn, as the button says.
+    expect(player.locator(f'[data-square="{at}"]')).to_be_focused()
+    focus_ring = player.locator(f'[data-square="{at}"]').evaluate("(square) => getComputedStyle(square).outlineStyle")
+    assert focus_ring == "solid", "the keyboard's square is outlined, whatever else marks it"
     player.keyboard.press("Enter")
     expect(turn_in_list(other, seat, moves)).to_have_count(1)

@@ -120,6 +120,43 @@ def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
     expect(said).to_have_class(re.compile(r"\binfo\b"))  # news, not an error's red
 
 
+def test_a_turn_built_while_the_network_drops_is_kept_and_played_once_back(server, chromium):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    made = chromium.new_context()
+    network = {"up": True, "sockets": []}
+
+    def relay(route):  # a pass-through the test can cut, and keep cut
+        if not network["up"]:
+            route.close(code=1006)
+            return
+        network["sockets"].append((route, route.connect_to_server()))
+
+    try:
+        made.route_web_socket(re.compile(r".*/games/.*/ws.*"), relay)
+        pages = open_seats(made, base, game)
+        seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+        page = pages[seat]
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        moves = build_turn(page, base, game["gameId"], seat, random.Random(9))
+        expect(page.locator("#submit")).to_be_enabled()
+        network["up"] = False
+        for page_end, server_end in network["sockets"]:
+            server_end.close(code=4000, reason="dropped")
+            page_end.close(code=4000, reason="dropped")
+        expect(page.locator("#connection-lost")).to_be_visible()
+        expect(page.locator("#submit")).to_be_disabled()  # nothing can be sent: never "Turn sent"
+        expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+        network["up"] = True
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open", timeout=30_000)
+        expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))  # kept over the reconnect
+        page.click("#submit")
+        other = pages["Black" if seat == "White" else "White"]
+        expect(other.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')).to_have_count(1)
+    finally:
+        made.close()
+
+
 def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()

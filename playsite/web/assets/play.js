@@ -113,6 +113,7 @@ function destsOf(node) {
 }
 
 function onMove(from, to) {
+  closePromotion(); // a move elsewhere answers the open picker
   if (!view.node || view.waiting || view.ended || view.browsing !== null) return;
   const choices = Object.keys(view.node).filter((uci) => uci.startsWith(from + to));
   if (choices.length === 1) return play(choices[0]);
@@ -129,11 +130,17 @@ function choosePromotion(choices) {
     button.type = "button";
     button.textContent = { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[uci[4]] || uci;
     button.dataset.move = uci;
-    button.addEventListener("click", () => { box.hidden = true; play(uci); });
+    // a choice counts only while it still is one: the turn may have moved on since it was offered
+    button.addEventListener("click", () => { closePromotion(); if (view.node?.[uci]) play(uci); else draw(); });
     return button;
   }));
   box.hidden = false;
   box.querySelector("button").focus();
+}
+
+function closePromotion() {
+  $("promotion").hidden = true;
+  $("promotion").replaceChildren();
 }
 
 function play(uci) {
@@ -146,14 +153,19 @@ function play(uci) {
   draw();
 }
 
-function undo() {
-  const kept = view.partial.slice(0, -1);
-  undoAll();
-  for (const uci of kept) {
+function replayPartial(moves) {
+  for (const uci of moves) {
+    if (!view.node?.[uci]) return;
     view.partial.push(uci);
     view.node = view.node[uci];
     view.pieces = applyMove(view.pieces, uci);
   }
+}
+
+function undo() {
+  const kept = view.partial.slice(0, -1);
+  undoAll();
+  replayPartial(kept);
   draw();
 }
 
@@ -161,7 +173,7 @@ function undoAll() {
   view.pieces = parsePlacement(view.dfen);
   view.node = view.tree;
   view.partial = [];
-  $("promotion").hidden = true;
+  closePromotion();
 }
 
 async function takeRoll(dfen, tree) {
@@ -174,6 +186,10 @@ async function takeRoll(dfen, tree) {
 
 function submit() {
   if ($("submit").disabled) return;
+  if (view.connection !== "open") { // never "Turn sent" for a turn that was not
+    say("Not connected: the turn is kept; play it once the page is back online.");
+    return;
+  }
   view.waiting = true;
   const command = { moves: view.partial };
   if ($("offer-draw").checked && !$("offer-draw-label").hidden) command.offerDraw = true;
@@ -238,7 +254,7 @@ function drawControls() {
     $("partial").replaceChildren();
   }
   $("partial-row").dataset.empty = view.partial.length ? "" : "true";
-  $("submit").disabled = !complete;
+  $("submit").disabled = !complete || view.connection !== "open";
   $("undo").disabled = view.partial.length === 0 || view.waiting || view.ended;
   $("resign").textContent = abortable() ? "Abort" : "Resign";
   $("resign").disabled = !mine || view.ended || view.gone;
@@ -613,8 +629,10 @@ async function onEvent(event) {
     view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
     view.pieces = parsePlacement(state.dfen);
     view.dfen = state.dfen;
+    const kept = { dfen: view.dfen, partial: view.partial };
     view.tree = view.node = null;
     view.partial = [];
+    closePromotion();
     view.drawOfferFrom = null;
     view.notice = "";
     const underWay = state.status.Active && (state.dicePending || body.history.length > 0);
@@ -630,7 +648,11 @@ async function onEvent(event) {
       if (last && !last.moves.length) view.notice = rollNotice(last.seat, last.dice);
       view.dice = diceOf(state.dfen);
       view.diceSeat = state.activeSeat;
-      if (state.activeSeat === mine) await takeRoll(state.dfen, state.legalMoves);
+      if (state.activeSeat === mine) {
+        await takeRoll(state.dfen, state.legalMoves);
+        // A reconnect (a dropped network, not a reload) to the same roll keeps the turn being built.
+        if (kept.dfen === state.dfen) replayPartial(kept.partial);
+      }
     } else if (body.history.length) {
       // a game under way with no roll pending: the last turn offered a draw, the seat to move answers
       view.drawOfferFrom = OTHER[state.activeSeat];
@@ -761,9 +783,20 @@ $("previous").addEventListener("click", () => step(-1));
 $("next").addEventListener("click", () => step(1));
 $("last").addEventListener("click", () => browse(null));
 
+// Enter on the board plays a turn that was already complete (keyboard players build it there).
+// Caught before the board's own handler, so the Enter that completes a turn only completes it.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!event.target.closest?.("#board") || $("submit").disabled) return;
+  event.preventDefault();
+  event.stopPropagation();
+  submit();
+}, true);
+
 document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
+  if (event.key === "Escape" && !$("promotion").hidden) { closePromotion(); draw(); return; }
   if (target.closest?.("input, select, textarea, #board, #account")) return;
   const keys = {
     ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),
@@ -789,6 +822,8 @@ const socket = gameSocket(path(), {
     view.connection = view.ended && state !== "open" ? "ended" : state;
     if (state === "open") view.everOpen = true;
     drawConnection();
+    fit(); // the "connection lost" bar takes room above the table
+    draw();
     if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
   },
   giveUp: async () => {
