@@ -547,6 +547,12 @@ function showOver(over, { fresh }) {
     playSound("end");
     announce(`Game over. ${title}.`);
     if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine);
+  } else if (view.rated && over.result !== null) {
+    // Opened after the end: the record says when the game ended, and so which period rated it.
+    getJson(`/games/${gameId}/history`).then((answer) => {
+      const endedAt = answer.status === 200 ? Date.parse(answer.body.finishedAt) : NaN;
+      if (!Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt });
+    }).catch(() => {});
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.

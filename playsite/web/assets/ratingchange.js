@@ -21,12 +21,23 @@ async function pointsOf(path) {
 
 const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value}` : "\u00b10");
 
+// The change a game that ended at `endedAt` (ms) made: the first period that ends at or after
+// it holds the game; the point before it (or the starting 1500) is the rating it started from.
+export function changeAfter(points, endedAt) {
+  const at = points.findIndex((point) => Date.parse(point.at) >= endedAt);
+  if (at < 0) return null;
+  const previous = at > 0 ? points[at - 1].rating : 1500;
+  return { rating: Math.round(points[at].rating), delta: Math.round(points[at].rating) - Math.round(previous) };
+}
+
 // `players`: {white, black} faces; `element` receives the sentence; `you`: "White", "Black" or null.
-export async function followRatingChanges(element, players, you) {
+// `endedAt` (ms since the epoch, from the game's record): a page opened after the game ended
+// finds the game's period by its end, where a page that saw the end compares with what it read then.
+export async function followRatingChanges(element, players, you, { endedAt = null } = {}) {
   const rated = ["white", "black"].map((seat) => ({ seat, face: players?.[seat] }))
     .map((entry) => ({ ...entry, path: historyPath(entry.face) })).filter((entry) => entry.path);
   if (!rated.length) return;
-  for (const entry of rated) entry.before = await pointsOf(entry.path);
+  for (const entry of rated) entry.before = endedAt === null ? await pointsOf(entry.path) : [];
   const started = Date.now();
   const changes = new Map();
   const show = () => {
@@ -42,7 +53,13 @@ export async function followRatingChanges(element, players, you) {
     for (const entry of rated) {
       if (changes.has(entry.seat) || entry.before === null) continue;
       const points = await pointsOf(entry.path);
-      if (!points || points.length <= entry.before.length) continue;
+      if (!points) continue;
+      if (endedAt !== null) {
+        const change = changeAfter(points, endedAt);
+        if (change) changes.set(entry.seat, change);
+        continue;
+      }
+      if (points.length <= entry.before.length) continue;
       const last = points[points.length - 1];
       const previous = entry.before.length ? entry.before[entry.before.length - 1].rating : 1500;
       changes.set(entry.seat, { rating: Math.round(last.rating), delta: Math.round(last.rating) - Math.round(previous) });
@@ -52,5 +69,6 @@ export async function followRatingChanges(element, players, you) {
       setTimeout(read, PERIOD_MS);
     }
   };
-  setTimeout(read, PERIOD_MS);
+  if (endedAt === null) setTimeout(read, PERIOD_MS);
+  else read(); // the period may be applied already
 }
