@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
+import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -61,7 +61,7 @@ async function load() {
     item.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
       faceLink(game.opponent),
-      element("span", ` (${game.termination.replace(/_/g, " ")}${game.rated ? ", rated" : ""}) `),
+      element("span", ` (${endingWords(game.termination)}${game.rated ? ", rated" : ""}) `),
       element("a", "Replay", { href: `/replay/${game.gameId}` }),
     );
     return item;

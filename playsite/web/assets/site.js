@@ -42,6 +42,12 @@ const HOW = {
   draw_agreement: "by agreement", no_progress: "no progress",
 };
 
+// How a game ended, in the words of the history page: "by resignation", "on time".
+export function endingWords(termination) {
+  if (termination === "aborted") return "aborted";
+  return HOW[termination] || termination.replace(/_/g, " ");
+}
+
 export function resultText(result, termination) {
   if (termination === "aborted") return "Aborted";
   const how = HOW[termination] || termination.replace(/_/g, " ");
