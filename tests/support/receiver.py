@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import attrs
 
 from playsite.rules import legal_tree, parse_dfen
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn, random_turn
 
 
 @attrs.frozen
@@ -185,8 +185,12 @@ def valid_signature(secret: str, seen: Seen) -> bool:
 
 
 class WebhookReceiver(Receiver):
-    def __init__(self, script: Script | None = None, *, tls: ssl.SSLContext | None = None, seed: int = 7):
+    def __init__(
+        self, script: Script | None = None, *, tls: ssl.SSLContext | None = None, seed: int = 7, spare_king: bool = False
+    ):
         super().__init__(tls=tls, name="webhook-receiver")
+        self.spare_king = spare_king
+        """Answer with a turn that does not take the king when another exists (a test that needs the game to go on)."""
         self.script = script or (lambda seen: None)
         self.secret: str | None = None
         self.bad_signatures = 0
@@ -225,7 +229,11 @@ class WebhookReceiver(Receiver):
             if tree is None:
                 tree = legal_tree(parse_dfen(state["dfen"]))
             with self._lock:
-                moves = random_turn(tree, self.rng)
+                moves = (
+                    king_sparing_turn(tree, state["dfen"], message["seat"], self.rng)
+                    if self.spare_king
+                    else random_turn(tree, self.rng)
+                )
                 self.turns_answered += 1
                 self.answers.append((state["version"], moves))
             return Reply(200, json.dumps({"moves": moves}).encode())

@@ -13,7 +13,7 @@ import pytest
 from playsite.store.migrations import apply_pending, load_migrations
 from tests.support.errors import assert_error, assert_no_server_errors
 from tests.support.receiver import Reply, WebhookReceiver
-from tests.support.turns import random_turn
+from tests.support.turns import king_sparing_turn, random_turn
 from tests.support.waiting import wait_until_sync
 
 PUSH = {"DICE_SEED_WINDOW_MS": "0", "WEBHOOK_PUSH_ENABLED": "true", "WEBHOOK_ALLOW_LOOPBACK": "true"}
@@ -64,8 +64,9 @@ class Client:
         players = self.state(game_id)["players"]
         return "White" if players["white"]["name"] == f"{bot['team']} {bot['name']}" else "Black"
 
-    def play_polling_turn(self, game_id: str, bot: dict, seat: str, rng: random.Random) -> bool:
-        """One look at the game; plays a random legal turn if it is this seat's. False once ended."""
+    def play_polling_turn(self, game_id: str, bot: dict, seat: str, rng: random.Random, *, spare_king: bool = False) -> bool:
+        """One look at the game; plays a random legal turn if it is this seat's (with
+        `spare_king`, one that does not take the king when another exists). False once ended."""
         state = self.state(game_id)
         if "Ended" in state["status"]:
             return False
@@ -73,7 +74,8 @@ class Client:
             tree = state["legalMoves"]
             if tree is None:
                 tree = self.call("GET", f"/games/{game_id}/moves").json()["legalMoves"]
-            response = self.call("POST", f"/bot/game/{game_id}/move", bot, json={"moves": random_turn(tree, rng)})
+            moves = king_sparing_turn(tree, state["dfen"], seat, rng) if spare_king else random_turn(tree, rng)
+            response = self.call("POST", f"/bot/game/{game_id}/move", bot, json={"moves": moves})
             assert response.status_code in (200, 202, 409), response.text
         else:
             time.sleep(0.02)
@@ -138,7 +140,8 @@ def test_a_registration_replaced_mid_turn_records_the_late_answer_as_stale(clien
             return None
         return Reply(200, old.default_reply(seen).body, delay_s=2)
 
-    with WebhookReceiver(slow, seed=6) as old, WebhookReceiver(seed=7) as new:
+    # Both sides spare the king: the game must go on until the late answer arrives.
+    with WebhookReceiver(slow, seed=6, spare_king=True) as old, WebhookReceiver(seed=7, spare_king=True) as new:
         client.register_webhook(alice, old)
         game_id = client.start_game(bob, alice)
         bob_seat = client.seat_of(game_id, bob)
@@ -151,7 +154,7 @@ def test_a_registration_replaced_mid_turn_records_the_late_answer_as_stale(clien
                 replaced = True
             if replaced and "stale_registration" in outcomes(client.stats(alice)["last24h"]) and new.answers:
                 break
-            assert client.play_polling_turn(game_id, bob, bob_seat, rng)
+            assert client.play_polling_turn(game_id, bob, bob_seat, rng, spare_king=True)
         stale_version = old.answers[0][0]
         assert new.answers[0][0] == stale_version  # the standing turn went to the new registration
         wait_until_sync(lambda: client.state(game_id)["version"] > stale_version, "the standing turn to be played")
@@ -219,7 +222,8 @@ def test_registrations_stats_and_delivery_survive_a_restart_on_postgresql(serve,
         apply_pending(conn, load_migrations())
     env = {**PUSH, "DATABASE_URL": database_url}
     rng = random.Random(13)
-    with WebhookReceiver(seed=8) as hook:
+    # Both sides spare the king: the game must outlive the restart (a random turn took a king once).
+    with WebhookReceiver(seed=8, spare_king=True) as hook:
         first = Client(serve(env))
         alice = first.register_bot("hooks", "alice")
         bob = first.register_bot("polls", "bob")
@@ -229,7 +233,7 @@ def test_registrations_stats_and_delivery_survive_a_restart_on_postgresql(serve,
         deadline = time.monotonic() + 30
         while outcomes(first.stats(alice)["last24h"]).get("applied", 0) < 1:
             assert time.monotonic() < deadline, "alice never played"
-            assert first.play_polling_turn(game_id, bob, bob_seat, rng)
+            assert first.play_polling_turn(game_id, bob, bob_seat, rng, spare_king=True)
         assert first.server.stop() == 0
         first.close()
         assert_no_server_errors(first.server)
@@ -243,7 +247,7 @@ def test_registrations_stats_and_delivery_survive_a_restart_on_postgresql(serve,
         deadline = time.monotonic() + 30
         while hook.turns_answered == answered:  # the resumed game delivers again, signed with the same secret
             assert time.monotonic() < deadline, "the resumed game delivered nothing"
-            assert second.play_polling_turn(game_id, bob, bob_seat, rng)
+            assert second.play_polling_turn(game_id, bob, bob_seat, rng, spare_king=True)
         wait_until_sync(lambda: outcomes(second.stats(alice)["last24h"])["applied"] > before,
                         "the resumed game's delivery to be recorded applied")
         second.close()
