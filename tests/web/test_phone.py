@@ -5,22 +5,11 @@ mounted, the header shows no account controls."""
 from __future__ import annotations
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE, finished_game
-from tests.support.server import ServerProcess
 
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
-
-
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
 
 
 def test_every_page_fits_a_phone_screen(server, chromium):

@@ -21,7 +21,6 @@ from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
-from tests.support.server import ServerProcess
 from tests.support.sign_in import site  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until_sync
 
@@ -31,15 +30,6 @@ IN_VIEW = """([list, item]) => {
   const outer = list.getBoundingClientRect(), inner = item.getBoundingClientRect();
   return inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
 
 
 def seconds(text: str) -> int:

@@ -50,7 +50,7 @@ export function endingWords(termination) {
 
 export function resultText(result, termination) {
   if (termination === "aborted") return "Aborted";
-  const how = HOW[termination] || termination.replace(/_/g, " ");
+  const how = endingWords(termination);
   const joined = how.startsWith("by ") || how.startsWith("on ") ? ` ${how}` : `: ${how}`;
   if (result === 1) return `White won${joined}`;
   if (result === -1) return `Black won${joined}`;
