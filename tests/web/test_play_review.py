@@ -248,3 +248,24 @@ def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(ser
         "at a period's end": {"rating": 1599, "delta": -13},
         "not applied yet": None,
     }
+
+
+LUMINANCE = """(id) => {
+  const [r, g, b] = getComputedStyle(document.getElementById(id)).backgroundColor.match(/\\d+/g).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}"""
+
+
+def test_the_dark_palette_darkens_the_fairness_badge_and_the_draw_banner(server, chromium):
+    game_id = finished_game(server, 2)
+    dark = chromium.new_context(color_scheme="dark")
+    try:
+        page = dark.new_page()
+        page.goto(f"{server.base_url}/replay/{game_id}")
+        expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+        assert page.evaluate(LUMINANCE, "fairness") < 0.3, "the verified badge is dark in the dark palette"
+        page.goto(f"{server.base_url}/play/{game_id}")
+        expect(page.locator("#result")).to_be_visible()
+        assert page.evaluate(LUMINANCE, "draw-offer") < 0.3, "the draw banner is dark in the dark palette"
+    finally:
+        dark.close()
