@@ -27,13 +27,18 @@ def free_port() -> int:
 class ServerProcess:
     """`playsite serve` on a random port; stderr goes to a file so the pipe never fills."""
 
-    def __init__(self, env: dict[str, str] | None = None, *, cwd: Path | None = None, open_files: int | None = None):
+    def __init__(
+        self, env: dict[str, str] | None = None, *, cwd: Path | None = None, open_files: int | None = None,
+        module: tuple[str, ...] = ("playsite", "serve"),
+    ):
         # No house bots unless the test asks: it sees exactly the bots it made.
         self.env = {**os.environ, "PLAY_PORT": "0", "PLAY_HOST": "127.0.0.1", "PLAY_HOUSE_BOTS": "false", **(env or {})}
         self.cwd = cwd
+        """Where the process starts (`python -m` imports from there first)."""
+        self.module = module
+        """What `python -m` runs: `playsite serve`, or a launcher of the tests' around it."""
         self.open_files = open_files
         """A soft open-files limit to start the process with (its hard limit unchanged)."""
-        """Where the process starts (`python -m` imports from there first)."""
         self.log_path = Path(tempfile.mkstemp(prefix="playsite-serve-", suffix=".log")[1])
         self.process: subprocess.Popen | None = None
         self.port: int | None = None
@@ -41,7 +46,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "playsite", "serve"],
+                [sys.executable, "-m", *self.module],
                 env=self.env,
                 cwd=self.cwd,
                 stdout=log,

@@ -287,6 +287,81 @@ def test_the_keyboard_picks_and_plays_and_focus_survives_redraws(server, context
     expect(page.locator('[data-square="e5"]')).to_be_focused()
 
 
+# White's pawn on e7 may promote on e8 (or take on d8); Black's on b2 on b1.
+PROMOTING = "3r3k/4P3/8/8/8/8/1p6/K7 w - - 0 1"
+
+
+def offer(page, square: str, moves: list[str]) -> None:
+    """Open the picker over `square` with these moves; picks land in window.picked, a cancel as null."""
+    page.evaluate(
+        """([square, moves]) => {
+            window.picked = [];
+            const piece = (uci) => (square[1] === "8" ? uci[4].toUpperCase() : uci[4]);
+            window.board.promote(square, moves.map((move) => ({ piece: piece(move), move })), {
+                onPick: (move) => window.picked.push(move),
+                onCancel: () => window.picked.push(null),
+            });
+        }""",
+        [square, moves],
+    )
+
+
+def test_the_promotion_picker_stands_over_the_square_and_answers_once(server, context, artifacts):
+    page = context.new_page()
+    mount(page, server)
+    setup(page, PROMOTING, dests={"e7": ["e8", "d8"]}, lastMove=[])
+    choices = ["e7e8q", "e7e8n", "e7e8r", "e7e8b"]
+    offer(page, "e8", choices)
+    tiles = page.locator("#board .promotion button.promotion-choice")
+    expect(tiles).to_have_count(4)
+    expect(tiles.first).to_be_focused()  # the keyboard starts on the queen
+    # a column in the pawn's file, from the promotion square down toward the middle
+    for tile, square in zip(choices, ("e8", "e7", "e6", "e5")):
+        at, under = page.locator(f'[data-move="{tile}"]').bounding_box(), page.locator(f'[data-square="{square}"]').bounding_box()
+        assert abs(at["x"] - under["x"]) < 1 and abs(at["y"] - under["y"]) < 1, (tile, square, at, under)
+    expect(page.locator('[data-move="e7e8n"]')).to_have_attribute("aria-label", "knight")
+    screenshot(page, artifacts, "board-promotion-light")
+    # the arrow keys go round the choices; Enter picks; the picker closes
+    page.keyboard.press("ArrowDown")
+    expect(page.locator('[data-move="e7e8n"]')).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    expect(page.locator('[data-move="e7e8b"]')).to_be_focused()
+    page.keyboard.press("Enter")
+    assert page.evaluate("window.picked") == ["e7e8b"]
+    expect(tiles).to_have_count(0)
+    expect(page.locator('[data-square="e8"]')).to_be_focused()  # the keyboard goes on from the new piece
+    assert moves(page) == [], "a pick is the picker's answer, not a move of the board's"
+    # a click on the veil, away from the tiles, cancels; so does Escape
+    offer(page, "e8", choices)
+    x, y = centre(page, "a4")
+    page.mouse.click(x, y)
+    assert page.evaluate("window.picked") == [None]
+    expect(tiles).to_have_count(0)
+    expect(page.locator('[data-square="a4"]')).not_to_contain_class("selected")
+    offer(page, "e8", ["e7e8n"])  # the maximum-dice rule may leave one choice
+    expect(tiles).to_have_count(1)
+    page.keyboard.press("Escape")
+    assert page.evaluate("window.picked") == [None]
+    expect(tiles).to_have_count(0)
+    # Black's promotion seen from Black's side: b1 is at the top, the column grows downwards;
+    # seen from White's, at the bottom, upwards. A flip closes an open picker.
+    setup(page, PROMOTING, orientation="black", dests={"b2": ["b1"]}, lastMove=[])
+    black = ["b2b1q", "b2b1n", "b2b1r", "b2b1b"]
+    offer(page, "b1", black)
+    for tile, square in zip(black, ("b1", "b2", "b3", "b4")):
+        at, under = page.locator(f'[data-move="{tile}"]').bounding_box(), page.locator(f'[data-square="{square}"]').bounding_box()
+        assert abs(at["y"] - under["y"]) < 1, (tile, square)
+    expect(page.locator('[data-move="b2b1q"]')).to_have_attribute("data-piece", "q")
+    page.evaluate("window.board.set({ orientation: 'white' })")
+    expect(tiles).to_have_count(0)
+    offer(page, "b1", black)
+    first, last = page.locator('[data-move="b2b1q"]').bounding_box(), page.locator('[data-move="b2b1b"]').bounding_box()
+    assert last["y"] < first["y"], "from the bottom edge the column grows upwards"
+    page.locator('[data-move="b2b1r"]').click()
+    assert page.evaluate("window.picked") == ["b2b1r"]
+
+
 def test_the_dark_theme_follows_the_colour_scheme(server, chromium, artifacts):
     colours = {}
     for scheme in ("light", "dark"):

@@ -57,7 +57,7 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
             player.keyboard.press("Enter")
             at = square
         if len(uci) == 5:
-            player.focus(f'#promotion button[data-move="{uci}"]')
+            player.focus(f'#board .promotion button[data-move="{uci}"]')
             player.keyboard.press("Enter")
     expect(player.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
     # Focus is still on the board: Enter there plays the complete turn, as the button says.

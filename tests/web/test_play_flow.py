@@ -65,7 +65,7 @@ def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random)
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')
         if len(uci) == 5:
-            page.click(f'#promotion button[data-move="{uci}"]')
+            page.click(f'#board .promotion button[data-move="{uci}"]')
         expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves[: index + 1]))
         # the dice this much of the turn has paid for are dimmed and labelled "used"
         expect(page.locator('#dice [aria-label$=", used"]')).to_have_count(dice_paid(moves[: index + 1], roll["dfen"]))

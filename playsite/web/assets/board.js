@@ -379,6 +379,71 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
   // stepping through the moves, keep working); Tab and the arrow keys do.
   element.addEventListener("mousedown", (event) => event.preventDefault(), listening);
 
+  // The promotion picker, lichess's way: the board veiled, and the pieces a pawn may become as
+  // round tiles in its file, from the promotion square toward the middle of the board.
+  let picker = null; // {layer, square}
+
+  // The keyboard that was on a tile lands on the promotion square, where the turn goes on.
+  function closePicker() {
+    if (!picker) return;
+    const { layer, square } = picker;
+    const focused = layer.contains(document.activeElement);
+    layer.remove();
+    picker = null;
+    if (focused) {
+      rove(squares.get(square));
+      squares.get(square).focus();
+    }
+  }
+
+  function promote(square, choices, { onPick = () => {}, onCancel = () => {} } = {}) {
+    closePicker();
+    endPress();
+    const column = state.orientation === "white" ? FILES.indexOf(square[0]) : 7 - FILES.indexOf(square[0]);
+    const row = state.orientation === "white" ? 8 - Number(square[1]) : Number(square[1]) - 1;
+    const down = row < 4; // from the top edge the column grows downwards, from the bottom upwards
+    const layer = document.createElement("div");
+    layer.className = "promotion";
+    layer.setAttribute("role", "dialog");
+    layer.setAttribute("aria-label", `promote the pawn on ${square}`);
+    layer.addEventListener("click", (event) => {
+      if (event.target !== layer) return;
+      closePicker();
+      onCancel();
+    });
+    layer.addEventListener("pointerdown", (event) => event.stopPropagation());
+    layer.addEventListener("mousedown", (event) => event.stopPropagation());
+    const tiles = choices.map(({ piece, move }, index) => {
+      const tile = document.createElement("button");
+      tile.type = "button";
+      tile.className = "promotion-choice";
+      tile.dataset.move = move;
+      tile.dataset.piece = piece;
+      tile.setAttribute("aria-label", PIECE_NAMES[piece.toUpperCase()]);
+      tile.style.gridColumn = String(column + 1);
+      tile.style.gridRow = String((down ? row + index : row - index) + 1);
+      tile.style.backgroundImage = `url("${pieceImage(piece)}")`;
+      tile.addEventListener("click", () => { closePicker(); onPick(move); });
+      tile.addEventListener("keydown", (event) => {
+        const step = { ArrowDown: down ? 1 : -1, ArrowUp: down ? -1 : 1 }[event.key];
+        if (event.key === "Escape") {
+          event.preventDefault();
+          event.stopPropagation();
+          closePicker();
+          onCancel();
+        } else if (step !== undefined) {
+          event.preventDefault();
+          tiles[(index + step + tiles.length) % tiles.length].focus();
+        }
+      });
+      return tile;
+    });
+    layer.append(...tiles);
+    element.append(layer);
+    picker = { layer, square };
+    tiles[0]?.focus();
+  }
+
   layout();
   paint();
 
@@ -386,6 +451,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     set(update = {}) {
       const before = state.pieces;
       if ("orientation" in update && update.orientation !== state.orientation) {
+        closePicker(); // its tiles stand in the old orientation's column
         state.orientation = update.orientation === "black" ? "black" : "white";
         element.dataset.orientation = state.orientation;
         endPress();
@@ -399,9 +465,16 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       if (press && ("pieces" in update || "dests" in update)) endPress();
       paint(update.animate && "pieces" in update ? before : null);
     },
+    // Offer `choices` ([{piece: "Q", move: "e7e8q"}, ...]) over `square`: onPick(move) on a
+    // tile, onCancel() on a click elsewhere on the board or Escape. One picker at a time.
+    promote,
+    // Close an open picker without a word to its caller (the turn has moved on).
+    closePromotion: closePicker,
+    get promoting() { return picker !== null; },
     get orientation() { return state.orientation; },
     get selected() { return state.selected; },
     destroy() {
+      closePicker();
       endPress();
       stop.abort();
       element.replaceChildren();

@@ -121,26 +121,23 @@ function onMove(from, to) {
   draw();
 }
 
+// The pieces a pawn may become here, over its promotion square (the tree may allow fewer than
+// four: the maximum-dice rule can force one). A choice counts only while it still is one.
 function choosePromotion(choices) {
-  const box = $("promotion");
-  const label = document.createElement("span");
-  label.textContent = "Promote to:";
-  box.replaceChildren(label, ...choices.map((uci) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[uci[4]] || uci;
-    button.dataset.move = uci;
-    // a choice counts only while it still is one: the turn may have moved on since it was offered
-    button.addEventListener("click", () => { closePromotion(); if (view.node?.[uci]) play(uci); else draw(); });
-    return button;
-  }));
-  box.hidden = false;
-  box.querySelector("button").focus();
+  const order = "qnrb"; // as lichess lists them, nearest the square first
+  const white = view.pieces[choices[0].slice(0, 2)] === "P";
+  const tiles = choices
+    .slice()
+    .sort((a, b) => order.indexOf(a[4]) - order.indexOf(b[4]))
+    .map((uci) => ({ piece: white ? uci[4].toUpperCase() : uci[4], move: uci }));
+  board.promote(choices[0].slice(2, 4), tiles, {
+    onPick: (uci) => { if (view.node?.[uci]) play(uci); else draw(); },
+    onCancel: () => draw(),
+  });
 }
 
 function closePromotion() {
-  $("promotion").hidden = true;
-  $("promotion").replaceChildren();
+  board.closePromotion();
 }
 
 function play(uci) {
@@ -793,7 +790,7 @@ $("last").addEventListener("click", () => browse(null));
 // Caught before the board's own handler, so the Enter that completes a turn only completes it.
 document.addEventListener("keydown", (event) => {
   if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey) return;
-  if (!event.target.closest?.("#board") || $("submit").disabled) return;
+  if (!event.target.closest?.("#board") || $("submit").disabled || board.promoting) return;
   event.preventDefault();
   event.stopPropagation();
   submit();
@@ -802,7 +799,7 @@ document.addEventListener("keydown", (event) => {
 document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
-  if (event.key === "Escape" && !$("promotion").hidden) { closePromotion(); draw(); return; }
+  if (event.key === "Escape" && board.promoting) { closePromotion(); draw(); return; }
   if (target.closest?.("input, select, textarea, #board, #account")) return;
   const keys = {
     ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),

@@ -1,0 +1,54 @@
+"""`playsite serve` with one more game, begun from a position the test gives, for browser tests
+of what only a rare position shows (a pawn about to promote). Everything else is the real
+server: its boot, its HTTP and WebSocket edge, its rooms, dice and trees.
+
+    python -m tests.support.positioned_server "<DFEN>"
+
+prints `positioned game: {"gameId": ..., "white": <token>, "black": <token>}` once the game is
+created, before hypercorn's listening line (tests/support/server.ServerProcess waits for it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+
+import trio
+
+from playsite.config import Settings
+from playsite.games.creation import human_seat
+from playsite.rooms.admission import Purpose
+from playsite.rooms.model import RoomSetup
+from playsite.rules import parse_dfen
+from playsite.server import serve, wait_for_signals
+from playsite.services import boot
+from playsite.wire import BLACK, WHITE, Unlimited
+
+
+async def main(dfen: str) -> None:
+    settings = Settings.from_environ()
+    async with trio.open_nursery() as nursery:
+        services = await boot(settings, nursery)
+        (white, white_seat), (black, black_seat) = human_seat(), human_seat()
+        setup = RoomSetup(
+            game_id=str(uuid.uuid4()),
+            time_control=Unlimited(),
+            white=white_seat,
+            black=black_seat,
+            origin="friend",
+            await_joins=True,
+            seed_window_s=0,
+            start=parse_dfen(dfen),
+        )
+        room = await services.registry.create(setup, Purpose.GENERAL, participants=())
+        print("positioned game: " + json.dumps({"gameId": room.game_id, WHITE.lower(): white, BLACK.lower(): black}),
+              file=sys.stderr, flush=True)
+        shutdown = trio.Event()
+        nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
+        await serve(services, shutdown)
+        nursery.cancel_scope.cancel()
+
+
+if __name__ == "__main__":
+    trio.run(main, sys.argv[1])
