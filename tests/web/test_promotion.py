@@ -13,7 +13,6 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from playsite.rules import parse_dfen
 from tests.support.artifacts import screenshot
 from tests.support.browser import pending, turn_in_list
 from tests.support.server import ServerProcess
