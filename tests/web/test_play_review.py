@@ -172,6 +172,48 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         header = page.locator("header.site").bounding_box()
         assert header["height"] <= 56, f"the header keeps to one line: {header}"
         screenshot(page, artifacts, "phone-your-turn")
+        # the other seat, waiting: no greyed-out turn to build between the dice and the moves
+        waiting = pages["Black" if seat == "White" else "White"]
+        expect(waiting.locator("#status")).to_have_attribute("data-status", "waiting")
+        for hidden in ("#partial-row", "#submit", "#undo"):
+            expect(waiting.locator(hidden)).to_be_hidden()
+        expect(waiting.locator("#resign")).to_be_visible()
+        screenshot(waiting, artifacts, "phone-their-turn")
+    finally:
+        phone.close()
+
+
+LANDSCAPE = {"width": 844, "height": 390}
+
+
+@pytest.mark.parametrize("viewport", [LANDSCAPE, {"width": 667, "height": 375}], ids=["844x390", "667x375"])
+def test_a_phone_held_sideways_keeps_board_strips_and_panel_side_by_side(server, chromium, artifacts, viewport):
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    phone = chromium.new_context(viewport=viewport, is_mobile=True, has_touch=True)
+    try:
+        pages = open_seats(phone, base, game)
+        seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+        page = pages[seat]
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        page.evaluate("window.scrollTo(0, 0)")
+        board = page.locator("#board").bounding_box()
+        assert board["height"] >= 0.72 * viewport["height"], f"the board takes most of the height: {board}"
+        assert board["y"] + board["height"] <= viewport["height"], f"the whole board is on screen: {board}"
+        # the strips stand beside the board, the opponent's at its top and one's own at its bottom
+        mine, theirs = (page.locator(f"#player-{side}").bounding_box() for side in (
+            seat.lower(), "black" if seat == "White" else "white"))
+        for strip in (mine, theirs):
+            assert strip["x"] >= board["x"] + board["width"], f"a strip beside the board: {strip}"
+        assert abs(theirs["y"] - board["y"]) < 2
+        assert abs(mine["y"] + mine["height"] - (board["y"] + board["height"])) < 2
+        # the panel beside them, and the turn's buttons on the first screen
+        for shown in ("#dice-row", "#submit", "#undo", "#resign"):
+            box = page.locator(shown).bounding_box()
+            assert box["x"] >= mine["x"] + mine["width"], f"{shown} beside the board: {box}"
+            assert box["y"] + box["height"] <= viewport["height"], f"{shown} is below the fold: {box}"
+        assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+        screenshot(page, artifacts, f"phone-sideways-{viewport['width']}")
     finally:
         phone.close()
 

@@ -251,6 +251,10 @@ function drawControls() {
     $("partial").replaceChildren();
   }
   $("partial-row").dataset.empty = view.partial.length ? "" : "true";
+  // The turn's row and buttons only while there is a turn to build (or one just sent): during
+  // the opponent's turn they would be greyed-out clutter, on a phone between board and moves.
+  const building = myTurn() || view.waiting || view.partial.length > 0;
+  for (const id of ["partial-row", "submit", "undo"]) $(id).hidden = !building;
   $("submit").disabled = !complete || view.connection !== "open";
   $("undo").disabled = view.partial.length === 0 || view.waiting || view.ended;
   $("resign").textContent = abortable() ? "Abort" : "Resign";
@@ -743,10 +747,13 @@ function fit() {
   const style = getComputedStyle(main);
   const room = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
-  const narrow = matchMedia("(max-width: 760px)").matches;
-  const strips = $("player-white").offsetHeight + $("player-black").offsetHeight;
+  // sideways on a phone (play.css): the panel and the strips beside the board, whatever the width
+  const short = matchMedia("(orientation: landscape) and (max-height: 500px)").matches;
+  const narrow = !short && matchMedia("(max-width: 760px)").matches;
+  const strips = short ? 0 : $("player-white").offsetHeight + $("player-black").offsetHeight;
   const top = table.getBoundingClientRect().top + scrollY;
-  const byWidth = narrow ? room : room - 17 * rem - 1.5 * rem; // the panel's least width and the gap
+  const beside = short ? 14 * rem + 1 * rem + 7 * rem + 0.5 * rem : 17 * rem + 1.5 * rem; // panel, strips, gaps
+  const byWidth = narrow ? room : room - beside;
   const byHeight = innerHeight - top - strips - 12;
   const size = Math.floor(narrow && innerHeight > innerWidth ? byWidth : Math.min(byWidth, byHeight));
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
