@@ -127,5 +127,14 @@ def test_the_strength_page_draws_each_bot_with_its_interval(site, chromium, arti
     assert serious_violations(page) == []
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # on a phone each row is a card: every value on screen beside its label, none scrolled away
+    for table in ("#strength-table", "#pairs-table"):
+        assert page.evaluate(f"(() => {{ const s = document.querySelector('{table}').parentElement; return s.scrollWidth <= s.clientWidth; }})()")
+    verdict = page.locator('#pairs-table td[data-label="verdict"]').first
+    expect(verdict).to_contain_text("not")
+    box = verdict.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    label = verdict.evaluate("(td) => getComputedStyle(td, '::before').content")
+    assert label == '"verdict"', label
     screenshot(page, artifacts, f"strength-phone-{scheme}")
     context.close()

@@ -16,13 +16,17 @@ function botLink(publicName) {
   return element("a", `${team}/${name}`, { href: `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` });
 }
 
-function row(cells) {
+// A row of `table`, each cell labelled with its column's heading: a phone shows the rows as
+// cards, each value under its label (style.css, table.stacks).
+function row(table, cells) {
+  const headings = [...table.tHead.rows[0].cells].map((th) => th.textContent);
   const tr = element("tr");
-  for (const cell of cells) {
+  cells.forEach((cell, index) => {
     const td = element("td");
+    td.dataset.label = headings[index];
     td.append(cell);
     tr.append(td);
-  }
+  });
   return tr;
 }
 
@@ -67,7 +71,7 @@ async function load() {
   }));
   const title = "Strength of each bot relative to the pool (Elo points, 95% interval)";
   drawAtWidth($("strength-chart"), () => intervalChart($("strength-chart"), rows, { title }));
-  $("strength-table").tBodies[0].replaceChildren(...ranking.map((entry, index) => row([
+  $("strength-table").tBodies[0].replaceChildren(...ranking.map((entry, index) => row($("strength-table"), [
     String(index + 1), botLink(entry.player), signed(entry.elo), `${signed(entry.ciLow)} to ${signed(entry.ciHigh)}`,
     entry.losVsNext === null ? "" : `${Math.round(entry.losVsNext * 100)}%`,
   ])));
@@ -75,7 +79,7 @@ async function load() {
   $("pairs-table").tBodies[0].replaceChildren(...pairwise.map((matchup) => {
     const verdict = element("span", verdictText(matchup), { class: `verdict verdict-${matchup.result.verdict}` });
     const { wins, draws, losses } = matchup.singles;
-    return row([botLink(matchup.perspective), botLink(matchup.opponent), `${wins} / ${draws} / ${losses}`, verdict, evidence(matchup.result)]);
+    return row($("pairs-table"), [botLink(matchup.perspective), botLink(matchup.opponent), `${wins} / ${draws} / ${losses}`, verdict, evidence(matchup.result)]);
   }));
 }
 
