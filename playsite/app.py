@@ -45,7 +45,8 @@ def create_app(services: Services) -> QuartTrio:
     install_cycleless_matcher(app.url_map)
     app.json.sort_keys = False
     install_edge(
-        app, unavailable=(DatabaseUnavailable,), origins=services.origins, any_origin=services.settings.cors_any_origin
+        app, unavailable=(DatabaseUnavailable,), origins=services.origins, any_origin=services.settings.cors_any_origin,
+        trusted_proxies=services.settings.trusted_proxies,
     )
 
     @app.get("/health")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Protocol, TypeVar
 
-from quart import has_request_context, request, websocket
+from quart import current_app, has_request_context, request, websocket
 
 from playsite.credentials import CSRF_HEADER, SESSION_COOKIE, Credentials
 from playsite.http.errors import Refusal
@@ -73,11 +73,30 @@ def credentials() -> Credentials:
     )
 
 
+TRUSTED_PROXIES = "PLAYSITE_TRUSTED_PROXIES"
+"""The app's config key for PLAY_TRUSTED_PROXIES (the edge sets it: `install_edge`)."""
+
+
 def client_address() -> str:
-    """The peer address of the connection. Forwarding headers are not trusted: the service
-    is reached directly (one serving process), and a header is whatever the client says."""
+    """The address of the client: the connection's peer, or, when that peer is a proxy on
+    PLAY_TRUSTED_PROXIES, the address that proxy saw, read from `X-Forwarded-For` from the
+    right (each proxy appends the peer it saw) up to the first hop that is not a trusted proxy.
+    Per-address limits count clients, not the proxy they all come through. From any other
+    peer the header is ignored (a client says what it likes), and so is an entry that is not
+    an address (the proxy is then the client)."""
     context = request if has_request_context() else websocket
-    return context.remote_addr or "unknown"
+    peer = context.remote_addr or "unknown"
+    trusted = current_app.config.get(TRUSTED_PROXIES, ())
+    if not _is_trusted(_address(peer), trusted):
+        return peer
+    hops = [hop.strip() for line in context.headers.getlist("X-Forwarded-For") for hop in line.split(",")]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:
+            return peer
+        if not _is_trusted(address, trusted):
+            return str(address)
+    return peer
 
 
 LOCAL_PEER = "<local>"
@@ -93,7 +112,7 @@ def over_https(trusted_proxies: tuple[str, ...]) -> bool:
     demo`), whose traffic never crossed a network."""
     context = request if has_request_context() else websocket
     peer = _address(context.remote_addr)
-    if peer is not None and any(peer in ipaddress.ip_network(net) for net in trusted_proxies):
+    if _is_trusted(peer, trusted_proxies):
         return context.headers.get("X-Forwarded-Proto", "").strip().lower() == "https"
     if context.scheme in ("https", "wss"):
         return True
@@ -107,3 +126,7 @@ def _address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address 
         return ipaddress.ip_address(text or "")
     except ValueError:
         return None
+
+
+def _is_trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None, trusted: tuple[str, ...]) -> bool:
+    return address is not None and any(address in ipaddress.ip_network(net) for net in trusted)

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from quart import Quart, Response, has_request_context, has_websocket_context, request, websocket
 from werkzeug.exceptions import HTTPException
 
+from playsite.http.auth import TRUSTED_PROXIES
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
 from playsite.http.cors import CorsPolicy
 from playsite.http.errors import (
@@ -32,13 +33,16 @@ def install_edge(
     unavailable: tuple[type[Exception], ...] = (),
     origins: OriginPolicy = OriginPolicy(),
     any_origin: bool = False,
+    trusted_proxies: tuple[str, ...] = (),
 ) -> None:
     """`unavailable`: exception types that mean a dependency (the store) is down; one that
     escapes a route is answered 503 `temporarily_unavailable`, never 500. `origins`: the
     browser boundary whose CORS answers every request gets; `any_origin`: other pages may read
-    answers too, without credentials (`*` on PLAY_CORS_ORIGINS)."""
+    answers too, without credentials (`*` on PLAY_CORS_ORIGINS). `trusted_proxies`: the
+    proxies whose `X-Forwarded-For` names the client (`auth.client_address`)."""
     cors = CorsPolicy(origins, any_origin=any_origin)
     app.config["MAX_CONTENT_LENGTH"] = BODY_MAX_ANY
+    app.config[TRUSTED_PROXIES] = trusted_proxies
     app.before_request(cors.preflight)
     app.before_request(read_body_first)
     app.after_request(cors.add_headers)

@@ -16,6 +16,7 @@ from typing import TypeVar
 import attrs
 import trio
 from quart import Blueprint, Response, current_app, has_request_context, request, websocket
+from quart.wrappers.base import BaseRequestWebsocket
 
 from playsite.refusals import READ_TIMEOUT_S, Refused
 from playsite.wire.text import compact_json
@@ -100,7 +101,7 @@ class RouteFamily(Blueprint):
     def __init__(
         self, name: str, import_name: str, *, shape: ErrorShape = BOT_API_SHAPE,
         statuses: Mapping[str, int] | None = None, headers: Mapping[str, str] | None = None,
-        retry_after: Mapping[str, int] | None = None,
+        retry_after: Mapping[str, int] | None = None, edge_codes: Mapping[str, str] | None = None,
     ):
         super().__init__(name, import_name)
         self.error_shape = shape
@@ -110,6 +111,19 @@ class RouteFamily(Blueprint):
         """Headers every domain refusal of this family carries (e.g. `Cache-Control: no-store`)."""
         self.retry_after = dict(retry_after or {})
         """Domain code -> the seconds its `Retry-After` header says (a 503 says RETRY_AFTER_S)."""
+        self.edge_codes = dict(edge_codes or {})
+        """The edge's own code -> the family's code for it, where the family's contract has no
+        such code (the rematch contract answers an oversized body 400 `invalid_request`, not 413);
+        the status then follows `statuses`."""
+
+    def edge_refusal(self, refusal: Refusal) -> Refusal:
+        """A refusal raised for this family's request (by the edge or a route) as the family
+        answers it: its code translated where the family has none such, and the headers every
+        answer of the family carries added."""
+        code = self.edge_codes.get(refusal.code, refusal.code)
+        status = self.statuses.get(code, refusal.status) if code != refusal.code else refusal.status
+        headers = {**self.refusal_headers, **refusal.headers}
+        return Refusal(status, code, refusal.message, headers, refusal.state)
 
     def refusal(self, refused: Refused) -> Refusal:
         """The HTTP refusal this family answers for a domain's `refused`. Every family answers
@@ -127,8 +141,25 @@ class RouteFamily(Blueprint):
 
 def _current_family() -> RouteFamily | None:
     context = request if has_request_context() else websocket
-    family = current_app.blueprints.get(context.blueprint or "")
+    name = context.blueprint or _blueprint_of_path(context)
+    family = current_app.blueprints.get(name or "")
     return family if isinstance(family, RouteFamily) else None
+
+
+def _blueprint_of_path(context: BaseRequestWebsocket) -> str | None:
+    """The blueprint whose route has this path, when the request's method is not one it takes
+    (no route was chosen, so quart names no blueprint): a 405 answers in that family's words."""
+    error = getattr(context, "routing_exception", None)
+    methods = sorted(getattr(error, "valid_methods", None) or ())
+    adapter = current_app.create_url_adapter(context) if methods else None
+    if adapter is None:
+        return None
+    try:
+        rule, _ = adapter.match(context.path, method=methods[0], return_rule=True)
+    except Exception:  # werkzeug's routing exceptions: no route after all
+        return None
+    endpoint = rule.endpoint
+    return endpoint.rsplit(".", 1)[0] if "." in endpoint else None
 
 
 def refusal_of_domain(refused: Refused) -> Refusal:
@@ -141,8 +172,12 @@ def refusal_of_domain(refused: Refused) -> Refusal:
 
 
 def render(refusal: Refusal) -> Response:
-    """The refusal in the error shape of the route family that raised it."""
+    """The refusal in the error shape of the route family that raised it (or whose path it
+    is, for a method the path does not take), with the family's headers."""
     family = _current_family()
-    shape = family.error_shape if family is not None else BOT_API_SHAPE
+    shape = BOT_API_SHAPE
+    if family is not None:
+        refusal = family.edge_refusal(refusal)
+        shape = family.error_shape
     text = compact_json(shape.body(refusal))
     return Response(text, status=refusal.status, content_type=shape.content_type, headers=refusal.headers)

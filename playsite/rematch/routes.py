@@ -17,9 +17,8 @@ once the caller is authorised.
 
 from __future__ import annotations
 
-import contextlib
 import uuid
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable
 
 from quart import Response, request
 
@@ -61,6 +60,12 @@ STATUSES = {
 these routes refuse with (429 and the 503 of a store that did not answer are the edge's)."""
 
 
+EDGE_CODES = {"request_too_large": "invalid_request", "unsupported_media_type": "invalid_request"}
+"""The edge's body refusals in the rematch contract, which has neither 413 nor 415: a body over
+1 KiB or not JSON is a malformed body, 400 `invalid_request` (an oversized one still closes
+the connection)."""
+
+
 def _error_body(refusal: Refusal) -> dict[str, object]:
     body: dict[str, object] = {"error": {"code": refusal.code}}
     if refusal.state is not None:
@@ -77,7 +82,9 @@ def rematch_routes(
     rematches: Rematches | None, accounts: Accounts, origins: OriginPolicy, *, trusted_proxies: tuple[str, ...]
 ) -> RouteFamily:
     """`rematches` is None without PostgreSQL: every route then answers 503."""
-    routes = RouteFamily("rematch", __name__, shape=REMATCH_SHAPE, statuses=STATUSES, headers=NO_STORE)
+    routes = RouteFamily(
+        "rematch", __name__, shape=REMATCH_SHAPE, statuses=STATUSES, headers=NO_STORE, edge_codes=EDGE_CODES,
+    )
     reads = RateLimiter(READS_PER_MINUTE, 60)
     mutations = RateLimiter(MUTATIONS_PER_MINUTE, 60)
 
@@ -141,8 +148,7 @@ def rematch_routes(
         rematches = service()
         limit(mutations, f"address:{client_address()}")
         # Before any seat is looked up (service.md, Rematch authentication rule 5); the same 403 as for a stranger.
-        with in_rematch_words():
-            await origins.require_write(routes.refusal(Refused("not_participant")))
+        await origins.require_write(routes.refusal(Refused("not_participant")))
         request_id, action = await command_body()
         source = await source_named(game_id)
         seat = await participant(source)
@@ -159,22 +165,9 @@ def rematch_routes(
     return routes
 
 
-@contextlib.contextmanager
-def in_rematch_words() -> Iterator[None]:
-    """The edge's body refusals (400 `invalid_request`, 415 `unsupported_media_type`) are one
-    400 `invalid_request` in the rematch contract, which has no 415."""
-    try:
-        yield
-    except Refusal as refusal:
-        if refusal.code == "unsupported_media_type":
-            raise invalid_request(refusal.message) from None
-        raise
-
-
 async def command_body() -> tuple[uuid.UUID, str]:
     """`{requestId, action}` and nothing else, as JSON; 400 invalid_request otherwise."""
-    with in_rematch_words():
-        body = await json_object()
+    body = await json_object()
     if set(body) != {"requestId", "action"}:
         raise invalid_request("send exactly requestId and action")
     request_id, action = canonical_uuid(body["requestId"]), body["action"]

@@ -74,7 +74,7 @@ def showcase_routes(table: ShowcaseTable, accounts: Accounts, origins: OriginPol
         text = json_text(body)
         etag = f'W/"{hashlib.sha256(text.encode()).hexdigest()[:20]}"'
         headers = {**STATUS_HEADERS, "ETag": etag}
-        if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+        if not_modified(request.headers.get("If-None-Match", ""), etag):
             return Response(b"", status=304, headers=headers)
         return Response(text, content_type="application/json", headers=headers)
 
@@ -168,3 +168,14 @@ def in_showcase_words() -> Iterator[None]:
         if refusal.code in ("invalid_request", "unsupported_media_type"):
             raise Refusal(refusal.status, "malformed_request", refusal.message) from None
         raise
+
+
+def not_modified(if_none_match: str, etag: str) -> bool:
+    """`If-None-Match` against the current tag with the weak comparison it calls for (RFC 9110
+    13.1.2): `W/"x"` and `"x"` are the same tag, and `*` matches any current representation."""
+    def opaque(tag: str) -> str:
+        tag = tag.strip()
+        return tag[2:] if tag.startswith("W/") else tag
+
+    tags = [tag.strip() for tag in if_none_match.split(",") if tag.strip()]
+    return "*" in tags or opaque(etag) in {opaque(tag) for tag in tags}

@@ -288,6 +288,12 @@ class ShowcaseTable:
         except (AdmissionRefused, CreationFailed) as error:
             log.warning("showcase: claim refused, nothing changed: %s", error)
             raise ShowcaseUnavailable("the game could not be created") from None
+        if entropy is not None:
+            # The winner's entropy is its seat's dice seed: handed to the room now, while the
+            # seed window that opened with the room is surely open, not after the claim's commit,
+            # which may take longer than the window (the seed would then come too late). A claim
+            # that does not commit aborts the game, and its seed with it.
+            await room.send(PlayerCommand(seated, SubmitSeed(entropy)))
         try:
             await self._run(
                 lambda conn: queries.commit_claim(
@@ -309,8 +315,6 @@ class ShowcaseTable:
         self.next_color = BLACK if seated == WHITE else WHITE
         self._set(TablePhase.LIVE)
         log.info("showcase: game %s claimed, the human plays %s", room.game_id, seated)
-        if entropy is not None:
-            await room.send(PlayerCommand(seated, SubmitSeed(entropy)))
         return Claimed(room.game_id, seated, token)
 
     # ----- what the public sees -------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from quart import request
 from quart_trio import QuartTrio
 
-from playsite.http.auth import calling_bot
+from playsite.http.auth import calling_bot, client_address
 from playsite.http.bodies import (
     BODY_MAX_DEFAULT,
     body_limit,
@@ -278,3 +278,42 @@ async def test_a_bug_is_a_json_500_and_its_log_line_cannot_be_forged_by_the_path
     [record] = [r for r in caplog.records if r.getMessage().startswith("Exception on request")]
     assert record.getMessage() == "Exception on request GET /boom/x%0DFORGED%1B%5B31m"
     assert record.exc_info is not None and "a bug" not in (await response.get_data(as_text=True))
+
+
+async def test_the_client_behind_a_trusted_proxy_is_the_one_it_forwarded():
+    """Per-address limits count clients: from a PLAY_TRUSTED_PROXIES peer, the address is read
+    from X-Forwarded-For, right to left past the trusted hops; from anyone else it is ignored."""
+    app = QuartTrio("test")
+    install_edge(app, trusted_proxies=("10.0.0.0/8", "127.0.0.1"))
+
+    @app.get("/who")
+    async def who():
+        return json_response({"address": client_address()})
+
+    client = app.test_client()
+
+    async def address(peer: str, *forwarded: str) -> str:
+        headers = [("X-Forwarded-For", value) for value in forwarded]
+        answer = await client.get("/who", headers=headers, scope_base={"client": (peer, 40000)})
+        return (await answer.get_json())["address"]
+
+    assert await address("10.1.2.3", "203.0.113.9") == "203.0.113.9"
+    # a client's own claim on the left is not believed: the proxy's entry on the right is
+    assert await address("10.1.2.3", "198.51.100.1, 203.0.113.9") == "203.0.113.9"
+    # two trusted proxies in a row, in one header line or two
+    assert await address("127.0.0.1", "203.0.113.9, 10.9.9.9") == "203.0.113.9"
+    assert await address("127.0.0.1", "203.0.113.9", "10.9.9.9") == "203.0.113.9"
+    assert await address("10.1.2.3", "2001:db8::7") == "2001:db8::7"
+    # no header, only trusted hops, or an entry that is no address: the proxy itself
+    assert await address("10.1.2.3") == "10.1.2.3"
+    assert await address("10.1.2.3", "10.4.4.4") == "10.1.2.3"
+    assert await address("10.1.2.3", "unknown, 10.4.4.4") == "10.1.2.3"
+    # anyone else says what it likes: its own address counts
+    assert await address("198.51.100.20", "203.0.113.9") == "198.51.100.20"
+
+    plain = QuartTrio("plain")  # no proxy trusted: the peer, whatever the header
+    install_edge(plain)
+    plain.get("/who")(who)
+    answer = await plain.test_client().get("/who", headers={"X-Forwarded-For": "203.0.113.9"},
+                                           scope_base={"client": ("10.1.2.3", 40000)})
+    assert (await answer.get_json())["address"] == "10.1.2.3"

@@ -128,6 +128,12 @@ async def test_the_status_is_open_with_the_featured_bot_and_revalidates_with_its
         again, _ = await t.status(**{"If-None-Match": etag})
         assert again.status_code == 304 and await again.get_data() == b""
         assert again.headers["ETag"] == etag
+        # the weak comparison If-None-Match calls for: the tag without W/, among others, or *
+        for tags in (etag[2:], f'"other", {etag[2:]}', "*"):
+            revalidated, _ = await t.status(**{"If-None-Match": tags})
+            assert revalidated.status_code == 304, tags
+        changed, _ = await t.status(**{"If-None-Match": 'W/"other"'})
+        assert changed.status_code == 200
 
 
 async def test_without_the_featured_bot_the_table_is_unavailable_and_claims_are_503(migrated_url, receiver):
@@ -199,6 +205,37 @@ async def test_a_retry_replays_the_outcome_and_another_fingerprint_conflicts(mig
         status, fresh, _ = await t.claim(guest, key, clientEntropy=entropy)
         assert fresh["outcome"] == "claimed" and fresh["gameId"] != first["gameId"]
         assert sql(migrated_url, "SELECT count(*) FROM showcase_claims") == [(1,)]
+
+
+async def test_the_winners_entropy_is_its_seed_even_when_the_claim_commits_after_the_seed_window(migrated_url, receiver):
+    """The claim's transaction waits on a lock for longer than the 1 s seed window: the entropy
+    still seeds the winner's dice (it was handed to the room when the room was made)."""
+    async with table_at(migrated_url, receiver, dice_seed_window_ms=1000) as t:
+        locked, release = trio.Event(), trio.Event()
+
+        def hold_the_table() -> None:
+            with psycopg.connect(migrated_url) as conn:
+                conn.execute("LOCK TABLE showcase_table IN EXCLUSIVE MODE")
+                trio.from_thread.run_sync(locked.set)
+                trio.from_thread.run(release.wait)
+                conn.rollback()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, hold_the_table)
+            await locked.wait()
+            began = trio.current_time()
+
+            async def release_later():
+                await trio.sleep(1.6)  # the lock outlives the seed window
+                release.set()
+
+            nursery.start_soon(release_later)
+            entropy = "entropy that must not come too late"
+            status, body, _ = await t.claim(str(uuid.uuid4()), clientEntropy=entropy)
+        assert status == 200 and body["outcome"] == "claimed", body
+        assert trio.current_time() - began >= 1.5, "the claim waited on the lock"
+        seeds = t.services.registry.get(body["gameId"]).game.fairness.client_seeds
+        assert (seeds.white if body["seat"] == "White" else seeds.black) == entropy
 
 
 async def test_the_colour_alternates_on_each_successful_creation_only(migrated_url, receiver):
@@ -278,6 +315,10 @@ async def test_unsupported_media_and_oversized_bodies(migrated_url, receiver):
         assert form.status_code == 415 and (await form.get_json())["code"] == "malformed_request"
         big = await t.client.post("/showcase/claim", json={"clientEntropy": "x" * 5000}, headers=key)
         assert big.status_code == 413 and (await big.get_json())["code"] == "request_too_large"
+        # a method the path does not take: still a problem, as the family answers
+        wrong = await t.client.get("/showcase/claim")
+        assert wrong.status_code == 405 and wrong.mimetype == "application/problem+json"
+        assert (await wrong.get_json())["code"] == "method_not_allowed"
 
 
 async def test_claims_are_rate_limited_per_actor(migrated_url, receiver):
