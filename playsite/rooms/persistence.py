@@ -9,8 +9,9 @@ and recovery is one stderr line naming game and version (service.md, durability 
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol, TextIO
 
 import attrs
@@ -81,34 +82,63 @@ async def write_durably(
 ) -> bool:
     """Required durability: retry per policy. True once committed, False when given up.
 
-    `on_stall` is called once, when the write has been failing for STALL_GRACE_S.
+    `on_stall` is called once, STALL_GRACE_S after the first attempt began, if the write has
+    not committed (nor been given up) by then: while an attempt hangs as well as between them.
     """
     started = trio.current_time()
-    stalled = False
-    attempt = 1
+    first: str | None = None
+    if timeout_s <= STALL_GRACE_S:
+        # The common case, alone: an attempt that commits, with no watch started for it
+        # (an attempt this short cannot outlast the grace).
+        first = await attempt_write(write, timeout_s)
+        if first is None:
+            return True
+    async with _stall_watch(started, on_stall):
+        return await _retried(write, first, game_id=game_id, version=version, terminal=terminal,
+                              timeout_s=timeout_s, started=started)
+
+
+async def _retried(
+    write: Callable[[], Awaitable[None]], error: str | None, *, game_id: str, version: int, terminal: bool,
+    timeout_s: float, started: float,
+) -> bool:
+    """`write_durably`'s retries, after a first attempt that failed with `error` (None: not tried yet)."""
+    attempt = 0 if error is None else 1
     backoff = iter(INTERMEDIATE_BACKOFF_S)
     delay = TERMINAL_BACKOFF_FIRST_S
     while True:
+        if attempt:
+            if terminal:
+                wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
+            else:
+                next_wait = next(backoff, None)
+                if next_wait is None:
+                    telemetry(game_id, version, "given_up", f"attempts={attempt} error={error!r}")
+                    return False
+                wait = next_wait
+            telemetry(game_id, version, "retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
+            await trio.sleep(wait)
+        attempt += 1
         error = await attempt_write(write, timeout_s)
         if error is None:
             if attempt > 1:
                 waited = trio.current_time() - started
                 telemetry(game_id, version, "recovered", f"attempts={attempt} stalled_s={waited:.1f}")
             return True
-        if terminal:
-            wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
-        else:
-            next_wait = next(backoff, None)
-            if next_wait is None:
-                telemetry(game_id, version, "given_up", f"attempts={attempt} error={error!r}")
-                return False
-            wait = next_wait
-        telemetry(game_id, version, "retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
-        await trio.sleep(wait)
-        if not stalled and trio.current_time() - started >= STALL_GRACE_S:
-            stalled = True
-            on_stall()
-        attempt += 1
+
+
+@contextlib.asynccontextmanager
+async def _stall_watch(started: float, on_stall: Callable[[], None]) -> AsyncIterator[None]:
+    """Call `on_stall` once at `started` + STALL_GRACE_S unless the body is over by then."""
+
+    async def watch() -> None:
+        await trio.sleep_until(started + STALL_GRACE_S)
+        on_stall()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        yield
+        nursery.cancel_scope.cancel()
 
 
 async def read_back_durably(
@@ -123,25 +153,22 @@ async def read_back_durably(
     a terminal write is (without bound, backing off to one attempt per 30 s), because nothing
     may be decided before it is known. `on_stall` as for `write_durably`."""
     started = trio.current_time()
-    stalled = False
     attempt = 1
     delay = TERMINAL_BACKOFF_FIRST_S
-    while True:
-        stored: list[tuple[str, int] | None] = []
+    async with _stall_watch(started, on_stall):
+        while True:
+            stored: list[tuple[str, int] | None] = []
 
-        async def once() -> None:
-            stored.append(await read())
+            async def once() -> None:
+                stored.append(await read())
 
-        error = await attempt_write(once, timeout_s)
-        if error is None:
-            return stored[0]
-        wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
-        telemetry(game_id, version, "read_back_retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
-        await trio.sleep(wait)
-        if not stalled and trio.current_time() - started >= STALL_GRACE_S:
-            stalled = True
-            on_stall()
-        attempt += 1
+            error = await attempt_write(once, timeout_s)
+            if error is None:
+                return stored[0]
+            wait, delay = delay, min(delay * 2, TERMINAL_BACKOFF_MAX_S)
+            telemetry(game_id, version, "read_back_retrying", f"attempt={attempt} next_in_s={wait:g} error={error!r}")
+            await trio.sleep(wait)
+            attempt += 1
 
 
 async def write_best_effort(write: Callable[[], Awaitable[None]], *, game_id: str, version: int, timeout_s: float) -> bool:

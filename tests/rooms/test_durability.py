@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -20,6 +21,8 @@ from playsite.rooms.persistence import (
     STALL_GRACE_S,
     TERMINAL_BACKOFF_MAX_S,
     DurabilityPolicy,
+    read_back_durably,
+    write_durably,
 )
 from playsite.rooms.registry import CreationFailed
 from playsite.rules import Termination
@@ -151,6 +154,51 @@ async def test_stall_grace_drops_subscribers_and_raises_the_stalled_flag(autojum
             store.failing = False
         await room.finished.wait()
         assert not room.persistence_stalled
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize("timeout_s", [5.0, 30.0])
+async def test_the_stall_grace_fires_at_15_s_even_while_an_attempt_hangs(autojump_clock, terminal, timeout_s):
+    """Not at the end of the wait or the attempt that is running then: 16.75 s and 30.25 s
+    before, with attempts that hang until the store's timeout."""
+    stalls = []
+    start = trio.current_time()
+
+    async def hangs():
+        await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(
+            write_durably, hangs, game_id="g", version=3, terminal=terminal, timeout_s=timeout_s,
+            on_stall=lambda: stalls.append(trio.current_time() - start)))
+        await trio.sleep(STALL_GRACE_S + 40)
+        nursery.cancel_scope.cancel()
+    assert stalls == [STALL_GRACE_S]
+
+
+async def test_a_write_that_commits_within_the_grace_never_stalls_and_a_read_back_stalls_on_time(autojump_clock):
+    stalls = []
+    tries = []
+
+    async def commits_on_the_third_try():
+        tries.append(trio.current_time())
+        if len(tries) < 3:
+            await trio.sleep(4)
+            raise OSError("connection refused")
+
+    assert await write_durably(commits_on_the_third_try, game_id="g", version=3, terminal=True, timeout_s=5,
+                               on_stall=lambda: stalls.append("write"))
+    await trio.sleep(STALL_GRACE_S)
+    assert stalls == [] and len(tries) == 3
+
+    async def reads_nothing():
+        await trio.sleep_forever()
+
+    reading = trio.current_time()
+    with trio.move_on_after(STALL_GRACE_S + 10):
+        await read_back_durably(reads_nothing, game_id="g", version=3, timeout_s=30,
+                                on_stall=lambda: stalls.append(trio.current_time() - reading))
+    assert stalls == [STALL_GRACE_S]
 
 
 async def test_a_hung_store_counts_as_a_failed_attempt(autojump_clock):
