@@ -13,6 +13,7 @@ from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.errors import RouteFamily
 from playsite.rooms.registry import Registry
+from playsite.wire import SEATS
 
 
 def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, keepalive_s: float) -> RouteFamily:
@@ -27,11 +28,12 @@ def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, 
 
     @routes.get("/bot/game/stream/<game_id>")
     async def game_stream(game_id: str) -> Response:
-        calling_bot(bots)  # any bot may watch any game (401 without a bot token)
+        account = calling_bot(bots)  # any bot may watch any game (401 without a bot token)
         room = registry.get(game_id)
         if room is None:
             raise game_not_found()
-        return ndjson_response(game_lines(room, keepalive_s))
+        seated = any(room.setup.seat(seat).principal == account.principal for seat in SEATS)
+        return ndjson_response(game_lines(room, keepalive_s, seated=seated))
 
     return routes
 

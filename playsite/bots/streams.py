@@ -48,9 +48,11 @@ async def account_lines(events: BotEvents, bot_id: str, keepalive: float) -> Asy
         events.close(bot_id, subscriber)
 
 
-async def game_lines(room: Room, keepalive: float) -> AsyncIterator[bytes]:
-    """Snapshot, then the room's events until GameEnded; Detach however it ends."""
-    subscriber = QueueSubscriber(None)
+async def game_lines(room: Room, keepalive: float, *, seated: bool = False) -> AsyncIterator[bytes]:
+    """Snapshot, then the room's events until GameEnded; Detach however it ends. `seated`: the
+    caller sits in this game, and reads it as its seat's socket does, legal-move trees
+    included (it is not attached as that seat: its presence is not the stream's)."""
+    subscriber = QueueSubscriber(None, trees=seated)
     attach = Attach(subscriber)
     if not (await room.send(attach) and await attach.reply.wait()):
         # The game's task is gone: its final state is all there is to say.

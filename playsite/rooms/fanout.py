@@ -27,6 +27,10 @@ class Subscriber(Protocol):
     seat: Seat | None
     """The seat this subscriber plays for, or None for a spectator."""
 
+    trees: bool
+    """Whether it is sent the seats' encoding, legal-move trees included (a seat's subscriber,
+    or a bot's stream of a game it sits in), rather than the spectators' (trees left out)."""
+
     def offer(self, text: str) -> bool:
         """Queue `text` without blocking; False when it was dropped or the subscriber is gone."""
         ...
@@ -45,9 +49,11 @@ class QueueSubscriber:
     """A Subscriber backed by a bounded trio memory channel; the transport drains `events`."""
 
     def __init__(
-        self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT
+        self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT,
+        trees: bool | None = None,
     ) -> None:
         self.seat = None if seat is None else Seat(seat)
+        self.trees = self.seat is not None if trees is None else trees
         self.drop_limit = drop_limit
         self.dropped = 0
         self._send, self.events = trio.open_memory_channel[str](capacity)
@@ -104,7 +110,7 @@ class Fanout:
 
     def broadcast(self, events: list[tuple[str, str]]) -> list[Subscriber]:
         """Offer the events of one version, `(text, watched)` each, at once: every text to each
-        seat's subscriber, every `watched` to each spectator (so a transport can write them
+        subscriber sent trees (`Subscriber.trees`), every `watched` to the others (so a transport can write them
         together); returns the subscribers closed for lagging. A version without events offers
         nothing (a direct write of no frames would be an empty system call)."""
         lagging: list[Subscriber] = []
@@ -113,7 +119,7 @@ class Fanout:
         texts = [text for text, _ in events]
         watched = [watched for _, watched in events]
         for subscriber in self.subscribers:
-            taken = subscriber.offer_all(texts if subscriber.seat is not None else watched)
+            taken = subscriber.offer_all(texts if subscriber.trees else watched)
             self.stats.delivered += taken
             if taken < len(events):
                 self.stats.dropped_events += len(events) - taken

@@ -478,7 +478,7 @@ class Room:
                 raise TypeError(f"unknown intent {intent!r}")
 
     def _attach(self, subscriber: Subscriber, now: float) -> bool:
-        if not subscriber.offer(self.snapshot_text(spectator=subscriber.seat is None)):
+        if not subscriber.offer(self.snapshot_text(spectator=not subscriber.trees)):
             return False
         self.fanout.add(subscriber)
         if subscriber.seat is not None:

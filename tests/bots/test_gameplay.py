@@ -21,9 +21,11 @@ import trio
 
 from playsite.app import create_app
 from playsite.config import Settings
+from playsite.rooms.trees import INLINE_TREE_MAX_BYTES
 from playsite.server import run_http
 from playsite.services import Services, boot
 from playsite.wire import Unlimited
+from playsite.wire.text import compact_json
 from tests.support.turns import king_sparing_turn, random_turn
 from tests.support.waiting import deadline, wait_until
 
@@ -254,6 +256,30 @@ async def test_a_legal_turn_is_applied_200_with_the_version_of_its_turn_played(o
             events = await read_until(lines, lambda e: kind(e) == "TurnPlayed")
         played = events[-1]["TurnPlayed"]
         assert played == {**played, "v": verdict["version"], "seat": seat, "moves": turn}
+
+
+async def test_a_seated_bots_stream_carries_the_legal_moves_and_a_watchers_does_not(open_site):
+    """As a seat's WebSocket does: a bot that sits in the game reads every roll's tree inline
+    (under the size cap) on its game stream, the Snapshot's too; a bot that only watches reads
+    none, as a spectator's socket."""
+    async with open_site() as site, client(site) as http:
+        game = await site.new_game(await site.new_bot("w"), await site.new_bot("b"))
+        watcher = await site.new_bot("watcher")
+        async with contextlib.AsyncExitStack() as stack:
+            streams = {}
+            for who, bot in (("White", game.white), ("Black", game.bot("Black")), ("watcher", watcher)):
+                response = await stack.enter_async_context(
+                    http.stream("GET", f"/bot/game/stream/{game.id}", headers=bot.auth))
+                streams[who] = response.aiter_lines()
+            seat, moves = await my_turn(http, game)
+            for who, lines in streams.items():
+                rolled = (await read_until(lines, lambda e: kind(e) in ("DiceRolled", "Snapshot")
+                                           and moves["dfen"] in json.dumps(e)))[-1]
+                tree = next(iter(rolled.values()))["legalMoves"] if "DiceRolled" in rolled else \
+                    rolled["Snapshot"]["state"]["legalMoves"]
+                inline = len(compact_json(moves["legalMoves"]).encode()) <= INLINE_TREE_MAX_BYTES
+                expected = moves["legalMoves"] if who != "watcher" and inline else None
+                assert tree == expected, who
 
 
 async def test_refused_turns_are_409_verdicts_with_the_reason(open_site):
