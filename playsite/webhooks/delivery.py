@@ -220,20 +220,18 @@ class Dispatcher:
             budget = min(budget, max(TURN_ANSWER_MIN_S, self.turn_clock_ms / 1000))
         deadline = trio.current_time() + budget
         for attempt_number in range(ATTEMPTS_PER_TURN):
-            attempt = await deliver_once(self.webhooks, registration, body, deadline - trio.current_time())
+            sent = trio.current_time()
+            try:
+                attempt = await deliver_once(self.webhooks, registration, body, deadline - trio.current_time())
+            except trio.Cancelled:
+                # The game ended while the bot had not answered (its clock ran out first, most
+                # often: a budget is never longer than the clock): that attempt counts too.
+                waited = trio.current_time() - sent
+                await self._record(registration, "timed_out", round(waited * 1000),
+                                   f"no answer before the game ended ({waited:.1f} s)")
+                raise
             outcome, reason = await self._settle(registration, attempt)
-            delivery = Delivery(
-                bot_id=self.bot_id,
-                registration_id=registration.registration_id,
-                at=self.webhooks.wall_clock(),
-                outcome=outcome,
-                latency_ms=attempt.latency_ms,
-                reason=reason,
-            )
-            # Shielded: the turn that ends a game ends the room's nursery too, and its
-            # delivery still counts.
-            with trio.CancelScope(shield=True), trio.move_on_after(RECORD_TIMEOUT_S):
-                await self.webhooks.record(delivery)
+            await self._record(registration, outcome, attempt.latency_ms, reason)
             if outcome == STALE_REGISTRATION:
                 return True
             if not attempt.retryable or attempt_number + 1 >= ATTEMPTS_PER_TURN:
@@ -247,6 +245,20 @@ class Dispatcher:
             if await self.webhooks.current(self.bot_id) != registration:
                 return True  # replaced or deleted meanwhile: the current registration (if any) takes over
         return False
+
+    async def _record(self, registration: Registration, outcome: str, latency_ms: int, reason: str) -> None:
+        delivery = Delivery(
+            bot_id=self.bot_id,
+            registration_id=registration.registration_id,
+            at=self.webhooks.wall_clock(),
+            outcome=outcome,
+            latency_ms=latency_ms,
+            reason=reason,
+        )
+        # Shielded: the turn that ends a game ends the room's nursery too, and its delivery
+        # still counts.
+        with trio.CancelScope(shield=True), trio.move_on_after(RECORD_TIMEOUT_S):
+            await self.webhooks.record(delivery)
 
     async def _settle(self, registration: Registration, attempt: Attempt) -> tuple[str, str]:
         """Under the fence: drop a stale answer, or hand the turn to the room. (outcome, reason)"""
