@@ -320,6 +320,12 @@ def test_the_promotion_picker_stands_over_the_square_and_answers_once(server, co
         at, under = page.locator(f'[data-move="{tile}"]').bounding_box(), page.locator(f'[data-square="{square}"]').bounding_box()
         assert abs(at["x"] - under["x"]) < 1 and abs(at["y"] - under["y"]) < 1, (tile, square, at, under)
     expect(page.locator('[data-move="e7e8n"]')).to_have_attribute("aria-label", "knight")
+    # the tile under the pointer lights up and keeps its piece (the site's button:hover sets
+    # the whole background shorthand)
+    page.hover('[data-move="e7e8n"]')
+    hovered = page.locator('[data-move="e7e8n"]').evaluate(
+        "(tile) => { const s = getComputedStyle(tile); return [s.backgroundImage, s.backgroundSize, s.backgroundRepeat]; }")
+    assert "url(" in hovered[0] and hovered[1:] == ["80% auto", "no-repeat"], hovered
     screenshot(page, artifacts, "board-promotion-light")
     # the arrow keys go round the choices; Enter picks; the picker closes
     page.keyboard.press("ArrowDown")
