@@ -19,7 +19,7 @@ from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
-COUNTDOWN = re.compile(r"\(\d+ s\)")
+COUNTDOWN = re.compile(r"\(\d+\u00a0s\)")  # a no-break space: the count never wraps apart
 
 
 @pytest.fixture

@@ -172,6 +172,10 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         header = page.locator("header.site").bounding_box()
         assert header["height"] <= 56, f"the header keeps to one line: {header}"
         screenshot(page, artifacts, "phone-your-turn")
+        # a passed roll's notice (two lines on a phone) comes after the turn's buttons, not between
+        # them and the dice: it cannot push "Play this turn" off the screen
+        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with 6 6 5: turn passed.'; n.hidden = false; }")
+        assert page.locator("#notice").bounding_box()["y"] > page.locator("#submit").bounding_box()["y"]
         # the other seat, waiting: no greyed-out turn to build between the dice and the moves
         waiting = pages["Black" if seat == "White" else "White"]
         expect(waiting.locator("#status")).to_have_attribute("data-status", "waiting")

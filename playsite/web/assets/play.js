@@ -505,7 +505,7 @@ function endingWords(over) {
   const termination = over.termination;
   if (result === null || termination === "Aborted") {
     const bothPlayed = new Set(view.turns.map((turn) => turn.seat)).size === 2;
-    const detail = bothPlayed ? "no result, no rating: both players were away, or the server could not go on." : "it ended before both sides had played a turn.";
+    const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on." : "It ended before both sides had played a turn.";
     return { title: "Game aborted", detail };
   }
   if (result.Draw) {
@@ -620,6 +620,7 @@ async function readPlayers() {
 }
 
 function rollNotice(seat, dice) {
+  if (seat === mine) return `You had no legal move with ${dice.join(" ")}: your turn passed.`;
   return `${seat} has no legal move with ${dice.join(" ")}: turn passed.`;
 }
 

@@ -97,7 +97,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
       return;
     }
     const left = deadline === null ? null : Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-    text.textContent = left === null ? words : `${words} (${left} s)`;
+    text.textContent = left === null ? words : `${words} (${left}\u00a0s)`; // the count never wraps apart
   }
   const timer = setInterval(countdown, 250);
 
