@@ -43,7 +43,8 @@ def generation_digest(admins: Iterable[str | uuid.UUID]) -> str:
 
 def live_generations(conn: psycopg.Connection) -> list[str]:
     rows = conn.execute(
-        "SELECT DISTINCT digest FROM admin_generations WHERE beat_at > now() - make_interval(secs => %s) ORDER BY 1",
+        "SELECT DISTINCT digest FROM admin_generations WHERE beat_at > clock_timestamp() - make_interval(secs => %s)"
+        " ORDER BY 1",
         (LIVE_S,),
     ).fetchall()
     return [row[0] for row in rows]

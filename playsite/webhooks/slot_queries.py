@@ -4,7 +4,9 @@ inside `Database.run`'s transaction.
 
 `fence` is where every mutation of a slot starts: a per-bot transaction-scoped advisory lock
 (held until commit, whatever process or connection asks next), then the bot's row locked
-FOR UPDATE. Every deadline is compared with the database's `now()`, never a process clock.
+FOR UPDATE. Every deadline is compared with the database's clock, never a process clock: its
+`clock_timestamp()`, the time of the statement, not `now()`, the transaction's start (which may
+be long before: a transaction first waits on the fence).
 """
 
 from __future__ import annotations
@@ -91,8 +93,8 @@ def bump(conn: psycopg.Connection, bot_id: str) -> int:
 
 _SETUP_COLUMNS = """setup_id, incarnation, candidate_url, state, created_by, authority, admin_generation,
     activation_attempts, lease_id, lease_revision, lease_expires_at, created_at, expires_at, ended_at,
-    lease_expires_at IS NOT NULL AND lease_expires_at > now(),
-    state = 'pending' AND expires_at <= now()"""
+    lease_expires_at IS NOT NULL AND lease_expires_at > clock_timestamp(),
+    state = 'pending' AND expires_at <= clock_timestamp()"""
 
 
 def setup_of(conn: psycopg.Connection, bot_id: str) -> Setup | None:
@@ -186,4 +188,4 @@ def audit_trail(conn: psycopg.Connection, bot_id: str, limit: int = 50) -> list[
 
 
 def database_now(conn: psycopg.Connection) -> datetime:
-    return only_value(conn.execute("SELECT now()"))
+    return only_value(conn.execute("SELECT clock_timestamp()"))
