@@ -46,6 +46,7 @@ def install_edge(
     app.before_request(cors.preflight)
     app.before_request(read_body_first)
     app.after_request(cors.add_headers)
+    app.after_request(no_type_without_body)
     # quart has no hook for the line it logs, only this method: replaced on this app alone.
     setattr(app, "log_exception", log_exception_safely(app))
 
@@ -68,6 +69,14 @@ def install_edge(
     async def server_error(_error: Exception) -> Response:
         # Logged with its traceback by quart; the client gets JSON and no internals.
         return render(Refusal(500, "internal_error", "the server failed on this request; it has been logged"))
+
+
+async def no_type_without_body(response: Response) -> Response:
+    """An answer with no body says no Content-Type (quart would label it text/html): a 204, a
+    304, and a 202 or any other answer whose body is empty."""
+    if response.status_code in (204, 304) or response.content_length == 0:
+        response.headers.pop("Content-Type", None)
+    return response
 
 
 def printable_path(path: str) -> str:

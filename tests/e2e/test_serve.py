@@ -127,6 +127,30 @@ def test_unknown_paths_methods_and_huge_bodies_get_json_errors(serve):
     assert "Traceback" not in server.output()
 
 
+def test_an_answer_without_a_body_says_no_content_type(serve):
+    """On the wire (quart's own test client adds a default type back, so a real server): a 204
+    or 202 says no Content-Type, where quart would label the empty body text/html."""
+    server = serve()
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+        seek = http.post("/lobby/seeks", json={"creator": "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"})
+        assert seek.status_code == 201, seek.text
+        body = seek.json()
+        cancelled = http.delete(f"/lobby/seeks/{body['seekId']}", params={"secret": body["secret"]})
+        assert cancelled.status_code == 204 and "content-type" not in cancelled.headers, cancelled.headers
+        bot = http.post("/bot/anon").json()
+        assert http.get("/health").headers["content-type"].startswith("application/json")
+        options = http.options("/bot/games")
+        assert options.content == b"" and "content-type" not in options.headers, options.headers
+        # a 202 with no body: a bot resigns a game it plays (challenged by a second bot)
+        other = http.post("/bot/anon").json()
+        auth = {"Authorization": f"Bearer {bot['token']}"}
+        challenge = http.post("/bot/challenge", json={"team": "anon", "name": other["name"]}, headers=auth).json()
+        accepted = http.post(f"/bot/challenge/{challenge['id']}/accept",
+                             headers={"Authorization": f"Bearer {other['token']}"}).json()
+        resigned = http.post(f"/bot/game/{accepted['gameId']}/resign", headers=auth)
+        assert resigned.status_code == 202 and "content-type" not in resigned.headers, resigned.headers
+
+
 def test_serve_boots_every_optional_loop_on_postgres(serve, database_url):
     with psycopg.connect(database_url, autocommit=True) as conn:
         apply_pending(conn, load_migrations())

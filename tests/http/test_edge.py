@@ -317,3 +317,4 @@ async def test_the_client_behind_a_trusted_proxy_is_the_one_it_forwarded():
     answer = await plain.test_client().get("/who", headers={"X-Forwarded-For": "203.0.113.9"},
                                            scope_base={"client": ("10.1.2.3", 40000)})
     assert (await answer.get_json())["address"] == "10.1.2.3"
+
