@@ -184,6 +184,19 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
             return response
         return json_response(me_body(account), headers=PRIVATE)
 
+    @routes.get("/auth/me/games/<game_id>")
+    async def my_seat(game_id: str) -> Response:
+        """The seat the signed-in account holds in this live game (null: none): how a page
+        opened without the seat's token (another tab, another device) finds its way back to it."""
+        account = await accounts.signed_in(credentials())
+        if account is None:
+            raise not_signed_in()
+        room = registry.get(game_id)
+        seat = None if room is None else next(
+            (seat for seat, principal in room.principals.items() if principal == account.principal), None)
+        # 200 either way (null: no seat, or no such live game), so a page that asks logs no error
+        return json_response({"gameId": game_id, "seat": None if seat is None else str(seat)}, headers=PRIVATE)
+
     @routes.patch("/auth/me")
     @body_limit(1024)
     async def change_me() -> Response:

@@ -2,6 +2,8 @@
 
 `?mode=spectator` always means a read-only subscription, whatever else is in the URL; so does
 a handshake without a token (the ecosystem site's way of watching).
+`?seat=<White|Black>` without a token returns a signed-in account to the seat it already
+holds (its session, from an allowed page, proves it; a free seat is never taken so).
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
 (from a page of an allowed origin), else `&guest=<uuid>`, says who redeems it (first
 redemption wins; the same person reconnects freely; a guest never takes an account's seat).
@@ -61,6 +63,22 @@ def websocket_routes(
         if room is None:
             raise game_not_found()
         token = websocket.args.get("token")
+        returning = websocket.args.get("seat")
+        if websocket.args.get("mode") != "spectator" and token is None and returning is not None:
+            # An account back at its game without the token (another tab, another device): its
+            # session, from an allowed page, reopens the seat it already holds, never a free one.
+            if returning not in SEATS:
+                raise invalid_request("seat must be White or Black")
+            caller = await accounts.caller(credentials(), None)
+            if caller is None:
+                raise Refusal(403, "invalid_token", "returning to a seat without its token needs signing in")
+            rebind = Rebind(returning, caller.principal, caller.name, claim=False)
+            with sockets.holding(room.game_id, client_address(), spectator=False):
+                if not await redeem_seat(room, rebind):
+                    raise Refusal(403, "seat_taken", "this seat is not this account's")
+                await websocket.accept()
+                await serve_subscriber(room, SocketSubscriber(returning), sockets.pace())
+            return
         # Without a token, a handshake watches (the ecosystem's site opens a bare `/ws` to watch).
         if websocket.args.get("mode") != "spectator" and token is not None:
             seat = next((s for s in SEATS if matches(token, room.setup.seat(s).token_hash)), None)

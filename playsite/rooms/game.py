@@ -392,9 +392,9 @@ class Game:
                 if self.phase in PRESENT_PHASES:
                     seat.grace_until = now + DISCONNECT_GRACE_S
 
-    def rebind(self, seat_name: Seat, principal: str, name: str | None) -> bool:
+    def rebind(self, seat_name: Seat, principal: str, name: str | None, *, claim: bool = True) -> bool:
         seat = self.seats[seat_name]
-        if seat.principal is None and not self.ended:
+        if seat.principal is None and claim and not self.ended:
             seat.principal = principal
             self.dirty = True
         if seat.principal != principal:

@@ -75,6 +75,9 @@ class Rebind:
     principal: str
     name: str | None = None
     """The public name to show for the seat (an account's nickname); never the principal."""
+    claim: bool = True
+    """False: only a return to a seat that is already `principal`'s (an account coming back to
+    its game without the token); a free seat is not taken."""
     reply: Reply[bool] = attrs.field(factory=Reply, eq=False)
 
 

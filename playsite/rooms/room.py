@@ -466,8 +466,8 @@ class Room:
                 intent.reply.set(self._attach(subscriber, now))
             case Detach(subscriber=subscriber):
                 self._detach(subscriber, now)
-            case Rebind(seat=seat, principal=principal, name=name):
-                self._later(intent.reply, self.game.rebind(seat, principal, name))
+            case Rebind(seat=seat, principal=principal, name=name, claim=claim):
+                self._later(intent.reply, self.game.rebind(seat, principal, name, claim=claim))
             case PlayerCommand(seat=seat, command=command):
                 self._commands_taken.append(now)
                 self._later(intent.reply, self.game.command(seat, command, now))

@@ -65,6 +65,17 @@ def test_the_join_window_is_a_deadline_the_caller_passes_in():
     assert not game.ending.technical, "a friend game whose seats did not all come never began"
 
 
+def test_a_return_without_the_token_reopens_only_ones_own_seat():
+    """Rebind(claim=False): an account coming back to its game without the seat's token is
+    seated again in the seat it holds, and never takes a free one."""
+    game = new_game(white=seat_setup(), black=seat_setup())
+    assert not game.rebind(WHITE, "account:alice", "alice", claim=False), "a free seat is not taken so"
+    assert game.seats[WHITE].principal is None
+    assert game.rebind(WHITE, "account:alice", "alice")  # the token's redemption
+    assert game.rebind(WHITE, "account:alice", "alice", claim=False), "its holder returns"
+    assert not game.rebind(WHITE, "account:bob", "bob", claim=False) and not game.rebind(BLACK, "account:alice", None, claim=False)
+
+
 def test_the_view_tells_who_sits_where_and_whose_turn_it_is():
     game = new_game(white=seat_setup(), black=seat_setup())
     assert game.rebind(WHITE, "bot:acme/one", None) and game.rebind(BLACK, "bot:acme/one", None)

@@ -269,6 +269,45 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
             context.close()
 
 
+@pytest.mark.postgres
+def test_a_signed_in_player_who_closed_the_tab_returns_to_the_seat(site, chromium):  # noqa: F811
+    """The seat's token lives in the tab that opened the link; a signed-in player who closed it
+    and opens the game again (or on another device) is back in the seat by the account, not
+    watching until the disconnect grace forfeits the game. Another account only watches."""
+    base = site.origin
+    sessions = {name: trio.run(site.sign_in, name) for name in ("alice", "bob", "carol")}
+    game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
+    contexts = {}
+    try:
+        for name, session in sessions.items():
+            contexts[name] = chromium.new_context()
+            contexts[name].add_cookies([{"name": "access_token", "value": session, "url": base}])
+        pages = {}
+        for seat, name in (("White", "alice"), ("Black", "bob")):
+            pages[seat] = contexts[name].new_page()
+            pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+        pages["White"].close()  # the tab, and its token, are gone
+        again = contexts["alice"].new_page()
+        again.goto(f"{base}/play/{game['gameId']}")
+        expect(again.locator("#role")).to_have_text("You play White")
+        expect(again.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(again.locator("#player-white .name")).to_contain_text("alice")
+        expect(again.locator("#resign")).to_be_visible()
+        stranger = contexts["carol"].new_page()
+        stranger.goto(f"{base}/play/{game['gameId']}")
+        expect(stranger.locator("#role")).to_have_text("Watching")
+        expect(stranger.locator("#my-controls")).to_be_hidden()
+        seats = {name: httpx.get(f"{base}/auth/me/games/{game['gameId']}", timeout=10,
+                                 cookies={"access_token": session}).json()["seat"]
+                 for name, session in sessions.items()}
+        assert seats == {"alice": "White", "bob": "Black", "carol": None}
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
 def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(server, context):
     """`changeAfter` (assets/ratingchange.js), as a page opened after the game uses it: the first
     rating period ending at or after the game's end holds it; the point before is where it started."""

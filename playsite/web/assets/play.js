@@ -22,7 +22,19 @@ if (fragment.get("token")) {
   history.replaceState(null, "", location.pathname);
 }
 const { seat: keptSeatName, token } = keptSeat(gameId);
-const mine = token ? keptSeatName : null; // null: spectator
+
+// A signed-in player's own game opened without the seat's token (another tab, another device,
+// a closed tab): the server says which seat the account holds, and the socket returns to it by
+// the session. A signed-out page asks nothing.
+async function accountSeat() {
+  if (token) return null;
+  const info = await siteInfo();
+  if (!info.account) return null;
+  const answer = await getJson(`/auth/me/games/${encodeURIComponent(gameId)}`).catch(() => null);
+  return answer?.status === 200 ? answer.body.seat : null;
+}
+const returning = await accountSeat();
+const mine = token ? keptSeatName : returning; // null: spectator
 const OTHER = { White: "Black", Black: "White" };
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
 
@@ -63,6 +75,7 @@ const view = {
 
 function path() {
   if (!mine) return `/games/${gameId}/ws?mode=spectator`;
+  if (!token) return `/games/${gameId}/ws?seat=${mine}`; // an account's return: its session proves it
   return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}`;
 }
 
