@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { getJson, guestId, keepSeat, postJson, sendJson } from "./net.js";
+import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { $, element, faceName, mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
 
@@ -112,8 +112,12 @@ async function createFriendGame() {
   $("friend-message").textContent = "";
   $("friend-copied").textContent = "";
   const game = answer.body;
-  $("friend-white").onclick = () => goPlay(game.gameId, "White", game.seats.white.token);
-  $("friend-black").value = friendLink(game.gameId, "Black", game.seats.black.token);
+  const invite = friendLink(game.gameId, "Black", game.seats.black.token);
+  $("friend-white").onclick = () => {
+    keepInvite(game.gameId, invite); // the game's page shows it until the friend comes
+    goPlay(game.gameId, "White", game.seats.white.token);
+  };
+  $("friend-black").value = invite;
   $("friend-links").hidden = false;
 }
 

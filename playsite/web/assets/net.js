@@ -15,6 +15,16 @@ export function keepSeat(gameId, seat, token) {
   sessionStorage.setItem(`playsite.seat.${gameId}`, JSON.stringify({ seat, token }));
 }
 
+// The friend's link of a game this tab created, kept for this tab so the game's page can show
+// it while the friend has not come (the creator may go to the board before sending it).
+export function keepInvite(gameId, link) {
+  sessionStorage.setItem(`playsite.invite.${gameId}`, link);
+}
+
+export function keptInvite(gameId) {
+  return sessionStorage.getItem(`playsite.invite.${gameId}`);
+}
+
 export function keptSeat(gameId) {
   try {
     return JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`)) || {};

@@ -6,7 +6,7 @@
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
 import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
-import { gameSocket, getJson, guestId, keepSeat, keptSeat } from "./net.js";
+import { gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
 import { keepInView, mountHeader, siteInfo, whileVisible } from "./site.js";
@@ -242,6 +242,30 @@ function drawBoard() {
   $("table").dataset.orientation = view.orientation;
 }
 
+// The other seat of this page's game, before the game begins, still empty.
+function awaitedSeat(seatName) {
+  const face = view.players?.[seatName.toLowerCase()];
+  return Boolean(view.namesBeforeStart && !view.ended && mine && mine !== seatName && face?.kind !== "Bot" && !face?.name);
+}
+
+// The friend's link (this tab created the game) while the friend has not come.
+const invite = keptInvite(gameId);
+function drawInvite() {
+  const waiting = Boolean(invite && mine && awaitedSeat(OTHER[mine]));
+  $("invite").hidden = !waiting;
+  if (waiting && $("invite-link").value !== invite) $("invite-link").value = invite;
+}
+
+async function copyInvite() {
+  try {
+    await navigator.clipboard.writeText(invite);
+    $("invite-copied").textContent = "Copied: send it to your friend.";
+  } catch {
+    $("invite-link").select(); // no clipboard access: the link is selected to copy by hand
+    $("invite-copied").textContent = "Select the link and copy it (Ctrl+C).";
+  }
+}
+
 function abortable() {
   const played = new Set(view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat));
   return played.size < 2;
@@ -331,7 +355,7 @@ function drawPlayers() {
     const name = strip.querySelector(".name");
     const seatName = seat === "white" ? "White" : "Black";
     // Before the game begins, the other seat of a player's game may still be empty.
-    const awaited = view.namesBeforeStart && !view.ended && mine && mine !== seatName && face?.kind !== "Bot" && !face?.name;
+    const awaited = awaitedSeat(seatName);
     const href = profileHref(face);
     const label = awaited ? "waiting for a player..." : faceName(face);
     const text = href ? Object.assign(document.createElement("a"), { href, textContent: label }) : document.createTextNode(label);
@@ -355,6 +379,7 @@ function draw() {
   drawControls();
   drawStatus();
   drawPlayers();
+  drawInvite();
   drawMoves();
   const names = view.players ? `${faceName(view.players.white)} vs ${faceName(view.players.black)}` : "game";
   document.title = `${myTurn() ? "\u25CF Your turn - " : ""}${names} - playsite`;
@@ -793,6 +818,7 @@ function answerDraw(accept) {
 
 $("role").textContent = mine ? `You play ${mine}` : "Watching";
 $("submit").addEventListener("click", submit);
+$("invite-copy").addEventListener("click", copyInvite);
 $("undo").addEventListener("click", undo);
 $("resign").addEventListener("click", () => { view.confirming = true; draw(); $("confirm-no").focus(); });
 $("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); });
