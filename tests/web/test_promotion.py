@@ -84,12 +84,16 @@ def choices_of(tree: dict) -> dict[str, list[str]]:
 
 def play(page, moves) -> None:
     """Click a turn on the board. A promotion with one piece allowed is played by the click on
-    its square; with a choice, the picker opens and its tile is clicked."""
+    its square, and the page says which piece; with a choice, the picker opens and its tile is
+    clicked."""
     for uci in moves:
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')
         if len(uci) == 5 and page.locator(TILES).count():
             page.click(f'{TILES}[data-move="{uci}"]')
+        elif len(uci) == 5:  # the dice left one piece: said, not a surprise
+            piece = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight"}[uci[4]]
+            expect(page.locator("#message")).to_have_text(f"The dice leave one choice: the pawn becomes a {piece}.")
         expect(page.locator(TILES)).to_have_count(0)
     page.click("#submit")
 

@@ -129,6 +129,12 @@ function onMove(from, to) {
   closePromotion(); // a move elsewhere answers the open picker
   if (!view.node || view.waiting || view.ended || view.browsing !== null) return;
   const choices = Object.keys(view.node).filter((uci) => uci.startsWith(from + to));
+  if (choices.length === 1 && choices[0].length === 5) {
+    // a promotion the dice leave one piece for: played at once, and said, so the piece is no surprise
+    const piece = { q: "queen", r: "rook", b: "bishop", n: "knight" }[choices[0][4]];
+    say(`The dice leave one choice: the pawn becomes a ${piece}.`, { news: true });
+    announce(`The pawn becomes a ${piece}.`);
+  }
   if (choices.length === 1) return play(choices[0]);
   if (choices.length > 1) return choosePromotion(choices);
   draw();
