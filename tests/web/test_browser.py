@@ -69,8 +69,10 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, chromium):
     expect(page.locator("#friend-links")).to_be_visible()
     friend_link = page.locator("#friend-black").input_value()
     assert "#seat=Black&token=" in friend_link and friend_link.startswith(server.base_url + "/play/")
+    expect(page.locator("#friend-rated")).to_be_disabled()  # signed out: no rated game to promise
     page.click("#friend-white")
     expect(page.locator("#role")).to_have_text("You play White")
+    expect(page.locator("#time-control")).to_have_text("3+2 \u00b7 Casual")
     expect(page.locator("#connection")).to_have_attribute("data-state", "open")
     # the friend's link stays on the game's page until the friend comes (sent or not yet)
     expect(page.locator("#invite")).to_be_visible()

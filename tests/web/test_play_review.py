@@ -292,6 +292,7 @@ def test_a_signed_in_player_who_closed_the_tab_returns_to_the_seat(site, chromiu
         again = contexts["alice"].new_page()
         again.goto(f"{base}/play/{game['gameId']}")
         expect(again.locator("#role")).to_have_text("You play White")
+        expect(again.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
         expect(again.locator("#connection")).to_have_attribute("data-state", "open")
         expect(again.locator("#player-white .name")).to_contain_text("alice")
         expect(again.locator("#resign")).to_be_visible()

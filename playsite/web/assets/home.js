@@ -368,7 +368,15 @@ $("friend-create").addEventListener("click", createFriendGame);
 $("friend-copy").addEventListener("click", copyFriendLink);
 $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
-siteInfo().then((info) => { if (info.showcase) pollShowcase(); });
+siteInfo().then((info) => {
+  if (info.showcase) pollShowcase();
+  // A rated game needs both players signed in: signed out, the box cannot promise one.
+  if (!info.account) {
+    $("friend-rated").checked = false;
+    $("friend-rated").disabled = true;
+    $("friend-rated").closest("label").title = "Sign in to play rated games";
+  }
+});
 listBots();
 // Leaving the page (closing the tab, another page, a reload) withdraws the seek at once, as a
 // closed lobby does on lichess: nobody should sit down at a table its creator has left.

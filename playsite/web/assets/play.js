@@ -61,6 +61,7 @@ const view = {
   players: null,
   namesBeforeStart: false, // the Snapshot came before both players sat down: names are read again at the first roll
   rated: false,
+  clockWords: "", // the time control in words ("10+10")
   opponentIsBot: false, // a bot's seat cannot answer a draw offer
   drawBlocked: false, // my offer was declined: no new one until the opponent offers
   drawOfferFrom: null, // the seat whose draw offer waits for an answer
@@ -539,7 +540,14 @@ function readTimeControl(control) {
     PerMove: () => `${body.secondsPerMove} s a turn`,
     Unlimited: () => "no clock",
   };
-  $("time-control").textContent = words[kind] ? words[kind]() : "";
+  view.clockWords = words[kind] ? words[kind]() : "";
+  drawGameKind();
+}
+
+// "10+10 · Rated" or "· Casual", as a chess site says it: rated as known now (a friend game
+// created rated turns casual when a guest takes a seat).
+function drawGameKind() {
+  $("time-control").textContent = [view.clockWords, view.rated ? "Rated" : "Casual"].filter(Boolean).join(" \u00b7 ");
 }
 
 // ----- the end --------------------------------------------------------------------------------------
@@ -660,6 +668,8 @@ async function readPlayers() {
   const answer = await getJson(`/games/${gameId}`).catch(() => null);
   if (answer?.status !== 200 || !answer.body?.players) return;
   setPlayers(answer.body.players);
+  view.rated = Boolean(answer.body.rated); // a guest who sat down made it casual
+  drawGameKind();
   draw();
 }
 
@@ -677,7 +687,7 @@ async function onEvent(event) {
     setPlayers(state.players);
     view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
     view.rated = Boolean(state.rated);
-    readTimeControl(state.timeControl);
+    readTimeControl(state.timeControl); // and says rated or casual
     view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
     view.pieces = parsePlacement(state.dfen);
     view.dfen = state.dfen;
