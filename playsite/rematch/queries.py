@@ -12,6 +12,7 @@ on the phase still being `starting`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 import attrs
@@ -144,10 +145,10 @@ class SuccessorFenceRefused(Exception):
 
 def commit_successor(
     conn: psycopg.Connection,
-    write: GameWrite,
     *,
     source_game_id: str,
-    join_deadline_at: float,
+    game_id: str,
+    settle: Callable[[], tuple[float, GameWrite]],
     white_moves_to: Seat,
     tokens: dict[Seat, str],
 ) -> None:
@@ -155,21 +156,31 @@ def commit_successor(
     participants and capability digests), the link from the source with the first-join
     deadline and the capabilities, and the opportunity turned `matched`. Fenced on the
     phase being `starting`; the primary key of `rematch_successors` makes a second
-    successor for one source impossible even past the fence."""
+    successor for one source impossible even past the fence.
+
+    `settle()` is called once this transaction holds the fence and the link's row (after any
+    wait for either): it fixes the first-join deadline ("15 s from commit": what is left to
+    run, the first version's row and one update of the link, waits on nothing another
+    transaction holds) and returns it with the creation write that carries it."""
     matched = conn.execute(
         "UPDATE rematch_opportunities SET phase = 'matched', successor_game_id = %s, updated_at = now()"
         " WHERE source_game_id = %s AND phase = 'starting'",
-        (write.game_id, source_game_id),
+        (game_id, source_game_id),
     ).rowcount
     if matched != 1:
         raise SuccessorFenceRefused(f"the rematch of {source_game_id} is no longer starting")
     conn.execute(
         "INSERT INTO rematch_successors (source_game_id, game_id, join_deadline_at, white_moves_to, white_token, black_token)"
-        " VALUES (%s, %s, %s, %s, %s, %s)",
-        (source_game_id, write.game_id, stamp(join_deadline_at), str(white_moves_to), tokens[Seat.WHITE], tokens[Seat.BLACK]),
+        " VALUES (%s, %s, now(), %s, %s, %s)",
+        (source_game_id, game_id, str(white_moves_to), tokens[Seat.WHITE], tokens[Seat.BLACK]),
     )
+    join_deadline_at, write = settle()
     if not write_game(conn, write):
-        raise SuccessorFenceRefused(f"game {write.game_id} already exists")
+        raise SuccessorFenceRefused(f"game {game_id} already exists")
+    conn.execute(
+        "UPDATE rematch_successors SET join_deadline_at = %s WHERE source_game_id = %s",
+        (stamp(join_deadline_at), source_game_id),
+    )
 
 
 def successor(conn: psycopg.Connection, source_game_id: str) -> Successor | None:

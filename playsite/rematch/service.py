@@ -44,7 +44,7 @@ from playsite.rematch.source import Source, source_of, source_of_result
 from playsite.principals import Kind, id_of
 from playsite.refusals import Refused
 from playsite.rooms.admission import Purpose
-from playsite.rooms.durable import load_state
+from playsite.rooms.durable import dump_setup, load_state
 from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.store.base import GameWrite
@@ -339,7 +339,6 @@ class Rematches:
         for seat in SEATS:
             tokens[seat], digest = new_token()
             seats[seat] = SeatSetup(token_hash=digest, face=PublicFace(kind="Human", name=None), principal=principal_at[seat])
-        deadline = self.wall() + JOIN_WINDOW_S
         setup = RoomSetup(
             game_id=str(uuid.uuid4()),
             time_control=source.time_control,
@@ -352,18 +351,28 @@ class Rematches:
             seed_window_s=self.seed_window_s,
             durability=self.durability,
             predecessor=source.game_id,
-            join_deadline_at=encode_epoch(deadline),
+            # provisional: the commit fixes it once it holds the fence (`settle` below)
+            join_deadline_at=encode_epoch(self.wall() + JOIN_WINDOW_S),
         )
+        sealed = {seat: seal_stored(self.sealer, token, source.game_id, _token_column(seat)) for seat, token in tokens.items()}
 
-        async def commit(write: GameWrite) -> None:
+        async def commit(write: GameWrite) -> RoomSetup:
+            settled: list[RoomSetup] = []
+
+            def settle() -> tuple[float, GameWrite]:
+                # "15 s from commit": stamped inside the transaction, after any wait for the
+                # fence, so no wait for a thread, a connection or a lock comes out of the window
+                deadline = self.wall() + JOIN_WINDOW_S
+                settled.append(attrs.evolve(setup, join_deadline_at=encode_epoch(deadline)))
+                return deadline, attrs.evolve(write, snapshot={**write.snapshot, "setup": dump_setup(settled[-1])})
+
             await self._run(
                 lambda conn: queries.commit_successor(
-                    conn, write, source_game_id=source.game_id, join_deadline_at=deadline,
-                    white_moves_to=white_moves_to,
-                    tokens={seat: seal_stored(self.sealer, token, source.game_id, _token_column(seat))
-                            for seat, token in tokens.items()},
+                    conn, source_game_id=source.game_id, game_id=write.game_id, settle=settle,
+                    white_moves_to=white_moves_to, tokens=sealed,
                 )
             )
+            return settled[-1]
 
         room = await self.registry.create(setup, Purpose.GENERAL, (), commit=commit)
         log.info("rematch of %s: successor %s committed", source.game_id, room.game_id)

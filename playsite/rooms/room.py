@@ -42,7 +42,10 @@ INTENT_QUEUE = 64
 
 StoredSnapshot = dict[str, Any]
 """A durable snapshot (`durable.dump_state`): JSON, as the store keeps it."""
-CreationCommit = Callable[[GameWrite], Awaitable[None]]
+CreationCommit = Callable[[GameWrite], Awaitable[RoomSetup | None]]
+"""The caller's own creation transaction; it may settle part of the setup as it commits (a
+rematch successor's first-join deadline, stamped inside its transaction) and then returns the
+setup as committed, which the room adopts before it starts."""
 """A creation's own transaction: writes the game's first version and commits, or raises."""
 Args = TypeVarTuple("Args")
 
@@ -136,7 +139,11 @@ class Room:
         state = self.state()
         data = self._attempted = self._dump(state)
         if commit is not None:
-            await commit(game_write(state, data))
+            committed = await commit(game_write(state, data))
+            if committed is not None and committed != self.setup:
+                self.game.setup = self.setup = committed
+                self._setup_record = None
+                data = self._attempted = self._dump(self.state())  # what the commit wrote
             self._durable = data
             return None
         store = self.store

@@ -109,6 +109,38 @@ async def test_propose_then_accept_commits_one_successor_with_each_seat_told_onl
         assert sql(migrated_url, "SELECT count(*) FROM rematch_successors WHERE source_game_id = %s", (game_id,)) == [(1,)]
 
 
+async def test_the_successors_first_join_window_is_15_s_from_its_commit(migrated_url):
+    """service.md: "15 s from commit". The link's table is locked for 2 s while the successor
+    commits: the deadline is stamped after that wait, not before it (it was 12.4 s from the
+    commit with a 3 s wait)."""
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        status, _, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 200
+        locked, released = trio.Event(), []
+
+        def hold_the_link_table() -> None:
+            with psycopg.connect(migrated_url) as conn:
+                conn.execute("LOCK TABLE rematch_successors IN SHARE MODE")
+                trio.from_thread.run_sync(locked.set)
+                time.sleep(2)
+                released.append(time.time())
+                conn.rollback()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, hold_the_link_table)
+            await locked.wait()
+            matched = await accept(client, game_id, tokens[BLACK])
+        assert released, "the successor committed while the table was locked"
+        left = _seconds(matched["joinDeadlineAt"]) - released[0]
+        assert left >= 14.9, f"{left:.2f} s of the 15 s window left after the commit"
+        successor = services.registry.get(matched["nextGameId"])
+        assert successor.game.setup.join_deadline_at == matched["joinDeadlineAt"], "the room keeps the committed deadline"
+        stored = sql(migrated_url, "SELECT snapshot -> 'setup' ->> 'joinDeadlineAt' FROM games WHERE id = %s",
+                     (matched["nextGameId"],))
+        assert stored == [(matched["joinDeadlineAt"],)]
+
+
 async def test_both_seats_joining_the_successor_starts_it_and_it_can_be_rematched_in_turn(migrated_url):
     async with server(migrated_url) as (services, client):
         game_id, tokens, principals = await finished_game(services)
