@@ -50,7 +50,11 @@ with (413, 415 and 429 come from the edge's helpers)."""
 
 def showcase_routes(table: ShowcaseTable, accounts: Accounts, origins: OriginPolicy) -> RouteFamily:
     """Mounted only with SHOWCASE_ENABLED (the boot then builds `table`)."""
-    routes = RouteFamily("showcase", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES)
+    routes = RouteFamily(
+        "showcase", __name__, shape=PROBLEM_SHAPE, statuses=STATUSES,
+        # a database that did not answer reading the session: the table's own 503
+        edge_codes={"temporarily_unavailable": "showcase_unavailable"},
+    )
     by_address = RateLimiter(CLAIMS_PER_ADDRESS_PER_MINUTE, 60)
     by_actor = RateLimiter(CLAIMS_PER_ACTOR_PER_MINUTE, 60)
     team, _, name = table.bot_id.partition("/")

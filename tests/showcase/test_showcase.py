@@ -330,7 +330,7 @@ async def test_claims_are_rate_limited_per_actor(migrated_url, receiver):
         assert status == 429 and problem["code"] == "rate_limited" and int(headers["Retry-After"]) >= 1
 
 
-async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, receiver):
+async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, receiver, pg_cluster):
     overrides = dict(session_secret=SECRET, cors_origins=(ORIGIN,), oidc_issuer="https://id.example",
                      oidc_client_id="playsite", oidc_client_secret="s", public_origin=ORIGIN)
     with psycopg.connect(migrated_url) as conn:
@@ -352,6 +352,12 @@ async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, r
         assert won.status_code == 200 and body["outcome"] == "claimed" and "guest=" not in body["wsUrl"]
         room = t.services.registry.get(body["gameId"])
         assert room.game.seats[body["seat"]].principal == account.principal
+        # the session cannot be read (the database does not answer): the table's own 503
+        with frozen(pg_cluster):
+            down = await t.client.post("/showcase/claim", json={}, headers={
+                "Idempotency-Key": str(uuid.uuid4()), "Cookie": cookie, "Origin": ORIGIN, "X-Game-CSRF": "1"})
+        assert down.status_code == 503 and down.mimetype == "application/problem+json"
+        assert (await down.get_json())["code"] == "showcase_unavailable" and down.headers["Retry-After"]
 
 
 # ----- readiness and recovery -------------------------------------------------------------------
