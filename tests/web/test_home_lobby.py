@@ -72,7 +72,7 @@ def test_two_people_meet_through_a_seek(server, chromium):
         taker = bob.new_page()
         taker.goto(server.base_url + "/")
         row = taker.locator("#seek-list tr", has_text="5+3")
-        expect(row).to_contain_text("Anonymous")
+        expect(row).to_contain_text("Guest")
         row.get_by_role("button", name="Accept").click()
         expect(taker.locator("#role")).to_contain_text("You play")
         expect(creator).to_have_url(taker.url)  # the creator's page followed by itself

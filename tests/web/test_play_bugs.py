@@ -157,7 +157,7 @@ def server_with_house_bots(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
-def test_a_bot_is_named_as_the_home_page_names_it(server_with_house_bots, context):
+def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
     base = server_with_house_bots.base_url
     page = context.new_page()
     page.goto(base + "/")
@@ -165,7 +165,7 @@ def test_a_bot_is_named_as_the_home_page_names_it(server_with_house_bots, contex
     expect(page.locator("#role")).to_contain_text("You play")
     seat = page.locator("#role").inner_text().split()[-1]
     strip = page.locator(f"#player-{OTHER[seat].lower()} .name")
-    # as the home page writes it ("house greedy"), marked as a bot, linking to its profile
-    expect(strip.locator('a[href="/@/house/greedy"]')).to_have_text("house greedy")
+    # as every page writes it ("house/greedy"), marked as a bot, linking to its profile
+    expect(strip.locator('a[href="/@/house/greedy"]')).to_have_text("house/greedy")
     expect(strip.locator(".tag")).to_have_text("BOT")
-    expect(page.locator("main")).not_to_contain_text("house/greedy")
+    expect(page.locator("main")).not_to_contain_text("house greedy")  # the wire's form, never shown

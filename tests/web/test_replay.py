@@ -56,7 +56,7 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(page.locator("#step")).to_have_text(f"1 / {total}")
     expect(page.locator("#dice")).to_have_text(" ".join(map(str, first["dice"])))
     expect(page.locator("#dice .die").first).to_have_attribute("aria-label", f"die: {PIECES[first['dice'][0]]}")
-    expect(page.locator("#turn-check")).to_have_text("checked")
+    expect(page.locator("#turn-check")).to_have_text("\u2713 dice verified")  # dice words, not chess's check
     # the first turn with a move (a roll may be a forced pass): its last destination is marked
     step, played = next((n, t) for n, t in enumerate(record["turns"], start=1) if t["moves"])
     page.locator(f'#turns li[data-step="{step}"] button').click()

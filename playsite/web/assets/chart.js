@@ -177,7 +177,8 @@ export function intervalChart(container, rows, { title, unit = "" }) {
   const grid = node("g", { class: "chart-grid" });
   for (const value of xTicks) {
     grid.append(node("line", { x1: x(value), x2: x(value), y1: MARGIN.top, y2: height - MARGIN.bottom }));
-    grid.append(node("text", { x: x(value), y: height - 8, "text-anchor": "middle", class: "chart-tick" }, `${Math.round(value)}${unit}`));
+    const tick = String(Math.round(value)).replace(/^-/, "\u2212"); // a true minus, as the tables write it
+    grid.append(node("text", { x: x(value), y: height - 8, "text-anchor": "middle", class: "chart-tick" }, `${tick}${unit}`));
   }
   svg.append(grid);
   rows.forEach((r, i) => {

@@ -29,8 +29,8 @@ export function timeControlLabel(tc) {
   return "no clock";
 }
 
-// A bot's name as people read it: "house greedy" and "house/greedy" both read "house greedy".
-const botName = (team, name) => `${team} ${name}`;
+// A bot's name as every page writes it: "house/greedy" (its profile is /@/house/greedy).
+const botName = (team, name) => `${team}/${name}`;
 
 function friendLink(gameId, seat, token) {
   return `${location.origin}/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
@@ -258,7 +258,7 @@ function showSeeks(seeks) {
     const row = element("tr");
     row.dataset.seek = seek.id;
     const own = mine?.id === seek.id;
-    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot") : "Anonymous";
+    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : "Guest";
     const player = element("td", who);
     if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
     const action = element("td");

@@ -96,10 +96,10 @@ function announce(text) {
 
 // ----- names ---------------------------------------------------------------------------------------
 
-// A bot is written "team name" as on the home page (a face may carry "team/name" too).
+// A bot is written "team/name" as on every page (the wire's face carries "team name").
 function faceName(face) {
   if (!face) return "";
-  if (face.kind === "Bot") return face.name ? face.name.replace("/", " ") : "a bot";
+  if (face.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot";
   return face.name || "Guest";
 }
 
@@ -593,6 +593,7 @@ function showOver(over, { fresh }) {
   $("result-detail").hidden = !detail;
   $("result-rated").hidden = !view.rated || over.result === null; // an aborted game changes no rating
   $("replay").href = `/replay/${gameId}`;
+  $("replay").hidden = view.turns.length === 0; // nothing to replay (the seed can still be checked)
   $("verify").href = `/replay/${gameId}#fairness`;
   $("result").hidden = false;
   $("result").dataset.outcome = over.result === null ? "aborted" : over.result.Draw ? "draw" : mine ? (over.result.Win.side === mine ? "won" : "lost") : "decided";

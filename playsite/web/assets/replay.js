@@ -10,6 +10,7 @@ import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_R
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, turns: [], step: 0, checks: new Map() };
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
 const board = createBoard($("board"), { label: "board" });
 
 function positionAt(step) {
@@ -29,8 +30,9 @@ function written(index) {
 function placeNames() {
   const black = board.orientation === "white";
   const players = view.record?.players || {};
-  $("name-top").replaceChildren(black ? "Black: " : "White: ", faceLink(black ? players.black : players.white, UNNAMED_IN_RECORDS));
-  $("name-bottom").replaceChildren(black ? "White: " : "Black: ", faceLink(black ? players.white : players.black, UNNAMED_IN_RECORDS));
+  // as the play page's strips: the side, then the name
+  $("name-top").replaceChildren(black ? "Black " : "White ", faceLink(black ? players.black : players.white, UNNAMED_IN_RECORDS));
+  $("name-bottom").replaceChildren(black ? "White " : "Black ", faceLink(black ? players.white : players.black, UNNAMED_IN_RECORDS));
 }
 
 function flip() {
@@ -52,7 +54,8 @@ function show(step) {
   renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
   $("moves").textContent = turn ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") : "";
   const check = turn && view.checks.get(turn.turnNumber);
-  $("turn-check").textContent = check === undefined ? "" : check ? "checked" : "does not match";
+  // "checked" read as chess's check: these words are about the dice
+  $("turn-check").textContent = check === undefined ? "" : check ? "\u2713 dice verified" : "\u2717 dice do not match";
   $("turn-check").dataset.ok = check === undefined ? "" : String(check);
   $("first").disabled = $("prev").disabled = view.step === 0;
   $("next").disabled = $("last").disabled = view.step === turns.length;
@@ -116,7 +119,7 @@ async function load() {
   view.record = record;
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
   placeNames();
-  $("outcome").textContent = `${resultText(record.result, record.termination)}, ${new Date(record.finishedAt).toLocaleString()}`;
+  $("outcome").textContent = `${resultText(record.result, record.termination)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
   $("client-white").textContent = JSON.stringify(record.fairness.clientSeeds?.white ?? null);

@@ -30,17 +30,24 @@ function row(table, cells) {
   return tr;
 }
 
-const signed = (value) => `${value > 0 ? "+" : value < 0 ? "\u2212" : ""}${Math.abs(Math.round(value))}`;
+const signed = (value) => {
+  const rounded = Math.round(value); // never "−0": a value that rounds to 0 is 0
+  return `${rounded > 0 ? "+" : rounded < 0 ? "\u2212" : ""}${Math.abs(rounded)}`;
+};
 
 export function verdictText(matchup) {
   return VERDICTS[matchup.result.verdict] || matchup.result.verdict;
 }
 
+// A figure with a true minus sign (U+2212), as the table's strengths are written.
+const decimal = (value) => value.toFixed(2).replace(/^-/, "\u2212");
+
 function evidence(result) {
   // Where the log-likelihood ratio stands between the two bounds, in words a bot author reads.
   const span = result.upper - result.lower;
   const share = span > 0 ? Math.round((100 * (result.llr - result.lower)) / span) : 50;
-  return `LLR ${result.llr.toFixed(2)} in [${result.lower.toFixed(2)}, ${result.upper.toFixed(2)}] (${Math.max(0, Math.min(100, share))}% of the way to "stronger"), ${result.observations} game(s)`;
+  const games = `${result.observations} ${result.observations === 1 ? "game" : "games"}`;
+  return `LLR ${decimal(result.llr)} in [${decimal(result.lower)}, ${decimal(result.upper)}] (${Math.max(0, Math.min(100, share))}% of the way to "stronger"), ${games}`;
 }
 
 async function load() {
