@@ -56,6 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import trio
 
+    from playsite.demo.exclusive import DemoRunning, hold
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing, cluster_place, remove_cluster
     from playsite.demo.settings import (
         demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, reserve_port, resolve_address,
@@ -65,12 +66,21 @@ def run(args: argparse.Namespace) -> int:
     state_dir = Path(args.dir).resolve()
     place = cluster_place(state_dir)
     outside = place.parent != state_dir
+    try:
+        lock = hold(state_dir)  # released when this process ends
+    except DemoRunning as running:
+        print(f"playsite demo: {running}", file=sys.stderr)
+        return EXIT_CONFIG
+    except OSError as error:
+        print(f"playsite demo: cannot use {state_dir}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     if args.reset:
         if not args.yes:
             where = f"{state_dir} and {place}" if outside else str(state_dir)
             print(f"playsite demo: --reset deletes {where} and every game in it; add --yes to confirm", file=sys.stderr)
             return EXIT_CONFIG
         remove_cluster(place)
+        lock.close()
         shutil.rmtree(state_dir, ignore_errors=True)
         print(f"playsite demo: deleted {state_dir}" + (f" and {place}" if outside else ""), file=sys.stderr)
         return 0
