@@ -67,10 +67,10 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, chromium):
     page.select_option("#friend-clock", label="3+2")
     page.click("#friend-create")
     expect(page.locator("#friend-links")).to_be_visible()
-    friend_link = page.locator("#friend-black").input_value()
+    friend_link = page.locator("#friend-link").input_value()
     assert "#seat=Black&token=" in friend_link and friend_link.startswith(server.base_url + "/play/")
     expect(page.locator("#friend-rated")).to_be_disabled()  # signed out: no rated game to promise
-    page.click("#friend-white")
+    page.click("#friend-play")
     expect(page.locator("#role")).to_have_text("You play White")
     expect(page.locator("#time-control")).to_have_text("3+2 \u00b7 Casual")
     expect(page.locator("#connection")).to_have_attribute("data-state", "open")

@@ -127,7 +127,7 @@ def test_the_friend_link_is_copied(server, chromium):
         expect(page.locator("#friend-links")).to_be_visible()
         page.click("#friend-copy")
         expect(page.locator("#friend-copied")).to_have_text("Copied: send it to your friend.")
-        link = page.locator("#friend-black").input_value()
+        link = page.locator("#friend-link").input_value()
         assert "#seat=Black&token=" in link
         assert page.evaluate("navigator.clipboard.readText()") == link
     finally:
@@ -213,3 +213,33 @@ def test_the_wall_shows_each_position_and_follows_it(server, context):
         after = state()["dfen"]
         assert squares(after) != squares(before)
         pieces_drawn(page, game.game_id, squares(after))  # without a reload
+
+
+def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
+    """White, Black, or a side drawn in the page: the friend's link is the other seat's."""
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.base_url + "/")
+        page.select_option("#friend-side", "Black")
+        page.click("#friend-create")
+        expect(page.locator("#friend-links")).to_be_visible()
+        assert "#seat=White&token=" in page.locator("#friend-link").input_value()
+        expect(page.locator("#friend-link-label")).to_contain_text("they play White")
+        expect(page.locator("#friend-play")).to_have_text("Play Black")
+        page.click("#friend-play")
+        expect(page.locator("#role")).to_have_text("You play Black")
+        expect(page.locator("#table")).to_have_attribute("data-orientation", "black")
+        sides = set()
+        for _ in range(20):  # a random side is one of the two, each seen (20 draws: 1 in 524,288 to miss one)
+            page.goto(server.base_url + "/")
+            page.select_option("#friend-side", "random")
+            page.click("#friend-create")
+            expect(page.locator("#friend-links")).to_be_visible()
+            mine = page.locator("#friend-play").inner_text().removeprefix("Play ")
+            theirs = "Black" if mine == "White" else "White"
+            assert f"#seat={theirs}&token=" in page.locator("#friend-link").input_value()
+            sides.add(mine)
+        assert sides == {"White", "Black"}
+    finally:
+        context.close()

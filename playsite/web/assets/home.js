@@ -99,6 +99,14 @@ function timeControl(choice) {
   return { Unlimited: {} };
 }
 
+// The creator's side: chosen, or drawn here for "Random side" (the creator holds both seats'
+// tokens, so which one it keeps is the whole choice).
+function side() {
+  const chosen = $("friend-side").value;
+  if (chosen === "White" || chosen === "Black") return chosen;
+  return crypto.getRandomValues(new Uint8Array(1))[0] % 2 === 0 ? "White" : "Black";
+}
+
 async function createFriendGame() {
   const body = { timeControl: timeControl($("friend-clock").value), rated: $("friend-rated").checked };
   $("friend-create").disabled = true;
@@ -112,17 +120,21 @@ async function createFriendGame() {
   $("friend-message").textContent = "";
   $("friend-copied").textContent = "";
   const game = answer.body;
-  const invite = friendLink(game.gameId, "Black", game.seats.black.token);
-  $("friend-white").onclick = () => {
+  const mine = side();
+  const theirs = mine === "White" ? "Black" : "White";
+  const invite = friendLink(game.gameId, theirs, game.seats[theirs.toLowerCase()].token);
+  $("friend-play").textContent = `Play ${mine}`;
+  $("friend-play").onclick = () => {
     keepInvite(game.gameId, invite); // the game's page shows it until the friend comes
-    goPlay(game.gameId, "White", game.seats.white.token);
+    goPlay(game.gameId, mine, game.seats[mine.toLowerCase()].token);
   };
-  $("friend-black").value = invite;
+  $("friend-link-label").textContent = `Send this link to your friend (they play ${theirs}):`;
+  $("friend-link").value = invite;
   $("friend-links").hidden = false;
 }
 
 async function copyFriendLink() {
-  const input = $("friend-black");
+  const input = $("friend-link");
   try {
     await navigator.clipboard.writeText(input.value);
     $("friend-copied").textContent = "Copied: send it to your friend.";
