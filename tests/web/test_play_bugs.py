@@ -62,8 +62,10 @@ def test_a_draw_offer_runs_the_answerers_clock_and_says_who_answers(server, cont
         expect(page.locator("#status")).to_have_attribute("data-status", "draw-answer")
         expect(page.locator(f"#clock-{answerer.lower()}")).to_have_class(RUNNING)
         expect(page.locator(f"#clock-{offerer.lower()}")).not_to_have_class(RUNNING)
-    expect(pages[answerer].locator("#status")).to_contain_text(f"{offerer} offers a draw")
-    expect(pages[offerer].locator("#status")).to_contain_text(f"Waiting for {answerer}")
+    # the banner says the offer; the status what to do, not the offer again
+    expect(pages[answerer].locator("#draw-offer-text")).to_have_text(f"{offerer} offers a draw.")
+    expect(pages[answerer].locator("#status")).to_have_text("Your answer: accept the draw or decline it.")
+    expect(pages[offerer].locator("#status")).to_have_text(f"Waiting for {answerer}'s answer.")
     expect(pages[answerer].locator("#status")).not_to_contain_text("to move")
 
 

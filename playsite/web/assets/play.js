@@ -36,6 +36,8 @@ async function accountSeat() {
 const returning = await accountSeat();
 const mine = token ? keptSeatName : returning; // null: spectator
 const OTHER = { White: "Black", Black: "White" };
+// A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
+const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
 
 const view = {
@@ -341,15 +343,16 @@ function drawStatus() {
   if (view.ended) return setStatus("Game over.", "ended");
   if (view.drawOfferFrom) {
     const answerer = OTHER[view.drawOfferFrom];
-    if (mine === answerer) return setStatus(`${view.drawOfferFrom} offers a draw: accept or decline.`, "draw-answer");
-    if (mine) return setStatus(`Waiting for ${answerer} to answer your draw offer.`, "draw-answer");
+    // the banner below holds the offer's words (and the answerer's buttons): the status says what to do
+    if (mine === answerer) return setStatus("Your answer: accept the draw or decline it.", "draw-answer");
+    if (mine) return setStatus(`Waiting for ${answerer}'s answer.`, "draw-answer");
     return setStatus(`${answerer} is answering ${view.drawOfferFrom}'s draw offer.`, "draw-answer");
   }
   if (!view.diceSeat) return;
   if (view.diceSeat === mine && view.waiting) return setStatus("Turn sent...", "sent");
   if (view.diceSeat === mine && view.tree) {
     return setStatus(view.partial.length && !Object.keys(view.node).length
-      ? "Your turn is complete: play it (Enter) or undo."
+      ? `Your turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.`
       : "Your turn: move the pieces your dice allow.", "your-turn");
   }
   setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
