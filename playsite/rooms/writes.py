@@ -66,6 +66,7 @@ def history_record(state: RoomState) -> HistoryRecord:
             seed=state.fairness.seed.hex(),
             client_seeds=ClientSeedsView(white=seeds.white, black=seeds.black),
         ),
+        technical=state.ending.technical,
     )
 
 

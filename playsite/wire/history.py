@@ -114,6 +114,14 @@ class HistoryRecord:
     initial_dfen: str
     turns: tuple[ArchiveTurn, ...] = attrs.field(converter=as_tuple)
     fairness: FairnessRecord
+    technical: bool = attrs.field(default=False, validator=lambda record, _, value: _check_technical(value, record.termination, "HistoryRecord"))
+    """An abort of the server's own (service.md: "a technical abort, archived as such"): in the
+    JSON as `"technical": true`, and absent for every other game (an abort by its players included)."""
+
+
+def _check_technical(technical: object, termination: object, where: str) -> None:
+    if technical is True and termination != "aborted":
+        raise WireError(f"{where}.technical is only for an aborted game, not {_read.show(termination)}")
 
 
 def encode_history(record: HistoryRecord) -> dict[str, Any]:
@@ -142,6 +150,7 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
             "seed": record.fairness.seed,
             "clientSeeds": encode_client_seeds(record.fairness.client_seeds),
         },
+        **({"technical": True} if record.technical else {}),
     }
 
 
@@ -180,10 +189,14 @@ _HISTORY_FIELDS = (
 
 
 def decode_history(obj: object, where: str = "history") -> HistoryRecord:
-    body = _read.fields(obj, where, _HISTORY_FIELDS)
+    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical",))
     termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
     result = _read.integer(body["result"], f"{where}.result", -1, 1)
     _check_result(result, termination, where)
+    technical = "technical" in body
+    if technical and body["technical"] is not True:
+        raise WireError(f"{where}.technical is true when present, got {_read.show(body['technical'])}")
+    _check_technical(technical, termination, where)
     return HistoryRecord(
         game_id=_read.string(body["gameId"], f"{where}.gameId"),
         players=decode_players(body["players"], f"{where}.players"),
@@ -195,4 +208,5 @@ def decode_history(obj: object, where: str = "history") -> HistoryRecord:
         initial_dfen=_read.string(body["initialDfen"], f"{where}.initialDfen"),
         turns=_read.array(body["turns"], f"{where}.turns", _decode_turn, item_kind="turns"),
         fairness=_decode_fairness(body["fairness"], f"{where}.fairness"),
+        technical=technical,
     )

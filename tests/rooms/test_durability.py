@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import random
 
 import pytest
@@ -364,6 +365,8 @@ async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_
         await trio.sleep(DISCONNECT_GRACE_S + 1)
         assert room.ending is not None and room.ending.termination is Termination.ABORTED
         assert room.ending.over.result is None and not room.ending.technical, "the players left: not the server's doing"
+        await room.finished.wait()
+        assert "technical" not in json.loads(store.archive[room.game_id]), "a players' abort is archived as a plain abort"
 
 
 async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, capsys):
@@ -398,4 +401,6 @@ async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read
         assert store.read_backs == 1 and room.ending.termination is Termination.ABORTED and room.ending.technical
         assert store.games[room.game_id].version == durable_version + 1  # the abort was not refused
         assert load_state(await store.ended_game(room.game_id)).ending.technical, "stored as technical"
+        archived = json.loads(store.archive[room.game_id])
+        assert archived["termination"] == "aborted" and archived["technical"] is True, "archived as such"
         assert "event=absent" in capsys.readouterr().err

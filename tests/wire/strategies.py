@@ -125,4 +125,5 @@ def history_records(draw) -> wire.HistoryRecord:
         initial_dfen=draw(texts),
         turns=tuple(turns),
         fairness=wire.FairnessRecord(draw(digests), draw(digests), draw(client_seeds)),
+        technical=termination == "aborted" and draw(st.booleans()),
     )
