@@ -53,3 +53,17 @@ def king_square(dfen: str, seat: str) -> str:
 def king_sparing_turn(tree: dict, dfen: str, seat: str, rng: random.Random) -> list[str]:
     """A random turn for `seat` that does not capture the enemy king when another turn exists."""
     return random_turn(tree, rng, avoid={king_square(dfen, "Black" if seat == "White" else "White")})
+
+
+def placement(dfen: str) -> dict[str, str]:
+    """Square name ("e2") -> piece letter, from the board field of a DFEN."""
+    pieces = {}
+    for index, row in enumerate(dfen.split()[0].split("/")):
+        file = 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+            else:
+                pieces[f"{'abcdefgh'[file]}{8 - index}"] = char
+                file += 1
+    return pieces

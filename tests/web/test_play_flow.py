@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE, pending, open_seats
-from tests.support.turns import king_sparing_turn
+from tests.support.turns import king_sparing_turn, placement
 from tests.support.waiting import wait_until_sync
 
 NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?) ?){1,3})$")
@@ -23,19 +23,6 @@ FILES = "abcdefgh"
 @pytest.fixture
 def server(serve):
     return serve({"DICE_SEED_WINDOW_MS": "0"})
-
-
-def placement(dfen: str) -> dict[str, str]:
-    pieces = {}
-    for index, row in enumerate(dfen.split(" ")[0].split("/")):
-        file = 0
-        for char in row:
-            if char.isdigit():
-                file += int(char)
-            else:
-                pieces[f"{FILES[file]}{8 - index}"] = char
-                file += 1
-    return pieces
 
 
 def board_pieces(page) -> dict[str, str]:

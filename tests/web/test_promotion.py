@@ -1,8 +1,9 @@
 """A promotion in a real game: the pawn's choices stand over its promotion square, as on lichess
 (the board veiled), exactly the ones the server's tree allows; Escape or a click on the veil
 closes them with nothing played, a pick plays the promotion and the turn goes on from there.
-A promotion is rare from the start position, so the game begins from one where White's pawn
-stands on e7 (tests/support/positioned_server.py: the real server with one game set up)."""
+A promotion is rare from the start position, so the game begins from one where three White
+pawns stand on the seventh rank (tests/support/positioned_server.py: the real server with one
+game set up); a promotion the dice leave one piece for plays at once, and the page says which."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from playwright.sync_api import expect
 from tests.support.artifacts import screenshot
 from tests.support.browser import pending, turn_in_list
 from tests.support.server import ServerProcess
+from tests.support.turns import placement
 from tests.support.waiting import wait_until_sync
 
 # White: a king on a1 and three pawns about to promote; Black: a lone king on h3, away from them.
@@ -42,19 +44,6 @@ def turns(tree: dict, prefix: tuple[str, ...] = ()):
         yield prefix
     for uci, below in tree.items():
         yield from turns(below, (*prefix, uci))
-
-
-def placement(dfen: str) -> dict[str, str]:
-    pieces, rows = {}, dfen.split()[0].split("/")
-    for index, row in enumerate(rows):
-        file = 0
-        for char in row:
-            if char.isdigit():
-                file += int(char)
-            else:
-                pieces[f"{FILES[file]}{8 - index}"] = char
-                file += 1
-    return pieces
 
 
 def calm(dfen: str, moves: tuple[str, ...]) -> int:
