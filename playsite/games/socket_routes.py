@@ -2,6 +2,7 @@
 
 `?mode=spectator` always means a read-only subscription, whatever else is in the URL; so does
 a handshake without a token (the ecosystem site's way of watching).
+`&presence=1` asks for `Presence` frames too (a seat's player away, and when it forfeits).
 `?seat=<White|Black>` without a token returns a signed-in account to the seat it already
 holds (its session, from an allowed page, proves it; a free seat is never taken so).
 `?token=<seat token>` takes a seat: the token proves the capability; the session account
@@ -64,6 +65,7 @@ def websocket_routes(
             raise game_not_found()
         token = websocket.args.get("token")
         returning = websocket.args.get("seat")
+        presence = websocket.args.get("presence") == "1"  # playsite's Presence frames, asked for
         if websocket.args.get("mode") != "spectator" and token is None and returning is not None:
             # An account back at its game without the token (another tab, another device): its
             # session, from an allowed page, reopens the seat it already holds, never a free one.
@@ -77,7 +79,7 @@ def websocket_routes(
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat is not this account's")
                 await websocket.accept()
-                await serve_subscriber(room, SocketSubscriber(returning), sockets.pace())
+                await serve_subscriber(room, SocketSubscriber(returning, presence=presence), sockets.pace())
             return
         # Without a token, a handshake watches (the ecosystem's site opens a bare `/ws` to watch).
         if websocket.args.get("mode") != "spectator" and token is not None:
@@ -105,11 +107,11 @@ def websocket_routes(
                 if not await redeem_seat(room, rebind):
                     raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
                 await websocket.accept()
-                await serve_subscriber(room, SocketSubscriber(seat), sockets.pace())
+                await serve_subscriber(room, SocketSubscriber(seat, presence=presence), sockets.pace())
             return
         with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
-            await serve_subscriber(room, SocketSubscriber(None), sockets.pace())
+            await serve_subscriber(room, SocketSubscriber(None, presence=presence), sockets.pace())
 
     return routes
 

@@ -39,8 +39,8 @@ class DirectWrites(Protocol):
 
 
 class SocketSubscriber(QueueSubscriber):
-    def __init__(self, seat: str | None = None) -> None:
-        super().__init__(seat)
+    def __init__(self, seat: str | None = None, *, presence: bool = False) -> None:
+        super().__init__(seat, presence=presence)
         self.writer: DirectWrites | None = None
         """Set by the socket's task where its connection can be written directly."""
         self._parked = False

@@ -31,6 +31,10 @@ class Subscriber(Protocol):
     """Whether it is sent the seats' encoding, legal-move trees included (a seat's subscriber,
     or a bot's stream of a game it sits in), rather than the spectators' (trees left out)."""
 
+    presence: bool
+    """Whether it asked for `Presence` frames (playsite's web client does; the ecosystem's
+    clients never see a frame they do not know)."""
+
     def offer(self, text: str) -> bool:
         """Queue `text` without blocking; False when it was dropped or the subscriber is gone."""
         ...
@@ -50,10 +54,11 @@ class QueueSubscriber:
 
     def __init__(
         self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT,
-        trees: bool | None = None,
+        trees: bool | None = None, presence: bool = False,
     ) -> None:
         self.seat = None if seat is None else Seat(seat)
         self.trees = self.seat is not None if trees is None else trees
+        self.presence = presence
         self.drop_limit = drop_limit
         self.dropped = 0
         self._send, self.events = trio.open_memory_channel[str](capacity)

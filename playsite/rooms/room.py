@@ -18,6 +18,7 @@ The room knows seats, principals and the Subscriber protocol; never a socket or 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import timedelta
 from typing import Any, TypeVarTuple, Unpack
 
 import trio
@@ -37,6 +38,8 @@ from playsite.rooms.writes import game_ending, game_write
 from playsite.rules import Termination
 from playsite.store.base import GameWrite
 from playsite.wire import PublicGameState, Seat
+from playsite.wire.instant import decode_instant, encode_instant
+from playsite.wire.text import compact_json
 
 INTENT_QUEUE = 64
 
@@ -490,8 +493,39 @@ class Room:
         self.fanout.add(subscriber)
         if subscriber.seat is not None:
             self.seated[subscriber] = subscriber.seat
+            away = self._away(subscriber.seat)
             self.game.seat_joined(subscriber.seat, now)
+            if away:
+                self._tell_presence(subscriber.seat, now)
+        if subscriber.presence:
+            for seat in self.game.seats:
+                if self._away(seat):
+                    subscriber.offer(self._presence_text(seat, now))
         return True
+
+    # ----- presence: who is away, for the clients that asked ----------------------------------
+
+    def _away(self, seat: Seat) -> bool:
+        """The seat's player has no connection while the game is played (a bot never is away)."""
+        state = self.game.seats[seat]
+        return state.connections == 0 and state.grace_until is not None and not self.game.ended
+
+    def _presence_text(self, seat: Seat, now: float) -> str:
+        """`{"Presence": {seat, away, forfeitAt?}}`: a playsite frame, sent only to subscribers
+        that asked for it; `forfeitAt` is when the seat loses unless it comes back."""
+        body: dict[str, object] = {"seat": str(seat), "away": self._away(seat)}
+        grace_until = self.game.seats[seat].grace_until
+        if body["away"] and grace_until is not None:
+            at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, grace_until - now))
+            body["forfeitAt"] = encode_instant(at)
+        return compact_json({"Presence": body})
+
+    def _tell_presence(self, seat: Seat, now: float) -> None:
+        text = None
+        for subscriber in self.fanout.subscribers:
+            if subscriber.presence and subscriber.seat != seat:
+                text = text or self._presence_text(seat, now)
+                subscriber.offer(text)
 
     def _detach(self, subscriber: Subscriber, now: float) -> None:
         self.fanout.remove(subscriber)
@@ -501,3 +535,5 @@ class Room:
         seat = self.seated.pop(subscriber, None)
         if seat is not None:
             self.game.seat_left(seat, now)
+            if self._away(seat):
+                self._tell_presence(seat, now)

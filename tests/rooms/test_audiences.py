@@ -4,13 +4,17 @@ in the Snapshot too."""
 
 from __future__ import annotations
 
+import json
 import random
+from datetime import datetime, timezone
 
 import trio.testing
 
 from playsite.rooms.admission import Purpose
+from playsite.rooms.intents import Detach
+from playsite.rooms.model import DISCONNECT_GRACE_S
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
-from tests.support.rooms import attach, command, received, room_setup, running_registry, sparing_turn
+from tests.support.rooms import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
 
 
 async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_clock):
@@ -35,3 +39,45 @@ async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_
             # A forced pass stays `{}` for everyone (it says there was nothing to play).
             assert watched.legal_moves == ({} if seen.legal_moves == {} else None)
         assert any(r.legal_moves for r in rolls[WHITE])
+
+
+async def test_presence_frames_go_only_to_subscribers_that_asked_and_count_down_the_grace(autojump_clock):
+    """A seat's last connection gone while the game is on: `Presence {seat, away, forfeitAt}` to the
+    subscribers that asked (playsite's web client), never to the others (the ecosystem's clients do
+    not know the frame); back again: `away` false. A newcomer that asks hears who is away now."""
+    setup = room_setup(white=seat_setup(always_present=False), black=seat_setup(always_present=False))
+    async with running_registry() as registry:
+        room = await registry.create(setup, Purpose.GENERAL, ())
+        await trio.testing.wait_all_tasks_blocked()
+        white = await attach(room, WHITE, presence=True)
+        black = await attach(room, BLACK)
+        watcher, plain = await attach(room, None, presence=True), await attach(room, None)
+        await trio.testing.wait_all_tasks_blocked()
+        for subscriber in (white, black, watcher, plain):
+            received(subscriber)
+        assert await room.send(Detach(black))
+        await trio.testing.wait_all_tasks_blocked()
+        [frame] = [text for text in drained(watcher) if text.startswith('{"Presence"')]
+        presence = json.loads(frame)["Presence"]
+        assert presence["seat"] == "Black" and presence["away"] is True
+        left = (datetime.fromisoformat(presence["forfeitAt"].replace("Z", "+00:00")) - datetime.now(timezone.utc)).total_seconds()
+        assert 25 < left <= DISCONNECT_GRACE_S + 1, left
+        assert any(text.startswith('{"Presence"') for text in drained(white))
+        assert not any(text.startswith('{"Presence"') for text in drained(plain)), "asked for nothing, told nothing"
+        late = await attach(room, None, presence=True)  # a page opened now hears it after the Snapshot
+        assert [json.loads(t)["Presence"]["seat"] for t in drained(late) if t.startswith('{"Presence"')] == ["Black"]
+        await attach(room, BLACK)
+        await trio.testing.wait_all_tasks_blocked()
+        back = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
+        assert back == [{"seat": "Black", "away": False}]
+        assert not room.ended
+
+
+def drained(subscriber) -> list[str]:
+    """The texts queued for `subscriber` so far, undecoded (Presence is not an event of the wire's)."""
+    texts = []
+    while True:
+        try:
+            texts.append(subscriber.events.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return texts

@@ -187,6 +187,39 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         phone.close()
 
 
+def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_back_on_return(server, chromium):
+    """Presence frames (asked for with &presence=1): the other player and a spectator see the
+    one who left "left the game: loses in N s unless back" within the 30 s grace, and nothing
+    once they return."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    contexts = [chromium.new_context() for _ in range(3)]
+    try:
+        pages = {}
+        for context, seat in zip(contexts, ("White", "Black")):
+            pages[seat] = context.new_page()
+            pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        watcher = contexts[2].new_page()
+        watcher.goto(f"{base}/play/{game['gameId']}")
+        wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll: the game is on")
+        expect(pages["White"].locator("#player-black .away")).to_have_count(0)
+        pages["Black"].goto("about:blank")  # Black leaves (the tab keeps the seat's token)
+        for page in (pages["White"], watcher):
+            away = page.locator("#player-black .away")
+            expect(away).to_contain_text("left the game: loses in")
+            left = int(re.search(r"loses in (\d+) s", away.inner_text())[1])
+            assert 20 <= left <= 30, left
+        pages["Black"].goto(f"{base}/play/{game['gameId']}")
+        expect(pages["Black"].locator("#role")).to_have_text("You play Black")
+        for page in (pages["White"], watcher):
+            expect(page.locator("#player-black .away")).to_have_count(0)
+        expect(pages["White"].locator("#result")).to_be_hidden()  # no forfeit
+    finally:
+        for context in contexts:
+            context.close()
+
+
 LANDSCAPE = {"width": 844, "height": 390}
 
 

@@ -71,15 +71,17 @@ const view = {
   browsing: null, // null: live; else the index of the turn whose position is shown (-1: the start)
   animate: false,
   notice: "",
+  away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   confirming: false,
   connection: "connecting",
   everOpen: false,
 };
 
 function path() {
-  if (!mine) return `/games/${gameId}/ws?mode=spectator`;
-  if (!token) return `/games/${gameId}/ws?seat=${mine}`; // an account's return: its session proves it
-  return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}`;
+  // &presence=1: Presence frames too (a player away, and when they forfeit), playsite's own
+  if (!mine) return `/games/${gameId}/ws?mode=spectator&presence=1`;
+  if (!token) return `/games/${gameId}/ws?seat=${mine}&presence=1`; // an account's return: its session proves it
+  return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}&presence=1`;
 }
 
 // A sentence under the controls: an error (a refused turn) in the danger colour, news (a
@@ -377,6 +379,9 @@ function drawPlayers() {
       parts.unshift(badge, " ");
     }
     if (mine === seatName) parts.push(" (you)");
+    if (view.away[seatName] && !view.ended) {
+      parts.push(" ", Object.assign(document.createElement("span"), { className: "away", textContent: awayWords(seatName) }));
+    }
     name.replaceChildren(...parts);
     strip.querySelector(".side").textContent = seatName;
     strip.dataset.toMove = String(!view.ended && (view.clockSeat || view.diceSeat) === seatName);
@@ -504,7 +509,18 @@ function lowThreshold() {
   return view.initialMs ? Math.min(20_000, Math.max(5_000, view.initialMs * 0.1)) : 20_000;
 }
 
+// "left the game: loses in 23 s" while a player is away (Presence frames), counted down here.
+function awayWords(seatName) {
+  const at = view.away[seatName];
+  const left = typeof at === "number" ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : null;
+  return left === null ? "left the game" : `left the game: loses in ${left} s unless back`;
+}
+
 function tick() {
+  for (const seatName of ["White", "Black"]) {
+    const away = $(`player-${seatName.toLowerCase()}`).querySelector(".away");
+    if (away && view.away[seatName]) away.textContent = awayWords(seatName);
+  }
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
     if (!view.clocks) { element.textContent = ""; element.hidden = true; continue; }
@@ -686,6 +702,7 @@ async function onEvent(event) {
   const [kind, body] = Object.entries(event)[0];
   if (kind === "Snapshot") {
     const state = body.state;
+    view.away = {}; // the server tells who is away after a Snapshot
     view.ended = false;
     view.waiting = false;
     setPlayers(state.players);
@@ -773,6 +790,12 @@ async function onEvent(event) {
       view.notice = "";
     }
     say("");
+  } else if (kind === "Presence") {
+    const was = Boolean(view.away[body.seat]);
+    view.away[body.seat] = body.away ? (body.forfeitAt ? Date.parse(body.forfeitAt) : true) : null;
+    if (body.away && !was) announce(`${body.seat === mine ? "You" : body.seat} left the game.`);
+    else if (!body.away && was) announce(`${body.seat} is back.`);
+    drawPlayers();
   } else if (kind === "GameEnded") {
     showOver(body.over, { fresh: true });
   } else if (kind === "Rejected") {
