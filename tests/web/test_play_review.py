@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
-from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending
+from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_turn
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site  # noqa: F401 (a fixture)
@@ -190,7 +190,7 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
 def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_back_on_return(server, chromium):
     """Presence frames (asked for with &presence=1): the other player and a spectator see the
     one who left "left the game: loses in N s unless back" within the 30 s grace, and nothing
-    once they return."""
+    once they return; gone for good, the forfeit reads "Black left the game", not "resigned"."""
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     contexts = [chromium.new_context() for _ in range(3)]
@@ -215,6 +215,20 @@ def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_bac
         for page in (pages["White"], watcher):
             expect(page.locator("#player-black .away")).to_have_count(0)
         expect(pages["White"].locator("#result")).to_be_hidden()  # no forfeit
+        # both play a turn (before that, leaving aborts the game), then Black is gone for good:
+        # past the grace the game is forfeited, and said so, not "resigned"
+        played, rng, version = set(), random.Random(5), -1
+        while played != {"White", "Black"}:
+            state = wait_until_sync(
+                lambda: (s := pending(base, game["gameId"])) and s["version"] > version and s, "the next roll")
+            version, seat = state["version"], state["activeSeat"]
+            expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+            play_turn(pages[seat], base, game["gameId"], seat, rng)
+            played.add(seat)
+        pages["Black"].goto("about:blank")
+        expect(pages["White"].locator("#player-black .away")).to_be_visible()
+        expect(pages["White"].locator("#result-title")).to_have_text("You won: Black left the game", timeout=45_000)
+        expect(watcher.locator("#result-title")).to_have_text("White won: Black left the game")
     finally:
         for context in contexts:
             context.close()

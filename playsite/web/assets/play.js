@@ -588,7 +588,10 @@ function endingWords(over) {
   const title = mine ? (mine === winner ? "You won" : "You lost") : `${winner} won`;
   if (termination === "KingCaptured") return { title: `${title}: king captured`, detail: "" };
   if (termination === "Timeout") return { title: `${title} on time`, detail: "" };
-  if (termination === "Resign") return { title: `${title}: ${mine === loser ? "you" : loser} resigned`, detail: "" };
+  // A seat away when its game ends by "resignation" forfeited for not coming back (the wire
+  // carries that forfeit as a resignation; an away seat cannot resign).
+  const how = view.away[loser] ? "left the game" : "resigned";
+  if (termination === "Resign") return { title: `${title}: ${mine === loser ? "you" : loser} ${how}`, detail: "" };
   return { title, detail: termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() };
 }
 
