@@ -2,8 +2,9 @@
 import { getJson } from "./net.js";
 import { $, element, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
 
+// "1612 ±80" with a no-break space: on a phone the figure and its deviation never wrap apart.
 export function ratingText(entry) {
-  return `${Math.round(entry.rating)} \u00b1${Math.round(entry.rd)}`;
+  return `${Math.round(entry.rating)}\u00a0\u00b1${Math.round(entry.rd)}`;
 }
 
 // A settled rating as "1612 ±80"; a provisional one marked as such, with the reason on hover.
