@@ -513,7 +513,9 @@ function lowThreshold() {
 function awayWords(seatName) {
   const at = view.away[seatName];
   const left = typeof at === "number" ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : null;
-  return left === null ? "left the game" : `left the game: loses in ${left} s unless back`;
+  if (left === null) return "left the game";
+  // before both sides have played a turn, leaving aborts the game rather than losing it
+  return abortable() ? `left the game: aborted in ${left} s unless back` : `left the game: loses in ${left} s unless back`;
 }
 
 function tick() {
