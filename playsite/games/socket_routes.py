@@ -57,6 +57,16 @@ def websocket_routes(
     )
     connects = RateLimiter(connects_per_minute, 60)
 
+    async def play_seat(room: Room, rebind: Rebind, refused: str) -> None:
+        """Sit `rebind`'s principal in its seat (403 `seat_taken`, saying `refused`, when the
+        room says no) and serve the socket as that seat."""
+        with sockets.holding(room.game_id, client_address(), spectator=False):
+            if not await redeem_seat(room, rebind):
+                raise Refusal(403, "seat_taken", refused)
+            await websocket.accept()
+            presence = websocket.args.get("presence") == "1"
+            await serve_subscriber(room, SocketSubscriber(rebind.seat, presence=presence), sockets.pace())
+
     @routes.websocket("/games/<game_id>/ws")
     async def game_socket(game_id: str) -> None:
         limit_by_address(connects, "socket connections")
@@ -75,11 +85,7 @@ def websocket_routes(
             if caller is None:
                 raise Refusal(403, "invalid_token", "returning to a seat without its token needs signing in")
             rebind = Rebind(returning, caller.principal, caller.name, claim=False)
-            with sockets.holding(room.game_id, client_address(), spectator=False):
-                if not await redeem_seat(room, rebind):
-                    raise Refusal(403, "seat_taken", "this seat is not this account's")
-                await websocket.accept()
-                await serve_subscriber(room, SocketSubscriber(returning, presence=presence), sockets.pace())
+            await play_seat(room, rebind, "this seat is not this account's")
             return
         # Without a token, a handshake watches (the ecosystem's site opens a bare `/ws` to watch).
         if websocket.args.get("mode") != "spectator" and token is not None:
@@ -103,11 +109,7 @@ def websocket_routes(
                 if caller is None:
                     raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
                 rebind = Rebind(seat, caller.principal, caller.name)
-            with sockets.holding(room.game_id, client_address(), spectator=False):
-                if not await redeem_seat(room, rebind):
-                    raise Refusal(403, "seat_taken", "this seat was already taken by someone else")
-                await websocket.accept()
-                await serve_subscriber(room, SocketSubscriber(seat, presence=presence), sockets.pace())
+            await play_seat(room, rebind, "this seat was already taken by someone else")
             return
         with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
