@@ -24,11 +24,11 @@ SCORES = {name: score for score, name in RESULTS.items()}
 # (1/0/-1, NULL when aborted). A game where the guest held both seats (a board shared by two
 # people) has no side to tell and is left out, as the ecosystem does.
 _OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, time_control, 'White' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'White' AS seat,
            black_principal AS other, result AS score
       FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
     UNION ALL
-    SELECT game_id, finished_at, rated, termination, time_control, 'Black' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'Black' AS seat,
            white_principal AS other, -result AS score
       FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
 """
@@ -61,7 +61,7 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
     where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = conn.execute(
         f"""
-        SELECT game_id, seat, other, score, rated, termination, time_control, finished_at
+        SELECT game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at
           FROM ({_OWN_GAMES}) own {where}
          ORDER BY finished_at DESC, game_id DESC
          LIMIT %(limit)s
@@ -72,10 +72,10 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
     names = nicknames_of(conn, [row[2] for row in page])
     games = [
         {
-            **own_game(game_id, seat, other, score, rated, termination, finished_at, names),
+            **own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names),
             "timeControl": time_control_text(time_control),
         }
-        for game_id, seat, other, score, rated, termination, time_control, finished_at in page
+        for game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at in page
     ]
     return {"games": games, "hasMore": len(rows) > GAMES_PAGE}
 

@@ -151,11 +151,11 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
 # NULL when aborted). A game against itself (never created, but not excluded by the
 # schema) is left out of both lists.
 _OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, 'White' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, 'White' AS seat,
            black_principal AS other, result AS score
       FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
     UNION ALL
-    SELECT game_id, finished_at, rated, termination, 'Black' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, 'Black' AS seat,
            white_principal AS other, -result AS score
       FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
 """
@@ -209,7 +209,7 @@ def read_opponents(conn: psycopg.Connection, principal: str) -> list[dict]:
 def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     rows = conn.execute(
         f"""
-        SELECT game_id, seat, other, score, rated, termination, finished_at
+        SELECT game_id, seat, other, score, rated, termination, disconnect, finished_at
           FROM ({_OWN_GAMES}) own
          ORDER BY finished_at DESC, game_id DESC
          LIMIT {RECENT_GAMES}
@@ -218,16 +218,17 @@ def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     ).fetchall()
     names = nicknames_of(conn, [other for _, _, other, *_ in rows])
     return [
-        own_game(game_id, seat, other, score, rated, termination, finished_at, names)
-        for game_id, seat, other, score, rated, termination, finished_at in rows
+        own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names)
+        for game_id, seat, other, score, rated, termination, disconnect, finished_at in rows
     ]
 
 
 def own_game(
     game_id: object, seat: str, other: str | None, score: int | None, rated: bool, termination: str,
-    finished_at: datetime, names: dict[str, str],
+    disconnect: bool, finished_at: datetime, names: dict[str, str],
 ) -> dict[str, object]:
-    """One game from a player's own side, as the profiles and a guest's history list it."""
+    """One game from a player's own side, as the profiles and a guest's history list it; a
+    forfeit after the disconnect grace reads `resign` and `disconnect: true`, as in its record."""
     return {
         "gameId": str(game_id),
         "seat": seat,
@@ -235,6 +236,7 @@ def own_game(
         "result": RESULTS.get(score, "unknown"),
         "rated": bool(rated),
         "termination": termination,
+        **({"disconnect": True} if disconnect else {}),
         "finishedAt": encode_instant(finished_at),
     }
 

@@ -67,6 +67,7 @@ def history_record(state: RoomState) -> HistoryRecord:
             client_seeds=ClientSeedsView(white=seeds.white, black=seeds.black),
         ),
         technical=state.ending.technical,
+        disconnect=state.ending.termination is Termination.DISCONNECT,
     )
 
 
@@ -84,6 +85,7 @@ def game_ending(state: RoomState) -> GameEnding:
         result=None if aborted else record.result,
         termination=record.termination,
         time_control=encode_time_control(state.setup.time_control),
+        disconnect=record.disconnect,
     )
     payload = {
         "source": ANALYTICS_SOURCE,

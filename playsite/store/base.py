@@ -52,6 +52,8 @@ class ResultRow:
     """White's point of view: 1, 0, -1; None for an aborted game."""
     termination: str
     time_control: dict[str, Any]
+    disconnect: bool = False
+    """A forfeit after the disconnect grace, archived with termination 'resign'."""
 
 
 @attrs.frozen
@@ -143,6 +145,7 @@ def archive_summary(record: dict[str, Any], turns: int) -> dict[str, Any]:
         "rated": record.get("rated", False),
         "result": record["result"],
         "termination": record["termination"],
+        **({"disconnect": True} if record.get("disconnect") else {}),
         "finishedAt": record["finishedAt"],
         "turns": turns,
     }

@@ -61,9 +61,9 @@ _FINISH_GAME_ON_LOOP = LoopStatement.of(
     _WRITE_GAME.removesuffix("SELECT version FROM game\n")
     + """, results AS (
     INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal, result,
-                              termination, time_control)
+                              termination, time_control, disconnect)
     SELECT game.id, %(finished_at)s, %(result_rated)s, %(result_origin)s, %(white_principal)s,
-           %(black_principal)s, %(result)s::smallint, %(termination)s, %(time_control)s
+           %(black_principal)s, %(result)s::smallint, %(termination)s, %(time_control)s, %(disconnect)s
       FROM game
     ON CONFLICT (game_id) DO NOTHING
 ), archive AS (
@@ -191,6 +191,7 @@ class PostgresStore:
             "result": result.result,
             "termination": result.termination,
             "time_control": Jsonb(result.time_control),
+            "disconnect": result.disconnect,
             "record": Jsonb(ending.archive, dumps=json_bytes),
             "outbox_key": ending.outbox_key,
             "outbox_payload": Jsonb(ending.outbox_payload),
@@ -224,7 +225,7 @@ class PostgresStore:
         row = await self.database.run(
             lambda conn: conn.execute(
                 "SELECT game_id, finished_at, rated, origin, white_principal, black_principal, result, termination,"
-                " time_control FROM game_results WHERE game_id = %s",
+                " time_control, disconnect FROM game_results WHERE game_id = %s",
                 (game_id,),
             ).fetchone()
         )

@@ -117,11 +117,20 @@ class HistoryRecord:
     technical: bool = attrs.field(default=False, validator=lambda record, _, value: _check_technical(value, record.termination, "HistoryRecord"))
     """An abort of the server's own (service.md: "a technical abort, archived as such"): in the
     JSON as `"technical": true`, and absent for every other game (an abort by its players included)."""
+    disconnect: bool = attrs.field(default=False, validator=lambda record, _, value: _check_disconnect(value, record.termination, "HistoryRecord"))
+    """A forfeit: the loser stayed away past the disconnect grace. The ecosystem's archive has no
+    name for it, so the record reads `resign` (as the game travelled live) and adds
+    `"disconnect": true`; absent for every other game, a resignation included."""
 
 
 def _check_technical(technical: object, termination: object, where: str) -> None:
     if technical is True and termination != "aborted":
         raise WireError(f"{where}.technical is only for an aborted game, not {_read.show(termination)}")
+
+
+def _check_disconnect(disconnect: object, termination: object, where: str) -> None:
+    if disconnect is True and termination != "resign":
+        raise WireError(f"{where}.disconnect is only for a forfeit archived as resign, not {_read.show(termination)}")
 
 
 def encode_history(record: HistoryRecord) -> dict[str, Any]:
@@ -151,6 +160,7 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
             "clientSeeds": encode_client_seeds(record.fairness.client_seeds),
         },
         **({"technical": True} if record.technical else {}),
+        **({"disconnect": True} if record.disconnect else {}),
     }
 
 
@@ -189,7 +199,7 @@ _HISTORY_FIELDS = (
 
 
 def decode_history(obj: object, where: str = "history") -> HistoryRecord:
-    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical",))
+    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect"))
     termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
     result = _read.integer(body["result"], f"{where}.result", -1, 1)
     _check_result(result, termination, where)
@@ -197,6 +207,10 @@ def decode_history(obj: object, where: str = "history") -> HistoryRecord:
     if technical and body["technical"] is not True:
         raise WireError(f"{where}.technical is true when present, got {_read.show(body['technical'])}")
     _check_technical(technical, termination, where)
+    disconnect = "disconnect" in body
+    if disconnect and body["disconnect"] is not True:
+        raise WireError(f"{where}.disconnect is true when present, got {_read.show(body['disconnect'])}")
+    _check_disconnect(disconnect, termination, where)
     return HistoryRecord(
         game_id=_read.string(body["gameId"], f"{where}.gameId"),
         players=decode_players(body["players"], f"{where}.players"),
@@ -209,4 +223,5 @@ def decode_history(obj: object, where: str = "history") -> HistoryRecord:
         turns=_read.array(body["turns"], f"{where}.turns", _decode_turn, item_kind="turns"),
         fairness=_decode_fairness(body["fairness"], f"{where}.fairness"),
         technical=technical,
+        disconnect=disconnect,
     )

@@ -73,14 +73,14 @@ class Rows:
             )
 
     def game(self, white: str | None, black: str | None, result: int | None, minute: int, *, rated=True,
-             termination="checkmate") -> str:
+             termination="king_captured", disconnect=False) -> str:
         game_id = str(uuid.uuid4())
         self.conn.execute(
             """INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,
-                                         result, termination, time_control)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)""",
+                                         result, termination, time_control, disconnect)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)""",
             (game_id, T0 + timedelta(minutes=minute), rated, "ladder" if rated else "challenge", white, black,
-             result, termination, '{"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}'),
+             result, termination, '{"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}', disconnect),
         )
         return game_id
 
@@ -157,7 +157,8 @@ async def test_profile_summarises_rating_opponents_and_recent_games(rows, databa
     g5 = rows.game(carol, me, -1, 5, rated=False, termination="timeout")
     # Against people: two guests, one win and one loss, collapsed into one row.
     g6 = rows.game(f"guest:{uuid.uuid4()}", me, -1, 6, rated=False)
-    g7 = rows.game(me, f"guest:{uuid.uuid4()}", -1, 7, rated=False, termination="resignation")
+    # alice (White) left the game and forfeited.
+    g7 = rows.game(me, f"guest:{uuid.uuid4()}", -1, 7, rated=False, termination="resign", disconnect=True)
     # An anonymous bot (not registered) and games alice did not play.
     g8 = rows.game(me, "bot:anon/zz-1234", 1, 8, rated=False)
     rows.game(bob, carol, 1, 9)
@@ -179,21 +180,21 @@ async def test_profile_summarises_rating_opponents_and_recent_games(rows, databa
     ]
     assert profile["recent"] == [
         {"gameId": g8, "seat": "White", "opponent": bot_face("anon/zz-1234"), "result": "win", "rated": False,
-         "termination": "checkmate", "finishedAt": at(8)},
+         "termination": "king_captured", "finishedAt": at(8)},
         {"gameId": g7, "seat": "White", "opponent": HUMAN, "result": "loss", "rated": False,
-         "termination": "resignation", "finishedAt": at(7)},
+         "termination": "resign", "disconnect": True, "finishedAt": at(7)},
         {"gameId": g6, "seat": "Black", "opponent": HUMAN, "result": "win", "rated": False,
-         "termination": "checkmate", "finishedAt": at(6)},
+         "termination": "king_captured", "finishedAt": at(6)},
         {"gameId": g5, "seat": "Black", "opponent": bot_face("zen/carol"), "result": "win", "rated": False,
          "termination": "timeout", "finishedAt": at(5)},
         {"gameId": g4, "seat": "Black", "opponent": bot_face("acme/bob"), "result": "unknown", "rated": True,
          "termination": "aborted", "finishedAt": at(4)},
         {"gameId": g3, "seat": "White", "opponent": bot_face("acme/bob"), "result": "draw", "rated": False,
-         "termination": "checkmate", "finishedAt": at(3)},
+         "termination": "king_captured", "finishedAt": at(3)},
         {"gameId": g2, "seat": "Black", "opponent": bot_face("acme/bob"), "result": "loss", "rated": True,
-         "termination": "checkmate", "finishedAt": at(2)},
+         "termination": "king_captured", "finishedAt": at(2)},
         {"gameId": g1, "seat": "White", "opponent": bot_face("acme/bob"), "result": "win", "rated": True,
-         "termination": "checkmate", "finishedAt": at(1)},
+         "termination": "king_captured", "finishedAt": at(1)},
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import random
 
 import pytest
@@ -11,6 +12,7 @@ import trio
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
 from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
+from playsite.store.memory import MemoryStore
 from playsite.wire import (
     AnswerDraw,
     DrawDeclined,
@@ -226,7 +228,8 @@ async def test_answering_without_an_offer_is_rejected(autojump_clock):
 
 async def test_disconnect_grace_forfeits_after_30_seconds(autojump_clock):
     setup = room_setup(time_control=Unlimited(), white=seat_setup(False), black=seat_setup(False), await_joins=True)
-    async with running_registry() as registry:
+    store = MemoryStore()
+    async with running_registry(store=store) as registry:
         room = await registry.create(setup, purpose_general(), ())
         white, black = await attach(room, "White"), await attach(room, "Black")
         await play_until_both_played(room)
@@ -236,6 +239,23 @@ async def test_disconnect_grace_forfeits_after_30_seconds(autojump_clock):
         assert trio.current_time() - left_at == pytest.approx(DISCONNECT_GRACE_S)
         assert room.ending.termination.value == "disconnect" and room.ending.winner == "Black"
         assert room.ending.over.termination == "Resign"
+    record = json.loads(store.archive[room.game_id])
+    assert (record["termination"], record["result"], record["disconnect"]) == ("resign", -1, True), "archived as a forfeit"
+    assert store.results[room.game_id].disconnect and store.results[room.game_id].termination == "resign"
+    [listed] = await store.recent_archives(5)
+    assert (listed["termination"], listed["disconnect"]) == ("resign", True), "the list of finished games says so too"
+
+
+async def test_a_resignation_is_not_archived_as_a_forfeit(autojump_clock):
+    store = MemoryStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        await play_until_both_played(room)
+        assert (await command(room, "White", Resign())).applied
+        await room.finished.wait()
+    record = json.loads(store.archive[room.game_id])
+    assert record["termination"] == "resign" and "disconnect" not in record
+    assert not store.results[room.game_id].disconnect
 
 
 async def test_reconnecting_within_the_grace_keeps_the_game(autojump_clock):

@@ -190,7 +190,8 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
 def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_back_on_return(server, chromium):
     """Presence frames (asked for with &presence=1): the other player and a spectator see the
     one who left "left the game: loses in N s unless back" within the 30 s grace, and nothing
-    once they return; gone for good, the forfeit reads "Black left the game", not "resigned"."""
+    once they return; gone for good, the forfeit reads "Black left the game", not "resigned",
+    then and on every page opened later."""
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     contexts = [chromium.new_context() for _ in range(3)]
@@ -229,6 +230,14 @@ def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_bac
         expect(pages["White"].locator("#player-black .away")).to_contain_text("left the game: loses in")
         expect(pages["White"].locator("#result-title")).to_have_text("You won: Black left the game", timeout=45_000)
         expect(watcher.locator("#result-title")).to_have_text("White won: Black left the game")
+        # and so it stays: in the record (a page opened after the end, the replay, the list)
+        late = contexts[2].new_page()
+        late.goto(f"{base}/play/{game['gameId']}")
+        expect(late.locator("#result-title")).to_have_text("White won: Black left the game")
+        late.goto(f"{base}/replay/{game['gameId']}")
+        expect(late.locator("#outcome")).to_contain_text("White won: Black left the game")
+        late.goto(f"{base}/history")
+        expect(late.locator(f'[data-game="{game["gameId"]}"] .result')).to_have_text("White won: Black left the game")
     finally:
         for context in contexts:
             context.close()

@@ -126,4 +126,5 @@ def history_records(draw) -> wire.HistoryRecord:
         turns=tuple(turns),
         fairness=wire.FairnessRecord(draw(digests), draw(digests), draw(client_seeds)),
         technical=termination == "aborted" and draw(st.booleans()),
+        disconnect=termination == "resign" and draw(st.booleans()),
     )

@@ -137,6 +137,11 @@ BAD = {
     "history turn zero": ("history", wire.decode_history, {**wire.encode_history(examples.HISTORY), "turns": [
         {"turnNumber": 0, "activeColor": "White", "dice": [1, 2, 3], "moves": [], "fenAfter": "x"}]}),
     "history missing fairness": ("history", wire.decode_history, _without(wire.encode_history(examples.HISTORY), "fairness")),
+    "history technical on timeout": ("history", wire.decode_history, {**wire.encode_history(examples.HISTORY), "technical": True}),
+    "history disconnect on timeout": ("history", wire.decode_history, {**wire.encode_history(examples.HISTORY), "disconnect": True}),
+    "history disconnect false": ("history", wire.decode_history, {**wire.encode_history(examples.HISTORY), "disconnect": False}),
+    "history disconnect aborted": ("history", wire.decode_history, {
+        **wire.encode_history(examples.HISTORY), "termination": "aborted", "result": 0, "disconnect": True}),
 }
 
 

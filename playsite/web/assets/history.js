@@ -25,7 +25,7 @@ async function listFinished() {
     const turns = `${game.turns} ${game.turns === 1 ? "turn" : "turns"}`;
     const meta = element("span", null, { class: "meta" });
     meta.append(
-      element("span", resultText(game.result, game.termination), { class: "result" }),
+      element("span", resultText(game.result, game.termination, game.disconnect), { class: "result" }),
       ` \u00b7 ${turns}${game.rated ? " \u00b7 rated" : ""} \u00b7 `,
       element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }),
     );

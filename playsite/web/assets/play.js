@@ -72,6 +72,7 @@ const view = {
   animate: false,
   notice: "",
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
+  forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
   confirming: false,
   connection: "connecting",
   everOpen: false,
@@ -591,8 +592,9 @@ function endingWords(over) {
   if (termination === "KingCaptured") return { title: `${title}: king captured`, detail: "" };
   if (termination === "Timeout") return { title: `${title} on time`, detail: "" };
   // A seat away when its game ends by "resignation" forfeited for not coming back (the wire
-  // carries that forfeit as a resignation; an away seat cannot resign).
-  const how = view.away[loser] ? "left the game" : "resigned";
+  // carries that forfeit as a resignation; an away seat cannot resign). A page opened after the
+  // end learns it from the game's record (`disconnect`).
+  const how = view.away[loser] || view.forfeit ? "left the game" : "resigned";
   if (termination === "Resign") return { title: `${title}: ${mine === loser ? "you" : loser} ${how}`, detail: "" };
   return { title, detail: termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() };
 }
@@ -625,11 +627,19 @@ function showOver(over, { fresh }) {
     playSound("end");
     announce(`Game over. ${title}.`);
     if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine);
-  } else if (view.rated && over.result !== null) {
-    // Opened after the end: the record says when the game ended, and so which period rated it.
+  } else if ((view.rated && over.result !== null) || over.termination === "Resign") {
+    // Opened after the end: the record says when the game ended, and so which period rated it,
+    // and whether a "resignation" was a forfeit for leaving.
     getJson(`/games/${gameId}/history`).then((answer) => {
-      const endedAt = answer.status === 200 ? Date.parse(answer.body.finishedAt) : NaN;
-      if (!Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt });
+      if (answer.status !== 200) return;
+      if (answer.body.disconnect && !view.forfeit) {
+        view.forfeit = true;
+        $("result-title").textContent = endingWords(over).title;
+      }
+      const endedAt = Date.parse(answer.body.finishedAt);
+      if (view.rated && over.result !== null && !Number.isNaN(endedAt)) {
+        followRatingChanges($("result-rated"), view.players, mine, { endedAt });
+      }
     }).catch(() => {});
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.

@@ -61,7 +61,7 @@ async function load() {
     item.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
       faceLink(game.opponent),
-      element("span", ` (${endingWords(game.termination)}${game.rated ? ", rated" : ""}) `),
+      element("span", ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),
       element("a", "Replay", { href: `/replay/${game.gameId}` }),
     );
     return item;

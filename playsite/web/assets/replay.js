@@ -119,7 +119,7 @@ async function load() {
   view.record = record;
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
   placeNames();
-  $("outcome").textContent = `${resultText(record.result, record.termination)}, ${WHEN.format(new Date(record.finishedAt))}`;
+  $("outcome").textContent = `${resultText(record.result, record.termination, record.disconnect)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
   $("client-white").textContent = JSON.stringify(record.fairness.clientSeeds?.white ?? null);

@@ -43,14 +43,19 @@ const HOW = {
   draw_agreement: "by agreement", no_progress: "no progress",
 };
 
-// How a game ended, in the words of the history page: "by resignation", "on time".
-export function endingWords(termination) {
+// How a game ended, in the words of the history page: "by resignation", "on time". A record or
+// list entry marked `disconnect` is a forfeit (the loser stayed away past the grace), which the
+// archive names `resign`.
+export function endingWords(termination, disconnect = false) {
   if (termination === "aborted") return "aborted";
+  if (disconnect) return "by forfeit";
   return HOW[termination] || termination.replace(/_/g, " ");
 }
 
-export function resultText(result, termination) {
+export function resultText(result, termination, disconnect = false) {
   if (termination === "aborted") return "Aborted";
+  if (disconnect && result === 1) return "White won: Black left the game";
+  if (disconnect && result === -1) return "Black won: White left the game";
   const how = endingWords(termination);
   const joined = how.startsWith("by ") || how.startsWith("on ") ? ` ${how}` : `: ${how}`;
   if (result === 1) return `White won${joined}`;
