@@ -227,6 +227,18 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
         assert "#seat=White&token=" in page.locator("#friend-link").input_value()
         expect(page.locator("#friend-link-label")).to_contain_text("they play White")
         expect(page.locator("#friend-play")).to_have_text("Play Black")
+        # one game at a time: the settings are held and there is no second "Create" to orphan
+        # the first link; "Other settings" gives the form back (Rated stays off signed out)
+        expect(page.locator("#friend-create")).to_be_hidden()
+        expect(page.locator("#friend-side")).to_be_disabled()
+        first_link = page.locator("#friend-link").input_value()
+        page.click("#friend-again")
+        expect(page.locator("#friend-links")).to_be_hidden()
+        expect(page.locator("#friend-side")).to_be_enabled()
+        expect(page.locator("#friend-rated")).to_be_disabled()
+        page.click("#friend-create")
+        expect(page.locator("#friend-links")).to_be_visible()
+        assert page.locator("#friend-link").input_value() != first_link, "a new game"
         page.click("#friend-play")
         expect(page.locator("#role")).to_have_text("You play Black")
         expect(page.locator("#table")).to_have_attribute("data-orientation", "black")

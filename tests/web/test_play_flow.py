@@ -152,11 +152,14 @@ def test_the_mute_switch_is_remembered(server, context):
     game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
     page = context.new_page()
     page.goto(f"{server.base_url}/play/{game['gameId']}")
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
-    page.click("#mute")
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    mute = page.get_by_role("button", name="Mute sound")  # a toggle keeps its name
+    expect(mute).to_have_attribute("aria-pressed", "false")
+    expect(mute).to_have_text("Mute sound")
+    mute.click()
+    expect(mute).to_have_attribute("aria-pressed", "true")
+    expect(mute).to_have_text("Sound muted")  # the words say what is the case
     page.reload()
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    expect(mute).to_have_attribute("aria-pressed", "true")
     assert page.evaluate("localStorage.getItem('playsite.muted')") == "1"
 
 

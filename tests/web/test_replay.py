@@ -69,6 +69,12 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(page.locator(f'[data-square="{played["moves"][-1][2:4]}"]')).to_contain_class("last-move")
     page.click("#last")
     expect(page.locator("#step")).to_have_text(f"{total} / {total}")
+    # numbered as chess numbers moves (and the play page its list): a White turn and the Black
+    # one after it share a number
+    last_seat = record["turns"][-1]["activeColor"]
+    expect(page.locator("#turn-seat")).to_have_text(f"Move {(total + 1) // 2}, {last_seat}")
+    numbers = page.locator("#turns li").evaluate_all("items => items.map((item) => item.value)")
+    assert numbers == [n // 2 + 1 for n in range(total)], numbers
     page.keyboard.press("Home")
     expect(page.locator("#prev")).to_be_disabled()
     page.keyboard.press("End")

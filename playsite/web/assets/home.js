@@ -131,6 +131,26 @@ async function createFriendGame() {
   $("friend-link-label").textContent = `Send this link to your friend (they play ${theirs}):`;
   $("friend-link").value = invite;
   $("friend-links").hidden = false;
+  // One game at a time: a second click would make a second game and leave the first link,
+  // perhaps already sent, pointing at a game nobody plays. The settings stay as they made it.
+  holdFriendForm(true);
+}
+
+const FRIEND_SETTINGS = ["friend-clock", "friend-side", "friend-rated"];
+let ratedOffered = true; // false once signed out: the Rated box stays off
+
+function holdFriendForm(held) {
+  for (const id of FRIEND_SETTINGS) $(id).disabled = held || (id === "friend-rated" && !ratedOffered);
+  $("friend-create").hidden = held;
+  $("friend-again").hidden = !held;
+}
+
+// Other settings: the form again, for a new game (the link made already lapses unused).
+function friendFormAgain() {
+  holdFriendForm(false);
+  $("friend-links").hidden = true;
+  $("friend-copied").textContent = "";
+  $("friend-create").focus();
 }
 
 async function copyFriendLink() {
@@ -378,12 +398,14 @@ buildClockChoices();
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
 $("friend-copy").addEventListener("click", copyFriendLink);
+$("friend-again").addEventListener("click", friendFormAgain);
 $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
   if (info.showcase) pollShowcase();
   // A rated game needs both players signed in: signed out, the box cannot promise one.
   if (!info.account) {
+    ratedOffered = false;
     $("friend-rated").checked = false;
     $("friend-rated").disabled = true;
     $("friend-rated").closest("label").title = "Sign in to play rated games";

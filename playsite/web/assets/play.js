@@ -866,7 +866,9 @@ function flip() {
 function drawMute() {
   const muted = isMuted();
   $("mute").setAttribute("aria-pressed", String(muted));
-  $("mute").textContent = muted ? "Sound off" : "Sound on";
+  // A toggle: its name ("Mute sound", aria-label) stays, aria-pressed and its look say whether
+  // it is on; the words say what is the case ("Sound on" read as a command to some).
+  $("mute").textContent = muted ? "Sound muted" : "Mute sound";
 }
 
 function answerDraw(accept) {

@@ -50,7 +50,7 @@ function show(step) {
   $("step").textContent = `${view.step} / ${turns.length}`;
   $("step").dataset.step = String(view.step);
   const turn = turns[view.step - 1];
-  $("turn-seat").textContent = turn ? `${turn.turnNumber}, ${turn.activeColor}` : "start";
+  $("turn-seat").textContent = turn ? `Move ${moveNumber(view.step - 1)}, ${turn.activeColor}` : "The starting position";
   renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
   $("moves").textContent = turn ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") : "";
   const check = turn && view.checks.get(turn.turnNumber);
@@ -63,9 +63,18 @@ function show(step) {
   keepInView($("turns"), $("turns").querySelector("li.current"));
 }
 
+// Turns are numbered as chess numbers moves, and as the play page's list does: White's turn and
+// the Black turn after it share a number ("5. White", "5. Black"). The archive numbers each turn.
+function moveNumber(index) {
+  let whites = 0;
+  for (let at = 0; at <= index; at += 1) if (view.turns[at].activeColor === "White") whites += 1;
+  return Math.max(whites, 1);
+}
+
 function listTurns() {
   $("turns").replaceChildren(...view.turns.map((turn, index) => {
     const item = element("li");
+    item.value = moveNumber(index);
     item.dataset.step = String(index + 1);
     const button = element("button", "", { type: "button", class: "link" });
     const dice = element("span", "", { class: "dice small" });
