@@ -427,19 +427,20 @@ class Rematches:
     # ----- helpers ------------------------------------------------------------------------
 
     async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
-        """`work(conn)` in one transaction; Unavailable past STORE_WAIT_S or on a database
-        failure (the attempt is then abandoned and never commits)."""
+        """`work(conn)` in one transaction; Unavailable past STORE_WAIT_S, on a database
+        failure (the attempt is then abandoned and never commits) or when the database refuses
+        the work (a trigger, a read-only standby: rolled back, so nothing committed either)."""
         try:
             with trio.fail_after(STORE_WAIT_S):
                 return await self.database.run(work)
-        except (DatabaseUnavailable, trio.TooSlowError) as error:
+        except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error) as error:
             raise Unavailable(str(error) or type(error).__name__) from None
 
     async def _store(self, read: Callable[[], Awaitable[T]]) -> T:
         try:
             with trio.fail_after(STORE_WAIT_S):
                 return await read()
-        except (DatabaseUnavailable, trio.TooSlowError) as error:
+        except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error) as error:
             raise Unavailable(str(error) or type(error).__name__) from None
 
 

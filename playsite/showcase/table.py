@@ -156,6 +156,10 @@ class ShowcaseTable:
                 await self._reconcile()
             except (DatabaseUnavailable, trio.TooSlowError) as error:
                 self._close("maintenance", f"the database is unavailable: {error}")
+            except psycopg.Error as error:
+                # Reachable, but it refused the read or the repair (a trigger, a read-only
+                # standby, a constraint): the table stays closed and the loop tries again.
+                self._close("maintenance", f"the database refused the reconciliation: {type(error).__name__}: {error}")
             return self.phase
 
     async def _reconcile(self) -> None:

@@ -545,6 +545,18 @@ async def test_a_successor_that_cannot_be_created_closes_the_opportunity_as_tech
         assert again["state"]["closedReason"] == "technical_failure"
 
 
+async def test_a_database_that_refuses_the_opportunity_write_answers_503_not_500(migrated_url):
+    sql(migrated_url, "CREATE FUNCTION refuse_opportunities() RETURNS trigger LANGUAGE plpgsql AS"
+                      " $$ BEGIN RAISE EXCEPTION 'rematch_opportunities is read-only here'; END $$")
+    sql(migrated_url, "CREATE TRIGGER refuse_opportunities BEFORE INSERT OR UPDATE ON rematch_opportunities"
+                      " FOR EACH ROW EXECUTE FUNCTION refuse_opportunities()")
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        status, body, _ = await post(client, game_id, tokens[WHITE], "propose")
+        assert status == 503 and body["error"]["code"] == "temporarily_unavailable", body
+        assert "read-only" not in json.dumps(body), "the database's own words stay in the log"
+
+
 async def _closed(client, game_id, token):
     status, body, _ = await get(client, game_id, token)
     assert status == 200, body

@@ -394,6 +394,28 @@ async def test_a_pointer_left_by_a_crash_is_repaired_at_boot(migrated_url, recei
         assert sql(migrated_url, "SELECT current_game FROM showcase_table") == [(None,)]
 
 
+async def test_a_store_that_refuses_the_repair_keeps_the_table_unavailable_and_the_server_up(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        _, body, _ = await t.claim(str(uuid.uuid4()))
+        game_id = body["gameId"]
+        await end_game(t, game_id)
+    sql(migrated_url, "UPDATE showcase_table SET current_game = %s", (game_id,))
+    # A store that refuses the write (not an outage: a trigger, a read-only standby, a constraint).
+    sql(migrated_url, """CREATE FUNCTION refuse_showcase_writes() RETURNS trigger LANGUAGE plpgsql AS $$
+                         BEGIN RAISE EXCEPTION 'showcase_table is read-only here'; END $$""")
+    sql(migrated_url, "CREATE TRIGGER refuse BEFORE UPDATE ON showcase_table FOR EACH ROW EXECUTE FUNCTION refuse_showcase_writes()")
+    try:
+        async with table_at(migrated_url, receiver) as t:
+            assert t.table.phase is TablePhase.UNAVAILABLE and t.table.reason == "maintenance"
+            status, spectate, _ = await t.claim(str(uuid.uuid4()))
+            assert status == 503, spectate
+    finally:
+        sql(migrated_url, "DROP TRIGGER refuse ON showcase_table")
+        sql(migrated_url, "DROP FUNCTION refuse_showcase_writes()")
+    async with table_at(migrated_url, receiver) as t:
+        assert t.table.phase is TablePhase.OPEN, "repaired once the store takes the write"
+
+
 async def test_a_game_whose_claim_never_committed_is_adopted_and_the_colour_advanced(migrated_url, receiver):
     async with table_at(migrated_url, receiver) as t:
         _, body, _ = await t.claim(str(uuid.uuid4()))

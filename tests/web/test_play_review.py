@@ -8,6 +8,7 @@ change but offers the rematch its players may have."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 
@@ -156,16 +157,26 @@ def test_a_turn_built_while_the_network_drops_is_kept_and_played_once_back(serve
         made.close()
 
 
-def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):
+@contextlib.contextmanager
+def seated_on_a_phone(server, chromium, viewport):
+    """A new game's two seats opened on one phone, once a roll waits: (pages by seat, the seat
+    to move), the page of that seat scrolled to the top."""
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
-    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    phone = chromium.new_context(viewport=viewport, is_mobile=True, has_touch=True)
     try:
         pages = open_seats(phone, base, game)
         seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+        expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+        pages[seat].evaluate("window.scrollTo(0, 0)")
+        yield pages, seat
+    finally:
+        phone.close()
+
+
+def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):
+    with seated_on_a_phone(server, chromium, PHONE) as (pages, seat):
         page = pages[seat]
-        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
-        page.evaluate("window.scrollTo(0, 0)")
         for shown in ("#board", "#dice-row", "#submit", "#undo"):
             box = page.locator(shown).bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], f"{shown} is below the fold: {box}"
@@ -183,8 +194,6 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
             expect(waiting.locator(hidden)).to_be_hidden()
         expect(waiting.locator("#resign")).to_be_visible()
         screenshot(waiting, artifacts, "phone-their-turn")
-    finally:
-        phone.close()
 
 
 def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_back_on_return(server, chromium):
@@ -248,15 +257,8 @@ LANDSCAPE = {"width": 844, "height": 390}
 
 @pytest.mark.parametrize("viewport", [LANDSCAPE, {"width": 667, "height": 375}], ids=["844x390", "667x375"])
 def test_a_phone_held_sideways_keeps_board_strips_and_panel_side_by_side(server, chromium, artifacts, viewport):
-    base = server.base_url
-    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
-    phone = chromium.new_context(viewport=viewport, is_mobile=True, has_touch=True)
-    try:
-        pages = open_seats(phone, base, game)
-        seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    with seated_on_a_phone(server, chromium, viewport) as (pages, seat):
         page = pages[seat]
-        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
-        page.evaluate("window.scrollTo(0, 0)")
         board = page.locator("#board").bounding_box()
         assert board["height"] >= 0.72 * viewport["height"], f"the board takes most of the height: {board}"
         assert board["y"] + board["height"] <= viewport["height"], f"the whole board is on screen: {board}"
@@ -274,8 +276,6 @@ def test_a_phone_held_sideways_keeps_board_strips_and_panel_side_by_side(server,
             assert box["y"] + box["height"] <= viewport["height"], f"{shown} is below the fold: {box}"
         assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
         screenshot(page, artifacts, f"phone-sideways-{viewport['width']}")
-    finally:
-        phone.close()
 
 
 @pytest.mark.postgres
