@@ -73,6 +73,9 @@ class Registry:
         self.creation_hooks: list[CreationHook] = []
         """Called with every room started, created or resumed (e.g. to attach webhook delivery)."""
         self._nursery: trio.Nursery | None = None
+        self._creating: dict[str, Room] = {}
+        """Rooms being created here: written (perhaps committed) but not yet hosted. `adopt`
+        gives these back rather than host a second room for the same game."""
         self._awaiting: dict[str, Room] = {}
         """Live rooms that went live awaiting their joins (a room never returns to that phase):
         `awaiting_joins` counts these, not every live room, on every game created."""
@@ -132,6 +135,7 @@ class Registry:
                 setup, Fairness.draw(self.seed_source), self.store,
                 policy=self.policy, wall_clock=self.wall_clock, counters=self.counters, trees=self.trees,
             )
+            self._creating[room.game_id] = room
             if commit is None:
                 await self._write_creation(room)
             else:
@@ -141,6 +145,8 @@ class Registry:
         except BaseException:
             reservation.release()
             raise
+        finally:
+            self._creating.pop(setup.game_id, None)
         self._started(room)
         return room
 
@@ -201,7 +207,12 @@ class Registry:
 
     async def adopt(self, data: StoredSnapshot) -> Room:
         """Host a room that is committed in the store but not running here, without a restart
-        (a rematch successor whose registration failed): it runs on to its own deadlines."""
+        (a rematch successor whose registration failed): it runs on to its own deadlines. A
+        game this registry already runs, or is creating (committed, not yet hosted: the
+        scan's read can land in that moment), is given back as it is, never hosted twice."""
+        game_id = data["setup"]["gameId"]
+        if (known := self.get(game_id) or self._creating.get(game_id)) is not None:
+            return known
         room = Room.resume(
             data, self.store, policy=self.policy, wall_clock=self.wall_clock, restarted=False, counters=self.counters,
             trees=self.trees,

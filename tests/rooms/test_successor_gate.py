@@ -154,6 +154,42 @@ async def test_a_late_registration_without_restart_keeps_the_original_deadline(a
         await detach(adopted, white)
 
 
+class CommitsThenWaits(MemoryStore):
+    """A store whose first write commits, then keeps its answer until `answer` is set: the
+    moment a creation is in the database but its room not yet hosted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.committed, self.answer = trio.Event(), trio.Event()
+
+    async def save_game(self, write) -> None:
+        await super().save_game(write)
+        if not self.committed.is_set():
+            self.committed.set()
+            await self.answer.wait()
+
+
+async def test_a_successor_committed_but_not_yet_hosted_is_not_hosted_twice(autojump_clock):
+    """The rematch scan hosts committed successors the registry does not run; one whose
+    creation has committed but whose room is not yet registered must not get a second room."""
+    store = CommitsThenWaits()
+    async with running_registry(store=store, wall_clock=wall) as registry, trio.open_nursery() as nursery:
+        setup = successor_setup()
+        created = []
+
+        async def create():
+            created.append(await registry.create(setup, _general(), ()))
+
+        nursery.start_soon(create)
+        await store.committed.wait()
+        assert registry.get(setup.game_id) is None, "committed, not yet hosted: the scan's window"
+        adopted = await registry.adopt(store.games[setup.game_id].snapshot)  # the scan's doing
+        store.answer.set()
+        await trio.testing.wait_all_tasks_blocked()
+        assert created == [adopted], "one room for the game: the one being created"
+        assert list(registry.live) == [setup.game_id] and registry.get(setup.game_id) is adopted
+
+
 async def test_an_ordinary_friend_game_has_no_startup_marker(autojump_clock, store):
     async with running_registry(store=store, wall_clock=wall) as registry:
         room = await registry.create(room_setup(await_joins=True, white=seat_setup(False), black=seat_setup(False)), _general(), ())
