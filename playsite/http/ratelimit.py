@@ -5,7 +5,10 @@
 
 Like admission, this state lives in the one serving process (service.md rule 11). The key
 table is bounded: past `max_keys`, the window opened longest ago is forgotten first, so a
-flood of distinct addresses costs memory once, never without bound.
+flood of distinct addresses costs memory once, never without bound. A limiter made with
+`refuse_when_full` never forgets an open window to make room (a flood of fresh keys would
+otherwise reset everyone's count): while every tracked window is open, a new key is refused
+for the window's length instead ("key exhaustion", the rematch routes' rule).
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ class _Window:
 
 
 class RateLimiter:
-    def __init__(self, limit: int, window_s: float, *, max_keys: int = MAX_KEYS):
+    def __init__(self, limit: int, window_s: float, *, max_keys: int = MAX_KEYS, refuse_when_full: bool = False):
         if limit < 1 or window_s <= 0:
             raise ValueError("a rate limit needs limit >= 1 and a positive window")
         self.limit = limit
         self.window_s = window_s
         self.max_keys = max_keys
+        self.refuse_when_full = refuse_when_full
         self._windows: OrderedDict[str, _Window] = OrderedDict()
 
     def attempt(self, key: str) -> int | None:
@@ -49,7 +53,11 @@ class RateLimiter:
         """Without counting: None when `key` may go ahead now, else seconds until it may."""
         now = trio.current_time()
         window = self._windows.get(key)
-        if window is None or now - window.opened_at >= self.window_s or window.used < self.limit:
+        if window is None or now - window.opened_at >= self.window_s:
+            if self.refuse_when_full and window is None and self._full(now):
+                return math.ceil(self.window_s)
+            return None
+        if window.used < self.limit:
             return None
         return max(1, math.ceil(window.opened_at + self.window_s - now))
 
@@ -63,6 +71,16 @@ class RateLimiter:
             self._windows[key] = _Window(opened_at=now, used=1)
         else:
             window.used += 1
+
+    def _full(self, now: float) -> bool:
+        """Whether the table is full of open windows, once the closed ones are forgotten (the
+        table is in the order the windows opened)."""
+        while self._windows:
+            oldest_key, oldest = next(iter(self._windows.items()))
+            if now - oldest.opened_at < self.window_s:
+                break
+            del self._windows[oldest_key]
+        return len(self._windows) >= self.max_keys
 
     def _make_room(self, now: float) -> None:
         while self._windows:

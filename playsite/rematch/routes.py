@@ -85,8 +85,10 @@ def rematch_routes(
     routes = RouteFamily(
         "rematch", __name__, shape=REMATCH_SHAPE, statuses=STATUSES, headers=NO_STORE, edge_codes=EDGE_CODES,
     )
-    reads = RateLimiter(READS_PER_MINUTE, 60)
-    mutations = RateLimiter(MUTATIONS_PER_MINUTE, 60)
+    # service.md: at most 10,000 keys each; key exhaustion is refused (429, Retry-After: 60),
+    # never made room for by forgetting someone's open window.
+    reads = RateLimiter(READS_PER_MINUTE, 60, refuse_when_full=True)
+    mutations = RateLimiter(MUTATIONS_PER_MINUTE, 60, refuse_when_full=True)
 
     @routes.after_request
     async def never_cached(response: Response) -> Response:

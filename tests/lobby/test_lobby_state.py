@@ -150,6 +150,19 @@ async def test_rate_limiter_keeps_a_bounded_key_table(mock_clock):
     assert limiter.attempt("10.0.0.9") == 59
 
 
+async def test_a_limiter_that_refuses_when_full_never_forgets_an_open_window(mock_clock):
+    limiter = RateLimiter(limit=1, window_s=60, max_keys=3, refuse_when_full=True)
+    for n in range(3):
+        assert limiter.attempt(f"10.0.0.{n}") is None
+        mock_clock.jump(1)
+    assert limiter.attempt("10.0.0.3") == 60, "key exhaustion: refused for the window's length"
+    assert limiter.attempt("10.0.0.0") == 57, "the first key's window was not forgotten to make room"
+    mock_clock.jump(57)  # the first window closes: its place is free again
+    assert limiter.attempt("10.0.0.3") is None
+    assert limiter.attempt("10.0.0.4") == 60
+    assert len(limiter) == 3
+
+
 async def test_a_game_the_lobby_cannot_store_is_503_with_retry_after_and_the_challenge_stands():
     # Required durability on a memory store: every creation fails (CreationFailed), as a store
     # that cannot take the game's first write would make it; the lobby refuses in its own words.
