@@ -79,6 +79,11 @@ class SourceNotFound(Refused):
         super().__init__("game_not_found", f"no game {game_id}")
 
 
+class SettingsUnavailable(Exception):
+    """The successor cannot copy its source's settings any more (a rated game's account is
+    gone): it is not made, and the opportunity closes (`technical_failure`)."""
+
+
 class Unavailable(DatabaseUnavailable):
     """The store did not answer in time or failed (a commit may still have happened); the
     edge answers it as any unavailable store, 503 `temporarily_unavailable`."""
@@ -327,8 +332,12 @@ class Rematches:
             done.set()
 
     async def _create_successor(self, source: Source) -> None:
-        """service.md, Rematch opportunity rule 17: one colour draw, then one transaction
-        (fenced, unique per source), then the room is hosted behind its startup gate."""
+        """service.md, Rematch opportunity rule 17: the inherited settings checked again (the
+        consent was taken earlier, and a commit the scan retries may come much later), one
+        colour draw, then one transaction (fenced, unique per source, admission reserved
+        before it is sent), then the room is hosted behind its startup gate."""
+        if not await self._settings_admissible(source):
+            raise SettingsUnavailable(f"the settings of {source.game_id} can no longer be honoured")
         swap = secrets.randbelow(2) == 1  # a fresh, independent 50/50 draw
         white_moves_to = Seat.BLACK if swap else Seat.WHITE
         principal_at = {

@@ -291,6 +291,37 @@ async def test_an_account_seat_answers_to_its_session_and_never_to_a_token(migra
         assert body["state"]["phase"] == "offered" and body["state"]["settings"]["rated"] is True
 
 
+async def test_a_commit_retried_by_the_scan_checks_the_inherited_settings_again(migrated_url):
+    """Rule 17: the settings are validated when the successor is made, not only when the
+    consent was taken. A `starting` left to the scan (its commit task lost) whose rated source
+    lost an account meanwhile is closed (technical_failure), never committed as something else."""
+    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
+                     oidc_client_secret="s", public_origin=ORIGIN)
+    with psycopg.connect(migrated_url) as conn:
+        alice = accounts_store.sign_in(conn, "https://id.example", "alice", {"nickname": "alice"})
+        bob = accounts_store.sign_in(conn, "https://id.example", "bob", {"nickname": "bob"})
+        conn.commit()
+    sessions = Sessions(SECRET, 3600)
+    alice_cookie = {"Cookie": f"{SESSION_COOKIE}={sessions.issue(alice)}"}
+    bob_cookie = {"Cookie": f"{SESSION_COOKIE}={sessions.issue(bob)}"}
+    async with server(migrated_url, **overrides) as (services, client):
+        game_id, _, _ = await finished_game(services, {WHITE: alice.principal, BLACK: bob.principal}, rated=True)
+        status, body, _ = await post(client, game_id, None, "propose", **alice_cookie)
+        assert status == 200 and body["phase"] == "offered"
+        # Both consented, and the commit task was lost (the process busy elsewhere): the row
+        # waits in `starting` for the scan. Meanwhile Alice's account is deactivated.
+        sql(migrated_url, "UPDATE rematch_opportunities SET phase = 'starting', consents = '{White,Black}',"
+                          " updated_at = now() - interval '1 minute' WHERE source_game_id = %s", (game_id,))
+        with psycopg.connect(migrated_url) as conn:
+            accounts_store.set_active(conn, alice.id, False)
+            conn.commit()
+        await services.rematches.scan()
+        closed = await wait_until(
+            lambda: _closed(client, game_id, None, **bob_cookie), "the opportunity closed", 10, 0.25)
+        assert closed["closedReason"] == "technical_failure"
+        assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'rematch'") == [(0,)]
+
+
 async def test_ineligible_sources_read_closed(migrated_url):
     async with server(migrated_url) as (services, client):
         same = f"guest:{uuid.uuid4()}"
@@ -557,8 +588,8 @@ async def test_a_database_that_refuses_the_opportunity_write_answers_503_not_500
         assert "read-only" not in json.dumps(body), "the database's own words stay in the log"
 
 
-async def _closed(client, game_id, token):
-    status, body, _ = await get(client, game_id, token)
+async def _closed(client, game_id, token, **headers):
+    status, body, _ = await get(client, game_id, token, **headers)
     assert status == 200, body
     return body if body["phase"] == "closed" else None
 
