@@ -265,16 +265,24 @@ async def test_a_guest_token_counts_only_over_https(migrated_url):
         assert spoofed.status_code == 401
 
 
-async def test_an_account_seat_answers_to_its_session_and_never_to_a_token(migrated_url):
-    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
-                     oidc_client_secret="s", public_origin=ORIGIN)
-    with psycopg.connect(migrated_url) as conn:
+ACCOUNTS = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
+                oidc_client_secret="s", public_origin=ORIGIN)
+"""The settings of a server with sign-in, for `two_accounts`' sessions."""
+
+
+def two_accounts(url: str):
+    """Alice and Bob, signed in once: (alice, bob, {principal: their session cookie header})."""
+    with psycopg.connect(url) as conn:
         alice = accounts_store.sign_in(conn, "https://id.example", "alice", {"nickname": "alice"})
         bob = accounts_store.sign_in(conn, "https://id.example", "bob", {"nickname": "bob"})
         conn.commit()
     sessions = Sessions(SECRET, 3600)
-    cookie = {account.principal: {"Cookie": f"{SESSION_COOKIE}={sessions.issue(account)}"} for account in (alice, bob)}
-    async with server(migrated_url, **overrides) as (services, client):
+    return alice, bob, {a.principal: {"Cookie": f"{SESSION_COOKIE}={sessions.issue(a)}"} for a in (alice, bob)}
+
+
+async def test_an_account_seat_answers_to_its_session_and_never_to_a_token(migrated_url):
+    alice, bob, cookie = two_accounts(migrated_url)
+    async with server(migrated_url, **ACCOUNTS) as (services, client):
         game_id, tokens, _ = await finished_game(services, {WHITE: alice.principal, BLACK: bob.principal}, rated=True)
         status, body, _ = await get(client, game_id, tokens[WHITE])
         assert status == 403 and body == {"error": {"code": "not_participant"}}  # a token never opens an account's seat
@@ -295,16 +303,9 @@ async def test_a_commit_retried_by_the_scan_checks_the_inherited_settings_again(
     """Rule 17: the settings are validated when the successor is made, not only when the
     consent was taken. A `starting` left to the scan (its commit task lost) whose rated source
     lost an account meanwhile is closed (technical_failure), never committed as something else."""
-    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
-                     oidc_client_secret="s", public_origin=ORIGIN)
-    with psycopg.connect(migrated_url) as conn:
-        alice = accounts_store.sign_in(conn, "https://id.example", "alice", {"nickname": "alice"})
-        bob = accounts_store.sign_in(conn, "https://id.example", "bob", {"nickname": "bob"})
-        conn.commit()
-    sessions = Sessions(SECRET, 3600)
-    alice_cookie = {"Cookie": f"{SESSION_COOKIE}={sessions.issue(alice)}"}
-    bob_cookie = {"Cookie": f"{SESSION_COOKIE}={sessions.issue(bob)}"}
-    async with server(migrated_url, **overrides) as (services, client):
+    alice, bob, cookie = two_accounts(migrated_url)
+    alice_cookie, bob_cookie = cookie[alice.principal], cookie[bob.principal]
+    async with server(migrated_url, **ACCOUNTS) as (services, client):
         game_id, _, _ = await finished_game(services, {WHITE: alice.principal, BLACK: bob.principal}, rated=True)
         status, body, _ = await post(client, game_id, None, "propose", **alice_cookie)
         assert status == 200 and body["phase"] == "offered"
@@ -595,13 +596,11 @@ async def _closed(client, game_id, token, **headers):
 
 
 async def test_a_person_signed_in_since_joins_the_successor_seat_of_their_earlier_guest_id(migrated_url):
-    overrides = dict(session_secret=SECRET, oidc_issuer="https://id.example", oidc_client_id="playsite",
-                     oidc_client_secret="s", public_origin=ORIGIN)
     with psycopg.connect(migrated_url) as conn:
         alice = accounts_store.sign_in(conn, "https://id.example", "alice-later", {"nickname": "alicelater"})
         conn.commit()
     signed_in = {"Cookie": f"{SESSION_COOKIE}={Sessions(SECRET, 3600).issue(alice)}", "Origin": ORIGIN}
-    async with server(migrated_url, **overrides) as (services, client):
+    async with server(migrated_url, **ACCOUNTS) as (services, client):
         guests = {seat: str(uuid.uuid4()) for seat in SEATS}
         game_id, tokens, _ = await finished_game(services, {seat: f"guest:{guests[seat]}" for seat in SEATS})
         await post(client, game_id, tokens[WHITE], "propose")

@@ -382,24 +382,25 @@ async def test_the_readiness_loop_reconciles_every_period(migrated_url, receiver
         await wait_until(lambda: t.table.phase is TablePhase.OPEN, timeout=10, what="the loop reopens the table")
 
 
-async def test_a_pointer_left_by_a_crash_is_repaired_at_boot(migrated_url, receiver):
-    async with table_at(migrated_url, receiver) as t:
+async def pointer_left_by_a_crash(url, receiver) -> str:
+    """A showcase game played and ended, its pointer left set as if the process died between
+    the terminal commit and the clear; its id."""
+    async with table_at(url, receiver) as t:
         _, body, _ = await t.claim(str(uuid.uuid4()))
-        game_id = body["gameId"]
-        await end_game(t, game_id)
-    # As if the process died between the terminal commit and the clear.
-    sql(migrated_url, "UPDATE showcase_table SET current_game = %s", (game_id,))
+        await end_game(t, body["gameId"])
+    sql(url, "UPDATE showcase_table SET current_game = %s", (body["gameId"],))
+    return body["gameId"]
+
+
+async def test_a_pointer_left_by_a_crash_is_repaired_at_boot(migrated_url, receiver):
+    await pointer_left_by_a_crash(migrated_url, receiver)
     async with table_at(migrated_url, receiver) as t:
         assert t.table.phase is TablePhase.OPEN
         assert sql(migrated_url, "SELECT current_game FROM showcase_table") == [(None,)]
 
 
 async def test_a_store_that_refuses_the_repair_keeps_the_table_unavailable_and_the_server_up(migrated_url, receiver):
-    async with table_at(migrated_url, receiver) as t:
-        _, body, _ = await t.claim(str(uuid.uuid4()))
-        game_id = body["gameId"]
-        await end_game(t, game_id)
-    sql(migrated_url, "UPDATE showcase_table SET current_game = %s", (game_id,))
+    await pointer_left_by_a_crash(migrated_url, receiver)
     # A store that refuses the write (not an outage: a trigger, a read-only standby, a constraint).
     sql(migrated_url, """CREATE FUNCTION refuse_showcase_writes() RETURNS trigger LANGUAGE plpgsql AS $$
                          BEGIN RAISE EXCEPTION 'showcase_table is read-only here'; END $$""")
