@@ -21,7 +21,7 @@ from playsite.rules import Termination
 from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer
 from tests.support.app import booted, friend_game, test_client
-from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.database import migrated_url, refuse_writes, sql  # noqa: F401 (fixture)
 from tests.support.rematch import ORIGIN, WRITE, as_seat, finished_game, server
 from tests.support.rooms import attach
 from tests.support.waiting import wait_until
@@ -59,12 +59,6 @@ async def continuation(client, game_id: str) -> dict:
     response = await client.get(f"/games/{game_id}/continuation")
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     return await response.get_json()
-
-
-def sql(url: str, query: str, params=()):
-    with psycopg.connect(url, autocommit=True) as conn:
-        cursor = conn.execute(query, params)
-        return cursor.fetchall() if cursor.description else None
 
 
 # ----- the whole flow ----------------------------------------------------------------------------
@@ -558,10 +552,7 @@ async def test_the_successors_seat_tokens_are_sealed_at_rest_and_each_participan
 
 
 async def test_a_successor_that_cannot_be_created_closes_the_opportunity_as_technical_failure(migrated_url):
-    sql(migrated_url, "CREATE FUNCTION refuse_successors() RETURNS trigger LANGUAGE plpgsql AS"
-                      " $$ BEGIN RAISE EXCEPTION 'successors refused by a trigger'; END $$")
-    sql(migrated_url, "CREATE TRIGGER refuse_successors BEFORE INSERT ON rematch_successors"
-                      " FOR EACH ROW EXECUTE FUNCTION refuse_successors()")
+    refuse_writes(migrated_url, "rematch_successors", "INSERT")
     async with server(migrated_url) as (services, client):
         game_id, tokens, _ = await finished_game(services)
         await post(client, game_id, tokens[WHITE], "propose")
@@ -578,15 +569,12 @@ async def test_a_successor_that_cannot_be_created_closes_the_opportunity_as_tech
 
 
 async def test_a_database_that_refuses_the_opportunity_write_answers_503_not_500(migrated_url):
-    sql(migrated_url, "CREATE FUNCTION refuse_opportunities() RETURNS trigger LANGUAGE plpgsql AS"
-                      " $$ BEGIN RAISE EXCEPTION 'rematch_opportunities is read-only here'; END $$")
-    sql(migrated_url, "CREATE TRIGGER refuse_opportunities BEFORE INSERT OR UPDATE ON rematch_opportunities"
-                      " FOR EACH ROW EXECUTE FUNCTION refuse_opportunities()")
+    refuse_writes(migrated_url, "rematch_opportunities")
     async with server(migrated_url) as (services, client):
         game_id, tokens, _ = await finished_game(services)
         status, body, _ = await post(client, game_id, tokens[WHITE], "propose")
         assert status == 503 and body["error"]["code"] == "temporarily_unavailable", body
-        assert "read-only" not in json.dumps(body), "the database's own words stay in the log"
+        assert "refuses" not in json.dumps(body), "the database's own words stay in the log"
 
 
 async def _closed(client, game_id, token, **headers):

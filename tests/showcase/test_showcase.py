@@ -21,7 +21,7 @@ from playsite.rooms.intents import PlayerCommand
 from playsite.showcase.table import TablePhase
 from playsite.wire import Fischer, Resign
 from tests.support.app import booted, test_client
-from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.database import allow_writes, migrated_url, refuse_writes, sql  # noqa: F401 (fixture)
 from tests.support.frozen_postgres import frozen
 from tests.support.receiver import Reply, WebhookReceiver
 from tests.support.showcase import created_earlier
@@ -91,12 +91,6 @@ async def table_at(url: str, receiver: WebhookReceiver, *, register: bool = True
 def receiver():
     with WebhookReceiver() as endpoint:
         yield endpoint
-
-
-def sql(url: str, query: str, params=()):
-    with psycopg.connect(url, autocommit=True) as conn:
-        cursor = conn.execute(query, params)
-        return cursor.fetchall() if cursor.description else None
 
 
 async def end_game(table: Table, game_id: str) -> None:
@@ -402,17 +396,14 @@ async def test_a_pointer_left_by_a_crash_is_repaired_at_boot(migrated_url, recei
 async def test_a_store_that_refuses_the_repair_keeps_the_table_unavailable_and_the_server_up(migrated_url, receiver):
     await pointer_left_by_a_crash(migrated_url, receiver)
     # A store that refuses the write (not an outage: a trigger, a read-only standby, a constraint).
-    sql(migrated_url, """CREATE FUNCTION refuse_showcase_writes() RETURNS trigger LANGUAGE plpgsql AS $$
-                         BEGIN RAISE EXCEPTION 'showcase_table is read-only here'; END $$""")
-    sql(migrated_url, "CREATE TRIGGER refuse BEFORE UPDATE ON showcase_table FOR EACH ROW EXECUTE FUNCTION refuse_showcase_writes()")
+    refuse_writes(migrated_url, "showcase_table", "UPDATE")
     try:
         async with table_at(migrated_url, receiver) as t:
             assert t.table.phase is TablePhase.UNAVAILABLE and t.table.reason == "maintenance"
             status, spectate, _ = await t.claim(str(uuid.uuid4()))
             assert status == 503, spectate
     finally:
-        sql(migrated_url, "DROP TRIGGER refuse ON showcase_table")
-        sql(migrated_url, "DROP FUNCTION refuse_showcase_writes()")
+        allow_writes(migrated_url, "showcase_table")
     async with table_at(migrated_url, receiver) as t:
         assert t.table.phase is TablePhase.OPEN, "repaired once the store takes the write"
 

@@ -25,6 +25,27 @@ def migrated_url(database_url) -> str:
     return migrate(database_url)
 
 
+def sql(url: str, query: str, params=()):
+    """One statement on its own connection, committed: its rows, or None for a statement without."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        cursor = conn.execute(query, params)
+        return cursor.fetchall() if cursor.description else None
+
+
+def refuse_writes(url: str, table: str, events: str = "INSERT OR UPDATE") -> None:
+    """Make the database refuse `events` on `table` with an error of its own (a trigger that
+    raises): a store that answers but will not take the write, as a read-only standby or a
+    constraint would. `allow_writes` takes it away."""
+    sql(url, f"CREATE FUNCTION refuse_{table}() RETURNS trigger LANGUAGE plpgsql AS"
+             f" $$ BEGIN RAISE EXCEPTION '{table} refuses writes here'; END $$")
+    sql(url, f"CREATE TRIGGER refuse_{table} BEFORE {events} ON {table} FOR EACH ROW EXECUTE FUNCTION refuse_{table}()")
+
+
+def allow_writes(url: str, table: str) -> None:
+    sql(url, f"DROP TRIGGER refuse_{table} ON {table}")
+    sql(url, f"DROP FUNCTION refuse_{table}()")
+
+
 def in_transaction(url: str, work):
     """`work(conn)` on a connection of its own, committed: what the store's functions of a
     connection do inside `Database.run`."""
