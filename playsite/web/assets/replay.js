@@ -31,8 +31,9 @@ function placeNames() {
   const black = board.orientation === "white";
   const players = view.record?.players || {};
   // as the play page's strips: the side, then the name
-  $("name-top").replaceChildren(black ? "Black " : "White ", faceLink(black ? players.black : players.white, UNNAMED_IN_RECORDS));
-  $("name-bottom").replaceChildren(black ? "White " : "Black ", faceLink(black ? players.white : players.black, UNNAMED_IN_RECORDS));
+  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face, UNNAMED_IN_RECORDS)];
+  $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
+  $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
 }
 
 function flip() {
