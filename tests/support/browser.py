@@ -13,6 +13,7 @@ from playwright.sync_api import expect, sync_playwright
 from playsite.wire import GameEnded, Resign, SubmitSeed, encode_command
 from tests.support.client import Player, Table, create_game
 from tests.support.turns import king_sparing_turn
+from tests.support.waiting import wait_until_sync
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -111,6 +112,22 @@ def play_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> l
     moves = build_turn(page, base, game_id, seat, rng)
     page.click("#submit")
     return moves
+
+
+def play_until_both_played(pages: dict, base: str, game_id: str, rng: random.Random) -> str:
+    """Play turns on the seats' pages (clicking the board) until both sides have played one:
+    before that a draw offer is not offered (accepted, it would only abort the game). Returns
+    the seat whose roll waits next."""
+    played, version = set(), -1
+    while True:
+        state = wait_until_sync(
+            lambda: (s := pending(base, game_id)) and s["version"] > version and s, "the next roll")
+        version, seat = state["version"], state["activeSeat"]
+        if played == {"White", "Black"}:
+            return seat
+        expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+        play_turn(pages[seat], base, game_id, seat, rng)
+        played.add(seat)
 
 
 def turn_in_list(page, seat: str, moves: list[str]):

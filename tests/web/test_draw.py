@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import build_turn
+from tests.support.browser import build_turn, play_until_both_played
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -40,7 +40,13 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
     rng = random.Random(3)
 
-    offerer = roll_of(base, game_id)
+    # before both sides have played a turn there is no offer to make (it would only abort)
+    first = roll_of(base, game_id)
+    build_turn(pages[first], base, game_id, first, rng)
+    expect(pages[first].locator("#submit")).to_be_enabled()
+    expect(pages[first].locator("#offer-draw-label")).to_be_hidden()
+    pages[first].click("#submit")
+    offerer = play_until_both_played(pages, base, game_id, rng)
     build_turn(pages[offerer], base, game_id, offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")

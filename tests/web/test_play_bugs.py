@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import build_turn, open_seats, pending
+from tests.support.browser import build_turn, open_seats, pending, play_until_both_played
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -52,9 +52,10 @@ def test_a_draw_offer_runs_the_answerers_clock_and_says_who_answers(server, cont
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()  # 10+10: the clocks run
     game_id = game["gameId"]
     pages = open_seats(context, base, game)
-    offerer = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+    rng = random.Random(3)
+    offerer = play_until_both_played(pages, base, game_id, rng)
     answerer = OTHER[offerer]
-    build_turn(pages[offerer], base, game_id, offerer, random.Random(3))
+    build_turn(pages[offerer], base, game_id, offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")
     expect(pages[answerer].locator("#draw-offer")).to_be_visible()

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
-from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_turn
+from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_until_both_played
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site  # noqa: F401 (a fixture)
@@ -98,9 +98,10 @@ def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     pages = open_seats(context, base, game)
-    offerer = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    rng = random.Random(5)
+    offerer = play_until_both_played(pages, base, game["gameId"], rng)
     answerer = "Black" if offerer == "White" else "White"
-    build_turn(pages[offerer], base, game["gameId"], offerer, random.Random(5))
+    build_turn(pages[offerer], base, game["gameId"], offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")
     expect(pages[answerer].locator("#draw-offer")).to_be_visible()
@@ -227,14 +228,7 @@ def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_bac
         expect(pages["White"].locator("#result")).to_be_hidden()  # no forfeit
         # both play a turn (before that, leaving aborts the game), then Black is gone for good:
         # past the grace the game is forfeited, and said so, not "resigned"
-        played, rng, version = set(), random.Random(5), -1
-        while played != {"White", "Black"}:
-            state = wait_until_sync(
-                lambda: (s := pending(base, game["gameId"])) and s["version"] > version and s, "the next roll")
-            version, seat = state["version"], state["activeSeat"]
-            expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
-            play_turn(pages[seat], base, game["gameId"], seat, rng)
-            played.add(seat)
+        play_until_both_played(pages, base, game["gameId"], random.Random(5))
         pages["Black"].goto("about:blank")
         expect(pages["White"].locator("#player-black .away")).to_contain_text("left the game: loses in")
         expect(pages["White"].locator("#result-title")).to_have_text("You won: Black left the game", timeout=45_000)

@@ -311,7 +311,8 @@ function drawControls() {
   $("resign").hidden = view.confirming;
   $("confirm").hidden = !view.confirming || view.ended;
   $("confirm-text").textContent = abortable() ? "Abort the game?" : "Resign the game?";
-  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked;
+  // No offer before both sides have played a turn: accepted, it would only abort the game.
+  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked || abortable();
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
   const answering = offer && mine && view.drawOfferFrom !== mine;
@@ -578,7 +579,8 @@ function endingWords(over) {
   const result = over.result;
   const termination = over.termination;
   if (result === null || termination === "Aborted") {
-    const bothPlayed = new Set(view.turns.map((turn) => turn.seat)).size === 2;
+    // as the server counts: a turn played, not a roll passed for want of a move
+    const bothPlayed = !abortable();
     const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on." : "It ended before both sides had played a turn.";
     return { title: "Game aborted", detail };
   }
