@@ -90,3 +90,33 @@ def _successor(base: str, game_id: str) -> str | None:
 def _begun(base: str, game_id: str) -> dict | None:
     state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()
     return state if state["rematchStartup"]["phase"] != "awaiting_joins" else None
+
+
+def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chromium):
+    """The one offered who declines reads "You declined the rematch.", the one who offered
+    "Your opponent declined the rematch."; a withdrawn offer likewise from each side."""
+    base = server.base_url
+    contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
+    try:
+        for refusal, refuser, words in (
+            ("decline", "Black", {"White": "Your opponent declined the rematch.", "Black": "You declined the rematch."}),
+            ("cancel", "White", {"White": "You withdrew your rematch offer.", "Black": "Your opponent withdrew the rematch offer."}),
+        ):
+            game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+            pages = {}
+            for seat, context in contexts.items():
+                pages[seat] = context.new_page()
+                pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+                expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+            wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+            pages["White"].click("#resign")
+            pages["White"].click("#confirm-yes")  # an abort by the players: a rematch is still theirs to have
+            pages["White"].click('#rematch-slot button[data-action="propose"]')
+            expect(pages["Black"].locator('#rematch-slot button[data-action="accept"]')).to_be_visible()
+            pages[refuser].click(f'#rematch-slot button[data-action="{refusal}"]')
+            for seat, page in pages.items():
+                expect(page.locator("#rematch-status")).to_have_text(words[seat])
+                page.close()
+    finally:
+        for context in contexts.values():
+            context.close()

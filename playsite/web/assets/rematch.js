@@ -46,12 +46,22 @@ function poller(read, onFailure = () => {}) {
 }
 
 const CLOSED = {
-  declined: "Your opponent declined the rematch.",
-  cancelled: "The rematch offer was withdrawn.",
   expired: "The rematch window has closed.",
   technical_failure: "The rematch could not be started.",
   restart: "The rematch was interrupted by a server restart.",
 };
+
+// Who declined or withdrew follows from who had consented: the one who offered (their consent
+// taken) is told the other declined; the one who was offered, that they declined themselves.
+function closedWords(state) {
+  if (state.closedReason === "declined") {
+    return state.myConsent ? "Your opponent declined the rematch." : "You declined the rematch.";
+  }
+  if (state.closedReason === "cancelled") {
+    return state.myConsent ? "You withdrew your rematch offer." : "Your opponent withdrew the rematch offer.";
+  }
+  return CLOSED[state.closedReason] || "The rematch is closed.";
+}
 
 // The player's control, in `slot`. `token` is this tab's seat token of the finished game.
 // `onConnection(lost)` hears when the server stops (and starts again) answering.
@@ -164,7 +174,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
       location.assign(`/play/${state.nextGameId}`);
       return false;
     } else if (state.phase === "closed") {
-      text.textContent = CLOSED[state.closedReason] || "The rematch is closed.";
+      text.textContent = closedWords(state);
       clearInterval(timer);
       return false;
     }
