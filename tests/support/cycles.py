@@ -9,7 +9,11 @@ every collection frees are counted as well, by their identities before and after
 
 An object that refers to nothing the collector tracks is left out of that count: it can be in
 no cycle, and a cycle that freed it is counted by its own members (CI once counted 6
-`urllib.parse.SplitResult`s of strings, freed by something other than the collection). And a
+`urllib.parse.SplitResult`s of strings, freed by something other than the collection). So are
+the entries of the ABCs' caches (`isinstance` on an ABC remembers the classes it saw, each as
+a weak reference whose callback is `_abc`'s `_destroy`): the ABC machinery drops them itself
+when its caches are invalidated, which a collection can set off (seen when another test file
+ran beside this one: 6 such pairs, and no cycle). And a
 measurement during which a thread of the test process ended is taken again: the thread frees
 its own objects meanwhile (trio's thread cache retires a worker left idle for 10 s)."""
 
@@ -19,6 +23,7 @@ import collections
 import gc
 import threading
 import types
+import weakref
 from collections.abc import Awaitable, Callable
 
 import attrs
@@ -43,9 +48,16 @@ def _tracked() -> dict[int, str]:
     tracked until it is freed: a collection untracks some tuples and dicts)."""
     found = {}
     for o in gc.get_objects():  # a loop, not a comprehension: that would be a function of its own
-        if not _may_be_untracked(o) and not _a_leaf(o):
+        if not _may_be_untracked(o) and not _a_leaf(o) and not _an_abc_cache_entry(o):
             found[id(o)] = _name(o)
     return found
+
+
+def _an_abc_cache_entry(o: object) -> bool:
+    """A weak reference in an ABC's cache, or the `_destroy` callback it holds."""
+    if type(o) is weakref.ref:
+        o = o.__callback__
+    return isinstance(o, types.BuiltinMethodType) and o.__name__ == "_destroy" and type(o.__self__) is weakref.ref
 
 
 def _a_leaf(o: object) -> bool:
