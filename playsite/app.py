@@ -87,7 +87,7 @@ def create_app(services: Services) -> QuartTrio:
             services.registry, services.accounts, services.sockets,
             connects_per_minute=settings.socket_connects_per_minute,
         ),
-        archive_routes(services.store),
+        archive_routes(services.store, services.database),
         identity_routes(services.bots, services.registry, services.ratings),
         lobby_routes(
             services.lobby, bots=services.bots, events=services.bot_events, accounts=services.accounts,

@@ -1,5 +1,6 @@
 """GET /games/{id}/history: a finished game's archive record, independent of live rooms;
-GET /archive: the newest finished games, for the web client's history page."""
+GET /games/{id}/players: the names its people go by now (`faces`); GET /archive: the newest
+finished games, for the web client's history page, with those names."""
 
 from __future__ import annotations
 
@@ -7,18 +8,28 @@ import json
 
 from quart import Response, request
 
+from playsite.archive.faces import current_faces, named
 from playsite.games.refusals import GAME_STATUSES, canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable
 from playsite.http.responses import json_response
 from playsite.store import Store
+from playsite.store.database import Database
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 ARCHIVE_LIST_DEFAULT = 30
 ARCHIVE_LIST_MAX = 100
 
 
-def archive_routes(store: Store) -> RouteFamily:
+def archive_routes(store: Store, database: Database | None) -> RouteFamily:
+    """`database` (None without PostgreSQL, where there are no accounts to name) gives the names."""
     routes = RouteFamily("archive", __name__, statuses=GAME_STATUSES)
+
+    async def faces_now(game_ids: list[str]) -> dict:
+        if database is None:
+            return {}
+        return await read_or_unavailable(
+            lambda: database.run(lambda conn: current_faces(conn, game_ids)), "the players could not be read; try again"
+        )
 
     @routes.get("/games/<game_id>/history")
     async def read_history(game_id: str) -> Response:
@@ -40,6 +51,21 @@ def archive_routes(store: Store) -> RouteFamily:
         games = await read_or_unavailable(
             lambda: store.recent_archives(int(limit)), "the finished games could not be read; try again"
         )
+        faces = await faces_now([game["gameId"] for game in games])
+        games = [{**game, "players": named(game.get("players"), faces.get(game["gameId"]))} for game in games]
         return json_response({"games": games}, headers={"Cache-Control": "no-cache"})
+
+    @routes.get("/games/<game_id>/players")
+    async def read_players(game_id: str) -> Response:
+        """The record's faces with each person named as they are now (never cached: a
+        nickname changes, and a deleted account's goes)."""
+        game_id = canonical_game_id(game_id)
+        record = await read_or_unavailable(
+            lambda: store.read_archive(game_id), "the history could not be read; try again"
+        )
+        if record is None:
+            raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
+        faces = await faces_now([game_id])
+        return json_response(named(record.get("players"), faces.get(game_id)), headers={"Cache-Control": "no-cache"})
 
     return routes

@@ -9,7 +9,7 @@ import { getJson } from "./net.js";
 import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
-const view = { record: null, turns: [], step: 0, checks: new Map() };
+const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
 const board = createBoard($("board"), { label: "board" });
 
@@ -29,7 +29,7 @@ function written(index) {
 
 function placeNames() {
   const black = board.orientation === "white";
-  const players = view.record?.players || {};
+  const players = view.players || view.record?.players || {};
   // as the play page's strips: the side, then the name
   const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face, UNNAMED_IN_RECORDS)];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
@@ -129,6 +129,13 @@ async function load() {
   view.record = record;
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
   placeNames();
+  // The record names no person (it is kept forever; a nickname changes, a deleted account's
+  // goes): the names they go by now come beside it.
+  getJson(`/games/${gameId}/players`).then((now) => {
+    if (now.status !== 200 || !now.body) return;
+    view.players = now.body;
+    placeNames();
+  }).catch(() => {});
   $("outcome").textContent = `${resultText(record.result, record.termination, record.disconnect)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
