@@ -65,7 +65,7 @@ def read_player_profile(conn: psycopg.Connection, nickname: str) -> dict | None:
     return {
         "nickname": nickname,
         **_standing(rating, rd),
-        **_record(conn, principal, games, wins, draws, losses),
+        **_record(conn, principal, games, wins, draws, losses, accounts_apart=True),
     }
 
 
@@ -98,15 +98,17 @@ def _standing(rating: float | None, rd: float | None) -> dict[str, object]:
 
 
 def _record(
-    conn: psycopg.Connection, principal: str, games: int | None, wins: int | None, draws: int | None, losses: int | None
+    conn: psycopg.Connection, principal: str, games: int | None, wins: int | None, draws: int | None, losses: int | None,
+    *, accounts_apart: bool = False,
 ) -> dict[str, object]:
-    """A profile's rated record (zeros before any rated period), its opponents and its recent games."""
+    """A profile's rated record (zeros before any rated period), its opponents and its recent
+    games. `accounts_apart`: a row per named account opponent (a person's profile)."""
     return {
         "games": games or 0,
         "wins": wins or 0,
         "draws": draws or 0,
         "losses": losses or 0,
-        "opponents": read_opponents(conn, principal),
+        "opponents": read_opponents(conn, principal, accounts_apart=accounts_apart),
         "recent": read_recent(conn, principal),
     }
 
@@ -161,15 +163,19 @@ _OWN_GAMES = """
 """
 
 
-def read_opponents(conn: psycopg.Connection, principal: str) -> list[dict]:
+def read_opponents(conn: psycopg.Connection, principal: str, *, accounts_apart: bool = False) -> list[dict]:
     """Decided games (rated and casual) per registered opponent bot, plus one row for every
-    human together. Aborted games, and games against anonymous (unregistered) bots, are not
-    counted here; they still show in `recent`."""
+    human together; with `accounts_apart` (a person's profile), a row of its own for each
+    opponent account that has a nickname, and one for everyone else. Aborted games, and games
+    against anonymous (unregistered) bots, are not counted here; they still show in `recent`."""
     rows = conn.execute(
         f"""
         WITH own AS ({_OWN_GAMES}),
         sided AS (
-            SELECT CASE WHEN other LIKE 'bot:%%' THEN other END AS bot, score, finished_at
+            SELECT CASE WHEN other LIKE 'bot:%%' THEN other
+                        WHEN %(apart)s AND other IN (SELECT 'user:' || id::text FROM accounts WHERE nickname IS NOT NULL)
+                        THEN other
+                   END AS bot, score, finished_at
               FROM own
              WHERE score IS NOT NULL
                AND (other IS NULL OR other NOT LIKE 'bot:%%'
@@ -181,13 +187,14 @@ def read_opponents(conn: psycopg.Connection, principal: str) -> list[dict]:
          GROUP BY bot
          ORDER BY count(*) DESC, max(finished_at) DESC, bot ASC NULLS LAST
         """,
-        {"p": principal},
+        {"p": principal, "apart": accounts_apart},
     ).fetchall()
+    names = nicknames_of(conn, [row[0] for row in rows]) if accounts_apart else {}
     records = []
     for bot, games, wins, draws, losses, last in rows:
-        bot_id = id_of(bot, Kind.BOT)  # None: every human together
+        bot_id = id_of(bot, Kind.BOT)  # None: a person (named), or every other human together
         if bot_id is None:
-            face, team, bot_name = HUMANS, None, None
+            face, team, bot_name = face_of(bot, names), None, None
         else:
             team, bot_name = bot_id.split("/", 1)
             face = {"kind": "Bot", "name": bot_id}

@@ -76,3 +76,23 @@ async def test_the_leaderboard_lists_converged_players_apart_and_the_profile_sho
         for missing in ("nobody", "x", "bad%20name"):
             answer = await client.get(f"/players/{missing}")
             assert answer.status_code == 404 and (await answer.get_json())["error"]["code"] == "player_not_found"
+
+
+async def test_a_persons_profile_lists_each_named_opponent_apart_and_guests_together(store, database_url):  # noqa: F811
+    ann, ben = account(database_url, "Ann"), account(database_url, "Ben")
+    history = History(database_url)
+    history.add(None, None, 1, principals=(ann.principal, ben.principal))  # Ann beat Ben
+    history.add(None, None, -1, rated=False, principals=(ben.principal, ann.principal))  # and again, as Black
+    history.add(None, None, 0, rated=False, principals=(ann.principal, f"guest:{uuid.uuid4()}"))
+    history.add(None, None, 1, principals=(ben.principal, "bot:red/ant"))
+    async with booted(Settings(database_url=database_url, persistence_enabled=True)) as services:
+        client = test_client(services)
+        profile = await (await client.get("/players/ann")).get_json()
+        rows = [(row["opponent"], row["games"], row["wins"], row["draws"], row["losses"]) for row in profile["opponents"]]
+        assert rows == [
+            ({"kind": "Human", "name": "Ben"}, 2, 2, 0, 0),
+            ({"kind": "Human", "name": None}, 1, 0, 1, 0),  # guests (and deleted accounts), together
+        ]
+        bot = await (await client.get("/bots/red/ant")).get_json()
+        assert [row["opponent"] for row in bot["opponents"]] == [{"kind": "Human", "name": None}], \
+            "a bot's profile keeps every person in one row"

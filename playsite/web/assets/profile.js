@@ -46,9 +46,11 @@ async function load() {
   $("profile-rating").textContent = `Rating ${Math.round(profile.rating)} \u00b1${Math.round(profile.rd)}`
     + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
-  $("profile-record").textContent = `${profile.games} rated games: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
+  $("profile-record").textContent = `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
-    opponent.opponent.kind === "Human" && !opponent.opponent.name ? "people, all together" : faceLink(opponent.opponent),
+    // A bot's profile counts every person in one row; a person's names each account apart
+    opponent.opponent.kind === "Human" && !opponent.opponent.name
+      ? (isBot ? "people, all together" : "guests, all together") : faceLink(opponent.opponent),
     String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
   ])));
   if (!profile.opponents.length) {
