@@ -87,6 +87,17 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#bot-ranking tbody")).to_contain_text("1612\u00a0\u00b180")  # never wrapped apart
     expect(page.locator("#player-ranking tbody")).to_contain_text("alice_web")
     screenshot(page, artifacts, "ranking-signed-in")
+    expect(page.locator("#bot-ranking tbody .sub")).to_be_hidden()  # the columns say it on a desktop
+    # on a phone: rank, name and rating, the games and the record under the name, nothing cut off
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#bot-ranking tbody .sub")).to_have_text("30 games \u00b7 18 / 2 / 10")
+    expect(page.locator("#bot-ranking thead th").nth(3)).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+    for table in ("#bot-ranking", "#player-ranking"):
+        box, card = page.locator(table).bounding_box(), page.locator(table).locator("xpath=..").bounding_box()
+        assert box["x"] + box["width"] <= card["x"] + card["width"] + 1, f"{table} fits its card"
+    screenshot(page, artifacts, "ranking-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#bot-ranking a")
     expect(page).to_have_url(base + "/@/acme/star")
     expect(page.locator("#profile-name")).to_have_text("Bot acme/star")
