@@ -198,3 +198,15 @@ def test_the_board_fills_the_screen(server, chromium, device):
         assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     finally:
         made.close()
+
+
+def test_before_the_first_roll_the_status_says_who_is_awaited(server, context):
+    """A friend game's creator alone reads that the opponent is awaited (one, not "the
+    players"); a spectator, that the game has not begun."""
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    mine = context.new_page()
+    mine.goto(f"{server.base_url}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    expect(mine.locator("#status")).to_have_text("Waiting for your opponent to join...")
+    watcher = context.new_page()
+    watcher.goto(f"{server.base_url}/play/{game['gameId']}")
+    expect(watcher.locator("#status")).to_have_text("Waiting for the game to start...")

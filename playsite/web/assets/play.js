@@ -760,8 +760,11 @@ async function onEvent(event) {
     } else if (state.rematchStartup?.phase === "awaiting_joins") {
       const by = new Date(state.rematchStartup.joinDeadlineAt).toLocaleTimeString();
       setStatus(`Rematch: it starts when both players are here (by ${by}).`, "awaiting-joins");
+    } else if (mine && awaitedSeat(OTHER[mine])) {
+      setStatus("Waiting for your opponent to join...", "waiting-players");
     } else {
-      setStatus("Waiting for the players...", "waiting-players");
+      // both seats taken (a bot's, a named player's): the first roll comes within moments
+      setStatus(mine ? "The game is starting: the first roll is coming..." : "Waiting for the game to start...", "waiting-players");
     }
   } else if (kind === "DiceRolled") {
     if (view.namesBeforeStart) {
