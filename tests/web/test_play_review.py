@@ -54,6 +54,8 @@ def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(s
     assert page.evaluate("document.querySelector('#history').scrollHeight > document.querySelector('#history').clientHeight")
     assert in_view(page, "#history", "#history .turn:not(.blank) >> nth=-1"), "the newest turn is in view"
     page.keyboard.press("Home")  # browse to the start: the list goes with it
+    expect(page.locator("#browse-note")).to_be_visible()
+    assert page.evaluate("document.querySelector('#history').scrollTop") == 0, "the list at its first move"
     page.keyboard.press("ArrowRight")
     expect(page.locator("#history .turn.current")).to_have_count(1)
     assert in_view(page, "#history", "#history .turn.current")

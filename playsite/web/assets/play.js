@@ -465,7 +465,8 @@ function drawMoves() {
   });
   list.replaceChildren(...rows);
   const played = list.querySelectorAll(".turn:not(.blank)");
-  keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
+  if (view.browsing === -1) list.scrollTop = 0; // the start: the list from its first move
+  else keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
   $("back-live").hidden = view.browsing === null;
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
