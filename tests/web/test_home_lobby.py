@@ -221,6 +221,12 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
     try:
         page = context.new_page()
         page.goto(server.base_url + "/")
+        # the friend form's clocks: the pairing's and the bots' nine, then the longer ones
+        pairing = page.locator("#pairing-grid .clock-main").all_inner_texts()
+        assert page.locator("#bot-clock option").all_inner_texts() == pairing
+        assert page.locator("#friend-clock option").all_inner_texts() == [
+            *pairing, "30+20", "15 minutes, no increment", "No clock"]
+        expect(page.locator("#friend-clock option:checked")).to_have_text("10+5")
         page.select_option("#friend-side", "Black")
         page.click("#friend-create")
         expect(page.locator("#friend-links")).to_be_visible()

@@ -8,6 +8,7 @@ import { $, element, faceName, mountHeader, ratingLabel, siteInfo, whileVisible 
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
+const FRIEND_DEFAULT = "10+5"; // a game between friends: longer than a bot's
 const BOT_DEFAULT = "5+3";
 const SEEK_KEY = "playsite.seek"; // this tab's own open seek while the page is open: {id, secret, label}
 const LIVE_PERIOD_MS = 3000;
@@ -392,6 +393,18 @@ function buildClockChoices() {
     option.selected = clockLabel(clock) === BOT_DEFAULT;
     return option;
   }));
+  // A friend game offers the same clocks as the pairing and the bots, and the longer ones two
+  // friends may want: 30+20, fifteen minutes with no increment, no clock at all.
+  const friendClocks = [...CLOCKS, [30, 20]].map((clock) => {
+    const option = element("option", clockLabel(clock), { value: `Fischer:${clock[0] * 60}:${clock[1]}` });
+    option.selected = clockLabel(clock) === FRIEND_DEFAULT;
+    return option;
+  });
+  $("friend-clock").replaceChildren(
+    ...friendClocks,
+    element("option", "15 minutes, no increment", { value: "SuddenDeath:900" }),
+    element("option", "No clock", { value: "Unlimited" }),
+  );
 }
 
 buildClockChoices();
