@@ -56,7 +56,10 @@ def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(s
     page.keyboard.press("Home")  # browse to the start: the list goes with it
     expect(page.locator("#browse-note")).to_be_visible()
     assert page.evaluate("document.querySelector('#history').scrollTop") == 0, "the list at its first move"
+    expect(page.locator("#browse-note")).to_have_text("The start position")
     page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # Black's first: numbered as the list numbers it
+    expect(page.locator("#browse-note")).to_have_text("After Black's move 1")
     expect(page.locator("#history .turn.current")).to_have_count(1)
     assert in_view(page, "#history", "#history .turn.current")
 

@@ -470,7 +470,10 @@ function drawMoves() {
   $("back-live").hidden = view.browsing === null;
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
-    $("browse-note").textContent = view.browsing < 0 ? "The start position" : `After turn ${view.browsing + 1} of ${view.turns.length}`;
+    // numbered as the list numbers its rows: White's turn and the Black one after it share a number
+    const shown = view.turns[view.browsing];
+    $("browse-note").textContent = view.browsing < 0 ? "The start position"
+      : `After ${shown.seat}'s move ${Math.floor(view.browsing / 2) + 1}`;
   }
 }
 
