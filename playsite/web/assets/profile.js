@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
+import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo, UNNAMED_IN_RECORDS } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -50,7 +50,7 @@ async function load() {
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
     // A bot's profile counts every person in one row; a person's names each account apart
     opponent.opponent.kind === "Human" && !opponent.opponent.name
-      ? (isBot ? "people, all together" : "guests, all together") : faceLink(opponent.opponent),
+      ? (isBot ? "people, all together" : "other players, all together") : faceLink(opponent.opponent),
     String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
   ])));
   if (!profile.opponents.length) {
@@ -62,7 +62,7 @@ async function load() {
     const item = element("li");
     item.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
-      faceLink(game.opponent),
+      faceLink(game.opponent, UNNAMED_IN_RECORDS), // a guest, or an account deleted since: the record cannot tell
       element("span", ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),
       element("a", "Replay", { href: `/replay/${game.gameId}` }),
     );
