@@ -466,6 +466,9 @@ class Game:
             return self._reject("draw offers are not available against an API seat (it cannot answer them)")
         if offer_draw and seat in self.draw_blocked:
             return self._reject("you may not offer a draw again until your opponent has offered one")
+        if offer_draw and len(self.played | {seat}) < 2:
+            # Agreed, it would end the game before both sides had played: an abort, not a draw.
+            return self._reject("a draw cannot be offered before both sides have played a turn")
         try:
             outcome = play_turn(self.position, moves, longest=self.packed.longest if self.packed else None)
         except IllegalTurn as illegal:

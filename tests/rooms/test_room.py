@@ -8,6 +8,7 @@ import random
 
 import pytest
 import trio
+import trio.testing
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
@@ -217,6 +218,24 @@ async def test_no_draw_offer_to_an_api_seat(autojump_clock):
         await play_until(room, "White")
         verdict = await command(room, "White", SubmitTurn(sparing_turn(room, random.Random(3)), offer_draw=True))
         assert not verdict.applied and "cannot answer" in verdict.reason
+
+
+async def test_no_draw_offer_before_both_sides_have_played_a_turn(autojump_clock):
+    """Agreed then, it would only abort the game (rules.md): the first player's first turn may
+    not offer one, the second player's first turn may (both have played once it is played)."""
+    async with running_registry() as registry:
+        room = await registry.create(human_seats(), purpose_general(), ())
+        await trio.testing.wait_all_tasks_blocked()
+        first = room.game.active_seat  # the first roll with a move (a roll without one passes)
+        assert room.game.tree and not room.game.played
+        refused = await command(room, first, SubmitTurn(sparing_turn(room, random.Random(3)), offer_draw=True))
+        assert not refused.applied and refused.reason == "a draw cannot be offered before both sides have played a turn"
+        assert not room.game.played, "nothing of the refused turn was played"
+        assert (await command(room, first, SubmitTurn(sparing_turn(room, random.Random(3))))).applied
+        second = "Black" if first == "White" else "White"
+        await play_until(room, second)  # its first turn with a move: both will have played once it is
+        await offer_draw_with_a_turn(room, second)
+        assert room.game.phase is RoomPhase.DRAW_ANSWER
 
 
 async def test_answering_without_an_offer_is_rejected(autojump_clock):

@@ -311,8 +311,10 @@ function drawControls() {
   $("resign").hidden = view.confirming;
   $("confirm").hidden = !view.confirming || view.ended;
   $("confirm-text").textContent = abortable() ? "Abort the game?" : "Resign the game?";
-  // No offer before both sides have played a turn: accepted, it would only abort the game.
-  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked || abortable();
+  // No offer before both sides have played a turn (this one counting): accepted, it would only
+  // abort the game, and the server refuses it.
+  const bothWillHavePlayed = new Set([...view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat), mine]).size === 2;
+  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
   const answering = offer && mine && view.drawOfferFrom !== mine;
