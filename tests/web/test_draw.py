@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import build_turn, play_until_both_played
+from tests.support.browser import build_turn, pending, play_turn
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -42,11 +42,17 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
 
     # before both sides have played a turn there is no offer to make (it would only abort)
     first = roll_of(base, game_id)
+    version = pending(base, game_id)["version"]
     build_turn(pages[first], base, game_id, first, rng)
     expect(pages[first].locator("#submit")).to_be_enabled()
     expect(pages[first].locator("#offer-draw-label")).to_be_hidden()
     pages[first].click("#submit")
-    offerer = play_until_both_played(pages, base, game_id, rng)
+    # the other side's first turn may offer one: both will have played once it is in
+    offerer = OTHER[first]
+    while (state := wait_until_sync(
+            lambda: (s := pending(base, game_id)) and s["version"] > version and s, "the next roll"))["activeSeat"] != offerer:
+        version = state["version"]  # the other side's roll passed: the first plays again
+        play_turn(pages[first], base, game_id, first, rng)
     build_turn(pages[offerer], base, game_id, offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")
@@ -55,6 +61,8 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     expect(pages[offerer].locator("#draw-offer")).to_contain_text("You offered a draw")
     expect(pages[offerer].locator("#draw-accept")).to_be_hidden()
     answerer.click("#draw-decline")
+    expect(answerer.locator("#message")).to_have_text("You declined the draw.")  # not "Black declined"
+    expect(pages[offerer].locator("#message")).to_have_text(f"{OTHER[offerer]} declined the draw.")
     for page in pages.values():
         offer = page.locator(f'#history .turn[data-seat="{offerer}"] .note')
         expect(offer).to_have_count(1)
@@ -81,4 +89,5 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     for page in pages.values():
         expect(page.locator("#status")).to_have_attribute("data-status", "ended")
         expect(page.locator("#result")).to_contain_text("Draw by agreement")
+        expect(page.locator("#message")).to_have_text("")  # no sentence of the game in play stays
         expect(page.locator("#replay")).to_have_attribute("href", f"/replay/{game_id}")

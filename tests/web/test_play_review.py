@@ -57,6 +57,7 @@ def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(s
     expect(page.locator("#browse-note")).to_be_visible()
     assert page.evaluate("document.querySelector('#history').scrollTop") == 0, "the list at its first move"
     expect(page.locator("#browse-note")).to_have_text("The start position")
+    expect(page.locator("#back-live")).to_have_text("Back to the end")  # a finished game has no "game" to go back to
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")  # Black's first: numbered as the list numbers it
     expect(page.locator("#browse-note")).to_have_text("After Black's move 1")

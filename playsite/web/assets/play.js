@@ -470,6 +470,7 @@ function drawMoves() {
   if (view.browsing === -1) list.scrollTop = 0; // the start: the list from its first move
   else keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
   $("back-live").hidden = view.browsing === null;
+  $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
     // numbered as the list numbers its rows: White's turn and the Black one after it share a number
@@ -621,6 +622,7 @@ function showOver(over, { fresh }) {
   view.confirming = false;
   view.drawOfferFrom = null;
   view.notice = "";
+  say(""); // a sentence about the game in play (a declined draw, a refusal) is over with it
   const { title, detail } = endingWords(over);
   $("result-title").textContent = title;
   $("result-detail").textContent = detail;
@@ -835,8 +837,9 @@ async function onEvent(event) {
     const offered = [...view.turns].reverse().find((turn) => turn.drawOffer);
     if (offered) offered.declined = true;
     view.drawOfferFrom = null;
-    say(`${body.seat} declined the draw.`, { news: true });
-    announce(`${body.seat} declined the draw.`);
+    const declined = body.seat === mine ? "You declined the draw." : `${body.seat} declined the draw.`;
+    say(declined, { news: true });
+    announce(declined);
   } else if (kind === "Error") {
     view.waiting = false;
     say(`Error: ${body.reason}`);

@@ -108,11 +108,13 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
     }
     const left = deadline === null ? null : Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
     text.textContent = left === null ? words : `${words} (${left}\u00a0s)`; // the count never wraps apart
+    if (left === 0) enable(); // the window has closed here: no button offers what the server would refuse
   }
   const timer = setInterval(countdown, 250);
 
   function enable() {
-    for (const element of buttons.children) element.disabled = lost || sending;
+    const over = deadline !== null && deadline <= Date.now();
+    for (const element of buttons.children) element.disabled = lost || sending || over;
   }
 
   async function send(action) {
