@@ -26,6 +26,10 @@ def site():
     try:
         server.finished = finished_game(server, 2)
         httpx.post(f"{server.base_url}/lobby/seeks", json={"creator": str(uuid.uuid4())}, timeout=10)
+        # a game under way for the home page's wall (one nobody has joined is not shown there)
+        httpx.post(f"{server.base_url}/lobby/play-bot", timeout=10, json={
+            "guestId": str(uuid.uuid4()), "team": "house", "name": "random",
+            "timeControl": {"Fischer": {"initialSeconds": 600, "incrementSeconds": 5}}}).raise_for_status()
         yield server
     finally:
         server.close()

@@ -90,7 +90,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#bot-ranking tbody .sub")).to_be_hidden()  # the columns say it on a desktop
     # on a phone: rank, name and rating, the games and the record under the name, nothing cut off
     page.set_viewport_size({"width": 390, "height": 844})
-    expect(page.locator("#bot-ranking tbody .sub")).to_have_text("30 games \u00b7 18 / 2 / 10")
+    expect(page.locator("#bot-ranking tbody .sub")).to_have_text("30 games \u00b7 18\u00a0/\u00a02\u00a0/\u00a010")
     expect(page.locator("#bot-ranking thead th").nth(3)).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
     for table in ("#bot-ranking", "#player-ranking"):

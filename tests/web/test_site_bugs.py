@@ -38,7 +38,17 @@ def test_live_games_appear_on_the_home_page_without_a_reload(server, context):
     page.goto(server.base_url + "/")
     expect(page.locator("#live-games")).to_contain_text("No game is being played")
     created = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
-    expect(page.locator(f'#live-games a[href="/play/{created["gameId"]}"]')).to_be_visible()
+    tile = page.locator(f'#live-games a[href="/play/{created["gameId"]}"]')
+    # a friend game nobody has joined is nothing to watch yet; once both players are in, it is
+    seats = [context.new_page() for _ in range(2)]
+    seats[0].goto(f'{server.base_url}/play/{created["gameId"]}#seat=White&token={created["seats"]["white"]["token"]}')
+    expect(seats[0].locator("#connection")).to_have_attribute("data-state", "open")
+    for _ in range(2):  # two reads of the wall that listed the game, not begun: not shown
+        page.wait_for_event("requestfinished", predicate=lambda request: request.url.endswith("/games"), timeout=15_000)
+    expect(tile).to_have_count(0)
+    expect(page.locator("#live-games")).to_contain_text("No game is being played")
+    seats[1].goto(f'{server.base_url}/play/{created["gameId"]}#seat=Black&token={created["seats"]["black"]["token"]}')
+    expect(tile).to_be_visible()
 
 
 def test_an_unknown_path_is_an_html_page_for_browsers_and_json_for_api_families(server, context):

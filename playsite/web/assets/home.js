@@ -358,8 +358,14 @@ function tile(game) {
   return made.item;
 }
 
+// A game nobody has rolled in yet (version 0: a friend game waiting for its players, a game in
+// its first seconds) is not on the wall: two "a guest" at the start position, perhaps never
+// to be joined, are nothing to watch.
+const begun = (game) => game.version > 0 || game.dicePending;
+
 function showGames(listing) {
-  const games = listing.games;
+  const games = listing.games.filter(begun);
+  const notBegun = listing.games.length - games.length;
   const seen = new Set(games.map((game) => game.gameId));
   for (const id of [...tiles.keys()]) if (!seen.has(id)) tiles.delete(id);
   const wall = $("live-games");
@@ -368,7 +374,8 @@ function showGames(listing) {
   } else {
     wall.replaceChildren(...games.map(tile));
   }
-  $("live-count").textContent = listing.total ? `(${listing.total})` : "";
+  const total = listing.total - notBegun;
+  $("live-count").textContent = total > 0 ? `(${total})` : "";
 }
 
 async function readLobby() {

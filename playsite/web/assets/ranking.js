@@ -37,8 +37,9 @@ function emptyRow(text) {
   return tr;
 }
 
+// "9 / 1 / 5" with no-break spaces: a record never wraps apart on a phone.
 function record(entry) {
-  return `${entry.wins} / ${entry.draws} / ${entry.losses}`;
+  return [entry.wins, entry.draws, entry.losses].join("\u00a0/\u00a0");
 }
 
 async function load() {
