@@ -208,7 +208,7 @@ def test_the_wall_shows_each_position_and_follows_it(server, context):
         pieces_drawn(page, game.game_id, squares(before))
         tile = page.locator(f'#live-games li[data-game="{game.game_id}"] a')
         expect(tile).to_have_attribute("href", f"/play/{game.game_id}")
-        expect(tile).to_contain_text("a guest")
+        expect(tile).to_contain_text("Guest")  # as the game page and the seeks call one
         game.play_one_turn()
         after = state()["dfen"]
         assert squares(after) != squares(before)

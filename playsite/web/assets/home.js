@@ -359,7 +359,7 @@ function tile(game) {
 }
 
 // A game nobody has rolled in yet (version 0: a friend game waiting for its players, a game in
-// its first seconds) is not on the wall: two "a guest" at the start position, perhaps never
+// its first seconds) is not on the wall: two "Guest" at the start position, perhaps never
 // to be joined, are nothing to watch.
 const begun = (game) => game.version > 0 || game.dicePending;
 

@@ -24,13 +24,13 @@ export function profileHref(face) {
 
 // `unnamed`: what a person without a name is called. In a live game that is a guest (an
 // account's seat shows its nickname); a finished game's record names no person at all.
-export function faceName(face, unnamed = "a guest") {
+export function faceName(face, unnamed = "Guest") {
   if (face?.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot"; // "team/name", as everywhere
   return face?.name || unnamed;
 }
 
 // A face as a link to its profile when it has one, else as plain text.
-export function faceLink(face, unnamed = "a guest") {
+export function faceLink(face, unnamed = "Guest") {
   const href = profileHref(face);
   return href ? element("a", faceName(face, unnamed), { href }) : element("span", faceName(face, unnamed));
 }
