@@ -138,3 +138,26 @@ def test_the_strength_page_draws_each_bot_with_its_interval(site, chromium, arti
     assert label == '"verdict"', label
     screenshot(page, artifacts, f"strength-phone-{scheme}")
     context.close()
+
+
+def test_periods_seconds_apart_get_distinct_time_labels(site, migrated_url, chromium):  # noqa: F811
+    """Rating periods seconds apart (the demo runs them every few seconds) are labelled to the
+    second, and no label stands twice in a row under the graph."""
+    with psycopg.connect(migrated_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO bots (id, team, name, token_hash) VALUES ('acme/quick', 'acme', 'quick', %s)",
+                     (hashlib.sha256(b"acme/quick").digest(),))
+        for period in range(8):
+            conn.execute("INSERT INTO rating_history VALUES ('bot:acme/quick', %s, %s, 200, 1, 1, 0, 0)",
+                         (T0 + timedelta(seconds=10 * period), 1500 + 10 * period))
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(f"{site.base_url}/@/acme/quick")
+    graph = page.locator("svg.rating-chart")
+    expect(graph.locator("circle.chart-dot")).to_have_count(8)
+    bottom = graph.get_attribute("height") or graph.evaluate("svg => svg.viewBox.baseVal.height")
+    labels = graph.evaluate(
+        "(svg, y) => [...svg.querySelectorAll('text.chart-tick')].filter((t) => Number(t.getAttribute('y')) === y)"
+        ".map((t) => t.textContent)", float(bottom) - 8)
+    assert len(labels) >= 2 and all(a != b for a, b in zip(labels, labels[1:])), labels
+    assert all(label.count(":") == 2 for label in labels), labels  # hours, minutes and seconds
+    context.close()

@@ -78,23 +78,29 @@ function shortDate(at) {
   return new Date(at).toLocaleDateString(undefined, { month: "short", day: "numeric" });
 }
 
-function shortTime(at) {
-  return new Date(at).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+function shortTime(at, seconds = false) {
+  return new Date(at).toLocaleTimeString(undefined, {
+    hour: "2-digit", minute: "2-digit", ...(seconds ? { second: "2-digit" } : {}), hourCycle: "h23",
+  });
 }
 
 // Up to `wanted` labels under the x axis: dates, or dates with the time of day when the
-// points span less than three days (a busy bot plays a period every hour).
+// points span less than three days (a busy bot plays a period every hour), with the seconds
+// when they span less than ten minutes (periods seconds apart, as the demo runs them). Never
+// the same label twice in a row.
 function spreadLabels(points, x, width) {
   const wanted = Math.max(2, Math.floor(width / 130));
   if (!points.length) return [];
   const span = new Date(points[points.length - 1].at) - new Date(points[0].at);
-  const label = span < 3 * 86400e3 ? (at) => `${shortDate(at)}, ${shortTime(at)}` : shortDate;
+  const label = span < 600e3 ? (at) => shortTime(at, true)
+    : span < 3 * 86400e3 ? (at) => `${shortDate(at)}, ${shortTime(at)}` : shortDate;
   const every = Math.max(1, Math.ceil(points.length / wanted));
   const chosen = points.map((p, i) => i).filter((i) => i % every === 0);
   if (chosen[chosen.length - 1] !== points.length - 1 && points.length - 1 - chosen[chosen.length - 1] >= every / 2) {
     chosen.push(points.length - 1);
   }
-  return chosen.map((i) => ({ x: x(i), text: label(points[i].at) }));
+  const labels = chosen.map((i) => ({ x: x(i), text: label(points[i].at) }));
+  return labels.filter((item, n) => n === 0 || item.text !== labels[n - 1].text);
 }
 
 // A rating over time: `points` are {at, rating, rd}; the band is rating ± 2 rd (about 95%).
