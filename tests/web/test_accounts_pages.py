@@ -106,6 +106,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.click("#player-ranking a")
     expect(page).to_have_url(base + "/@/alice_web")
     expect(page.locator("#profile-rating")).to_contain_text("Rating 1555")
+    # the opponents and the recent games share the row under the summary, to its right edge
+    summary = page.locator(".profile-summary").bounding_box()
+    recent = page.locator("#recent").locator("xpath=ancestor::section[1]").bounding_box()
+    assert abs((recent["x"] + recent["width"]) - (summary["x"] + summary["width"])) < 2, (summary, recent)
     screenshot(page, artifacts, "profile-signed-in")
     page.goto(base + "/@/nobody_here")
     expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
