@@ -31,15 +31,19 @@ def archive_routes(store: Store, database: Database | None) -> RouteFamily:
             lambda: database.run(lambda conn: current_faces(conn, game_ids)), "the players could not be read; try again"
         )
 
-    @routes.get("/games/<game_id>/history")
-    async def read_history(game_id: str) -> Response:
-        game_id = canonical_game_id(game_id)
+    async def finished_record(game_id: str) -> dict:
+        """The archive record of a finished game (`game_id` canonical), else 404 `game_not_found`."""
         record = await read_or_unavailable(
             lambda: store.read_archive(game_id), "the history could not be read; try again"
         )
         if record is None:
             # Perhaps still being played: the answer may change, so it must not be cached.
             raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
+        return record
+
+    @routes.get("/games/<game_id>/history")
+    async def read_history(game_id: str) -> Response:
+        record = await finished_record(canonical_game_id(game_id))
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
         return Response(text, content_type="application/json", headers={"Cache-Control": IMMUTABLE})
 
@@ -60,11 +64,7 @@ def archive_routes(store: Store, database: Database | None) -> RouteFamily:
         """The record's faces with each person named as they are now (never cached: a
         nickname changes, and a deleted account's goes)."""
         game_id = canonical_game_id(game_id)
-        record = await read_or_unavailable(
-            lambda: store.read_archive(game_id), "the history could not be read; try again"
-        )
-        if record is None:
-            raise Refusal(404, "game_not_found", "no finished game with this id", {"Cache-Control": "no-cache"})
+        record = await finished_record(game_id)
         faces = await faces_now([game_id])
         return json_response(named(record.get("players"), faces.get(game_id)), headers={"Cache-Control": "no-cache"})
 

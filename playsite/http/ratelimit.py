@@ -72,22 +72,23 @@ class RateLimiter:
         else:
             window.used += 1
 
-    def _full(self, now: float) -> bool:
-        """Whether the table is full of open windows, once the closed ones are forgotten (the
-        table is in the order the windows opened)."""
+    def _forget_closed(self, now: float) -> None:
+        """Forget the windows that have closed (the table is in the order the windows opened)."""
         while self._windows:
             oldest_key, oldest = next(iter(self._windows.items()))
             if now - oldest.opened_at < self.window_s:
-                break
+                return
             del self._windows[oldest_key]
+
+    def _full(self, now: float) -> bool:
+        """Whether the table is full of open windows, once the closed ones are forgotten."""
+        self._forget_closed(now)
         return len(self._windows) >= self.max_keys
 
     def _make_room(self, now: float) -> None:
-        while self._windows:
-            oldest_key, oldest = next(iter(self._windows.items()))
-            if now - oldest.opened_at < self.window_s and len(self._windows) < self.max_keys:
-                return
-            del self._windows[oldest_key]
+        self._forget_closed(now)
+        while len(self._windows) >= self.max_keys:
+            self._windows.popitem(last=False)  # the window opened longest ago
 
     def __len__(self) -> int:
         return len(self._windows)

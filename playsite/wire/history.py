@@ -198,18 +198,21 @@ _HISTORY_FIELDS = (
 )
 
 
+def _flag(body: dict[str, Any], name: str, where: str) -> bool:
+    """An extension flag: `true` when present, absent otherwise (never `false`)."""
+    if name in body and body[name] is not True:
+        raise WireError(f"{where}.{name} is true when present, got {_read.show(body[name])}")
+    return name in body
+
+
 def decode_history(obj: object, where: str = "history") -> HistoryRecord:
     body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect"))
     termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
     result = _read.integer(body["result"], f"{where}.result", -1, 1)
     _check_result(result, termination, where)
-    technical = "technical" in body
-    if technical and body["technical"] is not True:
-        raise WireError(f"{where}.technical is true when present, got {_read.show(body['technical'])}")
+    technical = _flag(body, "technical", where)
     _check_technical(technical, termination, where)
-    disconnect = "disconnect" in body
-    if disconnect and body["disconnect"] is not True:
-        raise WireError(f"{where}.disconnect is true when present, got {_read.show(body['disconnect'])}")
+    disconnect = _flag(body, "disconnect", where)
     _check_disconnect(disconnect, termination, where)
     return HistoryRecord(
         game_id=_read.string(body["gameId"], f"{where}.gameId"),

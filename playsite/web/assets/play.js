@@ -5,7 +5,7 @@
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
-import { movedSquares, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
+import { movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
@@ -278,9 +278,14 @@ async function copyInvite() {
   }
 }
 
+// The seats that have played a turn, as the server counts them (a roll passed for want of a
+// move is not one).
+function playedSeats() {
+  return new Set(view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat));
+}
+
 function abortable() {
-  const played = new Set(view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat));
-  return played.size < 2;
+  return playedSeats().size < 2;
 }
 
 function drawControls() {
@@ -313,7 +318,7 @@ function drawControls() {
   $("confirm-text").textContent = abortable() ? "Abort the game?" : "Resign the game?";
   // No offer before both sides have played a turn (this one counting): accepted, it would only
   // abort the game, and the server refuses it.
-  const bothWillHavePlayed = new Set([...view.turns.filter((turn) => turn.moves.length).map((turn) => turn.seat), mine]).size === 2;
+  const bothWillHavePlayed = new Set([...playedSeats(), mine]).size === 2;
   $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
@@ -413,7 +418,7 @@ function drawMoves() {
   view.turns.forEach((turn, index) => {
     const { texts, after } = notateTurn(pieces, turn.moves);
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
-    const number = Math.floor(index / 2) + 1;
+    const number = moveNumber(index);
     let row = rows[rows.length - 1];
     if (!row || turn.seat === "White" || row.children.length >= 3) {
       row = document.createElement("li");
@@ -473,10 +478,9 @@ function drawMoves() {
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
-    // numbered as the list numbers its rows: White's turn and the Black one after it share a number
     const shown = view.turns[view.browsing];
     $("browse-note").textContent = view.browsing < 0 ? "The start position"
-      : `After ${shown.seat}'s move ${Math.floor(view.browsing / 2) + 1}`;
+      : `After ${shown.seat}'s move ${moveNumber(view.browsing)}`; // numbered as the list's rows
   }
 }
 

@@ -3,7 +3,7 @@
 // the board flipped with its button or F.
 import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
-import { notateTurn } from "./movelist.js";
+import { moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
 import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
@@ -64,18 +64,10 @@ function show(step) {
   keepInView($("turns"), $("turns").querySelector("li.current"));
 }
 
-// Turns are numbered as chess numbers moves, and as the play page's list does: White's turn and
-// the Black turn after it share a number ("5. White", "5. Black"). The archive numbers each turn.
-function moveNumber(index) {
-  let whites = 0;
-  for (let at = 0; at <= index; at += 1) if (view.turns[at].activeColor === "White") whites += 1;
-  return Math.max(whites, 1);
-}
-
 function listTurns() {
   $("turns").replaceChildren(...view.turns.map((turn, index) => {
     const item = element("li");
-    item.value = moveNumber(index);
+    item.value = moveNumber(index); // "5. White", "5. Black": as the play page (the archive numbers each turn)
     item.dataset.step = String(index + 1);
     const button = element("button", "", { type: "button", class: "link" });
     const dice = element("span", "", { class: "dice small" });
