@@ -43,6 +43,7 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     # before both sides have played a turn there is no offer to make (it would only abort)
     first = roll_of(base, game_id)
     version = pending(base, game_id)["version"]
+    expect(pages[first].locator("#status")).to_have_attribute("data-status", "your-turn")
     build_turn(pages[first], base, game_id, first, rng)
     expect(pages[first].locator("#submit")).to_be_enabled()
     expect(pages[first].locator("#offer-draw-label")).to_be_hidden()
@@ -52,7 +53,9 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     while (state := wait_until_sync(
             lambda: (s := pending(base, game_id)) and s["version"] > version and s, "the next roll"))["activeSeat"] != offerer:
         version = state["version"]  # the other side's roll passed: the first plays again
+        expect(pages[first].locator("#status")).to_have_attribute("data-status", "your-turn")
         play_turn(pages[first], base, game_id, first, rng)
+    expect(pages[offerer].locator("#status")).to_have_attribute("data-status", "your-turn")  # its page has the roll
     build_turn(pages[offerer], base, game_id, offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")
