@@ -246,7 +246,11 @@ class ShowcaseTable:
             if phase is TablePhase.LIVE and self.current_game:
                 return await self._lose(actor, key, fingerprint, Spectating("already_claimed", self.current_game))
             if self.current_game and phase in (TablePhase.FINISHING, TablePhase.UNAVAILABLE):
-                reason = "game_ended" if phase is TablePhase.FINISHING else "already_claimed"
+                # Unavailable with a game: its writes are stalled, and if it has ended (its
+                # terminal write is the stalled one) that is what a loser is told.
+                current = self.registry.get(self.current_game)
+                ended = phase is TablePhase.FINISHING or (current is not None and current.ended)
+                reason = "game_ended" if ended else "already_claimed"
                 return await self._lose(actor, key, fingerprint, Spectating(reason, self.current_game))
             if phase is not TablePhase.OPEN:
                 raise ShowcaseUnavailable(self.reason)

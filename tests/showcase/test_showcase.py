@@ -551,6 +551,28 @@ async def test_an_ended_game_is_finishing_while_its_terminal_write_is_pending_an
         await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen after the commit", 30)
 
 
+async def test_a_claim_while_an_ended_games_last_write_is_stalled_is_told_the_game_ended(migrated_url, receiver):
+    async with table_at(migrated_url, receiver) as t:
+        _, won, _ = await t.claim(str(uuid.uuid4()))
+        room = t.services.registry.get(won["gameId"])
+        seat = next(s for s, state in room.game.seats.items() if state.principal.startswith("guest:"))
+        refuse_writes(migrated_url, "game_archive", "INSERT")  # the terminal write fails; the database answers
+        try:
+            await room.send(PlayerCommand(seat, Resign()))
+            await wait_until(lambda: room.ended, "the room to end the game in memory", 10)
+            assert not room.completed
+            room.persistence_stalled = True  # as the room sets it once its terminal write failed 15 s
+            _, body = await t.status()
+            assert body["status"] == "unavailable"
+            status, lost, _ = await t.claim(str(uuid.uuid4()))
+            assert status == 200 and lost["outcome"] == "spectating"
+            assert lost["reason"] == "game_ended" and lost["gameId"] == won["gameId"]
+            room.persistence_stalled = False
+        finally:
+            allow_writes(migrated_url, "game_archive")
+        await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen once the ending commits", 30)
+
+
 async def test_the_table_stays_unavailable_while_its_current_game_is_active_but_not_resumed(migrated_url, receiver):
     async with table_at(migrated_url, receiver) as t:
         assert t.table.phase is TablePhase.OPEN
