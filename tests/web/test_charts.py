@@ -76,6 +76,11 @@ def test_a_long_history_draws_a_rating_graph_with_its_band_and_results(site, chr
     assert graph.locator("polygon.chart-band").count() == 1
     expect(graph.locator("desc")).to_contain_text("60 rating periods")
     expect(page.locator("svg.results-chart rect.chart-win")).to_have_count(60)
+    # against acme/moon 24 won, 0 drawn, 0 lost; zen/sun 5, 8, 0: counts that never wrap apart
+    # (read as text: Playwright's text matching takes a no-break space for a space)
+    expect(page.locator("#opponents tbody tr")).to_have_count(2)
+    records = page.locator("#opponents tbody").text_content()
+    assert "24\u00a0/\u00a00\u00a0/\u00a00" in records and "5\u00a0/\u00a08\u00a0/\u00a00" in records, records
     screenshot(page, artifacts, f"profile-long-history-{scheme}")
     assert serious_violations(page) == []
     page.set_viewport_size(PHONE)

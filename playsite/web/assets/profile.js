@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, siteInfo, UNNAMED_IN_RECORDS } from "./site.js";
+import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo, UNNAMED_IN_RECORDS } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -43,7 +43,7 @@ async function load() {
     return;
   }
   const profile = answer.body;
-  $("profile-rating").textContent = `Rating ${Math.round(profile.rating)} \u00b1${Math.round(profile.rd)}`
+  $("profile-rating").textContent = `Rating ${ratingText(profile)}`
     + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
   $("profile-record").textContent = `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
@@ -51,7 +51,7 @@ async function load() {
     // A bot's profile counts every person in one row; a person's names each account apart
     opponent.opponent.kind === "Human" && !opponent.opponent.name
       ? (isBot ? "people, all together" : "other players, all together") : faceLink(opponent.opponent),
-    String(opponent.games), `${opponent.wins} / ${opponent.draws} / ${opponent.losses}`,
+    String(opponent.games), recordText(opponent),
   ])));
   if (!profile.opponents.length) {
     const empty = element("tr");

@@ -1,11 +1,6 @@
 // The ranking page: bots and players from GET /leaderboard, each linking to its profile.
 import { getJson } from "./net.js";
-import { $, element, mountHeader, PROVISIONAL_NOTE, siteInfo } from "./site.js";
-
-// "1612 ±80" with a no-break space: on a phone the figure and its deviation never wrap apart.
-export function ratingText(entry) {
-  return `${Math.round(entry.rating)}\u00a0\u00b1${Math.round(entry.rd)}`;
-}
+import { $, element, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
 
 // A settled rating as "1612 ±80"; a provisional one marked as such, with the reason on hover.
 function ratingCell(entry) {
@@ -19,7 +14,7 @@ function ratingCell(entry) {
 // name, a line for phones, where the games and record columns give way to it (style.css,
 // table.ranking): "15 games · 9 / 1 / 5".
 function row(entry, name) {
-  const cells = [String(entry.rank), name, ratingCell(entry), String(entry.games), record(entry)];
+  const cells = [String(entry.rank), name, ratingCell(entry), String(entry.games), recordText(entry)];
   const tr = element("tr");
   cells.forEach((cell, index) => {
     const td = element("td", null, index === 1 ? {} : { class: "num" });
@@ -27,7 +22,7 @@ function row(entry, name) {
     tr.append(td);
   });
   const games = `${entry.games} ${entry.games === 1 ? "game" : "games"}`;
-  tr.cells[1].append(element("span", `${games} \u00b7 ${record(entry)}`, { class: "sub" }));
+  tr.cells[1].append(element("span", `${games} \u00b7 ${recordText(entry)}`, { class: "sub" }));
   return tr;
 }
 
@@ -35,11 +30,6 @@ function emptyRow(text) {
   const tr = element("tr");
   tr.append(element("td", text, { colspan: "5", class: "hint" }));
   return tr;
-}
-
-// "9 / 1 / 5" with no-break spaces: a record never wraps apart on a phone.
-function record(entry) {
-  return [entry.wins, entry.draws, entry.losses].join("\u00a0/\u00a0");
 }
 
 async function load() {

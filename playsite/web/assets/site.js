@@ -145,6 +145,16 @@ export function mountHeader() {
 // (lichess writes "1500?"), with a tooltip saying what that means.
 export const PROVISIONAL_NOTE = "Provisional: based on too few games to be reliable yet; it moves a lot with each result.";
 
+// "1612 ±80" and "9 / 1 / 5" with no-break spaces: on a phone a rating and its deviation, or a
+// record's three counts, never wrap apart.
+export function ratingText(entry) {
+  return `${Math.round(entry.rating)}\u00a0\u00b1${Math.round(entry.rd)}`;
+}
+
+export function recordText(entry) {
+  return [entry.wins, entry.draws, entry.losses].join("\u00a0/\u00a0");
+}
+
 export function ratingLabel(rating, provisional) {
   const label = element("span", `${Math.round(rating)}${provisional ? ", provisional" : ""}`, { class: "rating" });
   if (provisional) {
