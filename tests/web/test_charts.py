@@ -5,6 +5,7 @@ empty state), a single-point history, and the strength page drawn from real rate
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -128,6 +129,10 @@ def test_the_strength_page_draws_each_bot_with_its_interval(site, chromium, arti
     first = page.locator("#strength-table tbody tr").first
     expect(first).to_contain_text("acme/star")
     expect(page.locator("#pairs-table")).to_contain_text("acme/star")
+    # the evidence names the verdict each bound gives, rather than a share of the way between them
+    expect(page.locator('#pairs-table td[data-label="evidence"]').first).to_have_text(
+        re.compile(r'^LLR −?\d+\.\d\d: "stronger" at \d+\.\d\d, "not stronger by the margin" at −\d+\.\d\d; \d+ games?$'))
+    expect(page.locator("#strength-table thead")).to_contain_text("chance above the next")
     screenshot(page, artifacts, f"strength-{scheme}")
     assert serious_violations(page) == []
     page.set_viewport_size(PHONE)

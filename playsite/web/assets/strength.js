@@ -43,11 +43,11 @@ export function verdictText(matchup) {
 const decimal = (value) => value.toFixed(2).replace(/^-/, "\u2212");
 
 function evidence(result) {
-  // Where the log-likelihood ratio stands between the two bounds, in words a bot author reads.
-  const span = result.upper - result.lower;
-  const share = span > 0 ? Math.round((100 * (result.llr - result.lower)) / span) : 50;
+  // The log-likelihood ratio and the two bounds it is tested against, named by the verdict each
+  // one gives: a reader sees how far the games so far are from a decision either way.
   const games = `${result.observations} ${result.observations === 1 ? "game" : "games"}`;
-  return `LLR ${decimal(result.llr)} in [${decimal(result.lower)}, ${decimal(result.upper)}] (${Math.max(0, Math.min(100, share))}% of the way to "stronger"), ${games}`;
+  return `LLR ${decimal(result.llr)}: "${VERDICTS.AcceptH1}" at ${decimal(result.upper)}, `
+    + `"${VERDICTS.AcceptH0}" at ${decimal(result.lower)}; ${games}`;
 }
 
 async function load() {
