@@ -286,6 +286,31 @@ async def test_a_lease_left_by_a_dead_process_expires_on_the_database_clock_and_
             assert resolver.lookups == ["hook.test"]
 
 
+async def test_a_transaction_that_began_before_a_lease_expired_sees_it_expired(migrated_url):
+    """Deadlines are read on the statement's clock: a transaction that waited (on the fence, say)
+    past a lease's expiry sees the lease expired, where its start time would still call it live."""
+    alice = make_account(migrated_url, "alice")
+    with WebhookReceiver() as receiver:
+        async with managed_server(migrated_url) as (services, client, _):
+            a = browser(client, alice)
+            bot, _ = await owned_bot(services, a)
+            await stage(a, bot, hook_url(receiver))
+            with psycopg.connect(migrated_url) as conn:
+                leased = slot_queries.fence(conn, bot).revision + 1
+                slot_queries.bump(conn, bot)
+                slot_queries.take_lease(conn, bot, leased)
+                conn.execute("UPDATE webhook_setups SET lease_expires_at = now() + interval '1 second' WHERE bot_id = %s", (bot,))
+                conn.commit()
+            with psycopg.connect(migrated_url) as conn:
+                began = slot_queries.database_now(conn)  # the transaction starts here
+                assert slot_queries.setup_of(conn, bot).lease_live
+                conn.execute("SELECT pg_sleep(1.5)")  # as a wait on the fence would
+                setup = slot_queries.setup_of(conn, bot)
+                assert setup.lease_expires_at < slot_queries.database_now(conn) and setup.lease_expires_at > began
+                assert not setup.lease_live, "a lease that expired during the transaction is not live"
+                conn.rollback()
+
+
 async def test_a_change_during_the_echo_keeps_the_candidate_from_being_installed(migrated_url):
     alice = make_account(migrated_url, "alice")
     echoed = trio.Event()
