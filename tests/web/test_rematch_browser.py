@@ -1,6 +1,7 @@
 """Rematch in real Chromium against a real `playsite serve` on PostgreSQL: two people finish a
 friend game, one proposes a rematch, the other accepts, both land on the successor and it
-starts; a spectator of the first game follows the chain to the successor on its own."""
+starts; a spectator of the first game follows the chain to the successor on its own, and a page
+opened on the first game afterwards stays there, with a link to the rematch."""
 
 from __future__ import annotations
 
@@ -77,6 +78,15 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
         state = wait_until_sync(lambda: _begun(base, successor), "the successor begins with both seats here")
         assert state["rematchStartup"] == {"phase": "active"}
         screenshot(watcher, artifacts, "rematch-successor-spectated")
+
+        # Opened later, the first game's page shows that game, with a link to its rematch.
+        later = contexts["watcher"].new_page()
+        later.goto(f"{base}/play/{game_id}")
+        link = later.locator("#rematch-slot a")
+        expect(link).to_have_text("Watch the rematch")
+        expect(link).to_have_attribute("href", f"/play/{successor}")
+        expect(later).to_have_url(f"{base}/play/{game_id}")
+        expect(later.locator("#result-title")).to_contain_text("resigned")
     finally:
         for context in contexts.values():
             context.close()

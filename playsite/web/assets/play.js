@@ -664,7 +664,7 @@ function showOver(over, { fresh }) {
       if (!site.ratings) return;
       afterGame = mine
         ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost })
-        : followContinuation(gameId);
+        : followContinuation(gameId, { slot: $("rematch-slot"), watchedEnd: fresh });
     });
   }
 }

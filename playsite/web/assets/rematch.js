@@ -207,11 +207,15 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
   return poll;
 }
 
-// A spectator follows the chain: at `matched`, open the next game (never one seen before).
-export function followContinuation(gameId) {
+// A spectator follows the chain: at `matched`, open the next game (never one seen before). Only
+// a page that was there for it is carried along: one that saw the game end (`watchedEnd`) or
+// saw the rematch still being decided. A page opened on a game whose rematch was already
+// played stays on the game asked for, with a link to the next one in `slot`.
+export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
   const visited = JSON.parse(sessionStorage.getItem(VISITED) || "[]");
   if (!visited.includes(gameId)) visited.push(gameId);
   sessionStorage.setItem(VISITED, JSON.stringify(visited.slice(-50)));
+  let watched = watchedEnd;
   return poller(async () => {
     const response = await fetch(`/games/${gameId}/continuation`);
     if (response.status === 429 || response.status >= 500) throw new Error(String(response.status));
@@ -219,9 +223,21 @@ export function followContinuation(gameId) {
     const state = await response.json();
     if (state.phase === "matched") {
       if (visited.includes(state.nextGameId)) return false; // a loop: stay here
-      location.assign(`/play/${state.nextGameId}`);
+      if (watched) {
+        location.assign(`/play/${state.nextGameId}`);
+      } else if (slot) {
+        const link = document.createElement("a");
+        link.href = `/play/${state.nextGameId}`;
+        link.textContent = "Watch the rematch";
+        const line = document.createElement("p");
+        line.className = "rematch-next";
+        line.append("A rematch of this game was played. ", link);
+        slot.replaceChildren(line);
+        slot.hidden = false;
+      }
       return false;
     }
+    if (state.phase === "waiting") watched = true; // there while it is decided: follow it
     return state.phase === "waiting";
   });
 }
