@@ -82,6 +82,34 @@ def test_an_unknown_game_says_no_such_game_and_stops(server, context):
     assert len(sockets) == 1, sockets  # asked once, then never again
 
 
+def test_a_seat_link_someone_else_holds_watches_the_game_and_says_why(server, context):
+    """Play-through (session 51): a friend's link already used by another person left the page
+    "You play Black", reconnecting for ever against the server's refusals."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    open_seats(context, base, game)  # both seats taken, by this browser's guest
+    other = context.browser.new_context()  # another person, with the same Black link
+    try:
+        page = other.new_page()
+        sockets = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        page.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
+        expect(page.locator("#seat-refused")).to_be_visible()
+        expect(page.locator("#seat-refused")).to_have_text(
+            "This link's seat is taken by someone else: you are watching the game.")
+        expect(page.locator("#role")).to_have_text("Watching")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(page.locator("#my-controls")).to_be_hidden()
+        expect(page.locator("#board .piece").first).to_be_visible()
+        assert page.evaluate(f"sessionStorage.getItem('playsite.seat.{game['gameId']}')") is None
+        seat_sockets = [url for url in sockets if "token=" in url]
+        assert len(seat_sockets) == 2, sockets  # refused twice, then watching: no endless retries
+        page.reload()  # the tab no longer claims the seat
+        expect(page.locator("#role")).to_have_text("Watching")
+    finally:
+        other.close()
+
+
 def test_the_opponents_last_turn_is_marked_on_the_board(server, context):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()

@@ -25,6 +25,21 @@ export function keptInvite(gameId) {
   return sessionStorage.getItem(`playsite.invite.${gameId}`);
 }
 
+// The seat was refused (taken by someone else): this tab no longer claims it.
+export function forgetSeat(gameId) {
+  sessionStorage.removeItem(`playsite.seat.${gameId}`);
+}
+
+// Whether a socket to `path` opens now (closed again at once): a probe of the server.
+export function socketOpens(path, timeoutMs = 5000) {
+  return new Promise((resolve) => {
+    const probe = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`);
+    const timer = setTimeout(() => { probe.close(); resolve(false); }, timeoutMs);
+    probe.onopen = () => { clearTimeout(timer); probe.close(1000); resolve(true); };
+    probe.onclose = () => { clearTimeout(timer); resolve(false); };
+  });
+}
+
 export function keptSeat(gameId) {
   try {
     return JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`)) || {};

@@ -6,7 +6,7 @@
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
 import { movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
-import { gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat } from "./net.js";
+import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
 import { keepInView, mountHeader, siteInfo, whileVisible } from "./site.js";
@@ -34,7 +34,7 @@ async function accountSeat() {
   return answer?.status === 200 ? answer.body.seat : null;
 }
 const returning = await accountSeat();
-const mine = token ? keptSeatName : returning; // null: spectator
+let mine = token ? keptSeatName : returning; // null: spectator (also once the seat is refused)
 const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
@@ -80,7 +80,7 @@ const view = {
 
 function path() {
   // &presence=1: Presence frames too (a player away, and when they forfeit), playsite's own
-  if (!mine) return `/games/${gameId}/ws?mode=spectator&presence=1`;
+  if (!mine) return SPECTATOR_PATH;
   if (!token) return `/games/${gameId}/ws?seat=${mine}&presence=1`; // an account's return: its session proves it
   return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}&presence=1`;
 }
@@ -943,25 +943,54 @@ document.addEventListener("keydown", (event) => {
 
 mountHeader();
 drawMute();
-const socket = gameSocket(path(), {
-  onEvent,
-  onState: (state) => {
-    if (view.gone) return;
-    view.connection = view.ended && state !== "open" ? "ended" : state;
-    if (state === "open") view.everOpen = true;
-    drawConnection();
-    fit(); // the "connection lost" bar takes room above the table
-    draw();
-    if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
-  },
-  giveUp: async () => {
-    if (view.everOpen || !(await gameIsGone())) return false;
-    showGone();
-    view.connection = "gone";
-    drawConnection();
-    return true;
-  },
-});
+// A seat's socket refused twice before it ever opened, while a spectator's socket opens: the
+// server is there and says no to the seat (taken by someone else, or a link that is not this
+// tab's to use). Browsers give no reason for a refused socket, so the page infers it this way,
+// stops claiming the seat and watches instead, saying why.
+let seatRefusals = 0;
+const SPECTATOR_PATH = `/games/${gameId}/ws?mode=spectator&presence=1`;
+async function seatRefused() {
+  if (!mine || view.everOpen) return false;
+  seatRefusals += 1;
+  return seatRefusals >= 2 && await socketOpens(SPECTATOR_PATH);
+}
+
+function watchInstead() {
+  forgetSeat(gameId);
+  mine = null;
+  $("seat-refused").hidden = false;
+  $("role").textContent = "Watching";
+  socket = openSocket();
+  draw();
+}
+
+function openSocket() {
+  return gameSocket(path(), {
+    onEvent,
+    onState: (state) => {
+      if (view.gone) return;
+      view.connection = view.ended && state !== "open" ? "ended" : state;
+      if (state === "open") view.everOpen = true;
+      drawConnection();
+      fit(); // the "connection lost" bar takes room above the table
+      draw();
+      if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
+    },
+    giveUp: async () => {
+      if (view.everOpen) return false;
+      if (await gameIsGone()) {
+        showGone();
+        view.connection = "gone";
+        drawConnection();
+        return true;
+      }
+      if (!(await seatRefused())) return false;
+      watchInstead();
+      return true;
+    },
+  });
+}
+let socket = openSocket();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
 const WATCHING_PERIOD_MS = 20_000;
 whileVisible(async () => {
