@@ -198,11 +198,15 @@ class RoomState:
 def effective_rated(requested: bool, principals: Mapping[Seat, str | None], *, ended: bool) -> bool:
     """Whether a game asked to be rated still is: only accounts and bots are rated, so a
     guest taking a seat makes the game casual at once, and at the end both seats must be
-    known accounts or bots (a seat never taken leaves it casual too)."""
+    known accounts or bots (a seat never taken leaves it casual too). A game against oneself
+    (one account or bot in both seats) is casual from the moment the second seat is taken:
+    the rating periods never rate it, so nothing may promise that they will."""
     if not requested:
         return False
     known = [p for p in principals.values() if p is not None]
     if not all(_is_rated(p) for p in known):
+        return False
+    if len(known) == 2 and known[0] == known[1]:
         return False
     return len(known) == len(principals) if ended else True
 

@@ -25,7 +25,9 @@ BOT = "bot:red/ant"
     [
         (USER_A, USER_B, True, True),
         (USER_A, BOT, True, True),
-        (BOT, BOT, True, True),
+        (BOT, "bot:red/bee", True, True),
+        (BOT, BOT, False, False),  # against itself: never rated
+        (USER_A, USER_A, False, False),
         (USER_A, GUEST, False, False),
         (GUEST, GUEST, False, False),
         (USER_A, None, True, False),  # a seat never taken: casual at the end

@@ -192,7 +192,7 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         screenshot(page, artifacts, "phone-your-turn")
         # a passed roll's notice (two lines on a phone) comes after the turn's buttons, not between
         # them and the dice: it cannot push "Play this turn" off the screen
-        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with 6 6 5: turn passed.'; n.hidden = false; }")
+        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
         assert page.locator("#notice").bounding_box()["y"] > page.locator("#submit").bounding_box()["y"]
         # the other seat, waiting: no greyed-out turn to build between the dice and the moves
         waiting = pages["Black" if seat == "White" else "White"]
@@ -363,6 +363,36 @@ def test_a_signed_in_player_who_closed_the_tab_returns_to_the_seat(site, chromiu
     finally:
         for context in contexts.values():
             context.close()
+
+
+@pytest.mark.postgres
+def test_a_rated_game_that_turns_casual_says_why(site, chromium):  # noqa: F811
+    """Play-through (session 51): a rated friend game turned "Casual" without a word when a guest
+    took a seat; and one account in both seats was promised a rating change that never came."""
+    base = site.origin
+    session = trio.run(site.sign_in, "alice")
+    alice, guest = chromium.new_context(), chromium.new_context()
+    alice.add_cookies([{"name": "access_token", "value": session, "url": base}])
+    try:
+        for other, why in (
+            (guest, "This game is casual now: a player who is not signed in took a seat."),
+            (alice, "This game is casual now: the same player holds both seats."),
+        ):
+            game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
+            white = alice.new_page()
+            white.goto(f"{base}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+            expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
+            black = other.new_page()
+            black.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
+            expect(black.locator("#role")).to_have_text("You play Black")
+            expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Casual")
+            expect(white.locator("#message")).to_have_text(why)
+            assert httpx.get(f"{base}/games/{game['gameId']}", timeout=10).json()["rated"] is False
+            white.close()
+            black.close()
+    finally:
+        alice.close()
+        guest.close()
 
 
 def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(server, context):

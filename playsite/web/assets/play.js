@@ -717,14 +717,28 @@ async function readPlayers() {
   const answer = await getJson(`/games/${gameId}`).catch(() => null);
   if (answer?.status !== 200 || !answer.body?.players) return;
   setPlayers(answer.body.players);
-  view.rated = Boolean(answer.body.rated); // a guest who sat down made it casual
+  setRated(Boolean(answer.body.rated));
   drawGameKind();
   draw();
 }
 
+// Rated as the server says now. A game that was rated on this page and is casual now (a guest
+// took a seat, or one player holds both) says why, once.
+function setRated(rated) {
+  const lost = view.rated && !rated && !view.ended;
+  view.rated = rated;
+  if (!lost || !view.players) return;
+  const { white, black } = view.players;
+  const guest = [white, black].some((face) => face?.kind === "Human" && !face.name);
+  const same = white?.name && white.kind === black?.kind && white.name === black?.name;
+  if (guest) say("This game is casual now: a player who is not signed in took a seat.", { news: true });
+  else if (same) say("This game is casual now: the same player holds both seats.", { news: true });
+}
+
 function rollNotice(seat, dice) {
-  if (seat === mine) return `You had no legal move with ${dice.join(" ")}: your turn passed.`;
-  return `${seat} has no legal move with ${dice.join(" ")}: turn passed.`;
+  const words = dice.map((die) => DIE_WORDS[die]).join(", ");
+  if (seat === mine) return `You had no legal move with ${words}: your turn passed.`;
+  return `${seat} has no legal move with ${words}: turn passed.`;
 }
 
 async function onEvent(event) {
@@ -736,7 +750,7 @@ async function onEvent(event) {
     view.waiting = false;
     setPlayers(state.players);
     view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
-    view.rated = Boolean(state.rated);
+    setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
     view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
     view.pieces = parsePlacement(state.dfen);
