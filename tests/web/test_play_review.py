@@ -100,6 +100,27 @@ def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, con
         expect(page.locator(f"#clock-{idle}")).to_have_text(resting)
 
 
+def test_an_abort_on_time_before_both_have_played_says_who_ran_out(server, context):
+    """Play-through (session 51): a clock run out before both sides had played read only "It
+    ended before both sides had played a turn", nothing about the clock."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={"timeControl": {"PerMove": {"secondsPerMove": 2}}}, timeout=10).json()
+    pages = {}
+    for seat in ("White", "Black"):
+        pages[seat] = context.new_page()
+        pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+    mover = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    for seat, page in pages.items():  # nobody plays: the mover's 2 s run out, and nobody has played yet
+        expect(page.locator("#result-title")).to_have_text("Game aborted", timeout=15_000)
+        who = "You" if seat == mover else mover
+        expect(page.locator("#result-detail")).to_have_text(
+            f"{who} ran out of time before both sides had played a turn: no result, no rating.")
+    late = context.new_page()  # opened after the end: the final clocks say it too
+    late.goto(f"{base}/play/{game['gameId']}")
+    expect(late.locator("#result-detail")).to_have_text(
+        f"{mover} ran out of time before both sides had played a turn: no result, no rating.")
+
+
 def test_the_answerer_of_a_draw_offer_sees_no_stale_dice(server, context):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
@@ -308,6 +329,14 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
         for page in pages.values():
             expect(page).not_to_have_url(re.compile(game["gameId"]))  # both land on the new game
         screenshot(pages["Black"], artifacts, "rematch-after-an-abort")
+        # The abort rated nothing, and no list calls it rated.
+        history = pages["Black"]
+        history.goto(base + "/history")
+        row = history.locator(f'.game-row[data-game="{game["gameId"]}"]')
+        expect(row).to_contain_text("Aborted")
+        expect(row).not_to_contain_text("rated")
+        history.goto(base + "/@/bob")
+        expect(history.locator("#recent")).to_contain_text("aborted as Black against alice (no result)")
 
         # Signed in, on a phone: the header keeps to one line, the account is one menu.
         page = pages["White"]

@@ -26,7 +26,7 @@ async function listFinished() {
     const meta = element("span", null, { class: "meta" });
     meta.append(
       element("span", resultText(game.result, game.termination, game.disconnect), { class: "result" }),
-      ` \u00b7 ${turns}${game.rated ? " \u00b7 rated" : ""} \u00b7 `,
+      ` \u00b7 ${turns}${game.rated && game.termination !== "aborted" ? " \u00b7 rated" : ""} \u00b7 `, // an abort rates nothing
       element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }),
     );
     item.append(players, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);

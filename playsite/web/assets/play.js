@@ -586,13 +586,25 @@ function drawGameKind() {
 
 // ----- the end --------------------------------------------------------------------------------------
 
+// The seat whose clock has run out, if one has (as this page counts it: within half a second).
+function outOfTime() {
+  if (!view.clocks) return null;
+  return ["White", "Black"].find((seat) => {
+    const running = view.clockSeat === seat ? performance.now() - view.clockAt : 0;
+    return view.clocks[seat.toLowerCase()] - running <= 500;
+  }) ?? null;
+}
+
 function endingWords(over) {
   const result = over.result;
   const termination = over.termination;
   if (result === null || termination === "Aborted") {
     // as the server counts: a turn played, not a roll passed for want of a move
     const bothPlayed = !abortable();
-    const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on." : "It ended before both sides had played a turn.";
+    const late = bothPlayed ? null : outOfTime();
+    const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on."
+      : late ? `${late === mine ? "You" : late} ran out of time before both sides had played a turn: no result, no rating.`
+        : "It ended before both sides had played a turn: no result, no rating.";
     return { title: "Game aborted", detail };
   }
   if (result.Draw) {

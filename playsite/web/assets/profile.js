@@ -63,7 +63,9 @@ async function load() {
     item.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
       faceLink(game.opponent, UNNAMED_IN_RECORDS), // a guest, or an account deleted since: the record cannot tell
-      element("span", ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),
+      // "aborted as White against bob (no result)": an abort says so once, and rates nothing
+      element("span", game.termination === "aborted" ? " (no result) "
+        : ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),
       element("a", "Replay", { href: `/replay/${game.gameId}` }),
     );
     return item;
