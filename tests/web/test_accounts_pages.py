@@ -78,6 +78,12 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.fill("#nickname-input", "Taken_Name")
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-message")).to_have_text("Another player has this nickname.")
+    page.fill("#nickname-input", "a b")  # malformed: the browser stops it, the old answer goes
+    page.click("#nickname-form button[type=submit]")
+    expect(page.locator("#account-message")).to_have_text("A nickname is 3 to 20 letters, digits, _ or -.")
+    page.fill("#nickname-input", "alice_again")
+    expect(page.locator("#account-message")).to_have_text("")  # typing clears it
+    page.fill("#nickname-input", "")
     expect(page.locator("#account-name")).to_have_text("alice_web")
 
     converge(site.database_url)
@@ -119,6 +125,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
 
     page.click("#account-menu summary")  # signing out is in the account's menu
+    expect(page.locator("#sign-out")).to_have_text("Sign out everywhere")  # it ends every session
     page.click("#sign-out")
     expect(page.locator("#sign-in")).to_be_visible()
     page.reload()

@@ -91,7 +91,8 @@ async function showAccount(corner, fresh = false) {
 
 function showSignedIn(corner, me) {
   const name = element("span", me.nickname || "signed in", { id: "account-name" });
-  const out = element("button", "Sign out", { id: "sign-out", type: "button" });
+  // Signing out ends every session of the account (docs/accounts.md): the button says so.
+  const out = element("button", "Sign out everywhere", { id: "sign-out", type: "button", title: "Ends your session on every device" });
   const form = element("form", null, { id: "nickname-form" });
   const input = element("input", null, {
     id: "nickname-input", name: "nickname", required: "", pattern: "[A-Za-z0-9_\\-]{3,20}",
@@ -117,6 +118,10 @@ function showSignedIn(corner, me) {
     message.textContent = answer.body?.title || "Signing out failed; try again.";
     details.open = true;
   });
+  // A message answers the last attempt only: typing clears it, and a malformed name (which
+  // the browser stops before it is sent) gets the rule, never the previous answer.
+  input.addEventListener("input", () => { message.textContent = ""; });
+  input.addEventListener("invalid", () => { message.textContent = "A nickname is 3 to 20 letters, digits, _ or -."; });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const answer = await sendJson("PATCH", "/auth/me", { nickname: input.value });
