@@ -74,12 +74,23 @@ def test_an_unknown_game_says_no_such_game_and_stops(server, context):
     page = context.new_page()
     sockets = []
     page.on("websocket", lambda socket: sockets.append(socket.url))
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server.base_url}/play/{uuid.uuid4()}")
-    expect(page.locator("#status")).to_contain_text("No such game")
-    expect(page.locator("#status a[href='/']")).to_be_visible()
-    expect(page.locator("#connection")).to_have_attribute("data-state", "gone")
-    expect(page.locator("#submit")).to_be_hidden()
+    # The whole page says it, as the not-found page does: no empty board, no idle buttons.
+    expect(page.locator(".notfound h1")).to_have_text("No such game")
+    expect(page.locator(".notfound")).to_contain_text("The link is wrong, or the game is long over.")
+    expect(page.locator(".notfound a[href='/']")).to_be_visible()
+    expect(page.locator(".notfound a[href='/history']")).to_be_visible()
+    assert page.locator("#board, #flip, #mute, #submit").count() == 0
+    page.wait_for_timeout(300)  # the clock's tick (100 ms) runs on and draws nothing
+    assert errors == []
     assert len(sockets) == 1, sockets  # asked once, then never again
+    page.goto(f"{server.base_url}/replay/{uuid.uuid4()}")
+    expect(page.locator(".notfound h1")).to_have_text("No finished game with this id")
+    assert page.locator("#board, #steps").count() == 0
+    page.keyboard.press("ArrowRight")  # the replay's keys have nothing to step through
+    assert errors == []
 
 
 def test_a_seat_link_someone_else_holds_watches_the_game_and_says_why(server, context):

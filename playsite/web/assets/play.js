@@ -9,7 +9,7 @@ import { movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { keepInView, mountHeader, siteInfo, whileVisible } from "./site.js";
+import { keepInView, mountHeader, showMissing, siteInfo, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -398,6 +398,7 @@ function drawPlayers() {
 }
 
 function draw() {
+  if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   drawBoard();
   drawDice();
   drawControls();
@@ -532,6 +533,7 @@ function awayWords(seatName) {
 }
 
 function tick() {
+  if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   for (const seatName of ["White", "Black"]) {
     const away = $(`player-${seatName.toLowerCase()}`).querySelector(".away");
     if (away && view.away[seatName]) away.textContent = awayWords(seatName);
@@ -692,6 +694,7 @@ function showConnectionLost(lost) {
 }
 
 function drawConnection() {
+  if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   const state = view.connection;
   const element = $("connection");
   element.dataset.state = state;
@@ -711,9 +714,7 @@ async function gameIsGone() {
 
 function showGone() {
   view.gone = true;
-  setStatus("No such game: the link is wrong, or the game is long over.", "gone", { href: "/", text: "Back to the home page" });
-  $("role").textContent = "";
-  draw();
+  showMissing("No such game", "The link is wrong, or the game is long over.");
 }
 
 // ----- events ---------------------------------------------------------------------------------------
@@ -883,6 +884,7 @@ async function onEvent(event) {
 // (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
 // close guess for the first paint; this measures.
 function fit() {
+  if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   const table = $("table");
   const main = table.parentElement;
   const style = getComputedStyle(main);

@@ -6,7 +6,7 @@ import { renderDice } from "./dice.js";
 import { moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
-import { $, element, faceLink, keepInView, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
+import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, UNNAMED_IN_RECORDS } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
@@ -112,8 +112,7 @@ async function load() {
       $("fairness").textContent = "Not revealed yet: the game is still being played.";
       $("outcome").replaceChildren("Watch it: ", element("a", "the game", { href: `/play/${gameId}` }));
     } else {
-      $("fairness").dataset.state = "unreadable";
-      $("fairness").textContent = "No finished game with this id.";
+      showMissing("No finished game with this id", "The link is wrong, or the game was never played here.");
     }
     return;
   }

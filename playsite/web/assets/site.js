@@ -11,6 +11,19 @@ export function element(tag, text, attributes = {}) {
   return made;
 }
 
+// A page whose subject does not exist (an unknown game): the whole page says so, as the site's
+// not-found page does, with the ways on, instead of an empty board and idle buttons.
+export function showMissing(title, text) {
+  const card = element("section", null, { class: "card notfound", role: "alert" });
+  const actions = element("p", null, { class: "actions" });
+  actions.append(element("a", "Go to the lobby", { class: "button primary", href: "/" }), " ",
+    element("a", "Finished games", { class: "button", href: "/history" }));
+  card.append(element("h1", title), element("p", text), actions);
+  const main = document.querySelector("main");
+  main.className = "";
+  main.replaceChildren(card);
+}
+
 // The profile page of a public face ({kind, name}), or null for a guest or an unnamed seat.
 // A bot's name is written "team name" in games and "team/name" in ratings.
 export function profileHref(face) {
