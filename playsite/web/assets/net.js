@@ -51,7 +51,10 @@ export function keptSeat(gameId) {
 export async function getJson(path, etag) {
   const headers = etag ? { "If-None-Match": etag } : {};
   const response = await fetch(path, { headers });
-  if (response.status === 304) return { status: 304, etag };
+  if (response.status === 304) {
+    await response.text(); // read to its (empty) end: an unread response is cancelled, a red row in devtools
+    return { status: 304, etag };
+  }
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
   return { status: response.status, etag: response.headers.get("ETag"), body };
 }
