@@ -13,6 +13,7 @@ from playsite.dice import ClientSeeds, Fairness
 from playsite.rooms.model import ClockState, Ending, RoomPhase, RoomSetup, RoomState, SeatSetup
 from playsite.rules import Termination, format_dfen, parse_dfen
 from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, Seat, decode_time_control, encode_time_control
+from playsite.wire.events import history_turn_json
 
 FORMAT = 1
 
@@ -104,7 +105,7 @@ def _load_seat(data: dict[str, Any]) -> SeatSetup:
 
 
 def dump_history_turn(turn: HistoryTurn) -> dict[str, Any]:
-    return {"seat": turn.seat, "dice": list(turn.dice), "moves": list(turn.moves), "fenAfter": turn.fen_after}
+    return history_turn_json(turn)
 
 
 def dump_state(
@@ -177,7 +178,10 @@ def load_state(data: dict[str, Any]) -> RoomState:
         ),
         principals={Seat(seat): principal for seat, principal in data["principals"].items()},
         history=tuple(
-            HistoryTurn(seat=Seat(t["seat"]), dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"])
+            HistoryTurn(
+                seat=Seat(t["seat"]), dice=tuple(t["dice"]), moves=tuple(t["moves"]), fen_after=t["fenAfter"],
+                draw_offer=t.get("drawOffer", False), draw_declined=t.get("drawDeclined", False),
+            )
             for t in data["history"]
         ),
         played=frozenset(map(Seat, data["played"])),

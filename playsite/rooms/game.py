@@ -501,6 +501,9 @@ class Game:
             self.end(self._decided(Termination.DRAW_AGREEMENT, winner=None), now)
             return Verdict(True, self.version)
         self.draw_blocked.add(offerer)
+        # The offer was the last turn's (its answer comes before the next roll): a Snapshot,
+        # the durable record and the archive say it was declined, as the event does.
+        self.history[-1] = attrs.evolve(self.history[-1], draw_declined=True)
         self._publish(lambda v: DrawDeclined(v=v, seat=seat))
         verdict = Verdict(True, self.version)
         self._roll(now)
@@ -559,7 +562,7 @@ class Game:
         fen_after = self._dfen(after)
         if moves:
             self.counters.turns += 1
-        self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after))
+        self.history.append(HistoryTurn(seat=seat, dice=self.rolled, moves=moves, fen_after=fen_after, draw_offer=draw_offer))
         self.position = after
         self.packed = None
         self._publish(lambda v: TurnPlayed(v=v, seat=seat, moves=moves, fen_after=fen_after, draw_offer=draw_offer))

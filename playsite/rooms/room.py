@@ -37,7 +37,7 @@ from playsite.rooms.view import PublicView, Turn
 from playsite.rooms.writes import game_ending, game_write
 from playsite.rules import Termination
 from playsite.store.base import GameWrite
-from playsite.wire import PublicGameState, Seat
+from playsite.wire import HistoryTurn, PublicGameState, Seat
 from playsite.wire.instant import decode_instant, encode_instant
 from playsite.wire.text import compact_json
 
@@ -94,6 +94,8 @@ class Room:
         self._setup_record: dict[str, Any] | None = None
         self._history_records: list[dict[str, Any]] = []
         """`durable.dump_history_turn` of each turn of the history so far (see `_dump`)."""
+        self._last_recorded: HistoryTurn | None = None
+        """The turn the last of `_history_records` was made from."""
         self._durable: StoredSnapshot | None = None
         """The last committed durable state: what an exhausted write rolls back to."""
         self._attempted: StoredSnapshot | None = None
@@ -184,11 +186,16 @@ class Room:
 
     def _dump(self, state: RoomState) -> StoredSnapshot:
         """`dump_state(state)`, from the records of the setup and of past turns made before
-        (shared by every snapshot, never changed: a snapshot is handed over for good)."""
+        (shared by every snapshot, never changed: a snapshot is handed over for good). The
+        last turn can change once after it was recorded (a declined draw offer marks it): its
+        record is then made anew, never changed in place."""
         if self._setup_record is None:
             self._setup_record = dump_setup(self.setup)
         records = self._history_records
+        if records and state.history[len(records) - 1] is not self._last_recorded:
+            records[-1] = dump_history_turn(state.history[len(records) - 1])
         records.extend(dump_history_turn(turn) for turn in state.history[len(records):])
+        self._last_recorded = state.history[-1] if state.history else None
         return dump_state(state, setup=self._setup_record, history=list(records))
 
     def state(self) -> RoomState:
@@ -199,6 +206,7 @@ class Room:
         """Put the room back into `state`; a clock that was running restarts at `now`."""
         self.game.restore(state, now)
         self._history_records = []
+        self._last_recorded = None
         self._publish_view()
 
     @property

@@ -58,7 +58,10 @@ def history_record(state: RoomState) -> HistoryRecord:
         finished_at=state.ending.at,
         initial_dfen=format_dfen(state.setup.start),
         turns=tuple(
-            ArchiveTurn(turn_number=n, active_color=t.seat, dice=t.dice, moves=t.moves, fen_after=t.fen_after)
+            ArchiveTurn(
+                turn_number=n, active_color=t.seat, dice=t.dice, moves=t.moves, fen_after=t.fen_after,
+                draw_offer=t.draw_offer, draw_declined=t.draw_declined,
+            )
             for n, t in enumerate(state.history, start=1)
         ),
         fairness=FairnessRecord(

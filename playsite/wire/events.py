@@ -37,12 +37,16 @@ from .text import compact_json
 
 @attrs.frozen
 class HistoryTurn:
-    """One completed turn as a Snapshot replays it; `moves` is empty for a forced pass."""
+    """One completed turn as a Snapshot replays it; `moves` is empty for a forced pass.
+    `draw_offer` and `draw_declined` (playsite extensions, as `TurnPlayed.draw_offer`): the turn
+    offered a draw, and the opponent declined it (an accepted offer ends the game)."""
 
     seat: Seat = attrs.field(validator=check_seat)
     dice: tuple[int, ...] = attrs.field(converter=as_tuple)
     moves: tuple[str, ...] = attrs.field(converter=as_tuple)
     fen_after: str
+    draw_offer: bool = False
+    draw_declined: bool = False
 
 
 @attrs.frozen
@@ -109,8 +113,14 @@ class Rejected:
 Event = Union[Snapshot, DiceRolled, TurnPlayed, DrawDeclined, GameEnded, Rejected]
 
 
-def _history_turn(turn: HistoryTurn) -> dict[str, Any]:
-    return {"seat": turn.seat, "dice": list(turn.dice), "moves": list(turn.moves), "fenAfter": turn.fen_after}
+def history_turn_json(turn: HistoryTurn) -> dict[str, Any]:
+    """A history turn's JSON (Snapshot, and the room's durable record): the draw flags only when set."""
+    body: dict[str, Any] = {"seat": turn.seat, "dice": list(turn.dice), "moves": list(turn.moves), "fenAfter": turn.fen_after}
+    if turn.draw_offer:
+        body["drawOffer"] = True
+    if turn.draw_declined:
+        body["drawDeclined"] = True
+    return body
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -141,7 +151,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
             "Snapshot": {
                 "v": event.v,
                 "state": encode_public_game_state(event.state),
-                "history": [_history_turn(turn) for turn in event.history],
+                "history": [history_turn_json(turn) for turn in event.history],
             }
         }
     if isinstance(event, GameEnded):
@@ -169,12 +179,14 @@ def encode_event(event: Event) -> str:
 
 
 def _decode_history_turn(obj: object, where: str) -> HistoryTurn:
-    body = _read.fields(obj, where, ("seat", "dice", "moves", "fenAfter"))
+    body = _read.fields(obj, where, ("seat", "dice", "moves", "fenAfter"), ("drawOffer", "drawDeclined"))
     return HistoryTurn(
         read_seat(body["seat"], f"{where}.seat"),
         read_dice(body["dice"], f"{where}.dice"),
         read_moves(body["moves"], f"{where}.moves"),
         _read.string(body["fenAfter"], f"{where}.fenAfter"),
+        _read.boolean(body.get("drawOffer", False), f"{where}.drawOffer"),
+        _read.boolean(body.get("drawDeclined", False), f"{where}.drawDeclined"),
     )
 
 

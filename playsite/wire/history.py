@@ -83,13 +83,16 @@ def _check_result(result: object, termination: object, where: str) -> None:
 
 @attrs.frozen
 class ArchiveTurn:
-    """One played turn (forced passes included, with no moves), numbered from 1."""
+    """One played turn (forced passes included, with no moves), numbered from 1. `draw_offer`
+    and `draw_declined` (playsite extensions): the turn offered a draw, which was declined."""
 
     turn_number: int
     active_color: Seat = attrs.field(validator=check_seat)
     dice: tuple[int, ...] = attrs.field(converter=as_tuple)
     moves: tuple[str, ...] = attrs.field(converter=as_tuple)
     fen_after: str
+    draw_offer: bool = False
+    draw_declined: bool = False
 
 
 @attrs.frozen
@@ -144,16 +147,7 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
         "termination": record.termination,
         "finishedAt": record.finished_at,
         "initialDfen": record.initial_dfen,
-        "turns": [
-            {
-                "turnNumber": turn.turn_number,
-                "activeColor": turn.active_color,
-                "dice": list(turn.dice),
-                "moves": list(turn.moves),
-                "fenAfter": turn.fen_after,
-            }
-            for turn in record.turns
-        ],
+        "turns": [_encode_turn(turn) for turn in record.turns],
         "fairness": {
             "commit": record.fairness.commit,
             "seed": record.fairness.seed,
@@ -164,14 +158,33 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
     }
 
 
+def _encode_turn(turn: ArchiveTurn) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "turnNumber": turn.turn_number,
+        "activeColor": turn.active_color,
+        "dice": list(turn.dice),
+        "moves": list(turn.moves),
+        "fenAfter": turn.fen_after,
+    }
+    if turn.draw_offer:
+        body["drawOffer"] = True
+    if turn.draw_declined:
+        body["drawDeclined"] = True
+    return body
+
+
 def _decode_turn(obj: object, where: str) -> ArchiveTurn:
-    body = _read.fields(obj, where, ("turnNumber", "activeColor", "dice", "moves", "fenAfter"))
+    body = _read.fields(
+        obj, where, ("turnNumber", "activeColor", "dice", "moves", "fenAfter"), ("drawOffer", "drawDeclined")
+    )
     return ArchiveTurn(
         _read.integer(body["turnNumber"], f"{where}.turnNumber", 1),
         read_seat(body["activeColor"], f"{where}.activeColor"),
         read_dice(body["dice"], f"{where}.dice"),
         read_moves(body["moves"], f"{where}.moves"),
         _read.string(body["fenAfter"], f"{where}.fenAfter"),
+        _read.boolean(body.get("drawOffer", False), f"{where}.drawOffer"),
+        _read.boolean(body.get("drawDeclined", False), f"{where}.drawDeclined"),
     )
 
 

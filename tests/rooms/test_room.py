@@ -12,6 +12,7 @@ import trio.testing
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
+from playsite.rooms.durable import load_state
 from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
 from playsite.store.memory import MemoryStore
 from playsite.wire import (
@@ -210,6 +211,38 @@ async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_cloc
         await play_until(room, offerer)
         again = await command(room, offerer, SubmitTurn(sparing_turn(room, random.Random(5)), offer_draw=True))
         assert not again.applied and "may not offer a draw again" in again.reason
+
+
+async def test_a_declined_draw_offer_stays_in_the_snapshot_the_stored_state_and_the_archive(autojump_clock):
+    """Play-through (session 51): only a page that saw the offer live showed it; a reload, a late
+    spectator and the replay lost it. The history records it, and its answer, everywhere."""
+    store = MemoryStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(human_seats(), purpose_general(), ())
+        offerer = await play_until_both_played(room)
+        await offer_draw_with_a_turn(room, offerer)
+
+        def last_turn():
+            snapshot = decode_event(room.snapshot_text())
+            assert isinstance(snapshot, Snapshot)
+            return snapshot.history[-1]
+
+        offered = last_turn()
+        assert (offered.seat, offered.draw_offer, offered.draw_declined) == (offerer, True, False)
+        assert (await command(room, room.game.active_seat, AnswerDraw(False))).applied
+        declined = last_turn()
+        assert (declined.draw_offer, declined.draw_declined) == (True, True)
+        index = len(room.state().history) - 1
+        stored = store.games[room.game_id].snapshot["history"]
+        assert (stored[index]["drawOffer"], stored[index]["drawDeclined"]) == (True, True), "the stored state says it"
+        assert all("drawOffer" not in turn for turn in stored[:index]), "no other turn offered"
+        resumed = load_state(store.games[room.game_id].snapshot).history[index]
+        assert (resumed.draw_offer, resumed.draw_declined) == (True, True), "a resumed room keeps it"
+        assert (await command(room, room.game.active_seat, Resign())).applied
+        await room.finished.wait()
+    record = json.loads(store.archive[room.game_id])
+    flagged = [(turn["turnNumber"], turn.get("drawOffer"), turn.get("drawDeclined")) for turn in record["turns"] if "drawOffer" in turn]
+    assert flagged == [(index + 1, True, True)], "the archive says it"
 
 
 async def test_no_draw_offer_to_an_api_seat(autojump_clock):

@@ -1,6 +1,6 @@
 """Draw offers on the play page in Chromium: a turn played with "Offer a draw" shows the
 other side an Accept / Decline banner; a declined offer is announced, an accepted one
-ends the game drawn."""
+ends the game drawn; every move list, however it was opened, and the replay note both offers."""
 
 from __future__ import annotations
 
@@ -71,6 +71,14 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(offer).to_have_count(1)
         expect(offer).to_contain_text("offers a draw; declined")
         expect(page.locator("#draw-offer")).to_be_hidden()
+    # ... and so it stays after a reload, and for a spectator who comes later (play-through,
+    # session 51: only a page that saw it live showed it)
+    pages[offerer].reload()
+    late = context.new_page()
+    late.goto(f"{base}/play/{game_id}")
+    for page in (pages[offerer], late):
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        expect(page.locator(f'#history .turn[data-seat="{offerer}"] .note')).to_have_text(" (offers a draw; declined)")
 
     # now the decliner offers (the first offerer may not offer again until then); a forced
     # pass may hand the roll back to the first offerer, who then plays on without an offer
@@ -94,3 +102,13 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(page.locator("#result")).to_contain_text("Draw by agreement")
         expect(page.locator("#message")).to_have_text("")  # no sentence of the game in play stays
         expect(page.locator("#replay")).to_have_attribute("href", f"/replay/{game_id}")
+    # a page opened after the end reads it from the Snapshot: "Draw by agreement", both offers noted
+    late.goto(f"{base}/play/{game_id}")
+    expect(late.locator("#result")).to_contain_text("Draw by agreement")
+    expect(late.locator("#history .turn .note")).to_have_count(2)
+    # and the replay lists both offers, the declined one as such
+    late.goto(f"{base}/replay/{game_id}")
+    notes = late.locator("#turns .note")
+    expect(notes).to_have_count(2)
+    expect(notes.first).to_have_text(" (offers a draw; declined)")
+    expect(notes.last).to_have_text(" (offers a draw)")

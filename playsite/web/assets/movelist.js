@@ -66,3 +66,10 @@ export function positionBefore(turns, index, startDfen = START_DFEN) {
 export function movedSquares(moves) {
   return moves.map((uci) => [uci.slice(0, 2), uci.slice(2, 4)]);
 }
+
+// A turn that offered a draw, as the move lists write it: " (offers a draw)", or
+// " (offers a draw; declined)" once it was; "" for any other turn.
+export function drawNote(offered, declined) {
+  if (!offered) return "";
+  return declined ? " (offers a draw; declined)" : " (offers a draw)";
+}

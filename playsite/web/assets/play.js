@@ -5,7 +5,7 @@
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
-import { movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
+import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
@@ -462,7 +462,7 @@ function drawMoves() {
     if (turn.drawOffer) {
       const note = document.createElement("span");
       note.className = "note";
-      note.textContent = turn.declined ? " (offers a draw; declined)" : " (offers a draw)";
+      note.textContent = drawNote(turn.drawOffer, turn.declined);
       button.append(note);
     }
     button.setAttribute("aria-label", `${turn.seat}, dice ${(turn.dice || []).join(" ")}: ${turn.moves.length ? texts.join(", ") : "no legal move, passed"}`);
@@ -765,7 +765,10 @@ async function onEvent(event) {
     view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
     setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
-    view.turns = body.history.map((turn) => ({ seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter }));
+    view.turns = body.history.map((turn) => ({
+      seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter,
+      drawOffer: Boolean(turn.drawOffer), declined: Boolean(turn.drawDeclined), // playsite's extensions
+    }));
     view.pieces = parsePlacement(state.dfen);
     view.dfen = state.dfen;
     const kept = { dfen: view.dfen, partial: view.partial };

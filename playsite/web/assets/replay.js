@@ -3,7 +3,7 @@
 // the board flipped with its button or F.
 import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
-import { moveNumber, notateTurn } from "./movelist.js";
+import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
 import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, UNNAMED_IN_RECORDS } from "./site.js";
@@ -53,7 +53,8 @@ function show(step) {
   const turn = turns[view.step - 1];
   $("turn-seat").textContent = turn ? `Move ${moveNumber(view.step - 1)}, ${turn.activeColor}` : "The starting position";
   renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
-  $("moves").textContent = turn ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") : "";
+  $("moves").textContent = turn
+    ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") + drawNote(turn.drawOffer, turn.drawDeclined) : "";
   const check = turn && view.checks.get(turn.turnNumber);
   // "checked" read as chess's check: these words are about the dice
   $("turn-check").textContent = check === undefined ? "" : check ? "\u2713 dice verified" : "\u2717 dice do not match";
@@ -74,6 +75,8 @@ function listTurns() {
     renderDice(dice, turn.dice, { side: turn.activeColor === "Black" ? "black" : "white" });
     button.append(element("span", turn.activeColor, { class: "seat" }), dice,
       element("span", written(index).join(" ") || "pass", { class: "moves" }));
+    const note = drawNote(turn.drawOffer, turn.drawDeclined);
+    if (note) button.append(element("span", note, { class: "note" }));
     button.addEventListener("click", () => show(index + 1));
     item.append(button);
     return item;
