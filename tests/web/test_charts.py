@@ -80,6 +80,8 @@ def test_a_long_history_draws_a_rating_graph_with_its_band_and_results(site, chr
     # against acme/moon 24 won, 0 drawn, 0 lost; zen/sun 5, 8, 0: counts that never wrap apart
     # (read as text: Playwright's text matching takes a no-break space for a space)
     expect(page.locator("#opponents tbody tr")).to_have_count(2)
+    expect(page.locator("#opponents").locator("xpath=ancestor::section[1]")).to_contain_text(
+        "Every decided game, rated or casual.")  # the summary above counts rated games only
     records = page.locator("#opponents tbody").text_content()
     assert "24\u00a0/\u00a00\u00a0/\u00a00" in records and "5\u00a0/\u00a08\u00a0/\u00a00" in records, records
     screenshot(page, artifacts, f"profile-long-history-{scheme}")
@@ -104,6 +106,12 @@ def test_new_and_single_point_histories_look_deliberate(site, chromium, artifact
     expect(graph).to_be_visible()
     expect(graph.locator("desc")).to_contain_text("One rating period so far: 1540")
     assert graph.locator("line.chart-whisker").count() == 1 and graph.locator("polyline").count() == 0
+    # the whisker (1540 +- 2 x 290) lies between two labelled lines: the axis covers it
+    whisker = graph.locator("line.chart-whisker").bounding_box()
+    grid = [box["y"] for box in (line.bounding_box() for line in graph.locator("g.chart-grid line").all())]
+    assert min(grid) <= whisker["y"] + 0.5 and whisker["y"] + whisker["height"] <= max(grid) + 0.5, (whisker, grid)
+    labels = [int(text) for text in graph.locator("g.chart-grid text.chart-tick").all_text_contents() if text.strip().isdigit()]
+    assert min(labels) <= 1540 - 2 * 290 and max(labels) >= 1540 + 2 * 290, labels
     screenshot(page, artifacts, "profile-one-period")
     context.close()
 

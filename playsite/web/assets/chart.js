@@ -30,14 +30,17 @@ export function drawAtWidth(container, draw) {
   if (typeof ResizeObserver === "function") new ResizeObserver(redraw).observe(container);
 }
 
-// Round, evenly spaced ticks covering [low, high].
+// Round, evenly spaced ticks covering [low, high]: the first at or below `low`, the last at or
+// above `high`, so every mark drawn lies between two labelled lines (a deviation's whisker
+// never runs past the last label).
 export function ticks(low, high, count = 5) {
   if (!(high > low)) return [low];
   const raw = (high - low) / Math.max(1, count - 1);
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw);
   const out = [];
-  for (let value = Math.ceil(low / step) * step; value <= high + step * 1e-9; value += step) out.push(Number(value.toFixed(6)));
+  const last = Math.ceil(high / step - 1e-9) * step;
+  for (let value = Math.floor(low / step + 1e-9) * step; value <= last + step * 1e-9; value += step) out.push(Number(value.toFixed(6)));
   return out;
 }
 
