@@ -6,7 +6,8 @@
     POST   /lobby/seeks/{id}/accept   {accepter} -> 201 {gameId, token, seat, wsUrl}
 
 `creator` and `accepter` are guest ids (UUIDs); a signed-in person (session cookie from an
-allowed page) plays as the account instead. `accept` takes a person's seek or a bot's (the
+allowed page) plays as the account instead, and the list names an account's seek by its
+nickname (a guest's seek names nobody). `accept` takes a person's seek or a bot's (the
 lobby lists both), with colours drawn at random. Both writes are rate-limited per address.
 """
 
@@ -18,6 +19,7 @@ import secrets
 
 from playsite.accounts.service import Accounts
 from playsite.bots.games import Human
+from playsite.http.auth import credentials
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
@@ -44,9 +46,13 @@ def mount_people_seek_routes(routes: RouteFamily, lobby: Lobby, accounts: Accoun
     async def post_people_seek() -> Response:
         limit_by_address(posts, "seeks")
         body = await json_object()
-        creator = await person(accounts, body, "creator")
+        # As `person`: the signed-in account, else the body's guest id; an account's seek is
+        # listed under its nickname.
+        caller = await accounts.caller(credentials())
+        creator = caller.principal if caller is not None else bodies.guest_principal(body, "creator")
         time_control = bodies.time_control(body, default=DEFAULT_TIME_CONTROL)
-        seek, secret = board.post(creator.principal, time_control)
+        seek, secret = board.post(creator, time_control)
+        seek.name = caller.name if caller is not None else None
         return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
 
     @routes.post("/lobby/seeks/<seek_id>/accept")

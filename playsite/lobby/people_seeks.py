@@ -54,6 +54,9 @@ class PeopleSeek:
     """The creator's seat in the game, once matched."""
     token: str | None = attrs.field(default=None, repr=False)
     """The creator's seat token, once matched (handed over by the secret-gated poll)."""
+    name: str | None = None
+    """The creator's nickname when an account with one posted it (shown in the list); a
+    guest's seek names nobody."""
 
     @property
     def principal(self) -> str:
@@ -61,8 +64,9 @@ class PeopleSeek:
 
 
 def encode_public_people_seek(seek: PeopleSeek) -> dict[str, object]:
-    """The list's entry: the offer and that a person makes it, never who (people are anonymous here)."""
-    return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": "Human", "name": None}
+    """The list's entry: the offer, that a person makes it, and their nickname when they are
+    signed in (as the game's page will name them; a guest stays unnamed)."""
+    return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": "Human", "name": seek.name}
 
 
 def encode_status(seek: PeopleSeek) -> dict[str, object]:

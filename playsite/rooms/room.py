@@ -91,6 +91,8 @@ class Room:
         self.persistence_stalled = False
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_replies: list[tuple[Reply[Any], object]] = []
+        self._named: list[Seat] = []
+        """Seats given a name in the version being written: told as Presence once it is published."""
         self._setup_record: dict[str, Any] | None = None
         self._history_records: list[dict[str, Any]] = []
         """`durable.dump_history_turn` of each turn of the history so far (see `_dump`)."""
@@ -351,6 +353,9 @@ class Room:
             self._seat_left(lagging, now)
         for reply, value in replies:
             reply.set(value)
+        named, self._named = self._named, []
+        for seat in named:
+            self._tell_presence(seat, now)
         taken, self._commands_taken = self._commands_taken, []
         for started in taken:
             self.counters.verdict_s.observe(now - started)
@@ -485,7 +490,12 @@ class Room:
             case Detach(subscriber=subscriber):
                 self._detach(subscriber, now)
             case Rebind(seat=seat, principal=principal, name=name, claim=claim):
+                named = self.game.names.get(seat)
                 self._later(intent.reply, self.game.rebind(seat, principal, name, claim=claim))
+                if self.game.names.get(seat) != named:
+                    # A name to show (a player who sat down after the start): once it is
+                    # published, the pages that asked for Presence hear of the seat and read it.
+                    self._named.append(seat)
             case PlayerCommand(seat=seat, command=command):
                 self._commands_taken.append(now)
                 self._later(intent.reply, self.game.command(seat, command, now))

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import trio.testing
 
 from playsite.rooms.admission import Purpose
-from playsite.rooms.intents import Detach
+from playsite.rooms.intents import Detach, Rebind
 from playsite.rooms.model import DISCONNECT_GRACE_S
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
 from tests.support.rooms import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
@@ -71,6 +71,29 @@ async def test_presence_frames_go_only_to_subscribers_that_asked_and_count_down_
         back = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
         assert back == [{"seat": "Black", "away": False}]
         assert not room.ended
+
+
+async def test_a_seat_named_after_the_start_is_told_as_presence_once_published(autojump_clock):
+    """A signed-in player who sits down after the game began (a seek's creator, whose page follows
+    a moment later): the pages that asked for Presence hear of the seat once the name is
+    published, so they read the players again; an unchanged name tells nothing."""
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), Purpose.GENERAL, ())
+        await trio.testing.wait_all_tasks_blocked()
+        watcher, plain = await attach(room, None, presence=True), await attach(room, None)
+        drained(watcher), drained(plain)
+        principal = room.game.seats[WHITE].principal or "user:6f1c1a52-2a4e-4a3e-9d0e-0f3a8e1b2c01"
+        rebind = Rebind(WHITE, principal, "alice")
+        assert await room.send(rebind) and await rebind.reply.wait()
+        await trio.testing.wait_all_tasks_blocked()
+        told = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
+        assert told == [{"seat": "White", "away": False}]
+        assert room.published.state.players.white.name == "alice", "published before it is told"
+        assert not any(t.startswith('{"Presence"') for t in drained(plain))
+        again = Rebind(WHITE, principal, "alice")
+        assert await room.send(again) and await again.reply.wait()
+        await trio.testing.wait_all_tasks_blocked()
+        assert not any(t.startswith('{"Presence"') for t in drained(watcher)), "the same name: nothing new"
 
 
 def drained(subscriber) -> list[str]:

@@ -424,6 +424,37 @@ def test_a_rated_game_that_turns_casual_says_why(site, chromium):  # noqa: F811
         guest.close()
 
 
+@pytest.mark.postgres
+def test_a_signed_in_players_seek_is_listed_under_their_nickname(site, chromium):  # noqa: F811
+    """Play-through (session 51): a signed-in player's quick-pairing seek was listed as "Guest";
+    and the opponent's page, open before that player's page sat down, kept calling them "Guest"."""
+    base = site.origin
+    session = trio.run(site.sign_in, "alice")
+    alice, guest = chromium.new_context(), chromium.new_context()
+    alice.add_cookies([{"name": "access_token", "value": session, "url": base}])
+    try:
+        creator = alice.new_page()
+        creator.goto(base + "/")
+        expect(creator.locator("#account-name")).to_have_text("alice")
+        creator.click('#pairing-grid button[data-clock="3+2"]')
+        expect(creator.locator("#seek-list tr.own")).to_contain_text("You")
+        taker = guest.new_page()
+        taker.goto(base + "/")
+        row = taker.locator("#seek-list tr", has_text="3+2")
+        expect(row.locator("a")).to_have_text("alice")
+        expect(row.locator("a")).to_have_attribute("href", "/@/alice")
+        row.get_by_role("button", name="Accept").click()
+        expect(taker.locator("#role")).to_contain_text("You play")
+        mine = taker.locator("#role").inner_text().split()[-1]
+        theirs = "white" if mine == "Black" else "black"
+        expect(creator).to_have_url(taker.url)  # the creator's page followed by itself
+        expect(creator.locator("#role")).to_have_text(f"You play {theirs.capitalize()}")
+        expect(taker.locator(f"#player-{theirs} .name")).to_contain_text("alice")  # as the list said
+    finally:
+        alice.close()
+        guest.close()
+
+
 def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(server, context):
     """`changeAfter` (assets/ratingchange.js), as a page opened after the game uses it: the first
     rating period ending at or after the game's end holds it; the point before is where it started."""

@@ -4,7 +4,7 @@
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
 import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
-import { $, element, faceName, mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
+import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -291,8 +291,10 @@ function showSeeks(seeks) {
     const row = element("tr");
     row.dataset.seek = seek.id;
     const own = mine?.id === seek.id;
-    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : "Guest";
-    const player = element("td", who);
+    // a person by nickname (signed in, linked to the profile) or "Guest"; a bot "team/name"
+    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || "Guest";
+    const player = element("td");
+    player.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
     if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
     const action = element("td");
     const button = own

@@ -853,6 +853,9 @@ async function onEvent(event) {
     }
     say("");
   } else if (kind === "Presence") {
+    // a seat told of while its player is unnamed here: someone sat down (or was named) since
+    const face = view.players?.[body.seat.toLowerCase()];
+    if (face && face.kind === "Human" && !face.name) readPlayers();
     const was = Boolean(view.away[body.seat]);
     view.away[body.seat] = body.away ? (body.forfeitAt ? Date.parse(body.forfeitAt) : true) : null;
     if (body.away && !was) announce(`${body.seat === mine ? "You" : body.seat} left the game.`);
