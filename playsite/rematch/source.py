@@ -15,8 +15,9 @@ from playsite.store.base import ResultRow
 from playsite.wire import SEATS, Seat, TimeControl, decode_time_control
 from playsite.wire.instant import decode_instant
 
-REMATCHABLE_ORIGINS = ("friend", "rematch")
-"""Ordinary games of the `/play` product: friend games and the rematches they lead to."""
+REMATCHABLE_ORIGINS = ("friend", "seek", "rematch")
+"""Ordinary games of the `/play` product: friend games, games two people met in through a
+lobby seek, and the rematches they lead to (showcase, ladder and bot games are not)."""
 
 
 @attrs.frozen

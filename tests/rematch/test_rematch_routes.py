@@ -352,6 +352,21 @@ async def test_a_game_its_players_aborted_before_both_played_can_be_rematched(mi
         assert body["phase"] == "matched" and body["nextGameId"] != aborted
 
 
+async def test_a_game_two_people_met_in_through_a_seek_can_be_rematched(migrated_url):
+    """An ordinary human-versus-human game of the /play product (service.md, rematch
+    eligibility): the lobby's seeks are part of it as friend games are (play-through, session 51:
+    no rematch was offered after a quick-pairing game)."""
+    async with server(migrated_url) as (services, client):
+        met, tokens, _ = await finished_game(services, through_a_seek=True)
+        assert services.registry.get(met).setup.origin == "seek"
+        _, body, _ = await get(client, met, tokens[BLACK])
+        assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
+        status, body, _ = await post(client, met, tokens[WHITE], "propose")
+        assert status == 200 and body["phase"] == "offered"
+        body = await accept(client, met, tokens[BLACK])
+        assert body["phase"] == "matched" and body["nextGameId"] != met
+
+
 async def test_an_ongoing_game_is_waiting_without_a_deadline(migrated_url):
     async with server(migrated_url) as (services, client):
         created = await friend_game(services, Fischer(300, 3))

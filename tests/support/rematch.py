@@ -8,10 +8,12 @@ import random
 import uuid
 
 from playsite.config import Settings
+from playsite.bots.games import Human
 from playsite.games.creation import create_human_game
+from playsite.lobby.people_seek_routes import PEOPLE_SEEK_ORIGIN
 from playsite.rooms.intents import Abort, Rebind
 from playsite.rooms.model import RoomPhase
-from playsite.wire import SEATS, WHITE, Fischer, Resign, SubmitTurn
+from playsite.wire import BLACK, SEATS, WHITE, Fischer, Resign, SubmitTurn
 from tests.support.app import booted, test_client
 from tests.support.rooms import attach, command, sparing_turn
 from tests.support.waiting import wait_until
@@ -39,14 +41,23 @@ async def finished_game(
     rated: bool = False,
     resign_after_turns: bool = True,
     technical_abort: bool = False,
+    through_a_seek: bool = False,
 ):
     """A friend game played by two people (a turn each), then resigned by White (or, with
-    `technical_abort`, aborted by the server itself). Returns (game id, seat -> token, seat -> principal)."""
+    `technical_abort`, aborted by the server itself); `through_a_seek`: a game two people met
+    in through a lobby seek instead. Returns (game id, seat -> token, seat -> principal)."""
     principals = principals or {seat: f"guest:{uuid.uuid4()}" for seat in SEATS}
-    created = await create_human_game(
-        services.registry, Fischer(300, 3), rated=rated, seed_window_s=0, durability=services.settings.game_durability
-    )
-    room = created.room
+    if through_a_seek:
+        met = await services.lobby.start_game(
+            white=Human(principals[WHITE]), black=Human(principals[BLACK]), time_control=Fischer(300, 3),
+            origin=PEOPLE_SEEK_ORIGIN,
+        )
+        room, tokens = met.room, dict(met.human_tokens)
+    else:
+        created = await create_human_game(
+            services.registry, Fischer(300, 3), rated=rated, seed_window_s=0, durability=services.settings.game_durability
+        )
+        room, tokens = created.room, created.tokens
     for seat in SEATS:
         rebind = Rebind(seat, principals[seat], None)
         assert await room.send(rebind) and await rebind.reply.wait()
@@ -63,7 +74,7 @@ async def finished_game(
         await command(room, WHITE, Resign())
     await wait_until(lambda: room.completed, "the source's ending committed", timeout=10)
     del subscribers
-    return room.game_id, created.tokens, principals
+    return room.game_id, tokens, principals
 
 
 def as_seat(token: str) -> dict:
