@@ -87,6 +87,14 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
         expect(link).to_have_attribute("href", f"/play/{successor}")
         expect(later).to_have_url(f"{base}/play/{game_id}")
         expect(later.locator("#result-title")).to_contain_text("resigned")
+        # ... and so does a player's, in a new tab of their own (play-through, session 51)
+        player_again = contexts["White"].new_page()
+        player_again.goto(f"{base}/play/{game_id}#seat=White&token={game['seats']['white']['token']}")
+        again = player_again.locator("#rematch-status a")
+        expect(again).to_have_text("Open the rematch")
+        expect(again).to_have_attribute("href", f"/play/{successor}")
+        expect(player_again.locator("#rematch-status")).to_contain_text("A rematch of this game was played.")
+        expect(player_again).to_have_url(f"{base}/play/{game_id}")
     finally:
         for context in contexts.values():
             context.close()

@@ -677,7 +677,7 @@ function showOver(over, { fresh }) {
     siteInfo().then((site) => {
       if (!site.ratings) return;
       afterGame = mine
-        ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost })
+        ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost, watchedEnd: fresh })
         : followContinuation(gameId, { slot: $("rematch-slot"), watchedEnd: fresh });
     });
   }

@@ -69,7 +69,9 @@ function closedWords(state) {
 // The seconds left count down on the page from the server's deadline (read against the
 // server's own clock), so the countdown never freezes between reads; while the server is away
 // it stops and every button is disabled. A refused command shows why and gives the control back.
-export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
+// `watchedEnd`: this page saw the game end. A page that neither saw it end nor saw the rematch
+// being decided (an old game's link opened again) is not carried to the rematch: it links to it.
+export function mountRematch(slot, { gameId, token, onConnection = () => {}, watchedEnd = false }) {
   slot.replaceChildren();
   slot.className = "rematch";
   const text = document.createElement("p");
@@ -89,6 +91,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
   let lost = false;
   let sending = false;
   let words = null; // the sentence the countdown is appended to
+  let watched = watchedEnd; // there for the end or for the rematch being decided: follow it
 
   function button(label, action, primary = false) {
     const element = document.createElement("button");
@@ -158,6 +161,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
       : null;
     buttons.replaceChildren();
     words = null;
+    if (["available", "offered", "starting"].includes(state.phase)) watched = true; // being decided while this page looks on
     if (state.phase === "available") {
       words = "Play again with the same settings?";
       buttons.append(button("Rematch", "propose", true));
@@ -170,10 +174,17 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {} }) {
     } else if (state.phase === "starting") {
       text.textContent = "Starting the rematch...";
     } else if (state.phase === "matched") {
-      text.textContent = "The rematch is ready: opening it.";
       clearInterval(timer);
       if (state.join) keepSeat(state.nextGameId, state.join.seat, state.join.token);
-      location.assign(`/play/${state.nextGameId}`);
+      if (watched) {
+        text.textContent = "The rematch is ready: opening it.";
+        location.assign(`/play/${state.nextGameId}`);
+      } else {
+        const link = document.createElement("a");
+        link.href = `/play/${state.nextGameId}`;
+        link.textContent = "Open the rematch";
+        text.replaceChildren("A rematch of this game was played. ", link);
+      }
       return false;
     } else if (state.phase === "closed") {
       text.textContent = closedWords(state);
