@@ -112,6 +112,7 @@ def test_a_seat_link_someone_else_holds_watches_the_game_and_says_why(server, co
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
         expect(page.locator("#my-controls")).to_be_hidden()
         expect(page.locator("#board .piece").first).to_be_visible()
+        expect(page.locator("#board")).to_have_attribute("data-orientation", "white")  # as a spectator sees it
         assert page.evaluate(f"sessionStorage.getItem('playsite.seat.{game['gameId']}')") is None
         seat_sockets = [url for url in sockets if "token=" in url]
         assert len(seat_sockets) == 2, sockets  # refused twice, then watching: no endless retries

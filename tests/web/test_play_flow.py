@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import random
 import re
+import threading
+import uuid
 
 import httpx
 import pytest
+import trio
 from playwright.sync_api import expect
 
+from playsite.wire import GameEnded, Resign, encode_command
+
 from tests.support.browser import PHONE, pending, open_seats
+from tests.support.client import Player, Table, create_game
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
 from tests.support.waiting import wait_until_sync
 
@@ -210,3 +217,86 @@ def test_before_the_first_roll_the_status_says_who_is_awaited(server, context):
     watcher = context.new_page()
     watcher.goto(f"{server.base_url}/play/{game['gameId']}")
     expect(watcher.locator("#status")).to_have_text("Waiting for the game to start...")
+
+
+@pytest.fixture
+def stored_server(serve, migrated_url):  # noqa: F811 (a fixture)
+    return serve({"DATABASE_URL": migrated_url, "DICE_SEED_WINDOW_MS": "0"})
+
+
+@pytest.mark.postgres
+def test_the_move_list_shows_the_turn_that_ended_the_game_beside_the_result(stored_server, chromium):
+    """Second play-through (session 51): on a desktop the result box and then the rematch
+    control appeared above the move list after the list had scrolled to its newest turn, so the
+    list shrank and the move that ended the game was out of sight. A long game (30 turns) is
+    played on its sockets, White's page open beside them as the same guest, and Black resigns."""
+    server = stored_server  # with PostgreSQL: the rematch control shows under the result
+    white = str(uuid.uuid4())
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    context.add_init_script(f"localStorage.setItem('playsite.guestId', '{white}')")
+    page = context.new_page()
+    with LongGame(server, turns=30, white_guest=white) as game:
+        page.goto(f"{server.base_url}/play/{game.game_id}#seat=White&token={game.tokens['White']}")
+        expect(page.locator("#role")).to_have_text("You play White")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        game.finish()  # Black resigns
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#rematch-slot")).to_have_attribute("data-phase", "available")  # laid out after a read
+        page.wait_for_timeout(300)
+        listed = page.locator("#history")
+        last = listed.locator(".turn:not(.blank)").last
+        box, view = last.bounding_box(), listed.bounding_box()
+        assert listed.evaluate("(list) => list.scrollHeight > list.clientHeight"), "a list long enough to scroll"
+        assert view["y"] - 1 <= box["y"] and box["y"] + box["height"] <= view["y"] + view["height"] + 1, (box, view)
+    context.close()
+
+
+class LongGame:
+    """A friend game played `turns` turns on its sockets (in a thread of its own, so the
+    browser stays on the test's thread), White's as `white_guest`; Black resigns on `finish()`."""
+
+    def __init__(self, server, turns: int, white_guest: str):
+        self.server, self.turns, self.white_guest = server, turns, white_guest
+        self.game_id: str | None = None
+        self.tokens: dict[str, str] = {}
+        self.ready, self.go, self.done = threading.Event(), threading.Event(), threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        async def main():
+            game = await create_game(self.server.base_url, timeControl={"Unlimited": {}})
+            self.game_id = game["gameId"]
+            self.tokens = {seat: game["seats"][seat.lower()]["token"] for seat in ("White", "Black")}
+            white = Player(self.server.ws_url, game, "White", guest=self.white_guest)
+            table = Table(white, Player(self.server.ws_url, game, "Black"))
+            async with table.open():
+                rng = random.Random(5)
+                for _ in range(self.turns):
+                    await table.play_turn(rng, spare_king=True)
+                self.ready.set()
+                await trio.to_thread.run_sync(self.go.wait)
+                await table.players["Black"].ws.send_message(encode_command(Resign()))
+                await table.wait_for(table.players["Black"], lambda e: isinstance(e, GameEnded))
+                self.done.set()
+                await trio.to_thread.run_sync(self.go.wait)
+
+        try:
+            trio.run(main)
+        except BaseException as error:  # reported on the test's thread
+            self.error = error
+            self.ready.set()
+            self.done.set()
+
+    def __enter__(self):
+        self.thread.start()
+        assert self.ready.wait(120) and self.error is None, self.error
+        return self
+
+    def finish(self) -> None:
+        self.go.set()
+        assert self.done.wait(30) and self.error is None, self.error
+
+    def __exit__(self, *exc):
+        self.go.set()
+        self.thread.join(30)

@@ -992,6 +992,7 @@ async function seatRefused() {
 function watchInstead() {
   forgetSeat(gameId);
   mine = null;
+  view.orientation = "white"; // as any spectator sees it
   $("seat-refused").hidden = false;
   $("role").textContent = "Watching";
   socket = openSocket();
@@ -1034,6 +1035,16 @@ whileVisible(async () => {
   $("watching").textContent = `${count} watching`;
   $("watching").hidden = count === 0;
 }, WATCHING_PERIOD_MS);
+// The move list keeps its newest turn in view when it changes size too (a desktop): the result
+// box and then the rematch control, shown later, take room from it, and the turn that ended
+// the game must not slide out of sight.
+if (typeof ResizeObserver === "function") {
+  new ResizeObserver(() => {
+    if (view.gone || view.browsing !== null) return;
+    const played = $("history").querySelectorAll(".turn:not(.blank)");
+    keepInView($("history"), played[played.length - 1]);
+  }).observe($("history"));
+}
 setInterval(tick, 100);
 draw();
 tick();
