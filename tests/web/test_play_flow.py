@@ -77,11 +77,13 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
     watcher.goto(f"{base}/play/{game_id}")
     rng = random.Random(21)
     before = []  # the position each turn with moves was rolled in
-    for _ in range(3):
+    for turn in range(3):
         seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
         expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
         expect(pages[seat]).to_have_title(re.compile(r"^\u25CF Your turn"))  # the tab says so
         expect(pages[seat].locator("#announce")).to_contain_text("Your turn. Dice:")
+        if turn:  # what came just before (the other's turn, or a pass) is said with it, not replaced
+            expect(pages[seat].locator("#announce")).to_have_text(re.compile(r"^\S.*\. Your turn\. Dice: "))
         expect(pages[{"White": "Black", "Black": "White"}[seat]]).not_to_have_title(re.compile("Your turn"))
         before.append(play_by_clicks(pages[seat], base, game_id, seat, rng))
     turns = watcher.locator("#history .turn:not(.blank)")

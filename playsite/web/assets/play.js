@@ -93,10 +93,21 @@ function say(text, { news = false } = {}) {
 }
 
 // The live region: one sentence at a time for screen readers.
+// Sentences that come together (the opponent's turn, then this page's roll) are said together:
+// set one after the other, a screen reader may read only the last (the opponent's move lost).
+let heard = [];
+let hearing = null;
 function announce(text) {
-  const region = $("announce");
-  region.textContent = "";
-  requestAnimationFrame(() => { region.textContent = text; });
+  heard.push(text);
+  if (hearing !== null) return;
+  hearing = setTimeout(() => {
+    const region = $("announce");
+    const words = heard.join(" ");
+    heard = [];
+    hearing = null;
+    region.textContent = "";
+    requestAnimationFrame(() => { region.textContent = words; });
+  }, 150);
 }
 
 // ----- names ---------------------------------------------------------------------------------------
