@@ -70,6 +70,8 @@ def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(s
     expect(page.locator("#name-top")).to_contain_text("a player")  # the record names no one: never "a guest"
     page.goto(f"{base}/history")
     expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text("a player vs a player")
+    # counted in moves, as the list numbers them (White's and Black's turn of a number together)
+    expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text(f"\u00b7 {(turns + 1) // 2} moves \u00b7")
 
 
 def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, context):
@@ -335,6 +337,7 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
         row = history.locator(f'.game-row[data-game="{game["gameId"]}"]')
         expect(row).to_contain_text("Aborted")
         expect(row).not_to_contain_text("rated")
+        expect(row).to_contain_text(re.compile(r"\u00b7 (0 moves|1 move) \u00b7"))  # aborted at once (a pass may have come first)
         history.goto(base + "/@/bob")
         expect(history.locator("#recent")).to_contain_text("aborted as Black against alice (no result)")
 

@@ -22,7 +22,10 @@ async function listFinished() {
     item.dataset.game = game.gameId;
     const players = element("span", null, { class: "players-line" });
     players.append(faceLink(game.players?.white, UNNAMED_IN_RECORDS), " vs ", faceLink(game.players?.black, UNNAMED_IN_RECORDS));
-    const turns = `${game.turns} ${game.turns === 1 ? "turn" : "turns"}`;
+    // Counted as a chess player counts: moves, White's and Black's turn of each number together
+    // (a forced pass is a turn too, so the seats take turns strictly: 55 turns are 28 moves).
+    const moves = Math.ceil(game.turns / 2);
+    const turns = `${moves} ${moves === 1 ? "move" : "moves"}`;
     const meta = element("span", null, { class: "meta" });
     meta.append(
       element("span", resultText(game.result, game.termination, game.disconnect), { class: "result" }),
