@@ -63,6 +63,10 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     expect(answerer.locator("#draw-offer")).to_contain_text(f"{offerer} offers a draw")
     expect(pages[offerer].locator("#draw-offer")).to_contain_text("You offered a draw")
     expect(pages[offerer].locator("#draw-accept")).to_be_hidden()
+    answerer.set_viewport_size({"width": 390, "height": 844})  # on a phone the two answers stay side by side
+    accept_box, decline_box = (answerer.locator(b).bounding_box() for b in ("#draw-accept", "#draw-decline"))
+    assert abs(accept_box["y"] - decline_box["y"]) < 2, (accept_box, decline_box)
+    answerer.set_viewport_size({"width": 1280, "height": 800})
     answerer.click("#draw-decline")
     expect(answerer.locator("#message")).to_have_text("You declined the draw.")  # not "Black declined"
     expect(pages[offerer].locator("#message")).to_have_text(f"{OTHER[offerer]} declined the draw.")

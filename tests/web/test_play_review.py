@@ -298,6 +298,12 @@ def test_a_phone_held_sideways_keeps_board_strips_and_panel_side_by_side(server,
             assert box["x"] >= mine["x"] + mine["width"], f"{shown} beside the board: {box}"
             assert box["y"] + box["height"] <= viewport["height"], f"{shown} is below the fold: {box}"
         assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+        # a passed roll's notice comes after the turn's buttons here too (second play-through,
+        # session 51: sideways it pushed "Play this turn" below the fold)
+        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
+        submit = page.locator("#submit").bounding_box()
+        assert page.locator("#notice").bounding_box()["y"] > submit["y"]
+        assert submit["y"] + submit["height"] <= viewport["height"], f"#submit is below the fold: {submit}"
         screenshot(page, artifacts, f"phone-sideways-{viewport['width']}")
 
 

@@ -220,3 +220,24 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             assert errors == []
         finally:
             context.close()
+
+
+def test_held_sideways_the_replay_board_fits_the_height(server_with_a_game, chromium, artifacts):
+    """Second play-through (session 51): at 844x390 the replay's board ran off the bottom of the
+    screen (the play page's fits)."""
+    server, game_id = server_with_a_game
+    for viewport in ({"width": 844, "height": 390}, {"width": 667, "height": 375}):
+        context = chromium.new_context(viewport=viewport)
+        try:
+            page = context.new_page()
+            page.goto(f"{server.base_url}/replay/{game_id}")
+            expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+            board, bottom = page.locator("#board").bounding_box(), page.locator("#strip-bottom").bounding_box()
+            assert bottom["y"] + bottom["height"] <= viewport["height"] + 1, f"the bottom strip on screen: {bottom}"
+            assert board["height"] >= 0.6 * viewport["height"], f"the board takes most of the height: {board}"
+            steps = page.locator("#steps").bounding_box()
+            assert steps["x"] >= board["x"] + board["width"], f"the steps beside the board: {steps}"
+            assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+            screenshot(page, artifacts, f"replay-sideways-{viewport['width']}")
+        finally:
+            context.close()
