@@ -222,20 +222,21 @@ async def test_a_declined_draw_offer_stays_in_the_snapshot_the_stored_state_and_
         offerer = await play_until_both_played(room)
         await offer_draw_with_a_turn(room, offerer)
 
-        def last_turn():
+        index = len(room.state().history) - 1  # the offering turn (the answerer's roll may pass after it)
+
+        def turn(at: int):
             snapshot = decode_event(room.snapshot_text())
             assert isinstance(snapshot, Snapshot)
-            return snapshot.history[-1]
+            return snapshot.history[at]
 
-        offered = last_turn()
+        offered = turn(index)
         assert (offered.seat, offered.draw_offer, offered.draw_declined) == (offerer, True, False)
         assert (await command(room, room.game.active_seat, AnswerDraw(False))).applied
-        declined = last_turn()
+        declined = turn(index)
         assert (declined.draw_offer, declined.draw_declined) == (True, True)
-        index = len(room.state().history) - 1
         stored = store.games[room.game_id].snapshot["history"]
         assert (stored[index]["drawOffer"], stored[index]["drawDeclined"]) == (True, True), "the stored state says it"
-        assert all("drawOffer" not in turn for turn in stored[:index]), "no other turn offered"
+        assert [n for n, t in enumerate(stored) if "drawOffer" in t] == [index], "no other turn offered"
         resumed = load_state(store.games[room.game_id].snapshot).history[index]
         assert (resumed.draw_offer, resumed.draw_declined) == (True, True), "a resumed room keeps it"
         assert (await command(room, room.game.active_seat, Resign())).applied
