@@ -72,7 +72,7 @@ def test_two_people_meet_through_a_seek(server, chromium):
         taker = bob.new_page()
         taker.goto(server.base_url + "/")
         row = taker.locator("#seek-list tr", has_text="5+3")
-        expect(row).to_contain_text("Guest")
+        expect(row).to_contain_text("Anonymous")
         row.get_by_role("button", name="Accept").click()
         expect(taker.locator("#role")).to_contain_text("You play")
         expect(creator).to_have_url(taker.url)  # the creator's page followed by itself
@@ -208,7 +208,7 @@ def test_the_wall_shows_each_position_and_follows_it(server, context):
         pieces_drawn(page, game.game_id, squares(before))
         tile = page.locator(f'#live-games li[data-game="{game.game_id}"] a')
         expect(tile).to_have_attribute("href", f"/play/{game.game_id}")
-        expect(tile).to_contain_text("Guest")  # as the game page and the seeks call one
+        expect(tile).to_contain_text("Anonymous")  # as the game page, the seeks and the records call one
         game.play_one_turn()
         after = state()["dfen"]
         assert squares(after) != squares(before)

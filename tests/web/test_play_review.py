@@ -67,9 +67,9 @@ def test_the_move_lists_follow_the_newest_turn_and_records_call_people_players(s
     page.goto(f"{base}/replay/{game_id}")
     expect(page.locator("#step")).to_have_text(f"{turns} / {turns}")
     assert in_view(page, "#turns", "#turns li.current"), "the replay opens at the last turn, and its list too"
-    expect(page.locator("#name-top")).to_contain_text("a player")  # the record names no one: never "a guest"
+    expect(page.locator("#name-top")).to_contain_text("Anonymous")  # as the live page called them (a record cannot tell a guest)
     page.goto(f"{base}/history")
-    expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text("a player vs a player")
+    expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text("Anonymous vs Anonymous")
     # counted in moves, as the list numbers them (White's and Black's turn of a number together)
     expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text(f"\u00b7 {(turns + 1) // 2} moves \u00b7")
 
@@ -85,7 +85,7 @@ def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, con
     # The seat to move (White's first roll may have been a forced pass): its clock runs.
     active = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play").lower()
     idle = "black" if active == "white" else "white"
-    expect(white.locator("#player-black .name")).to_have_text("Guest")
+    expect(white.locator("#player-black .name")).to_have_text("Anonymous")
     clock = white.locator(f"#clock-{active}")
     expect(clock).to_have_text(re.compile(r"^\d+:\d\d$"))
     start = seconds(clock.inner_text())

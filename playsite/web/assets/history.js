@@ -1,6 +1,6 @@
 // The history page: the newest finished games (GET /archive), each opening its replay.
 import { getJson } from "./net.js";
-import { $, element, faceLink, mountHeader, resultText, UNNAMED_IN_RECORDS } from "./site.js";
+import { $, element, faceLink, mountHeader, resultText } from "./site.js";
 
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -21,7 +21,7 @@ async function listFinished() {
     const item = element("li", null, { class: "game-row" });
     item.dataset.game = game.gameId;
     const players = element("span", null, { class: "players-line" });
-    players.append(faceLink(game.players?.white, UNNAMED_IN_RECORDS), " vs ", faceLink(game.players?.black, UNNAMED_IN_RECORDS));
+    players.append(faceLink(game.players?.white), " vs ", faceLink(game.players?.black));
     // Counted as a chess player counts: moves, White's and Black's turn of each number together
     // (a forced pass is a turn too, so the seats take turns strictly: 55 turns are 28 moves).
     const moves = Math.ceil(game.turns / 2);

@@ -4,7 +4,7 @@
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
 import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
-import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, whileVisible } from "./site.js";
+import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -291,8 +291,8 @@ function showSeeks(seeks) {
     const row = element("tr");
     row.dataset.seek = seek.id;
     const own = mine?.id === seek.id;
-    // a person by nickname (signed in, linked to the profile) or "Guest"; a bot "team/name"
-    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || "Guest";
+    // a person by nickname (signed in, linked to the profile) or "Anonymous"; a bot "team/name"
+    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || UNNAMED;
     const player = element("td");
     player.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
     if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
@@ -361,7 +361,7 @@ function tile(game) {
 }
 
 // A game nobody has rolled in yet (version 0: a friend game waiting for its players, a game in
-// its first seconds) is not on the wall: two "Guest" at the start position, perhaps never
+// its first seconds) is not on the wall: two "Anonymous" at the start position, perhaps never
 // to be joined, are nothing to watch.
 const begun = (game) => game.version > 0 || game.dicePending;
 

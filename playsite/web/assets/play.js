@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, START_D
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { keepInView, mountHeader, showMissing, siteInfo, whileVisible } from "./site.js";
+import { keepInView, mountHeader, showMissing, siteInfo, UNNAMED, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -116,7 +116,7 @@ function announce(text) {
 function faceName(face) {
   if (!face) return "";
   if (face.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot";
-  return face.name || "Guest";
+  return face.name || UNNAMED;
 }
 
 function profileHref(face) {

@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo, UNNAMED_IN_RECORDS } from "./site.js";
+import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -62,7 +62,7 @@ async function load() {
     const item = element("li");
     item.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
-      faceLink(game.opponent, UNNAMED_IN_RECORDS), // a guest, or an account deleted since: the record cannot tell
+      faceLink(game.opponent), // a guest, or an account deleted since: the record cannot tell
       // "aborted as White against bob (no result)": an abort says so once, and rates nothing
       element("span", game.termination === "aborted" ? " (no result) "
         : ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),

@@ -6,7 +6,7 @@ import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson } from "./net.js";
-import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, UNNAMED_IN_RECORDS } from "./site.js";
+import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
@@ -31,7 +31,7 @@ function placeNames() {
   const black = board.orientation === "white";
   const players = view.players || view.record?.players || {};
   // as the play page's strips: the side, then the name
-  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face, UNNAMED_IN_RECORDS)];
+  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face)];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
   $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
 }

@@ -35,20 +35,22 @@ export function profileHref(face) {
   return `/@/${encodeURIComponent(face.name)}`;
 }
 
-// `unnamed`: what a person without a name is called. In a live game that is a guest (an
-// account's seat shows its nickname); a finished game's record names no person at all.
-export function faceName(face, unnamed = "Guest") {
+// A person without a name, in one word everywhere (as lichess says it): a guest in a live game
+// (an account's seat shows its nickname), and in a finished game's record, which cannot tell a
+// guest from an account deleted since.
+export const UNNAMED = "Anonymous";
+
+export function faceName(face) {
   if (face?.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot"; // "team/name", as everywhere
-  return face?.name || unnamed;
+  return face?.name || UNNAMED;
 }
 
 // A face as a link to its profile when it has one, else as plain text.
-export function faceLink(face, unnamed = "Guest") {
+export function faceLink(face) {
   const href = profileHref(face);
-  return href ? element("a", faceName(face, unnamed), { href }) : element("span", faceName(face, unnamed));
+  return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
 }
 
-export const UNNAMED_IN_RECORDS = "a player";
 
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
 const HOW = {
