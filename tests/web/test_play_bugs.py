@@ -76,6 +76,7 @@ def test_an_unknown_game_says_no_such_game_and_stops(server, context):
     page.on("websocket", lambda socket: sockets.append(socket.url))
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: where a card at the edge shows
     page.goto(f"{server.base_url}/play/{uuid.uuid4()}")
     # The whole page says it, as the not-found page does: no empty board, no idle buttons.
     expect(page.locator(".notfound h1")).to_have_text("No such game")
@@ -83,6 +84,8 @@ def test_an_unknown_game_says_no_such_game_and_stops(server, context):
     expect(page.locator(".notfound a[href='/']")).to_be_visible()
     expect(page.locator(".notfound a[href='/history']")).to_be_visible()
     assert page.locator("#board, #flip, #mute, #submit").count() == 0
+    card = page.locator(".notfound").bounding_box()
+    assert card["x"] >= 8, f"the card stands off the window's edge, as the not-found page's: {card}"
     page.wait_for_timeout(300)  # the clock's tick (100 ms) runs on and draws nothing
     assert errors == []
     assert len(sockets) == 1, sockets  # asked once, then never again

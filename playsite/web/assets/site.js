@@ -20,7 +20,7 @@ export function showMissing(title, text) {
     element("a", "Finished games", { class: "button", href: "/history" }));
   card.append(element("h1", title), element("p", text), actions);
   const main = document.querySelector("main");
-  main.className = "";
+  main.className = "missing";
   main.replaceChildren(card);
 }
 
