@@ -104,6 +104,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     for table in ("#bot-ranking", "#player-ranking"):
         box, card = page.locator(table).bounding_box(), page.locator(table).locator("xpath=..").bounding_box()
         assert box["x"] + box["width"] <= card["x"] + card["width"] + 1, f"{table} fits its card"
+        link = page.locator(f"{table} tbody a").first.bounding_box()
+        assert link["height"] >= 24, f"a finger's target in {table}: {link}"
+    header = page.locator("header.site").bounding_box()
+    assert header["height"] <= 56, f"the header keeps to one line with a nickname of 9 letters: {header}"
     screenshot(page, artifacts, "ranking-phone")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#bot-ranking a")
