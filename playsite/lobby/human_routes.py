@@ -62,10 +62,16 @@ def mount_human_routes(
 async def person(accounts: Accounts, body: dict, field: str = "guestId") -> Human:
     """Who takes the seat: the signed-in account (`Accounts.caller`), else the body's guest id
     (its `field`)."""
+    principal, _ = await named_person(accounts, body, field)
+    return Human(principal)  # the nickname shows once the socket takes the seat
+
+
+async def named_person(accounts: Accounts, body: dict, field: str = "guestId") -> tuple[str, str | None]:
+    """As `person`: (the principal, the account's nickname, or None for a guest)."""
     caller = await accounts.caller(credentials())
     if caller is not None:
-        return Human(caller.principal)  # the nickname shows once the socket takes the seat
-    return Human(bodies.guest_principal(body, field))
+        return caller.principal, caller.name
+    return bodies.guest_principal(body, field), None
 
 
 def seat_response(game: BotGame, seat: str, guest: Human) -> Response:

@@ -19,13 +19,12 @@ import secrets
 
 from playsite.accounts.service import Accounts
 from playsite.bots.games import Human
-from playsite.http.auth import credentials
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_STORE, json_response
 from playsite.lobby import bodies
-from playsite.lobby.human_routes import person, seat_response
+from playsite.lobby.human_routes import named_person, person, seat_response
 from playsite.lobby.people_seeks import is_people_seek_id
 from playsite.lobby.service import Lobby
 from playsite.wire import SEATS, WHITE, DEFAULT_TIME_CONTROL
@@ -46,13 +45,10 @@ def mount_people_seek_routes(routes: RouteFamily, lobby: Lobby, accounts: Accoun
     async def post_people_seek() -> Response:
         limit_by_address(posts, "seeks")
         body = await json_object()
-        # As `person`: the signed-in account, else the body's guest id; an account's seek is
-        # listed under its nickname.
-        caller = await accounts.caller(credentials())
-        creator = caller.principal if caller is not None else bodies.guest_principal(body, "creator")
+        creator, seek_name = await named_person(accounts, body, "creator")  # an account's seek shows its nickname
         time_control = bodies.time_control(body, default=DEFAULT_TIME_CONTROL)
         seek, secret = board.post(creator, time_control)
-        seek.name = caller.name if caller is not None else None
+        seek.name = seek_name
         return json_response({"seekId": seek.id, "secret": secret}, 201, NO_STORE)
 
     @routes.post("/lobby/seeks/<seek_id>/accept")

@@ -51,13 +51,13 @@ export function notateTurn(pieces, moves) {
   return { texts, spoken, capture, after: now };
 }
 
-// The position before turn `index` of a list of turns ({fenAfter}), the start for the first.
 // The chess move number of the game's turn at `index` (from 0): White's turn and the Black one
 // after it share a number, as the play page's list, its browse note and the replay write them.
 export function moveNumber(index) {
   return Math.floor(index / 2) + 1;
 }
 
+// The position before turn `index` of a list of turns ({fenAfter}), the start for the first.
 export function positionBefore(turns, index, startDfen = START_DFEN) {
   return parsePlacement(index > 0 ? turns[index - 1].fenAfter : startDfen);
 }

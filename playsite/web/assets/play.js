@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, START_D
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { keepInView, mountHeader, showMissing, siteInfo, UNNAMED, whileVisible } from "./site.js";
+import { faceName, keepInView, mountHeader, profileHref, showMissing, siteInfo, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -92,8 +92,7 @@ function say(text, { news = false } = {}) {
   $("message").classList.toggle("info", news);
 }
 
-// The live region: one sentence at a time for screen readers.
-// Sentences that come together (the opponent's turn, then this page's roll) are said together:
+// The live region, for screen readers. Sentences that come together (the opponent's turn, then this page's roll) are said together:
 // set one after the other, a screen reader may read only the last (the opponent's move lost).
 let heard = [];
 let hearing = null;
@@ -108,24 +107,6 @@ function announce(text) {
     region.textContent = "";
     requestAnimationFrame(() => { region.textContent = words; });
   }, 150);
-}
-
-// ----- names ---------------------------------------------------------------------------------------
-
-// A bot is written "team/name" as on every page (the wire's face carries "team name").
-function faceName(face) {
-  if (!face) return "";
-  if (face.kind === "Bot") return face.name ? face.name.replace(" ", "/") : "a bot";
-  return face.name || UNNAMED;
-}
-
-function profileHref(face) {
-  if (!face?.name) return null;
-  if (face.kind === "Bot") {
-    const [team, name] = face.name.split(/[ /]/);
-    return name ? `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` : null;
-  }
-  return `/@/${encodeURIComponent(face.name)}`;
 }
 
 // ----- the board ---------------------------------------------------------------------------------
@@ -348,15 +329,9 @@ function drawControls() {
   $("moves-box").hidden = !view.turns.length;
 }
 
-function setStatus(text, kind, link) {
+function setStatus(text, kind) {
   const status = $("status");
   status.replaceChildren(text);
-  if (link) {
-    const anchor = document.createElement("a");
-    anchor.href = link.href;
-    anchor.textContent = link.text;
-    status.append(" ", anchor);
-  }
   status.dataset.status = kind;
 }
 
@@ -389,7 +364,7 @@ function drawPlayers() {
     // Before the game begins, the other seat of a player's game may still be empty.
     const awaited = awaitedSeat(seatName);
     const href = profileHref(face);
-    const label = awaited ? "waiting for a player..." : faceName(face);
+    const label = awaited ? "waiting for a player..." : face ? faceName(face) : ""; // no name before the players are known
     const text = href ? Object.assign(document.createElement("a"), { href, textContent: label }) : document.createTextNode(label);
     const parts = [text];
     if (face?.kind === "Bot") {
@@ -406,6 +381,17 @@ function drawPlayers() {
     strip.querySelector(".side").textContent = seatName;
     strip.dataset.toMove = String(!view.ended && (view.clockSeat || view.diceSeat) === seatName);
   }
+}
+
+// The move list shows the turn that matters: the newest, or the one being looked at.
+function keepTurnInView() {
+  const list = $("history");
+  if (view.browsing === -1) {
+    list.scrollTop = 0; // the start: the list from its first move
+    return;
+  }
+  const played = list.querySelectorAll(".turn:not(.blank)");
+  keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
 }
 
 function draw() {
@@ -483,9 +469,7 @@ function drawMoves() {
     row.append(button);
   });
   list.replaceChildren(...rows);
-  const played = list.querySelectorAll(".turn:not(.blank)");
-  if (view.browsing === -1) list.scrollTop = 0; // the start: the list from its first move
-  else keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
+  keepTurnInView();
   $("back-live").hidden = view.browsing === null;
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
   $("browse-note").hidden = view.browsing === null;
@@ -709,7 +693,7 @@ function drawConnection() {
   const state = view.connection;
   const element = $("connection");
   element.dataset.state = state;
-  element.textContent = { open: "live", connecting: "connecting...", closed: "reconnecting...", ended: "", gone: "" }[state] ?? state;
+  element.textContent = { open: "live", connecting: "connecting...", closed: "reconnecting...", ended: "" }[state] ?? state;
   const lost = (view.everOpen && (state === "closed" || state === "connecting") && !view.ended) || rematchLost;
   $("connection-lost").hidden = !lost;
 }
@@ -1026,8 +1010,6 @@ function openSocket() {
       if (view.everOpen) return false;
       if (await gameIsGone()) {
         showGone();
-        view.connection = "gone";
-        drawConnection();
         return true;
       }
       if (!(await seatRefused())) return false;
@@ -1051,9 +1033,7 @@ whileVisible(async () => {
 // the game must not slide out of sight.
 if (typeof ResizeObserver === "function") {
   new ResizeObserver(() => {
-    if (view.gone || view.browsing !== null) return;
-    const played = $("history").querySelectorAll(".turn:not(.blank)");
-    keepInView($("history"), played[played.length - 1]);
+    if (!view.gone && view.browsing === null) keepTurnInView();
   }).observe($("history"));
 }
 setInterval(tick, 100);

@@ -180,10 +180,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
         text.textContent = "The rematch is ready: opening it.";
         location.assign(`/play/${state.nextGameId}`);
       } else {
-        const link = document.createElement("a");
-        link.href = `/play/${state.nextGameId}`;
-        link.textContent = "Open the rematch";
-        text.replaceChildren("A rematch of this game was played. ", link);
+        text.replaceChildren(...rematchPlayed(state.nextGameId, "Open the rematch"));
       }
       return false;
     } else if (state.phase === "closed") {
@@ -218,6 +215,14 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
   return poll;
 }
 
+// What a page that was not carried to a rematch says of it: the sentence and a link to it.
+function rematchPlayed(nextGameId, label) {
+  const link = document.createElement("a");
+  link.href = `/play/${nextGameId}`;
+  link.textContent = label;
+  return ["A rematch of this game was played. ", link];
+}
+
 // A spectator follows the chain: at `matched`, open the next game (never one seen before). Only
 // a page that was there for it is carried along: one that saw the game end (`watchedEnd`) or
 // saw the rematch still being decided. A page opened on a game whose rematch was already
@@ -237,12 +242,9 @@ export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
       if (watched) {
         location.assign(`/play/${state.nextGameId}`);
       } else if (slot) {
-        const link = document.createElement("a");
-        link.href = `/play/${state.nextGameId}`;
-        link.textContent = "Watch the rematch";
         const line = document.createElement("p");
         line.className = "rematch-next";
-        line.append("A rematch of this game was played. ", link);
+        line.append(...rematchPlayed(state.nextGameId, "Watch the rematch"));
         slot.replaceChildren(line);
         slot.hidden = false;
       }

@@ -51,7 +51,6 @@ export function faceLink(face) {
   return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
 }
 
-
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
 const HOW = {
   king_captured: "king captured", timeout: "on time", resign: "by resignation",
