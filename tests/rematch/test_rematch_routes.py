@@ -51,6 +51,17 @@ async def accept(client, game_id: str, token: str, action: str = "accept") -> di
     return await wait_until(lambda: _matched(client, game_id, token), "the successor hosted", timeout=20)
 
 
+async def rematched(client, game_id: str, tokens: dict) -> None:
+    """The source offers a rematch (Black reads it available), White proposes, Black accepts:
+    a successor other than the source is matched."""
+    _, body, _ = await get(client, game_id, tokens[BLACK])
+    assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
+    status, body, _ = await post(client, game_id, tokens[WHITE], "propose")
+    assert status == 200 and body["phase"] == "offered"
+    body = await accept(client, game_id, tokens[BLACK])
+    assert body["phase"] == "matched" and body["nextGameId"] != game_id
+
+
 async def get(client, game_id: str, token: str | None, **headers):
     response = await client.get(f"/games/{game_id}/rematch", headers={**(as_seat(token) if token else {}), **headers})
     return response.status_code, await response.get_json(), response.headers
@@ -344,12 +355,7 @@ async def test_a_game_its_players_aborted_before_both_played_can_be_rematched(mi
         aborted, tokens, _ = await finished_game(services, resign_after_turns=False)  # resigned before both played
         ending = services.registry.get(aborted).ending
         assert ending.termination is Termination.ABORTED and not ending.technical
-        _, body, _ = await get(client, aborted, tokens[BLACK])
-        assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
-        status, body, _ = await post(client, aborted, tokens[WHITE], "propose")
-        assert status == 200 and body["phase"] == "offered"
-        body = await accept(client, aborted, tokens[BLACK])
-        assert body["phase"] == "matched" and body["nextGameId"] != aborted
+        await rematched(client, aborted, tokens)
 
 
 async def test_a_game_two_people_met_in_through_a_seek_can_be_rematched(migrated_url):
@@ -359,12 +365,7 @@ async def test_a_game_two_people_met_in_through_a_seek_can_be_rematched(migrated
     async with server(migrated_url) as (services, client):
         met, tokens, _ = await finished_game(services, through_a_seek=True)
         assert services.registry.get(met).setup.origin == "seek"
-        _, body, _ = await get(client, met, tokens[BLACK])
-        assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
-        status, body, _ = await post(client, met, tokens[WHITE], "propose")
-        assert status == 200 and body["phase"] == "offered"
-        body = await accept(client, met, tokens[BLACK])
-        assert body["phase"] == "matched" and body["nextGameId"] != met
+        await rematched(client, met, tokens)
 
 
 async def test_an_ongoing_game_is_waiting_without_a_deadline(migrated_url):

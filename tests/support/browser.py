@@ -76,12 +76,18 @@ def pending(base: str, game_id: str) -> dict | None:
     return state if state["dicePending"] else None
 
 
+def seat_link(base: str, game: dict, seat: str) -> str:
+    """The game page of `seat`, as a friend's link gives it (the seat's token in the fragment);
+    `game` as `POST /games` answers it."""
+    return f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}"
+
+
 def open_seats(context, base: str, game: dict, *, apart: bool = False) -> dict:
     """A page per seat; `apart`: Black's in a browser profile of its own (another guest id)."""
     pages = {}
     for seat in ("White", "Black"):
         page = context.browser.new_context().new_page() if apart and seat == "Black" else context.new_page()
-        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        page.goto(seat_link(base, game, seat))
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
         pages[seat] = page
     return pages

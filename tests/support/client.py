@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import threading
 import uuid
 
 import httpx
@@ -148,3 +149,55 @@ class Table:
 def table(server, game: dict) -> Table:
     """Both seats of `game` (as `create_game` answered it) on `server`'s sockets."""
     return Table(Player(server.ws_url, game, "White"), Player(server.ws_url, game, "Black"))
+
+
+class TableInThread:
+    """A friend game (no clock) whose two seats play over real sockets in a thread of their own,
+    so a browser stays on the test's thread. `ready(table)` runs before the block starts (the
+    game's id and seat tokens are known then); `act()` runs `action(table)` once and waits for
+    it. White plays as `white_guest` when given (a page may then hold the same seat)."""
+
+    def __init__(self, server, ready, action, *, white_guest: str | None = None, ready_s: float = 30):
+        self.server, self.ready_step, self.action = server, ready, action
+        self.white_guest, self.ready_s = white_guest, ready_s
+        self.game_id: str | None = None
+        self.tokens: dict[str, str] = {}
+        self.ready, self.go, self.acted, self.done = (threading.Event() for _ in range(4))
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        async def main():
+            game = await create_game(self.server.base_url, timeControl={"Unlimited": {}})
+            self.game_id = game["gameId"]
+            self.tokens = {seat: game["seats"][seat.lower()]["token"] for seat in ("White", "Black")}
+            white = Player(self.server.ws_url, game, "White", guest=self.white_guest)
+            table = Table(white, Player(self.server.ws_url, game, "Black"))
+            async with table.open():
+                await self.ready_step(table)
+                self.ready.set()
+                await trio.to_thread.run_sync(self.go.wait)
+                await self.action(table)
+                self.acted.set()
+                await trio.to_thread.run_sync(self.done.wait)
+
+        try:
+            trio.run(main)
+        except BaseException as error:  # reported on the test's thread
+            self.error = error
+            self.ready.set()
+            self.acted.set()
+
+    def __enter__(self):
+        self.thread.start()
+        assert self.ready.wait(self.ready_s) and self.error is None, self.error
+        return self
+
+    def act(self) -> None:
+        self.go.set()
+        assert self.acted.wait(30) and self.error is None, self.error
+
+    def __exit__(self, *exc):
+        self.go.set()
+        self.done.set()
+        self.thread.join(30)

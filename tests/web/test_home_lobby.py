@@ -7,14 +7,12 @@ follows it without a reload."""
 from __future__ import annotations
 
 import random
-import threading
 
 import httpx
 import pytest
-import trio
 from playwright.sync_api import expect
 
-from tests.support.client import Player, Table, create_game
+from tests.support.client import TableInThread
 from tests.support.server import ServerProcess
 from tests.support.waiting import wait_until_sync
 
@@ -145,49 +143,11 @@ def test_a_bot_is_played_with_the_chosen_clock(server, context):
     assert state["timeControl"] == {"Fischer": {"initialSeconds": 180, "incrementSeconds": 0}}
 
 
-class TwoSeats:
-    """A friend game whose two seats are played over real sockets in a thread of their own (so
-    the browser stays on the test's thread): `play_one_turn()` plays one random legal turn."""
-
-    def __init__(self, server):
-        self.server = server
-        self.game_id: str | None = None
-        self.ready, self.go, self.played, self.done = (threading.Event() for _ in range(4))
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        async def main():
-            game = await create_game(self.server.base_url, timeControl={"Unlimited": {}})
-            self.game_id = game["gameId"]
-            table = Table(Player(self.server.ws_url, game, "White"), Player(self.server.ws_url, game, "Black"))
-            async with table.open():
-                await table.wait_for_roll()
-                self.ready.set()
-                await trio.to_thread.run_sync(self.go.wait)
-                await table.play_turn(random.Random(3), spare_king=True)
-                self.played.set()
-                await trio.to_thread.run_sync(self.done.wait)
-
-        try:
-            trio.run(main)
-        except BaseException as error:  # reported on the test's thread
-            self.error = error
-            self.ready.set()
-            self.played.set()
-
-    def __enter__(self):
-        self.thread.start()
-        assert self.ready.wait(30) and self.error is None, self.error
-        return self
-
-    def play_one_turn(self) -> None:
-        self.go.set()
-        assert self.played.wait(30) and self.error is None, self.error
-
-    def __exit__(self, *exc):
-        self.done.set()
-        self.thread.join(30)
+def two_seats(server) -> TableInThread:
+    """A friend game whose seats wait for a roll; `act()` plays one random legal turn."""
+    return TableInThread(
+        server, lambda table: table.wait_for_roll(), lambda table: table.play_turn(random.Random(3), spare_king=True)
+    )
 
 
 def pieces_drawn(page, game_id: str, wanted: set[str]) -> None:
@@ -202,14 +162,14 @@ def pieces_drawn(page, game_id: str, wanted: set[str]) -> None:
 def test_the_wall_shows_each_position_and_follows_it(server, context):
     page = context.new_page()
     page.goto(server.base_url + "/")
-    with TwoSeats(server) as game:
+    with two_seats(server) as game:
         state = lambda: httpx.get(f"{server.base_url}/games/{game.game_id}", timeout=10).json()  # noqa: E731
         before = state()["dfen"]
         pieces_drawn(page, game.game_id, squares(before))
         tile = page.locator(f'#live-games li[data-game="{game.game_id}"] a')
         expect(tile).to_have_attribute("href", f"/play/{game.game_id}")
         expect(tile).to_contain_text("Anonymous")  # as the game page, the seeks and the records call one
-        game.play_one_turn()
+        game.act()  # one turn
         after = state()["dfen"]
         assert squares(after) != squares(before)
         pieces_drawn(page, game.game_id, squares(after))  # without a reload

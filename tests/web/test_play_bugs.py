@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import build_turn, open_seats, pending, play_until_both_played
+from tests.support.browser import build_turn, open_seats, pending, play_until_both_played, seat_link
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -107,7 +107,7 @@ def test_a_seat_link_someone_else_holds_watches_the_game_and_says_why(server, co
         page = other.new_page()
         sockets = []
         page.on("websocket", lambda socket: sockets.append(socket.url))
-        page.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
+        page.goto(seat_link(base, game, "Black"))
         expect(page.locator("#seat-refused")).to_be_visible()
         expect(page.locator("#seat-refused")).to_have_text(
             "This link's seat is taken by someone else: you are watching the game.")

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import uuid
 
 import httpx
 import pytest
-import trio
 from playwright.sync_api import expect
 
 from playsite.wire import GameEnded, Resign, encode_command
 
-from tests.support.browser import PHONE, pending, open_seats
-from tests.support.client import Player, Table, create_game
+from tests.support.browser import PHONE, open_seats, pending, seat_link
+from tests.support.client import TableInThread
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
 from tests.support.waiting import wait_until_sync
@@ -214,7 +212,7 @@ def test_before_the_first_roll_the_status_says_who_is_awaited(server, context):
     players"); a spectator, that the game has not begun."""
     game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
     mine = context.new_page()
-    mine.goto(f"{server.base_url}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    mine.goto(seat_link(server.base_url, game, "White"))
     expect(mine.locator("#status")).to_have_text("Waiting for your opponent to join...")
     watcher = context.new_page()
     watcher.goto(f"{server.base_url}/play/{game['gameId']}")
@@ -237,11 +235,11 @@ def test_the_move_list_shows_the_turn_that_ended_the_game_beside_the_result(stor
     context = chromium.new_context(viewport={"width": 1366, "height": 900})
     context.add_init_script(f"localStorage.setItem('playsite.guestId', '{white}')")
     page = context.new_page()
-    with LongGame(server, turns=30, white_guest=white) as game:
+    with long_game(server, turns=30, white_guest=white) as game:
         page.goto(f"{server.base_url}/play/{game.game_id}#seat=White&token={game.tokens['White']}")
         expect(page.locator("#role")).to_have_text("You play White")
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
-        game.finish()  # Black resigns
+        game.act()  # Black resigns
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#rematch-slot")).to_have_attribute("data-phase", "available")  # laid out after a read
         page.wait_for_timeout(300)
@@ -253,52 +251,16 @@ def test_the_move_list_shows_the_turn_that_ended_the_game_beside_the_result(stor
     context.close()
 
 
-class LongGame:
-    """A friend game played `turns` turns on its sockets (in a thread of its own, so the
-    browser stays on the test's thread), White's as `white_guest`; Black resigns on `finish()`."""
+def long_game(server, turns: int, white_guest: str) -> TableInThread:
+    """A friend game played `turns` turns on its sockets, White's as `white_guest`; `act()`: Black resigns."""
+    async def play(table):
+        rng = random.Random(5)
+        for _ in range(turns):
+            await table.play_turn(rng, spare_king=True)
 
-    def __init__(self, server, turns: int, white_guest: str):
-        self.server, self.turns, self.white_guest = server, turns, white_guest
-        self.game_id: str | None = None
-        self.tokens: dict[str, str] = {}
-        self.ready, self.go, self.done = threading.Event(), threading.Event(), threading.Event()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
+    async def resign(table):
+        black = table.players["Black"]
+        await black.ws.send_message(encode_command(Resign()))
+        await table.wait_for(black, lambda event: isinstance(event, GameEnded))
 
-    def _run(self) -> None:
-        async def main():
-            game = await create_game(self.server.base_url, timeControl={"Unlimited": {}})
-            self.game_id = game["gameId"]
-            self.tokens = {seat: game["seats"][seat.lower()]["token"] for seat in ("White", "Black")}
-            white = Player(self.server.ws_url, game, "White", guest=self.white_guest)
-            table = Table(white, Player(self.server.ws_url, game, "Black"))
-            async with table.open():
-                rng = random.Random(5)
-                for _ in range(self.turns):
-                    await table.play_turn(rng, spare_king=True)
-                self.ready.set()
-                await trio.to_thread.run_sync(self.go.wait)
-                await table.players["Black"].ws.send_message(encode_command(Resign()))
-                await table.wait_for(table.players["Black"], lambda e: isinstance(e, GameEnded))
-                self.done.set()
-                await trio.to_thread.run_sync(self.go.wait)
-
-        try:
-            trio.run(main)
-        except BaseException as error:  # reported on the test's thread
-            self.error = error
-            self.ready.set()
-            self.done.set()
-
-    def __enter__(self):
-        self.thread.start()
-        assert self.ready.wait(120) and self.error is None, self.error
-        return self
-
-    def finish(self) -> None:
-        self.go.set()
-        assert self.done.wait(30) and self.error is None, self.error
-
-    def __exit__(self, *exc):
-        self.go.set()
-        self.thread.join(30)
+    return TableInThread(server, play, resign, white_guest=white_guest, ready_s=120)

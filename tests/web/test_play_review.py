@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
-from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_until_both_played
+from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_until_both_played, seat_link
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site  # noqa: F401 (a fixture)
@@ -110,7 +110,7 @@ def test_an_abort_on_time_before_both_have_played_says_who_ran_out(server, conte
     pages = {}
     for seat in ("White", "Black"):
         pages[seat] = context.new_page()
-        pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        pages[seat].goto(seat_link(base, game, seat))
     mover = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
     for seat, page in pages.items():  # nobody plays: the mover's 2 s run out, and nobody has played yet
         expect(page.locator("#result-title")).to_have_text("Game aborted", timeout=15_000)
@@ -418,10 +418,10 @@ def test_a_rated_game_that_turns_casual_says_why(site, chromium):  # noqa: F811
         ):
             game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
             white = alice.new_page()
-            white.goto(f"{base}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+            white.goto(seat_link(base, game, "White"))
             expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
             black = other.new_page()
-            black.goto(f"{base}/play/{game['gameId']}#seat=Black&token={game['seats']['black']['token']}")
+            black.goto(seat_link(base, game, "Black"))
             expect(black.locator("#role")).to_have_text("You play Black")
             expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Casual")
             expect(white.locator("#message")).to_have_text(why)

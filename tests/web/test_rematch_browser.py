@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
-from tests.support.browser import pending, play_turn, turn_in_list
+from tests.support.browser import pending, play_turn, seat_link, turn_in_list
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
@@ -89,7 +89,7 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
         expect(later.locator("#result-title")).to_contain_text("resigned")
         # ... and so does a player's, in a new tab of their own (play-through, session 51)
         player_again = contexts["White"].new_page()
-        player_again.goto(f"{base}/play/{game_id}#seat=White&token={game['seats']['white']['token']}")
+        player_again.goto(seat_link(base, game, "White"))
         again = player_again.locator("#rematch-status a")
         expect(again).to_have_text("Open the rematch")
         expect(again).to_have_attribute("href", f"/play/{successor}")

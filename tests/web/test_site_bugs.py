@@ -14,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import seat_link
 from tests.support.server import ServerProcess
 
 
@@ -41,13 +42,13 @@ def test_live_games_appear_on_the_home_page_without_a_reload(server, context):
     tile = page.locator(f'#live-games a[href="/play/{created["gameId"]}"]')
     # a friend game nobody has joined is nothing to watch yet; once both players are in, it is
     seats = [context.new_page() for _ in range(2)]
-    seats[0].goto(f'{server.base_url}/play/{created["gameId"]}#seat=White&token={created["seats"]["white"]["token"]}')
+    seats[0].goto(seat_link(server.base_url, created, "White"))
     expect(seats[0].locator("#connection")).to_have_attribute("data-state", "open")
     for _ in range(2):  # two reads of the wall that listed the game, not begun: not shown
         page.wait_for_event("requestfinished", predicate=lambda request: request.url.endswith("/games"), timeout=15_000)
     expect(tile).to_have_count(0)
     expect(page.locator("#live-games")).to_contain_text("No game is being played")
-    seats[1].goto(f'{server.base_url}/play/{created["gameId"]}#seat=Black&token={created["seats"]["black"]["token"]}')
+    seats[1].goto(seat_link(server.base_url, created, "Black"))
     expect(tile).to_be_visible()
 
 
