@@ -57,6 +57,7 @@ const view = {
   clocks: null,
   clockSeat: null,
   clockAt: 0,
+  finalClocks: false, // the clocks are the server's for an ended game
   initialMs: null,
   incrementMs: 0,
   lowWarned: false,
@@ -498,8 +499,10 @@ function step(delta) {
 
 // ----- clocks ---------------------------------------------------------------------------------------
 
-function setClocks(clocks, running) {
+// `final`: the clocks of an ended game as the server stopped them (exact to the millisecond).
+function setClocks(clocks, running, { final = false } = {}) {
   view.clocks = clocks;
+  view.finalClocks = final;
   view.clockSeat = view.ended ? null : running;
   view.clockAt = performance.now();
   view.lowWarned = false;
@@ -583,12 +586,14 @@ function drawGameKind() {
 
 // ----- the end --------------------------------------------------------------------------------------
 
-// The seat whose clock has run out, if one has (as this page counts it: within half a second).
+// The seat whose clock has run out, if one has: on the server's final clocks, the one at zero;
+// on this page's own count, within half a second.
 function outOfTime() {
   if (!view.clocks) return null;
+  const margin = view.finalClocks ? 0 : 500;
   return ["White", "Black"].find((seat) => {
     const running = view.clockSeat === seat ? performance.now() - view.clockAt : 0;
-    return view.clocks[seat.toLowerCase()] - running <= 500;
+    return view.clocks[seat.toLowerCase()] - running <= margin;
   }) ?? null;
 }
 
@@ -650,6 +655,17 @@ function showOver(over, { fresh }) {
     playSound("end");
     announce(`Game over. ${title}.`);
     if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine);
+    // This page's count of the clocks lags the server's on a busy machine (a late frame starts it
+    // late): the final clocks, each stopped where the end found it, replace it, and say whose
+    // clock ran out when a game is aborted on time.
+    getJson(`/games/${gameId}`).then((answer) => {
+      if (answer.status !== 200 || !answer.body?.status?.Ended || !answer.body.clocks || view.over !== over) return;
+      setClocks(answer.body.clocks, null, { final: true });
+      const words = endingWords(over);
+      $("result-detail").textContent = words.detail;
+      $("result-detail").hidden = !words.detail;
+      draw();
+    }).catch(() => {});
   } else if ((view.rated && over.result !== null) || over.termination === "Resign") {
     // Opened after the end: the record says when the game ended, and so which period rated it,
     // and whether a "resignation" was a forfeit for leaving.
@@ -773,7 +789,7 @@ async function onEvent(event) {
     view.drawOfferFrom = null;
     view.notice = "";
     const underWay = state.status.Active && (state.dicePending || body.history.length > 0);
-    setClocks(state.clocks, underWay ? state.activeSeat : null);
+    setClocks(state.clocks, underWay ? state.activeSeat : null, { final: Boolean(state.status.Ended) });
     view.diceSeat = null;
     view.dice = [];
     if (state.status.Ended) {
