@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import trio
 from quart import Response
 
 from playsite import principals
@@ -122,7 +123,7 @@ def game_routes(registry: Registry, store: Store, sockets: SocketLimits, setting
     @routes.get("/games/<game_id>")
     async def read_game(game_id: str) -> Response:
         view = await view_of(game_id)
-        return Response(view.state_text(), content_type="application/json", headers={"Cache-Control": "no-cache"})
+        return Response(view.state_text(trio.current_time()), content_type="application/json", headers={"Cache-Control": "no-cache"})
 
     @routes.get("/games/<game_id>/moves")
     async def read_moves(game_id: str) -> Response:

@@ -59,6 +59,10 @@ class GameClock:
         if self.started_at is not None:
             self.started_at += seconds
 
+    def copy(self) -> GameClock:
+        """A copy that later changes to this clock leave alone (a published view reads it)."""
+        return attrs.evolve(self, remaining_ms=dict(self.remaining_ms))
+
     def read(self, now: float) -> Clocks:
         """Both clocks as they stand at `now`, the running one counting down live."""
         shown = dict(self.remaining_ms)

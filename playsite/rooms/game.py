@@ -252,6 +252,7 @@ class Game:
             packed=self.packed if self.phase is RoomPhase.PLAYING else None,
             turn=Turn(seat=self.active_seat, phase=self.phase),
             principals={seat: state.principal for seat, state in self.seats.items()},
+            running=self.clock.copy() if self.clock is not None and self.clock.running is not None else None,
         )
 
     def _public_state(self, now: float) -> PublicGameState:

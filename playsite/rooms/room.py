@@ -278,14 +278,14 @@ class Room:
         return self.published.turn
 
     def public_state(self) -> PublicGameState:
-        """The public state of the last committed version."""
-        return self.published.state
+        """The public state of the last committed version, its clocks as they stand now."""
+        return self.published.state_at(trio.current_time())
 
     def state_text(self) -> str:
-        return self.published.state_text()
+        return self.published.state_text(trio.current_time())
 
     def snapshot_text(self, *, spectator: bool = False) -> str:
-        return self.published.snapshot_text(spectator=spectator)
+        return self.published.snapshot_text(trio.current_time(), spectator=spectator)
 
     def _publish_view(self) -> None:
         """The working state is committed: from now on, it is what the public reads."""
@@ -340,13 +340,17 @@ class Room:
     async def _commit(self) -> None:
         """Finish a roll, persist the new state, then broadcast its events, then answer the requesters."""
         await self._settle_roll()
-        if self.game.changed:
+        changed = self.game.changed
+        if changed:
             if not await self._persist() and not await self._stands():
                 self._roll_back_and_abort()
                 await self._persist()  # terminal: retried until it commits
         events = self.game.take_events()
         replies, self._pending_replies = self._pending_replies, []
-        self._publish_view()
+        if changed or events:
+            # A version nobody changed (a socket come or gone) keeps its view, and with it the
+            # Snapshot already encoded for the next socket (its clocks are read as it is sent).
+            self._publish_view()
         self.completed = self.ended
         now = trio.current_time()
         for lagging in self.fanout.broadcast(events):

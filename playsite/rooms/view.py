@@ -13,10 +13,21 @@ from collections.abc import Mapping
 import attrs
 import orjson
 
+from playsite.rooms.clock import GameClock
 from playsite.rooms.model import RoomPhase
 from playsite.rooms.trees import PackedTree
 from playsite.rules import parse_dfen
-from playsite.wire import HistoryTurn, MoveTree, PublicGameState, Seat, Snapshot, encode_event, encode_public_game_state
+from playsite.wire import (
+    Clocks,
+    HistoryTurn,
+    MoveTree,
+    PublicGameState,
+    Seat,
+    Snapshot,
+    encode_clocks,
+    encode_event,
+    encode_public_game_state,
+)
 from playsite.wire.text import compact_json
 
 
@@ -39,37 +50,69 @@ class Turn:
 
 @attrs.frozen
 class PublicView:
+    """A committed version as the public reads it. Its clocks are read when it is read: a
+    Snapshot sent, or a state served, seconds after the version was published carries what each
+    side has left then (wire.md), not what it had at the version."""
+
     state: PublicGameState
+    """The state as it was published (its clocks as they stood then: `state_at` reads them now)."""
     history: tuple[HistoryTurn, ...]
     packed: PackedTree | None
     """The full tree of the pending roll (the state may inline it, or not when it is large)."""
     turn: Turn
     principals: Mapping[Seat, str | None]
     """Seat -> who sits there, once known."""
+    running: GameClock | None = None
+    """A copy of the game's clock while one side's runs, to read the clocks at any later time."""
     _texts: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
+    _timed: dict[str, tuple[str, str]] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property
     def version(self) -> int:
         return self.state.version
 
+    def clocks_at(self, now: float) -> Clocks | None:
+        """Both clocks as they stand at trio time `now` (the running one counted down)."""
+        return self.state.clocks if self.running is None else self.running.read(now)
+
+    def state_at(self, now: float) -> PublicGameState:
+        """The public state with its clocks read at `now`."""
+        return self.state if self.running is None else attrs.evolve(self.state, clocks=self.running.read(now))
+
     def seats_of(self, principal: str) -> tuple[Seat, ...]:
         """The seats `principal` holds (both, in a game against itself)."""
         return tuple(seat for seat, holder in self.principals.items() if holder == principal)
 
-    def state_text(self) -> str:
-        """The public state as JSON, encoded once."""
+    def state_text(self, now: float) -> str:
+        """The public state as JSON at trio time `now`, encoded once."""
         if "state" not in self._texts:
             self._texts["state"] = compact_json(encode_public_game_state(self.state))
-        return self._texts["state"]
+        return self._at(now, "state")
 
-    def snapshot_text(self, *, spectator: bool = False) -> str:
-        """The Snapshot a new subscriber starts from (full history), encoded once per
-        audience: a spectator's leaves the legal-move tree out (`legalMoves: null`)."""
+    def snapshot_text(self, now: float, *, spectator: bool = False) -> str:
+        """The Snapshot a new subscriber starts from (full history) at trio time `now`, encoded
+        once per audience: a spectator's leaves the legal-move tree out (`legalMoves: null`)."""
         key = "spectator" if spectator and self.state.legal_moves else "snapshot"
         if key not in self._texts:
             state = attrs.evolve(self.state, legal_moves=None) if key == "spectator" else self.state
             self._texts[key] = encode_event(Snapshot(v=self.version, state=state, history=self.history))
-        return self._texts[key]
+        return self._at(now, key)
+
+    def _at(self, now: float, key: str) -> str:
+        """The text encoded under `key` with the clocks of `now` in place of the published ones.
+        The text is cut once around its clocks: `"clocks":` occurs once in it, as the state's key
+        (a JSON string cannot hold the unescaped quotes that spell it)."""
+        text = self._texts[key]
+        if self.running is None:
+            return text
+        parts = self._timed.get(key)
+        if parts is None:
+            published = '"clocks":' + compact_json(encode_clocks(self.state.clocks))
+            head, found, tail = text.partition(published)
+            assert found, f"no clocks in the {key} text"
+            parts = self._timed[key] = (head + '"clocks":', tail)
+        head, tail = parts
+        return head + compact_json(encode_clocks(self.running.read(now))) + tail
 
     @property
     def tree(self) -> MoveTree | None:

@@ -454,3 +454,37 @@ async def test_a_task_spawned_in_a_room_ends_with_the_game_and_none_starts_after
         with trio.fail_after(1):
             await cancelled.wait()
         assert not room.spawn(hosted, "too late"), "a finished room hosts nothing"
+
+
+async def test_a_late_reader_sees_the_clock_counted_down_to_when_it_reads(autojump_clock):
+    """wire.md: clocks are what each side has left when the message is sent. A Snapshot and the
+    public state read 7 s into White's roll showed White's full minute: the room's view was made
+    at the roll and kept its clocks."""
+    async with running_registry(seeds=[seed_where(playable)]) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 0)), purpose_general(), ())
+        await trio.sleep(7)
+        spectator = await attach(room)
+        snapshot = decode_event(await spectator.events.receive())
+        assert isinstance(snapshot, Snapshot)
+        assert (snapshot.state.clocks.white_ms, snapshot.state.clocks.black_ms) == (53_000, 60_000)
+        await trio.sleep(2)
+        state = json.loads(room.state_text())
+        assert state["clocks"] == {"white": 51_000, "black": 60_000}
+        assert room.public_state().clocks.white_ms == 51_000
+
+
+async def test_sockets_coming_and_going_keep_the_version_s_view_and_its_encoded_snapshot(autojump_clock):
+    """A spectator's arrival or departure changes nothing of the game: the room keeps the view it
+    published (and the Snapshot it encoded for the first of them), and each Snapshot still
+    carries the clocks of the moment it is sent."""
+    async with running_registry(seeds=[seed_where(playable)]) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 0)), purpose_general(), ())
+        view = room.published
+        clocks = []
+        for _ in range(3):
+            await trio.sleep(1)
+            spectator = await attach(room)
+            clocks.append(decode_event(await spectator.events.receive()).state.clocks.white_ms)
+            await detach(room, spectator)
+        assert room.published is view
+        assert clocks == [59_000, 58_000, 57_000]
