@@ -151,6 +151,7 @@ class Room:
                 self.game.setup = self.setup = committed
                 self._setup_record = None
                 data = self._attempted = self._dump(self.state())  # what the commit wrote
+                self._publish_view()  # the public reads the committed setup (a rematch's join deadline)
             self._durable = data
             return None
         store = self.store
@@ -312,7 +313,7 @@ class Room:
             self.game.start(now)
         task_status.started()
         try:
-            await self._commit()
+            await self._commit(publish=True)  # starting (or resuming) may change what the public sees
             while not self.ended:
                 intent = None
                 with trio.move_on_at(self.game.next_deadline()):
@@ -337,8 +338,9 @@ class Room:
         """Answer once what the intent changed is committed (verdicts follow the broadcast)."""
         self._pending_replies.append((reply, value))
 
-    async def _commit(self) -> None:
-        """Finish a roll, persist the new state, then broadcast its events, then answer the requesters."""
+    async def _commit(self, *, publish: bool = False) -> None:
+        """Finish a roll, persist the new state, then broadcast its events, then answer the
+        requesters. The view is published anew for a new version (or when `publish` says so)."""
         await self._settle_roll()
         changed = self.game.changed
         if changed:
@@ -347,7 +349,7 @@ class Room:
                 await self._persist()  # terminal: retried until it commits
         events = self.game.take_events()
         replies, self._pending_replies = self._pending_replies, []
-        if changed or events:
+        if changed or events or publish:
             # A version nobody changed (a socket come or gone) keeps its view, and with it the
             # Snapshot already encoded for the next socket (its clocks are read as it is sent).
             self._publish_view()
