@@ -39,6 +39,14 @@ export function verdictText(matchup) {
   return VERDICTS[matchup.result.verdict] || matchup.result.verdict;
 }
 
+// A chance as a whole percentage, never a certainty: a few one-sided games put the likelihood of
+// superiority a hair from 1 or 0, and "100%" would claim more than any sample can.
+function chance(value) {
+  if (value >= 0.995) return ">99%";
+  if (value <= 0.005) return "<1%";
+  return `${Math.round(value * 100)}%`;
+}
+
 // A figure with a true minus sign (U+2212), as the table's strengths are written.
 const decimal = (value) => value.toFixed(2).replace(/^-/, "\u2212");
 
@@ -74,13 +82,13 @@ async function load() {
     value: entry.elo,
     low: entry.ciLow,
     high: entry.ciHigh,
-    note: entry.losVsNext === null ? "" : `${Math.round(entry.losVsNext * 100)}% likely above the next`,
+    note: entry.losVsNext === null ? "" : `${chance(entry.losVsNext)} likely above the next`,
   }));
   const title = "Strength of each bot relative to the pool (Elo points, 95% interval)";
   drawAtWidth($("strength-chart"), () => intervalChart($("strength-chart"), rows, { title }));
   $("strength-table").tBodies[0].replaceChildren(...ranking.map((entry, index) => row($("strength-table"), [
     String(index + 1), botLink(entry.player), signed(entry.elo), `${signed(entry.ciLow)} to ${signed(entry.ciHigh)}`,
-    entry.losVsNext === null ? "" : `${Math.round(entry.losVsNext * 100)}%`,
+    entry.losVsNext === null ? "" : chance(entry.losVsNext),
   ])));
   $("pairs-section").hidden = !pairwise.length;
   $("pairs-table").tBodies[0].replaceChildren(...pairwise.map((matchup) => {
