@@ -30,7 +30,16 @@ from playsite.rooms.durable import dump_history_turn, dump_setup, dump_state, lo
 from playsite.rooms.fanout import Fanout, Subscriber
 from playsite.rooms.game import Game
 from playsite.rooms.intents import Abort, Attach, Detach, Intent, PlayerCommand, Rebind, Reply, Verdict
-from playsite.rooms.model import REQUIRED, TECHNICAL_ABORT_REASON, Ending, RoomSetup, RoomState, WallClock, utc_now
+from playsite.rooms.model import (
+    REQUIRED,
+    TECHNICAL_ABORT_REASON,
+    Ending,
+    RoomPhase,
+    RoomSetup,
+    RoomState,
+    WallClock,
+    utc_now,
+)
 from playsite.rooms.persistence import DurabilityPolicy, RoomStore, attempt_write, read_back_durably, telemetry
 from playsite.rooms.trees import Trees
 from playsite.rooms.view import PublicView, Turn
@@ -91,8 +100,9 @@ class Room:
         self.persistence_stalled = False
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_replies: list[tuple[Reply[Any], object]] = []
-        self._named: list[Seat] = []
-        """Seats given a name in the version being written: told as Presence once it is published."""
+        self._presence_due: list[Seat] = []
+        """Seats to tell as Presence once the version being written is published: a seat given a
+        name, and both seats when the game begins (a page waiting for its opponent learns so)."""
         self._setup_record: dict[str, Any] | None = None
         self._history_records: list[dict[str, Any]] = []
         """`durable.dump_history_turn` of each turn of the history so far (see `_dump`)."""
@@ -359,8 +369,8 @@ class Room:
             self._seat_left(lagging, now)
         for reply, value in replies:
             reply.set(value)
-        named, self._named = self._named, []
-        for seat in named:
+        due, self._presence_due = self._presence_due, []
+        for seat in dict.fromkeys(due):
             self._tell_presence(seat, now)
         taken, self._commands_taken = self._commands_taken, []
         for started in taken:
@@ -501,7 +511,7 @@ class Room:
                 if self.game.names.get(seat) != named:
                     # A name to show (a player who sat down after the start): once it is
                     # published, the pages that asked for Presence hear of the seat and read it.
-                    self._named.append(seat)
+                    self._presence_due.append(seat)
             case PlayerCommand(seat=seat, command=command):
                 self._commands_taken.append(now)
                 self._later(intent.reply, self.game.command(seat, command, now))
@@ -518,7 +528,10 @@ class Room:
         if subscriber.seat is not None:
             self.seated[subscriber] = subscriber.seat
             away = self._away(subscriber.seat)
+            waiting = self.game.phase is RoomPhase.AWAITING_JOINS
             self.game.seat_joined(subscriber.seat, now)
+            if waiting and self.game.phase is not RoomPhase.AWAITING_JOINS and not self.game.ended:
+                self._presence_due.extend(self.game.seats)  # the game begins: both are here
             if away:
                 self._tell_presence(subscriber.seat, now)
         if subscriber.presence:

@@ -96,6 +96,30 @@ async def test_a_seat_named_after_the_start_is_told_as_presence_once_published(a
         assert not any(t.startswith('{"Presence"') for t in drained(watcher)), "the same name: nothing new"
 
 
+async def test_both_seats_are_told_present_when_a_friend_game_begins(autojump_clock):
+    """Play-through (session 53): an anonymous opponent's arrival showed nowhere, so both pages
+    read "Waiting for your opponent to join..." through the seed window, until the first roll.
+    The game's beginning is told as Presence, once published, to the pages that asked for it."""
+    setup = room_setup(white=seat_setup(False), black=seat_setup(False), await_joins=True, seed_window_s=2)
+    async with running_registry() as registry:
+        room = await registry.create(setup, Purpose.GENERAL, ())
+        white, watcher = await attach(room, WHITE, presence=True), await attach(room, None, presence=True)
+        await trio.testing.wait_all_tasks_blocked()
+        assert not any(t.startswith('{"Presence"') for t in drained(white) + drained(watcher)), "nobody else here yet"
+        black = await attach(room, BLACK, presence=True)
+        await trio.testing.wait_all_tasks_blocked()
+        told = {name: drained(subscriber) for name, subscriber in (("white", white), ("black", black), ("watcher", watcher))}
+        assert presence(told["white"]) == [{"seat": "Black", "away": False}]
+        assert presence(told["black"]) == [{"seat": "White", "away": False}]
+        assert presence(told["watcher"]) == [{"seat": "White", "away": False}, {"seat": "Black", "away": False}]
+        kinds = [next(iter(json.loads(text))) for text in told["black"]]
+        assert kinds[:2] == ["Snapshot", "Presence"], "told as the game begins, before its first roll"
+
+
+def presence(texts: list[str]) -> list[dict]:
+    return [json.loads(text)["Presence"] for text in texts if text.startswith('{"Presence"')]
+
+
 def drained(subscriber) -> list[str]:
     """The texts queued for `subscriber` so far, undecoded (Presence is not an event of the wire's)."""
     texts = []

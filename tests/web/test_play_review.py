@@ -174,12 +174,17 @@ def test_a_turn_built_while_the_network_drops_is_kept_and_played_once_back(serve
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
         moves = build_turn(page, base, game["gameId"], seat, random.Random(9))
         expect(page.locator("#submit")).to_be_enabled()
+        board = page.locator("#board").bounding_box()
         network["up"] = False
         for page_end, server_end in network["sockets"]:
             server_end.close(code=4000, reason="dropped")
             page_end.close(code=4000, reason="dropped")
         expect(page.locator("#connection-lost")).to_be_visible()
         expect(page.locator("#submit")).to_be_disabled()  # nothing can be sent: never "Turn sent"
+        # Play-through (session 53): the status still said "play it (Enter)" and the bar pushed
+        # the board ~40 px down (a tap then lands on another square): it lies over the page now.
+        expect(page.locator("#status")).to_have_text("Your turn is complete and kept: it can be played once the connection is back.")
+        assert page.locator("#board").bounding_box() == board
         expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
         network["up"] = True
         expect(page.locator("#connection")).to_have_attribute("data-state", "open", timeout=30_000)
@@ -518,3 +523,29 @@ def test_the_dark_palette_darkens_the_fairness_badge_and_the_draw_banner(server,
         assert page.evaluate(LUMINANCE, "draw-offer") < 0.3, "the draw banner is dark in the dark palette"
     finally:
         dark.close()
+
+
+def test_a_page_waiting_for_its_opponent_hears_that_they_sat_down_before_the_first_roll(chromium):
+    """Play-through (session 53): two guests' friend game read "Waiting for your opponent to
+    join..." on both pages until the first roll, seconds after both were there (the seed window):
+    an anonymous opponent's arrival showed nowhere. The game's beginning is told (Presence)."""
+    from tests.support.server import ServerProcess
+
+    process = ServerProcess({"DICE_SEED_WINDOW_MS": "10000"}).start()
+    contexts = [chromium.new_context(), chromium.new_context()]  # two guests
+    try:
+        base = process.base_url
+        game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+        white = contexts[0].new_page()
+        white.goto(seat_link(base, game, "White"))
+        expect(white.locator("#status")).to_have_text("Waiting for your opponent to join...")
+        black = contexts[1].new_page()
+        black.goto(seat_link(base, game, "Black"))
+        for page in (white, black):  # within the 10 s before the first roll
+            expect(page.locator("#status")).to_have_text("The game is starting: the first roll is coming...", timeout=8_000)
+        expect(white.locator("#player-black .name")).not_to_contain_text("waiting")
+        assert pending(base, game["gameId"]) is None, "the dice are not rolled yet"
+    finally:
+        for context in contexts:
+            context.close()
+        process.close()

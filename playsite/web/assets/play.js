@@ -73,6 +73,7 @@ const view = {
   animate: false,
   notice: "",
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
+  present: {}, // seat -> true once told it is here (the game began: both seats are taken)
   forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
   confirming: false,
   connection: "connecting",
@@ -250,7 +251,8 @@ function drawBoard() {
 // The other seat of this page's game, before the game begins, still empty.
 function awaitedSeat(seatName) {
   const face = view.players?.[seatName.toLowerCase()];
-  return Boolean(view.namesBeforeStart && !view.ended && mine && mine !== seatName && face?.kind !== "Bot" && !face?.name);
+  return Boolean(view.namesBeforeStart && !view.ended && mine && mine !== seatName && face?.kind !== "Bot" && !face?.name
+    && !view.present[seatName]);
 }
 
 // The friend's link (this tab created the game) while the friend has not come.
@@ -349,9 +351,10 @@ function drawStatus() {
   if (!view.diceSeat) return;
   if (view.diceSeat === mine && view.waiting) return setStatus("Turn sent...", "sent");
   if (view.diceSeat === mine && view.tree) {
-    return setStatus(view.partial.length && !Object.keys(view.node).length
-      ? `Your turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.`
-      : "Your turn: move the pieces your dice allow.", "your-turn");
+    if (!view.partial.length || Object.keys(view.node).length) return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
+    // the turn cannot be sent while the connection is down (the button waits for it)
+    return setStatus(view.connection === "open" ? `Your turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.`
+      : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
   }
   setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
 }
@@ -871,6 +874,13 @@ async function onEvent(event) {
     view.away[body.seat] = body.away ? (body.forfeitAt ? Date.parse(body.forfeitAt) : true) : null;
     if (body.away && !was) announce(`${body.seat === mine ? "You" : body.seat} left the game.`);
     else if (!body.away && was) announce(`${body.seat} is back.`);
+    if (!body.away && mine && body.seat !== mine && awaitedSeat(body.seat)) {
+      // the opponent sat down (the game begins): no longer waiting for them to join
+      view.present[body.seat] = true;
+      setStatus("The game is starting: the first roll is coming...", "waiting-players");
+      announce("Your opponent is here. The game is starting.");
+      drawInvite();
+    }
     drawPlayers();
   } else if (kind === "GameEnded") {
     showOver(body.over, { fresh: true });
@@ -1018,7 +1028,6 @@ function openSocket() {
       view.connection = view.ended && state !== "open" ? "ended" : state;
       if (state === "open") view.everOpen = true;
       drawConnection();
-      fit(); // the "connection lost" bar takes room above the table
       draw();
       if (state === "open" && afterGame) afterGame.now(); // read the rematch back on reconnect
     },
