@@ -1,6 +1,8 @@
 """The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
 `/@/<nickname>`, `/@/<team>/<name>`), `GET /assets/<hashed name>`, the favicon, the header's
-site read (`GET /web/site`) and the not-found page.
+site read (`GET /web/site`), the dice verifier (`GET /verify_dice.py`, the one-file
+`playsite/verifier.py` a replay offers to anyone who would check a game without the page) and
+the not-found page.
 
 Every page has a path of its own, apart from the JSON routes it reads (`/play/<id>` beside
 `/games/<id>`, `/ranking` beside `/leaderboard`, `/@/<nickname>` beside `/players/<nickname>`),
@@ -27,6 +29,7 @@ from pathlib import Path
 from quart import Response, current_app, has_request_context, request
 from werkzeug.exceptions import NotFound
 
+from playsite import verifier
 from playsite.accounts.service import Accounts
 from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
@@ -175,6 +178,17 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     async def favicon() -> Response:
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
+
+    verifier_source = Path(verifier.__file__).read_bytes()
+
+    @routes.get("/verify_dice.py")
+    async def verify_dice() -> Response:
+        """The stand-alone verifier (Python 3 and its standard library), to download and run."""
+        return Response(verifier_source, content_type="text/x-python; charset=utf-8", headers={
+            "Content-Disposition": 'attachment; filename="verify_dice.py"',
+            "Cache-Control": "public, max-age=3600",
+            "X-Content-Type-Options": "nosniff",
+        })
 
     @routes.get("/web/site")
     async def site() -> Response:

@@ -177,7 +177,7 @@ def test_the_clock_warns_of_low_time(server, context):
     seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
     clock = pages[seat].locator(f"#clock-{seat.lower()}")
     expect(clock).to_have_class(re.compile(r"\brunning\b"))
-    expect(clock).to_have_class(re.compile(r"\blow\b"))  # under 5 s of 8
+    expect(clock).to_have_class(re.compile(r"\blow\b"))  # under half of the 8 s
     expect(pages[seat].locator("#announce")).to_have_text("Low time.")
     expect(clock).to_have_text(re.compile(r"^0:0\d\.\d$"))  # tenths under ten seconds
 
@@ -264,3 +264,18 @@ def long_game(server, turns: int, white_guest: str) -> TableInThread:
         await table.wait_for(black, lambda event: isinstance(event, GameEnded))
 
     return TableInThread(server, play, resign, white_guest=white_guest, ready_s=120)
+
+
+def test_a_short_game_s_clock_turns_red_at_ten_seconds(server, context):
+    """Play-through (session 53): at 1+0 the clock turned red at 6 s (10% of the start, at least
+    5 s), too late for a turn of up to three moves. Never under 10 s: a 20 s game's at 10."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={"timeControl": {"SuddenDeath": {"initialSeconds": 20}}}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    clock = pages[seat].locator(f"#clock-{seat.lower()}")
+    expect(clock).to_have_class(re.compile(r"\brunning\b"))
+    expect(clock).not_to_have_class(re.compile(r"\blow\b"))
+    expect(clock).to_have_class(re.compile(r"\blow\b"), timeout=15_000)
+    shown = clock.inner_text()  # tenths under ten seconds: "0:09.8"
+    assert re.fullmatch(r"0:0[6-9]\.\d|0:10(\.\d)?", shown), shown

@@ -6,7 +6,10 @@ the published golden vectors (specs/dice/vectors-v1.json) inside the browser."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -47,13 +50,15 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns'])} rolls")
     # it opens on the final position; stepping shows each turn's dice and position
     total = len(record["turns"])
-    expect(page.locator("#step")).to_have_text(f"{total} / {total}")
+    moves = (total + 1) // 2  # counted in moves, as the list numbers them (play-through s53: "61 / 61")
+    expect(page.locator("#step")).to_have_text(f"{moves} / {moves}")
+    expect(page.locator("#step")).to_have_attribute("data-step", str(total))
     page.click("#first")
-    expect(page.locator("#step")).to_have_text(f"0 / {total}")
+    expect(page.locator("#step")).to_have_text(f"0 / {moves}")
     expect(page.locator('[data-square="e1"]')).to_have_attribute("data-piece", "K")
     page.keyboard.press("ArrowRight")
     first = record["turns"][0]
-    expect(page.locator("#step")).to_have_text(f"1 / {total}")
+    expect(page.locator("#step")).to_have_text(f"1 / {moves}")
     expect(page.locator("#dice")).to_have_text(" ".join(map(str, first["dice"])))
     expect(page.locator("#dice .die").first).to_have_attribute("aria-label", f"die: {PIECES[first['dice'][0]]}")
     expect(page.locator("#turn-check")).to_have_text("\u2713 dice verified")  # dice words, not chess's check
@@ -68,7 +73,7 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
         assert re.fullmatch(rf"[NBRQK]?{uci[:2]}[-x]{uci[2:4]}(=[NBRQ])?", word), (word, uci)
     expect(page.locator(f'[data-square="{played["moves"][-1][2:4]}"]')).to_contain_class("last-move")
     page.click("#last")
-    expect(page.locator("#step")).to_have_text(f"{total} / {total}")
+    expect(page.locator("#step")).to_have_text(f"{moves} / {moves}")
     # numbered as chess numbers moves (and the play page its list): a White turn and the Black
     # one after it share a number
     last_seat = record["turns"][-1]["activeColor"]
@@ -79,6 +84,33 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(page.locator("#prev")).to_be_disabled()
     page.keyboard.press("End")
     expect(page.locator("#next")).to_be_disabled()
+
+
+def test_the_fairness_details_say_what_was_proven_and_how_to_check_it_without_the_page(server_with_a_game, context, tmp_path):
+    """Play-through (session 53): the details named a file of the repository ("docs/dice.md")
+    and showed players' seeds nobody sent as `""`. They say in words what the check proves, and
+    offer the one-file verifier with the command to run on this game's record, which works."""
+    server, _ = server_with_a_game
+    game_id = finished_game(server, 2, seed=11)  # no seeds of the players'
+    page = context.new_page()
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+    page.click("#fairness-details summary")
+    details = page.locator("#fairness-details")
+    expect(details).to_contain_text("could neither pick the dice as the game went nor change them afterwards")
+    expect(details).not_to_contain_text("docs/")
+    expect(page.locator("#client-white")).to_have_text("none sent")
+    expect(page.locator("#client-black")).to_have_text("none sent")
+    command = page.locator("#verify-command").inner_text()
+    assert command == f"python3 verify_dice.py {server.base_url}/games/{game_id}/history", command
+    with page.expect_download() as download:
+        page.click('a[href="/verify_dice.py"]')
+    assert download.value.suggested_filename == "verify_dice.py"
+    script = tmp_path / "verify_dice.py"
+    download.value.save_as(script)
+    ran = subprocess.run([sys.executable, str(script), *command.split()[2:]], capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
 def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, context):
@@ -198,14 +230,14 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             # a click on the board keeps the page's keys; arrows on a focused square move on the board
             if page.locator("#last").is_enabled():  # disabled when the turn chosen above was the last
                 page.click("#last")
-            expect(page.locator("#step")).to_have_text(f"{len(turns)} / {len(turns)}")
+            expect(page.locator("#step")).to_have_attribute("data-step", str(len(turns)))
             page.click('[data-square="e4"]')
             page.keyboard.press("ArrowLeft")
-            expect(page.locator("#step")).to_have_text(f"{len(turns) - 1} / {len(turns)}")
+            expect(page.locator("#step")).to_have_attribute("data-step", str(len(turns) - 1))
             page.focus('[data-square="e4"]')
             page.keyboard.press("ArrowLeft")
             expect(page.locator('[data-square="d4"]')).to_be_focused()
-            expect(page.locator("#step")).to_have_text(f"{len(turns) - 1} / {len(turns)}")
+            expect(page.locator("#step")).to_have_attribute("data-step", str(len(turns) - 1))
             # the board is large: most of the window's height on a desktop, the width on a phone
             box = page.locator("#board").bounding_box()
             assert abs(box["width"] - box["height"]) < 1

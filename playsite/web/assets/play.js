@@ -520,8 +520,11 @@ function stopClock(seat, increment) {
   view.clockAt = performance.now();
 }
 
+// Red from 20 s, or 10% of the starting time when that is less, but never under 10 s (a turn is
+// up to three moves: 6 s at 1+0 came too late) nor over half the starting time (a 8 s move).
 function lowThreshold() {
-  return view.initialMs ? Math.min(20_000, Math.max(5_000, view.initialMs * 0.1)) : 20_000;
+  if (!view.initialMs) return 20_000;
+  return Math.min(20_000, Math.max(10_000, view.initialMs * 0.1), view.initialMs / 2);
 }
 
 // "left the game: loses in 23 s" while a player is away (Presence frames), counted down here.

@@ -48,7 +48,9 @@ function show(step) {
   // one step forward slides the turn's pieces; a jump redraws at once
   board.set({ pieces: parsePlacement(positionAt(view.step)), lastMove: lastMoveOf(view.step),
     animate: view.step === previous + 1 });
-  $("step").textContent = `${view.step} / ${turns.length}`;
+  // counted in moves, as the list numbers them (White's turn and Black's after it share one)
+  const moves = turns.length ? moveNumber(turns.length - 1) : 0;
+  $("step").textContent = `${view.step ? moveNumber(view.step - 1) : 0} / ${moves}`;
   $("step").dataset.step = String(view.step);
   const turn = turns[view.step - 1];
   $("turn-seat").textContent = turn ? `Move ${moveNumber(view.step - 1)}, ${turn.activeColor}` : "The starting position";
@@ -133,8 +135,10 @@ async function load() {
   $("outcome").textContent = `${resultText(record.result, record.termination, record.disconnect)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
-  $("client-white").textContent = JSON.stringify(record.fairness.clientSeeds?.white ?? null);
-  $("client-black").textContent = JSON.stringify(record.fairness.clientSeeds?.black ?? null);
+  const seed = (text) => (text ? JSON.stringify(text) : "none sent"); // an empty one adds nothing
+  $("client-white").textContent = seed(record.fairness.clientSeeds?.white);
+  $("client-black").textContent = seed(record.fairness.clientSeeds?.black);
+  $("verify-command").textContent = `python3 verify_dice.py ${location.origin}/games/${gameId}/history`;
   listTurns();
   show(view.turns.length);
   showVerdict(await verifyRecord(record));
