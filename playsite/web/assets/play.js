@@ -210,8 +210,11 @@ function submit() {
   const command = { moves: view.partial };
   if ($("offer-draw").checked && !$("offer-draw-label").hidden) command.offerDraw = true;
   $("offer-draw").checked = false;
+  const fromButton = document.activeElement === $("submit");
   socket.send({ SubmitTurn: command });
   draw();
+  // the button disables itself while the turn is sent: the focus goes back to the board, not the page's top
+  if (fromButton) $("board").querySelector('[tabindex="0"]')?.focus({ preventScroll: true });
 }
 
 // ----- drawing ------------------------------------------------------------------------------------
@@ -458,7 +461,8 @@ function drawMoves() {
     dice.className = "turn-dice small";
     dice.setAttribute("aria-hidden", "true");
     renderDice(dice, turn.dice || [], { side: turn.seat === "Black" ? "black" : "white" });
-    dice.title = `dice ${(turn.dice || []).join(" ")}`;
+    const named = (turn.dice || []).map((die) => DIE_WORDS[die]).join(", "); // as the live region says them
+    dice.title = `dice: ${named}`;
     button.append(moves, " ", dice);
     if (turn.drawOffer) {
       const note = document.createElement("span");
@@ -466,13 +470,20 @@ function drawMoves() {
       note.textContent = drawNote(turn.drawOffer, turn.declined);
       button.append(note);
     }
-    button.setAttribute("aria-label", `${turn.seat}, dice ${(turn.dice || []).join(" ")}: ${turn.moves.length ? texts.join(", ") : "no legal move, passed"}`);
+    button.setAttribute("aria-label", `${turn.seat}, dice ${named}: ${turn.moves.length ? texts.join(", ") : "no legal move, passed"}`);
     button.setAttribute("aria-current", String(view.browsing === index));
     if (view.browsing === index) button.classList.add("current");
     button.addEventListener("click", () => browse(index));
     row.append(button);
   });
+  // The buttons are made anew: one that had the focus hands it to its successor (the turn shown),
+  // or a keyboard player stepping through the list would be sent back to the page's top.
+  const focused = list.contains(document.activeElement);
   list.replaceChildren(...rows);
+  if (focused) {
+    const played = list.querySelectorAll(".turn:not(.blank)");
+    (view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"))?.focus({ preventScroll: true });
+  }
   keepTurnInView();
   $("back-live").hidden = view.browsing === null;
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
