@@ -77,6 +77,12 @@ def test_a_long_history_draws_a_rating_graph_with_its_band_and_results(site, chr
     assert graph.locator("polygon.chart-band").count() == 1
     expect(graph.locator("desc")).to_contain_text("60 rating periods")
     expect(page.locator("svg.results-chart rect.chart-win")).to_have_count(60)
+    # a period stands at the same place in both charts (play-through s53: the graph ran edge to
+    # edge, the bars sat in the middle of their slots)
+    dots = graph.evaluate("(svg) => [...svg.querySelectorAll('circle.chart-dot')].map((c) => Number(c.getAttribute('cx')))")
+    bars = page.locator("svg.results-chart").evaluate(
+        "(svg) => [...svg.querySelectorAll('rect.chart-win')].map((r) => Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2)")
+    assert len(dots) == len(bars) == 60 and all(abs(a - b) < 0.01 for a, b in zip(dots, bars)), (dots[:3], bars[:3])
     # against acme/moon 24 won, 0 drawn, 0 lost; zen/sun 5, 8, 0: counts that never wrap apart
     # (read as text: Playwright's text matching takes a no-break space for a space)
     expect(page.locator("#opponents tbody tr")).to_have_count(2)
@@ -182,4 +188,6 @@ def test_periods_seconds_apart_get_distinct_time_labels(site, migrated_url, chro
         ".map((t) => t.textContent)", float(bottom) - 8)
     assert len(labels) >= 2 and all(a != b for a, b in zip(labels, labels[1:])), labels
     assert all(label.count(":") == 2 for label in labels), labels  # hours, minutes and seconds
+    assert re.match(r"^[A-Z][a-z]{2} \d{1,2}, \d\d:", labels[0]), labels  # and the day, once
+    assert not any(re.match(r"^[A-Z]", label) for label in labels[1:]), labels
     context.close()

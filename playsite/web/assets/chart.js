@@ -89,8 +89,8 @@ function shortTime(at, seconds = false) {
 
 // Up to `wanted` labels under the x axis: dates, or dates with the time of day when the
 // points span less than three days (a busy bot plays a period every hour), with the seconds
-// when they span less than ten minutes (periods seconds apart, as the demo runs them). Never
-// the same label twice in a row.
+// when they span less than ten minutes (periods seconds apart, as the demo runs them: the first
+// label then carries the date too). Never the same label twice in a row.
 function spreadLabels(points, x, width) {
   const wanted = Math.max(2, Math.floor(width / 130));
   if (!points.length) return [];
@@ -103,7 +103,16 @@ function spreadLabels(points, x, width) {
     chosen.push(points.length - 1);
   }
   const labels = chosen.map((i) => ({ x: x(i), text: label(points[i].at) }));
-  return labels.filter((item, n) => n === 0 || item.text !== labels[n - 1].text);
+  const kept = labels.filter((item, n) => n === 0 || item.text !== labels[n - 1].text);
+  if (span < 600e3) kept[0] = { ...kept[0], text: `${shortDate(points[chosen[0]].at)}, ${kept[0].text}` };
+  return kept;
+}
+
+// Where the i-th of `count` periods stands: the middle of its slot, in the rating graph and in
+// the results bars alike, so one period is at the same place in both.
+function slotX(count, plotW) {
+  const slot = plotW / count;
+  return (i) => MARGIN.left + slot * (i + 0.5);
 }
 
 // A rating over time: `points` are {at, rating, rd}; the band is rating ± 2 rd (about 95%).
@@ -123,7 +132,7 @@ export function ratingChart(container, points, { name = "the player" } = {}) {
   const yMin = Math.min(yTicks[0], ...lows), yMax = Math.max(yTicks[yTicks.length - 1], ...highs);
   const plotH = height - MARGIN.top - MARGIN.bottom, plotW = width - MARGIN.left - MARGIN.right;
   const y = (v) => MARGIN.top + plotH * (1 - (v - yMin) / (yMax - yMin || 1));
-  const x = (i) => MARGIN.left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1));
+  const x = slotX(points.length, plotW);
   axes(svg, width, height, yTicks, y, spreadLabels(points, x, width));
   const top = points.map((p, i) => `${x(i)},${y(p.rating + 2 * p.rd)}`);
   const bottom = points.map((p, i) => `${x(i)},${y(p.rating - 2 * p.rd)}`).reverse();
@@ -152,7 +161,7 @@ export function resultsChart(container, points, { name = "the player" } = {}) {
   const top = Math.max(most, yTicks[yTicks.length - 1]);
   const y = (v) => MARGIN.top + plotH * (1 - v / top);
   const slot = plotW / points.length, barW = Math.max(2, Math.min(28, slot * 0.7));
-  const x = (i) => MARGIN.left + slot * (i + 0.5);
+  const x = slotX(points.length, plotW);
   axes(svg, width, height, yTicks, y, spreadLabels(points, x, width));
   points.forEach((p, i) => {
     let base = 0;
