@@ -65,7 +65,7 @@ CLIENT_SECRET_FILE = "identity-client-secret"
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 AUTHORIZE_FIELDS = ("client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method")
-CSP = "default-src 'none'; style-src 'self'; form-action 'self' {site}; frame-ancestors 'none'; base-uri 'none'"
+CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' {site}; frame-ancestors 'none'; base-uri 'none'"
 """form-action also covers where the form's answer redirects: the server's callback."""
 PAGE_HEADERS = {
     "Cache-Control": "no-store",
@@ -196,6 +196,13 @@ class DemoIdentityProvider:
         @app.get("/jwks")
         async def jwks() -> ResponseReturnValue:
             return {"keys": [{**self.key.as_dict(private=False), "kid": self.kid, "use": "sig", "alg": "ES256"}]}
+
+        icon = (Path(__file__).parents[1] / "web" / "assets" / "favicon.svg").read_bytes()
+
+        @app.get("/favicon.ico")
+        async def favicon() -> Response:
+            """playsite's icon, for the tab (a browser asks for it; a 404 was a console error)."""
+            return Response(icon, content_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
         @app.get("/sign-in.css")
         async def style() -> Response:

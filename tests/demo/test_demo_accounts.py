@@ -39,12 +39,17 @@ def state(base: str, game_id: str) -> dict:
 
 
 def sign_in(page, base: str, nickname: str) -> None:
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.goto(f"{base}/auth/login?next=/")
     expect(page.locator("body")).to_contain_text("Demo identity provider")
+    icon = page.request.get(page.url.split("/authorize")[0] + "/favicon.ico")
+    assert icon.status == 200 and icon.headers["content-type"] == "image/svg+xml"
     shot(page, f"sign-in-{nickname}")
     page.fill("#nickname", nickname)
     page.click("#sign-in")
     page.wait_for_url(f"{base}/")
+    assert errors == [], errors  # play-through s53: the provider's page had no icon (a 404 each time)
     me = page.request.get(f"{base}/auth/me")
     assert me.status == 200 and me.json()["nickname"] == nickname
 
