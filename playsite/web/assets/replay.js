@@ -135,9 +135,10 @@ async function load() {
   $("outcome").textContent = `${resultText(record.result, record.termination, record.disconnect)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
-  const seed = (text) => (text ? JSON.stringify(text) : "none sent"); // an empty one adds nothing
-  $("client-white").textContent = seed(record.fairness.clientSeeds?.white);
-  $("client-black").textContent = seed(record.fairness.clientSeeds?.black);
+  // a seed as the code it is, or in words when none was sent (an empty one adds nothing)
+  const seed = (text) => (text ? element("code", JSON.stringify(text)) : "none sent");
+  $("client-white").replaceChildren(seed(record.fairness.clientSeeds?.white));
+  $("client-black").replaceChildren(seed(record.fairness.clientSeeds?.black));
   $("verify-command").textContent = `python3 verify_dice.py ${location.origin}/games/${gameId}/history`;
   listTurns();
   show(view.turns.length);
