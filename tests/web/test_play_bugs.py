@@ -215,3 +215,30 @@ def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
     expect(strip.locator('a[href="/@/house/greedy"]')).to_have_text("house/greedy")
     expect(strip.locator(".tag")).to_have_text("BOT")
     expect(page.locator("main")).not_to_contain_text("house greedy")  # the wire's form, never shown
+
+
+def test_a_guest_s_second_tab_of_its_game_plays_its_seat(server, context):
+    """Noticed in session 51: a guest who opened its own game again in another tab (from the
+    address bar, the history, a bookmark) only watched, the seat's token being the first tab's.
+    The browser keeps it too, so the second tab plays the seat as the same guest."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    first = context.new_page()
+    first.goto(seat_link(base, game, "White"))
+    other = context.browser.new_context()  # the opponent, another guest
+    try:
+        other.new_page().goto(seat_link(base, game, "Black"))
+        again = context.new_page()
+        again.goto(f"{base}/play/{game['gameId']}")  # no token in the address
+        expect(again.locator("#role")).to_have_text("You play White")
+        expect(again.locator("#connection")).to_have_attribute("data-state", "open")
+        seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+        if seat == "White":  # its roll is played from the second tab
+            expect(again.locator("#status")).to_have_attribute("data-status", "your-turn")
+        expect(first.locator("#role")).to_have_text("You play White")  # the first tab plays on too
+        stranger = context.browser.new_context().new_page()  # another browser has no seat there
+        stranger.goto(f"{base}/play/{game['gameId']}")
+        expect(stranger.locator("#role")).to_have_text("Watching")
+        stranger.context.close()
+    finally:
+        other.close()

@@ -10,9 +10,29 @@ export function guestId() {
   return id;
 }
 
-// A seat's token is kept for this tab only (sessionStorage), never in the address bar.
+// A seat's token is kept for this tab (sessionStorage) and for the browser (localStorage, the
+// last SEATS_KEPT games), never in the address bar: another tab of the same browser opened on
+// the game plays the seat too, as the same guest (a tab's own seat comes first: one browser may
+// hold both seats of a game, a tab each).
+const SEATS = "playsite.seats";
+const SEATS_KEPT = 30;
+
+function browserSeats() {
+  try {
+    const seats = JSON.parse(localStorage.getItem(SEATS));
+    return Array.isArray(seats) ? seats : [];
+  } catch {
+    return [];
+  }
+}
+
+function keepBrowserSeats(seats) {
+  try { localStorage.setItem(SEATS, JSON.stringify(seats.slice(-SEATS_KEPT))); } catch { /* storage full or off */ }
+}
+
 export function keepSeat(gameId, seat, token) {
   sessionStorage.setItem(`playsite.seat.${gameId}`, JSON.stringify({ seat, token }));
+  keepBrowserSeats([...browserSeats().filter((kept) => kept.gameId !== gameId), { gameId, seat, token }]);
 }
 
 // The friend's link of a game this tab created, kept for this tab so the game's page can show
@@ -25,9 +45,10 @@ export function keptInvite(gameId) {
   return sessionStorage.getItem(`playsite.invite.${gameId}`);
 }
 
-// The seat was refused (taken by someone else): this tab no longer claims it.
+// The seat was refused (taken by someone else): this tab, and this browser, no longer claim it.
 export function forgetSeat(gameId) {
   sessionStorage.removeItem(`playsite.seat.${gameId}`);
+  keepBrowserSeats(browserSeats().filter((kept) => kept.gameId !== gameId));
 }
 
 // Whether a socket to `path` opens now (closed again at once): a probe of the server.
@@ -42,10 +63,13 @@ export function socketOpens(path, timeoutMs = 5000) {
 
 export function keptSeat(gameId) {
   try {
-    return JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`)) || {};
-  } catch {
-    return {};
-  }
+    const mine = JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`));
+    if (mine) return mine;
+  } catch { /* read the browser's below */ }
+  const kept = browserSeats().find((seat) => seat.gameId === gameId);
+  if (!kept) return {};
+  sessionStorage.setItem(`playsite.seat.${gameId}`, JSON.stringify({ seat: kept.seat, token: kept.token }));
+  return { seat: kept.seat, token: kept.token };
 }
 
 export async function getJson(path, etag) {
