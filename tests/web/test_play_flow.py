@@ -173,15 +173,21 @@ def test_the_mute_switch_is_remembered(server, context):
     assert page.evaluate("localStorage.getItem('playsite.muted')") == "1"
 
 
-def test_the_clock_warns_of_low_time(server, context):
-    base = server.base_url
-    game = httpx.post(f"{base}/games", json={"timeControl": {"PerMove": {"secondsPerMove": 8}}}, timeout=10).json()
+def running_clock(context, base: str, time_control: dict):
+    """A new game of `time_control` with both seats open: the page of the side to move and its
+    clock, running."""
+    game = httpx.post(f"{base}/games", json={"timeControl": time_control}, timeout=10).json()
     pages = open_seats(context, base, game)
     seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
     clock = pages[seat].locator(f"#clock-{seat.lower()}")
     expect(clock).to_have_class(re.compile(r"\brunning\b"))
+    return pages[seat], clock
+
+
+def test_the_clock_warns_of_low_time(server, context):
+    page, clock = running_clock(context, server.base_url, {"PerMove": {"secondsPerMove": 8}})
     expect(clock).to_have_class(re.compile(r"\blow\b"))  # under half of the 8 s
-    expect(pages[seat].locator("#announce")).to_have_text("Low time.")
+    expect(page.locator("#announce")).to_have_text("Low time.")
     expect(clock).to_have_text(re.compile(r"^0:0\d\.\d$"))  # tenths under ten seconds
 
 
@@ -272,12 +278,7 @@ def long_game(server, turns: int, white_guest: str) -> TableInThread:
 def test_a_short_game_s_clock_turns_red_at_ten_seconds(server, context):
     """Play-through (session 53): at 1+0 the clock turned red at 6 s (10% of the start, at least
     5 s), too late for a turn of up to three moves. Never under 10 s: a 20 s game's at 10."""
-    base = server.base_url
-    game = httpx.post(f"{base}/games", json={"timeControl": {"SuddenDeath": {"initialSeconds": 20}}}, timeout=10).json()
-    pages = open_seats(context, base, game)
-    seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
-    clock = pages[seat].locator(f"#clock-{seat.lower()}")
-    expect(clock).to_have_class(re.compile(r"\brunning\b"))
+    _, clock = running_clock(context, server.base_url, {"SuddenDeath": {"initialSeconds": 20}})
     expect(clock).not_to_have_class(re.compile(r"\blow\b"))
     expect(clock).to_have_class(re.compile(r"\blow\b"), timeout=15_000)
     shown = clock.inner_text()  # tenths under ten seconds: "0:09.8"
