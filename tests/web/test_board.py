@@ -155,6 +155,8 @@ def test_legal_destinations_are_dots_captures_rings_and_the_last_turn_is_marked(
     page.click('[data-square="e4"]')
     expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
     expect(page.locator('[data-square="e4"]')).to_have_attribute("aria-pressed", "true")
+    # said in words too (play-through s54: a screen reader heard nothing of the pick)
+    expect(page.locator('[data-square="e4"]')).to_have_attribute("aria-label", "e4, white pawn, selected: choose where it goes")
     expect(page.locator(".target")).to_have_count(2)
     expect(page.locator('[data-square="e5"]')).to_have_attribute("aria-label", "e5, legal move")
     expect(page.locator('[data-square="d5"]')).to_have_attribute("aria-label", "d5, black pawn, capture")

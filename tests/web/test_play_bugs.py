@@ -167,7 +167,7 @@ def test_a_spectator_sees_no_player_controls_and_endings_are_words(server, conte
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     game_id = game["gameId"]
     pages = open_seats(context, base, game)
-    watcher = context.new_page()
+    watcher = context.browser.new_context().new_page()  # another browser: this one's tabs play the seats
     watcher.goto(f"{base}/play/{game_id}")
     expect(watcher.locator("#connection")).to_have_attribute("data-state", "open")
     expect(watcher.locator("#role")).to_have_text("Watching")

@@ -71,7 +71,7 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     game_id = game["gameId"]
     pages = open_seats(context, base, game)
-    watcher = context.new_page()
+    watcher = context.browser.new_context().new_page()  # another browser: this one's tabs play the seats
     watcher.goto(f"{base}/play/{game_id}")
     rng = random.Random(21)
     before = []  # the position each turn with moves was rolled in
@@ -86,6 +86,14 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
         before.append(play_by_clicks(pages[seat], base, game_id, seat, rng))
         # "Play this turn" disables itself: the focus goes back to the board, not to the page's top
         assert pages[seat].evaluate("document.activeElement.closest('#board') !== null"), "focus left the board"
+    # On one's own turn, an earlier position says how to get back to play (play-through s54: it
+    # still read "move the pieces", and the board took no click)
+    seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
+    expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
+    pages[seat].click("#previous")
+    expect(pages[seat].locator("#status")).to_have_text(re.compile(r"^Your turn: back to the game to play it( \(End\))?\.$"))
+    pages[seat].click("#last")
+    expect(pages[seat].locator("#status")).to_have_text("Your turn: move the pieces your dice allow.")
     turns = watcher.locator("#history .turn:not(.blank)")
     count = turns.count()
     assert count >= 3
@@ -223,9 +231,12 @@ def test_before_the_first_roll_the_status_says_who_is_awaited(server, context):
     mine = context.new_page()
     mine.goto(seat_link(server.base_url, game, "White"))
     expect(mine.locator("#status")).to_have_text("Waiting for your opponent to join...")
-    watcher = context.new_page()
+    watcher = context.browser.new_context().new_page()  # another browser: this one's tab holds White
     watcher.goto(f"{server.base_url}/play/{game['gameId']}")
     expect(watcher.locator("#status")).to_have_text("Waiting for the game to start...")
+    again = context.new_page()  # the creator's browser, another tab: the seat's page again
+    again.goto(f"{server.base_url}/play/{game['gameId']}")
+    expect(again.locator("#status")).to_have_text("Waiting for your opponent to join...")
 
 
 @pytest.fixture

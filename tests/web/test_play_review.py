@@ -174,7 +174,6 @@ def test_a_turn_built_while_the_network_drops_is_kept_and_played_once_back(serve
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
         moves = build_turn(page, base, game["gameId"], seat, random.Random(9))
         expect(page.locator("#submit")).to_be_enabled()
-        board = page.locator("#board").bounding_box()
         network["up"] = False
         for page_end, server_end in network["sockets"]:
             server_end.close(code=4000, reason="dropped")
@@ -184,11 +183,15 @@ def test_a_turn_built_while_the_network_drops_is_kept_and_played_once_back(serve
         # Play-through (session 53): the status still said "play it (Enter)" and the bar pushed
         # the board ~40 px down (a tap then lands on another square): it lies over the page now.
         expect(page.locator("#status")).to_have_text("Your turn is complete and kept: it can be played once the connection is back.")
-        assert page.locator("#board").bounding_box() == board
+        board = page.locator("#board").bounding_box()  # compared below, once the bar is gone
+        bar = page.locator("#connection-lost").bounding_box()
+        assert bar["y"] + bar["height"] <= board["y"], (bar, board)  # over the header, not the board
         expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
         network["up"] = True
         expect(page.locator("#connection")).to_have_attribute("data-state", "open", timeout=30_000)
         expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))  # kept over the reconnect
+        expect(page.locator("#connection-lost")).to_be_hidden()
+        assert page.locator("#board").bounding_box() == board, "the bar moved the board"
         page.click("#submit")
         other = pages["Black" if seat == "White" else "White"]
         expect(other.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')).to_have_count(1)

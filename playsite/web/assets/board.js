@@ -252,6 +252,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       }
       // what the shapes say, said to a screen reader too
       let role = destsOf(name).length ? ", can move" : "";
+      if (state.selected === name) role = ", selected: choose where it goes";
       if (targets.has(name)) role = piece ? ", capture" : ", legal move";
       square.setAttribute("aria-label", squareLabel(name, piece) + role);
       square.classList.toggle("movable", destsOf(name).length > 0);

@@ -353,6 +353,10 @@ function drawStatus() {
   }
   if (!view.diceSeat) return;
   if (view.diceSeat === mine && view.waiting) return setStatus("Turn sent...", "sent");
+  if (view.diceSeat === mine && view.tree && view.browsing !== null) {
+    // the board shows an earlier position, where nothing can be played
+    return setStatus(`Your turn: back to the game to play it${KEYBOARD ? " (End)" : ""}.`, "your-turn");
+  }
   if (view.diceSeat === mine && view.tree) {
     if (!view.partial.length || Object.keys(view.node).length) return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
     // the turn cannot be sent while the connection is down (the button waits for it)
@@ -382,7 +386,8 @@ function drawPlayers() {
     }
     if (mine === seatName) parts.push(" (you)");
     if (view.away[seatName] && !view.ended) {
-      parts.push(" ", Object.assign(document.createElement("span"), { className: "away", textContent: awayWords(seatName) }));
+      const words = awayWords(seatName); // cut short on a narrow strip: the whole sentence as its tooltip
+      parts.push(" ", Object.assign(document.createElement("span"), { className: "away", textContent: words, title: words }));
     }
     name.replaceChildren(...parts);
     strip.querySelector(".side").textContent = seatName;
