@@ -4,6 +4,7 @@ whole turn is built and played without a mouse."""
 from __future__ import annotations
 
 import random
+import re
 
 import httpx
 import pytest
@@ -60,6 +61,9 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
             player.focus(f'#board .promotion button[data-move="{uci}"]')
             player.keyboard.press("Enter")
     expect(player.locator("#partial")).to_have_attribute("data-moves", " ".join(moves))
+    # each step is said (play-through s54: a screen reader heard nothing of the turn being built)
+    expect(player.locator("#announce")).to_have_text(
+        re.compile(r"(^|\. )[A-Z][a-z]+ [a-h][1-8] (to|takes) [a-h][1-8][^.]*\. The turn is complete: play it \(Enter\) or undo\.$"))
     # Focus is still on the board: Enter there plays the complete turn, as the button says.
     expect(player.locator(f'[data-square="{at}"]')).to_be_focused()
     focus_ring = player.locator(f'[data-square="{at}"]').evaluate("(square) => getComputedStyle(square).outlineStyle")

@@ -5,7 +5,7 @@
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
-import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, START_DFEN } from "./movelist.js";
+import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
@@ -161,11 +161,15 @@ function closePromotion() {
 
 function play(uci) {
   const capture = Boolean(view.pieces[uci.slice(2, 4)]);
+  const spoken = speak(view.pieces, uci);
   view.partial.push(uci);
   view.node = view.node[uci];
   view.pieces = applyMove(view.pieces, uci);
   view.animate = false;
   playSound(capture ? "capture" : "move");
+  // each step said, as the board shows it: a player by keyboard and screen reader hears the turn grow
+  const complete = !Object.keys(view.node).length;
+  announce(`${spoken[0].toUpperCase()}${spoken.slice(1)}.${complete ? ` The turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.` : ""}`);
   draw();
 }
 
