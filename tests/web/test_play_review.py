@@ -121,8 +121,8 @@ def test_an_abort_on_time_before_both_have_played_says_who_ran_out(server, conte
         who = "You" if seat == mover else mover
         expect(page.locator("#result-detail")).to_have_text(
             f"{who} ran out of time before both sides had played a turn: no result, no rating.")
-    late = context.new_page()  # opened after the end: the final clocks say it too
-    late.goto(f"{base}/play/{game['gameId']}")
+    late = context.browser.new_context().new_page()  # a spectator opened after the end: the final clocks say it too
+    late.goto(f"{base}/play/{game['gameId']}")  # (another browser: this one's tabs play the seats)
     expect(late.locator("#result-detail")).to_have_text(
         f"{mover} ran out of time before both sides had played a turn: no result, no rating.")
 
