@@ -887,8 +887,8 @@ async function onEvent(event) {
       if (body.seat !== mine) playSound(capture ? "capture" : "move");
       if (body.seat !== mine) announce(`${body.seat} played ${spoken.join(", ")}.${body.drawOffer ? " A draw is offered." : ""}`);
       view.notice = "";
+      say(""); // a sentence about the game in play (a declined draw, a refusal) is over with a turn played
     }
-    say("");
   } else if (kind === "Presence") {
     // a seat told of while its player is unnamed here: someone sat down (or was named) since
     const face = view.players?.[body.seat.toLowerCase()];
