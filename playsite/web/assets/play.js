@@ -339,6 +339,9 @@ function drawControls() {
   $("moves-box").hidden = !view.turns.length;
 }
 
+// A player's status once both seats are taken, until the first roll.
+const STARTING = "The game is starting: the first roll is coming...";
+
 function setStatus(text, kind) {
   const status = $("status");
   status.replaceChildren(text);
@@ -399,15 +402,21 @@ function drawPlayers() {
   }
 }
 
-// The move list shows the turn that matters: the newest, or the one being looked at.
+// The turn that matters in the move list: the newest, or the one being looked at.
+function shownTurn(list) {
+  if (view.browsing !== null) return list.querySelector(".turn.current");
+  const played = list.querySelectorAll(".turn:not(.blank)");
+  return played[played.length - 1];
+}
+
+// The move list shows that turn.
 function keepTurnInView() {
   const list = $("history");
   if (view.browsing === -1) {
     list.scrollTop = 0; // the start: the list from its first move
     return;
   }
-  const played = list.querySelectorAll(".turn:not(.blank)");
-  keepInView(list, view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"));
+  keepInView(list, shownTurn(list));
 }
 
 function draw() {
@@ -489,10 +498,7 @@ function drawMoves() {
   // or a keyboard player stepping through the list would be sent back to the page's top.
   const focused = list.contains(document.activeElement);
   list.replaceChildren(...rows);
-  if (focused) {
-    const played = list.querySelectorAll(".turn:not(.blank)");
-    (view.browsing === null ? played[played.length - 1] : list.querySelector(".turn.current"))?.focus({ preventScroll: true });
-  }
+  if (focused) shownTurn(list)?.focus({ preventScroll: true });
   keepTurnInView();
   $("back-live").hidden = view.browsing === null;
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
@@ -843,7 +849,7 @@ async function onEvent(event) {
       setStatus("Waiting for your opponent to join...", "waiting-players");
     } else {
       // both seats taken (a bot's, a named player's): the first roll comes within moments
-      setStatus(mine ? "The game is starting: the first roll is coming..." : "Waiting for the game to start...", "waiting-players");
+      setStatus(mine ? STARTING : "Waiting for the game to start...", "waiting-players");
     }
   } else if (kind === "DiceRolled") {
     if (view.namesBeforeStart) {
@@ -900,7 +906,7 @@ async function onEvent(event) {
     if (!body.away && mine && body.seat !== mine && awaitedSeat(body.seat)) {
       // the opponent sat down (the game begins): no longer waiting for them to join
       view.present[body.seat] = true;
-      setStatus("The game is starting: the first roll is coming...", "waiting-players");
+      setStatus(STARTING, "waiting-players");
       announce("Your opponent is here. The game is starting.");
       drawInvite();
     }
