@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
-from playsite.dice import Fairness
+from playsite.dice import Fairness, roll
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 VECTORS_PATH = REPO / "specs" / "dice" / "vectors-v1.json"
@@ -46,3 +48,17 @@ def finished_game_record(
         "turns": history,
         "fairness": fairness.reveal(),
     }
+
+
+def seed_rolling(*wanted: Callable[[tuple[int, ...]], bool]) -> bytes:
+    """A server seed whose rolls at ply 0, 1, ... satisfy `wanted`, one test per ply, with no
+    players' seeds: the first of a fixed series that does, so a test gets the same seed on every
+    run (tests/support/positioned_server.py starts a game with it)."""
+    for index in range(SEARCHED):
+        seed = hashlib.sha256(b"playsite test seed %d" % index).digest()
+        if all(test(tuple(roll(seed, "", "", ply))) for ply, test in enumerate(wanted)):
+            return seed
+    raise AssertionError(f"none of {SEARCHED} seeds rolls what the test wants")
+
+
+SEARCHED = 1_000_000

@@ -1,10 +1,13 @@
 """`playsite serve` with one more game, begun from a position the test gives, for browser tests
-of what only a rare position shows (a pawn about to promote). Everything else is the real
-server: its boot, its HTTP and WebSocket edge, its rooms, dice and trees.
+of what only a rare position shows (a pawn about to promote, a castling). Everything else is the
+real server: its boot, its HTTP and WebSocket edge, its rooms, dice and trees.
 
-    python -m tests.support.positioned_server "<DFEN>"
+    python -m tests.support.positioned_server "<DFEN>" [<server seed as hex>]
 
-prints `positioned game: {"gameId": ..., "white": <token>, "black": <token>}` once the game is
+With a server seed, that game's dice are known in advance (no page sends a player's seed, and
+the seed window is the test's: with none, every roll is `roll(seed, "", "", ply)`), so a test can
+choose a seed whose rolls give what it needs (`tests/support/dice.py`, `seed_rolling`); every
+other game draws its seed as the server always does. The process then prints `positioned game: {"gameId": ..., "white": <token>, "black": <token>}` once the game is
 created, before hypercorn's listening line (tests/support/server.ServerProcess waits for it).
 """
 
@@ -17,6 +20,7 @@ import uuid
 import trio
 
 from playsite.config import Settings
+from playsite.dice import SeedSource
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
 from playsite.rooms.model import RoomSetup
@@ -26,10 +30,23 @@ from playsite.services import boot
 from playsite.wire import BLACK, WHITE, Unlimited
 
 
-async def main(dfen: str) -> None:
+class FirstSeed:
+    """Hands out `seed` once, then whatever `then` hands out."""
+
+    def __init__(self, seed: bytes, then: SeedSource) -> None:
+        self.seed, self.then = seed, then
+
+    def new_seed(self) -> bytes:
+        seed, self.seed = self.seed, None
+        return seed if seed is not None else self.then.new_seed()
+
+
+async def main(dfen: str, seed_hex: str | None = None) -> None:
     settings = Settings.from_environ()
     async with trio.open_nursery() as nursery:
         services = await boot(settings, nursery)
+        if seed_hex is not None:  # drawn by the create below, before its first await
+            services.registry.seed_source = FirstSeed(bytes.fromhex(seed_hex), services.registry.seed_source)
         (white, white_seat), (black, black_seat) = human_seat(), human_seat()
         setup = RoomSetup(
             game_id=str(uuid.uuid4()),
@@ -51,4 +68,4 @@ async def main(dfen: str) -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main, sys.argv[1])
+    trio.run(main, *sys.argv[1:3])

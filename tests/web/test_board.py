@@ -1,7 +1,8 @@
 """The board (assets/board.js, createBoard) in Chromium against a real `playsite serve`: the
 module is loaded from the server's own /assets/ on one of its pages and driven as a page
 would drive it. Drag and drop (mouse and touch) plays a legal destination and refuses an
-illegal one, clicks select and play, legal destinations show as dots and captures as rings,
+illegal one, clicks select and play, a king put on its own rook castles where the castling is
+offered, legal destinations show as dots and captures as rings,
 the last turn is highlighted, coordinates follow the orientation, an opponent's move slides
 (not under prefers-reduced-motion), focus survives redraws, and the dark theme applies. Last,
 on the real play page, a drag builds the turn from the server's tree."""
@@ -117,6 +118,30 @@ def test_drag_and_drop_plays_a_legal_destination_and_refuses_an_illegal_one(serv
     screenshot(page, artifacts, "board-selected-light")
     page.click('[data-square="f3"]')  # a click on a destination plays the selected piece
     assert moves(page) == [["e4", "d5"], ["g1", "f3"]]
+
+
+def test_the_king_put_on_its_own_rook_castles_only_where_the_castling_is_offered(server, context):
+    page = context.new_page()
+    mount(page, server)
+    # White may castle king side only (the tree's e1g1); the a-rook's side is not offered
+    setup(page, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", dests={"e1": ["f1", "g1"], "h1": ["g1"]}, lastMove=[])
+    page.click('[data-square="e1"]')
+    expect(page.locator('[data-square="h1"]')).to_have_attribute("aria-label", "h1, white rook, castle with this rook")
+    expect(page.locator('[data-square="a1"]')).to_have_attribute("aria-label", "a1, white rook")
+    expect(page.locator('[data-square="h8"]')).to_have_attribute("aria-label", "h8, black rook")
+    page.click('[data-square="a1"]')  # not offered: the selection drops, nothing is played
+    assert moves(page) == []
+    expect(page.locator(".selected")).to_have_count(0)
+    page.click('[data-square="e1"]')
+    page.click('[data-square="h8"]')  # a rook of the other side is not a castling
+    assert moves(page) == []
+    page.click('[data-square="e1"]')
+    page.click('[data-square="h1"]')  # clicked: the castling is played as the king's move
+    drag(page, "e1", "h1")  # and dropped
+    assert moves(page) == [["e1", "g1"], ["e1", "g1"]]
+    page.click('[data-square="h1"]')  # the rook alone still moves as a rook
+    page.click('[data-square="g1"]')
+    assert moves(page) == [["e1", "g1"], ["e1", "g1"], ["h1", "g1"]]
 
 
 def test_a_touch_drag_plays_on_a_phone(server, chromium):

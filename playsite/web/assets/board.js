@@ -117,8 +117,9 @@ function slides(before, after, lastMove = []) {
 
 /**
  * A board in `element`, which it fills (the page sizes the element's container).
- * `onMove(from, to)` is called when the player plays one of `dests`; the caller then sends the
- * next `set({...})`. Every square is a button (`data-square`, `data-piece`, an aria-label like
+ * `onMove(from, to)` is called when the player plays one of `dests` (a king clicked or dropped
+ * onto its own rook plays the castling among them, `to` being the king's square); the caller
+ * then sends the next `set({...})`. Every square is a button (`data-square`, `data-piece`, an aria-label like
  * "e2, white pawn") reachable with the arrow keys; Enter or Space picks it, as a click does.
  */
 export function createBoard(element, { onMove = () => {}, label = "board" } = {}) {
@@ -142,12 +143,24 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
   const destsOf = (square) => (state.dests && state.dests[square]) || [];
   const interactive = () => Boolean(state.dests && Object.keys(state.dests).length);
 
+  // Where a move from `from` dropped or clicked on `square` goes: the square itself, or, for a
+  // king put on its own rook, the castling square on that side (as lichess lets one castle).
+  function destination(from, square) {
+    if (destsOf(from).includes(square)) return square;
+    const king = state.pieces[from], rook = state.pieces[square];
+    if (!king || !rook || king.toUpperCase() !== "K" || rook !== (king === "K" ? "R" : "r")) return null;
+    if (square[1] !== from[1]) return null;
+    const castled = `${square[0] === "h" ? "g" : "c"}${from[1]}`;
+    return (square[0] === "h" || square[0] === "a") && destsOf(from).includes(castled) ? castled : null;
+  }
+
   function pick(square) {
     const selected = state.selected;
-    if (selected && destsOf(selected).includes(square)) {
+    const to = selected && destination(selected, square);
+    if (to) {
       state.selected = null;
       paint();
-      onMove(selected, square);
+      onMove(selected, to);
       return;
     }
     if (destsOf(square).length && selected !== square) state.selected = square;
@@ -254,6 +267,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
       let role = destsOf(name).length ? ", can move" : "";
       if (state.selected === name) role = ", selected: choose where it goes";
       if (targets.has(name)) role = piece ? ", capture" : ", legal move";
+      else if (state.selected && destination(state.selected, name)) role = ", castle with this rook";
       square.setAttribute("aria-label", squareLabel(name, piece) + role);
       square.classList.toggle("movable", destsOf(name).length > 0);
       square.classList.toggle("selected", state.selected === name);
@@ -322,7 +336,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     const square = event.target.closest?.("[data-square]");
     if (!square) return;
     const name = square.dataset.square;
-    if (state.selected && destsOf(state.selected).includes(name)) return; // the click plays it
+    if (state.selected && destination(state.selected, name)) return; // the click plays it
     if (!destsOf(name).length) return;
     justSelected = state.selected === name ? null : name;
     if (state.selected !== name) { state.selected = name; paint(); }
@@ -364,10 +378,11 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     justSelected = null;
     const to = squareAt(event.clientX, event.clientY);
     if (to === from) { paint(); return; } // dropped back: stays selected
-    if (to && destsOf(from).includes(to)) {
+    const dropped = to && destination(from, to);
+    if (dropped) {
       state.selected = null;
       paint();
-      onMove(from, to);
+      onMove(from, dropped);
       return;
     }
     state.selected = null; // an illegal drop: the piece goes back

@@ -439,7 +439,7 @@ function drawMoves() {
   const rows = [];
   let pieces = parsePlacement(START_DFEN);
   view.turns.forEach((turn, index) => {
-    const { texts, after } = notateTurn(pieces, turn.moves);
+    const { texts, spoken, after } = notateTurn(pieces, turn.moves);
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
     const number = moveNumber(index);
     let row = rows[rows.length - 1];
@@ -488,7 +488,7 @@ function drawMoves() {
       note.textContent = drawNote(turn.drawOffer, turn.declined);
       button.append(note);
     }
-    button.setAttribute("aria-label", `${turn.seat}, dice ${named}: ${turn.moves.length ? texts.join(", ") : "no legal move, passed"}`);
+    button.setAttribute("aria-label", `${turn.seat}, dice ${named}: ${turn.moves.length ? spoken.join(", ") : "no legal move, passed"}`); // in words, as announced
     button.setAttribute("aria-current", String(view.browsing === index));
     if (view.browsing === index) button.classList.add("current");
     button.addEventListener("click", () => browse(index));
