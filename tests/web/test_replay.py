@@ -243,6 +243,9 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             assert abs(box["width"] - box["height"]) < 1
             if viewport is PHONE:
                 assert box["width"] >= 0.9 * PHONE["width"]
+                # the page's title first, as on a desktop (it came after the board and its steps)
+                title = page.get_by_role("heading", name="Replay").bounding_box()
+                assert title["y"] + title["height"] <= box["y"], (title, box)
             else:
                 assert box["height"] >= 0.65 * viewport["height"]
             # dark theme: the blue-grey squares of the board's dark palette

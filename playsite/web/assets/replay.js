@@ -75,8 +75,10 @@ function listTurns() {
     const button = element("button", "", { type: "button", class: "link" });
     const dice = element("span", "", { class: "dice small" });
     renderDice(dice, turn.dice, { side: turn.activeColor === "Black" ? "black" : "white" });
-    button.append(element("span", turn.activeColor, { class: "seat" }), dice,
-      element("span", written(index).join(" ") || "pass", { class: "moves" }));
+    const moves = element("span", turn.moves.length ? null : "pass", { class: "moves" });
+    // each move kept whole when a narrow list wraps them ("Ra8-b8", never "Ra8-" then "b8")
+    written(index).forEach((text, at) => moves.append(...(at ? [" "] : []), element("span", text, { class: "micro" })));
+    button.append(element("span", turn.activeColor, { class: "seat" }), dice, moves);
     const note = drawNote(turn.drawOffer, turn.drawDeclined);
     if (note) button.append(element("span", note, { class: "note" }));
     button.addEventListener("click", () => show(index + 1));
