@@ -246,6 +246,9 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
                 # the page's title first, as on a desktop (it came after the board and its steps)
                 title = page.get_by_role("heading", name="Replay").bounding_box()
                 assert title["y"] + title["height"] <= box["y"], (title, box)
+                # a narrow list wraps between moves, never inside one ("Ra8-" / "b8")
+                lines = page.locator("#turns .micro").evaluate_all("moves => moves.map((m) => m.getClientRects().length)")
+                assert lines and set(lines) == {1}, lines
             else:
                 assert box["height"] >= 0.65 * viewport["height"]
             # dark theme: the blue-grey squares of the board's dark palette
