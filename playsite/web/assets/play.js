@@ -38,6 +38,8 @@ let mine = token ? keptSeatName : returning; // null: spectator (also once the s
 const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
+// What a complete turn asks for, on the status line and in the last step's announcement.
+const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
 
 const view = {
@@ -169,7 +171,7 @@ function play(uci) {
   playSound(capture ? "capture" : "move");
   // each step said, as the board shows it: a player by keyboard and screen reader hears the turn grow
   const complete = !Object.keys(view.node).length;
-  announce(`${spoken[0].toUpperCase()}${spoken.slice(1)}.${complete ? ` The turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.` : ""}`);
+  announce(`${spoken[0].toUpperCase()}${spoken.slice(1)}.${complete ? ` The turn is complete: ${PLAY_OR_UNDO}` : ""}`);
   draw();
 }
 
@@ -367,7 +369,7 @@ function drawStatus() {
   if (view.diceSeat === mine && view.tree) {
     if (!view.partial.length || Object.keys(view.node).length) return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
     // the turn cannot be sent while the connection is down (the button waits for it)
-    return setStatus(view.connection === "open" ? `Your turn is complete: play it${KEYBOARD ? " (Enter)" : ""} or undo.`
+    return setStatus(view.connection === "open" ? `Your turn is complete: ${PLAY_OR_UNDO}`
       : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
   }
   setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
