@@ -111,6 +111,16 @@ def test_the_fairness_details_say_what_was_proven_and_how_to_check_it_without_th
     ran = subprocess.run([sys.executable, str(script), *command.split()[2:]], capture_output=True, text=True, timeout=60,
                          cwd=tmp_path, env={"PATH": os.environ["PATH"]})
     assert ran.returncode == 0, ran.stdout + ran.stderr
+    # the record itself, kept as a file, checks the same way without the server
+    with page.expect_download() as download:
+        page.click("#record")
+    assert download.value.suggested_filename == f"playsite-{game_id}.json"
+    kept = tmp_path / download.value.suggested_filename
+    download.value.save_as(kept)
+    assert json.loads(kept.read_text())["gameId"] == game_id
+    ran = subprocess.run([sys.executable, str(script), kept.name], capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
 def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, context):

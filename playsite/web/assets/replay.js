@@ -142,6 +142,8 @@ async function load() {
   $("client-white").replaceChildren(seed(record.fairness.clientSeeds?.white));
   $("client-black").replaceChildren(seed(record.fairness.clientSeeds?.black));
   $("verify-command").textContent = `python3 verify_dice.py ${location.origin}/games/${gameId}/history`;
+  $("record").href = `/games/${gameId}/history`;
+  $("record").download = `playsite-${gameId}.json`;
   listTurns();
   show(view.turns.length);
   showVerdict(await verifyRecord(record));
