@@ -191,3 +191,31 @@ def test_periods_seconds_apart_get_distinct_time_labels(site, migrated_url, chro
     assert re.match(r"^[A-Z][a-z]{2} \d{1,2}, \d\d:", labels[0]), labels  # and the day, once
     assert not any(re.match(r"^[A-Z]", label) for label in labels[1:]), labels
     context.close()
+
+
+def test_labels_under_the_graphs_never_touch(site, migrated_url, chromium):  # noqa: F811
+    """Play-through (session 53): with 14 periods under a minute apart, the last two time labels
+    of a desktop's graph stood against each other ("07:37:29 07:38:19"). The latest period keeps
+    its label; any that would touch it go."""
+    with psycopg.connect(migrated_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO bots (id, team, name, token_hash) VALUES ('acme/busy', 'acme', 'busy', %s)",
+                     (hashlib.sha256(b"acme/busy").digest(),))
+        for period in range(14):
+            conn.execute("INSERT INTO rating_history VALUES ('bot:acme/busy', %s, %s, 200, 1, 1, 0, 0)",
+                         (T0 + timedelta(seconds=40 * period + 10 * (period % 3)), 1500 + 10 * period))
+    for viewport in ({"width": 1366, "height": 900}, PHONE, {"width": 1000, "height": 800}):
+        context = chromium.new_context(viewport=viewport, timezone_id="UTC")
+        page = context.new_page()
+        page.goto(f"{site.base_url}/@/acme/busy")
+        for chart in ("svg.rating-chart", "svg.results-chart"):
+            svg = page.locator(chart)
+            expect(svg.locator("text.chart-tick").first).to_be_attached()
+            boxes = svg.evaluate(
+                "(svg) => { const bottom = svg.viewBox.baseVal.height - 8;"
+                " return [...svg.querySelectorAll('text.chart-tick')].filter((t) => Number(t.getAttribute('y')) === bottom)"
+                ".map((t) => { const b = t.getBBox(); return [b.x, b.x + b.width, t.textContent]; }); }")
+            assert len(boxes) >= 2, (viewport, chart, boxes)
+            assert boxes[-1][2] == "12:08:50", boxes  # the latest period's
+            for (_, right, _), (left, _, _) in zip(boxes, boxes[1:]):
+                assert right + 4 <= left, (viewport, chart, boxes)
+        context.close()

@@ -69,12 +69,23 @@ function axes(svg, width, height, yTicks, y, xLabels) {
     grid.append(node("text", { x: MARGIN.left - 6, y: y(value) + 4, "text-anchor": "end", class: "chart-tick" }, String(Math.round(value))));
   }
   for (const { x, text } of xLabels) {
-    // Labels near an edge are anchored to it, so they never leave the picture.
-    const anchor = x > width - 70 ? "end" : x < 70 ? "start" : "middle";
-    const at = anchor === "end" ? Math.min(x + 6, width - 2) : anchor === "start" ? Math.max(x - 6, 2) : x;
+    const { anchor, at } = placed(x, text, width);
     grid.append(node("text", { x: at, y: height - 8, "text-anchor": anchor, class: "chart-tick" }, text));
   }
   svg.append(grid);
+}
+
+const TICK_CHAR_PX = 7.2; // a character of the 12 px labels, digits being the widest they hold
+const LABEL_GAP_PX = 10;
+
+// Where a label under the x axis stands: near an edge it is anchored to it, so it never leaves
+// the picture; `left` and `right`, the room its text takes.
+function placed(x, text, width) {
+  const anchor = x > width - 70 ? "end" : x < 70 ? "start" : "middle";
+  const at = anchor === "end" ? Math.min(x + 6, width - 2) : anchor === "start" ? Math.max(x - 6, 2) : x;
+  const size = text.length * TICK_CHAR_PX;
+  const left = anchor === "end" ? at - size : anchor === "start" ? at : at - size / 2;
+  return { anchor, at, left, right: left + size };
 }
 
 function shortDate(at) {
@@ -90,7 +101,7 @@ function shortTime(at, seconds = false) {
 // Up to `wanted` labels under the x axis: dates, or dates with the time of day when the
 // points span less than three days (a busy bot plays a period every hour), with the seconds
 // when they span less than ten minutes (periods seconds apart, as the demo runs them: the first
-// label then carries the date too). Never the same label twice in a row.
+// label then carries the date too). Never the same label twice in a row, nor two that touch.
 function spreadLabels(points, x, width) {
   const wanted = Math.max(2, Math.floor(width / 130));
   if (!points.length) return [];
@@ -105,7 +116,17 @@ function spreadLabels(points, x, width) {
   const labels = chosen.map((i) => ({ x: x(i), text: label(points[i].at) }));
   const kept = labels.filter((item, n) => n === 0 || item.text !== labels[n - 1].text);
   if (span < 600e3) kept[0] = { ...kept[0], text: `${shortDate(points[chosen[0]].at)}, ${kept[0].text}` };
-  return kept;
+  // Labels that would touch are thinned: the latest period's label stays, in place of those
+  // before it that it would touch (the first stays too).
+  const apart = (a, b) => placed(a.x, a.text, width).right + LABEL_GAP_PX <= placed(b.x, b.text, width).left;
+  const spaced = [];
+  kept.forEach((item, n) => {
+    if (n === kept.length - 1) {
+      while (spaced.length > 1 && !apart(spaced[spaced.length - 1], item)) spaced.pop();
+    }
+    if (!spaced.length || apart(spaced[spaced.length - 1], item)) spaced.push(item);
+  });
+  return spaced;
 }
 
 // Where the i-th of `count` periods stands: the middle of its slot, in the rating graph and in
