@@ -99,6 +99,9 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.set_viewport_size({"width": 390, "height": 844})
     expect(page.locator("#bot-ranking tbody .sub")).to_be_visible()
     assert page.locator("#bot-ranking tbody .sub").text_content() == "30 games \u00b7 18\u00a0/\u00a02\u00a0/\u00a010"
+    lines = page.locator("#bot-ranking tbody .sub").evaluate(  # one line, never "30 games ·" over the record
+        "s => { const r = document.createRange(); r.selectNodeContents(s); return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
+    assert lines == 1, lines
     expect(page.locator("#bot-ranking thead th").nth(3)).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
     for table in ("#bot-ranking", "#player-ranking"):

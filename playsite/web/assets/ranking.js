@@ -5,7 +5,9 @@ import { $, element, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, site
 // A settled rating as "1612 ±80"; a provisional one marked as such, with the reason on hover.
 function ratingCell(entry) {
   if (!entry.provisional) return ratingText(entry);
-  const cell = element("span", `${ratingText(entry)}, provisional`, { class: "rating provisional" });
+  const cell = element("span", null, { class: "rating provisional" });
+  // the figures kept on one line: a narrow column breaks before "provisional" only
+  cell.append(element("span", `${ratingText(entry)},`, { class: "figures" }), " provisional");
   cell.title = PROVISIONAL_NOTE;
   return cell;
 }
