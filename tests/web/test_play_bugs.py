@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import build_turn, open_seats, pending, play_until_both_played, seat_link
+from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -215,6 +215,16 @@ def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
     expect(strip.locator('a[href="/@/house/greedy"]')).to_have_text("house/greedy")
     expect(strip.locator(".tag")).to_have_text("BOT")
     expect(page.locator("main")).not_to_contain_text("house greedy")  # the wire's form, never shown
+    # the name is a finger's target of 24 px at least (play-through, session 55: 19 px, by the
+    # board's edge), the strip and the board not moved by it
+    for viewport in ({"width": 1366, "height": 900}, PHONE):
+        page.set_viewport_size(viewport)
+        link = strip.locator("a").bounding_box()
+        x = link["x"] + link["width"] / 2
+        reach = [y for y in range(int(link["y"]) - 12, int(link["y"] + link["height"]) + 12)
+                 if page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('a')?.getAttribute('href')", [x, y])
+                 == "/@/house/greedy"]
+        assert len(reach) >= 24, (viewport, link, reach)
 
 
 def test_a_guest_s_second_tab_of_its_game_plays_its_seat(server, context):
