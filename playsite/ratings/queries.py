@@ -153,11 +153,11 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
 # NULL when aborted). A game against itself (never created, but not excluded by the
 # schema) is left out of both lists.
 _OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, disconnect, 'White' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'White' AS seat,
            black_principal AS other, result AS score
       FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
     UNION ALL
-    SELECT game_id, finished_at, rated, termination, disconnect, 'Black' AS seat,
+    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'Black' AS seat,
            white_principal AS other, -result AS score
       FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
 """
@@ -216,7 +216,7 @@ def read_opponents(conn: psycopg.Connection, principal: str, *, accounts_apart: 
 def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     rows = conn.execute(
         f"""
-        SELECT game_id, seat, other, score, rated, termination, disconnect, finished_at
+        SELECT game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at
           FROM ({_OWN_GAMES}) own
          ORDER BY finished_at DESC, game_id DESC
          LIMIT {RECENT_GAMES}
@@ -225,8 +225,9 @@ def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     ).fetchall()
     names = nicknames_of(conn, [other for _, _, other, *_ in rows])
     return [
-        own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names)
-        for game_id, seat, other, score, rated, termination, disconnect, finished_at in rows
+        {**own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names),
+         "timeControl": time_control}  # as the wire writes it (kept so in the results)
+        for game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at in rows
     ]
 
 

@@ -178,6 +178,8 @@ async def test_profile_summarises_rating_opponents_and_recent_games(rows, databa
         {"opponent": bot_face("zen/carol"), "team": "zen", "botName": "carol", "games": 1, "wins": 1, "draws": 0,
          "losses": 0, "lastPlayedAt": at(5)},
     ]
+    clock = {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}  # each game's, as the wire writes it
+    assert all(game.pop("timeControl") == clock for game in profile["recent"]), profile["recent"]
     assert profile["recent"] == [
         {"gameId": g8, "seat": "White", "opponent": bot_face("anon/zz-1234"), "result": "win", "rated": False,
          "termination": "king_captured", "finishedAt": at(8)},

@@ -106,6 +106,13 @@ def test_new_and_single_point_histories_look_deliberate(site, chromium, artifact
     page.goto(f"{site.base_url}/@/zen/sun")
     expect(page.locator(".chart-empty").first).to_contain_text("No rated games yet")
     assert page.locator("svg.rating-chart").count() == 0
+    # its games, not yet counted by a rating period: the record says so (not "0 rated games: 0
+    # won..."), and each recent game says how it ended, its clock, that it is rated, and when
+    expect(page.locator("#profile-record")).to_have_text("No rated game counted yet.")
+    first = page.locator("#recent .game-row").first
+    expect(first.locator(".players-line")).to_have_text(re.compile(r"^(won|lost|drew) as (White|Black) against acme/(star|moon)$"))
+    expect(first.locator(".meta")).to_have_text(re.compile(r" · 3\+2 · rated · Sep 1, 2026, "))
+    expect(first.locator("a.replay")).to_have_attribute("href", re.compile(r"^/replay/"))
     screenshot(page, artifacts, "profile-never-rated")
     page.goto(f"{site.base_url}/@/acme/moon")
     graph = page.locator("svg.rating-chart")

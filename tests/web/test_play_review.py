@@ -361,7 +361,9 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
         moves = -(-len(turns) // 2)
         expect(row).to_contain_text(f"\u00b7 {moves} {'move' if moves == 1 else 'moves'} \u00b7")
         history.goto(base + "/@/bob")
-        expect(history.locator("#recent")).to_contain_text("aborted as Black against alice (no result)")
+        aborted = history.locator("#recent .game-row").filter(has_text="aborted as Black against alice")
+        expect(aborted.locator(".meta")).to_contain_text(re.compile(r"^no result · .+ · \w{3} \d+, \d{4}"))
+        expect(aborted.locator(".meta")).not_to_contain_text("rated")
 
         # Signed in, on a phone: the header keeps to one line, the account is one menu.
         page = pages["White"]

@@ -4,7 +4,7 @@
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
 import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
-import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, UNNAMED, whileVisible } from "./site.js";
+import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -18,17 +18,6 @@ let showcaseTag = null;
 const clockLabel = ([minutes, increment]) => `${minutes}+${increment}`;
 const fischer = ([minutes, increment]) => ({ Fischer: { initialSeconds: minutes * 60, incrementSeconds: increment } });
 
-// A wire time control in words: "5+3", "15 min", "no clock", "30 s a move".
-export function timeControlLabel(tc) {
-  if (!tc) return "";
-  if (tc.Fischer) {
-    const minutes = tc.Fischer.initialSeconds / 60;
-    return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${tc.Fischer.incrementSeconds}`;
-  }
-  if (tc.SuddenDeath) return `${Math.round(tc.SuddenDeath.initialSeconds / 60)} min`;
-  if (tc.PerMove) return `${tc.PerMove.secondsPerMove} s a move`;
-  return "no clock";
-}
 
 // A bot's name as every page writes it: "house/greedy" (its profile is /@/house/greedy).
 const botName = (team, name) => `${team}/${name}`;

@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { faceName, keepInView, mountHeader, profileHref, showMissing, siteInfo, whileVisible } from "./site.js";
+import { faceName, keepInView, mountHeader, profileHref, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -602,13 +602,7 @@ function readTimeControl(control) {
   if (kind === "Fischer") { view.initialMs = body.initialSeconds * 1000; view.incrementMs = body.incrementSeconds * 1000; }
   if (kind === "SuddenDeath") view.initialMs = body.initialSeconds * 1000;
   if (kind === "PerMove") view.initialMs = body.secondsPerMove * 1000;
-  const words = {
-    Fischer: () => `${body.initialSeconds / 60}+${body.incrementSeconds}`,
-    SuddenDeath: () => `${body.initialSeconds / 60} min`,
-    PerMove: () => `${body.secondsPerMove} s a turn`,
-    Unlimited: () => "no clock",
-  };
-  view.clockWords = words[kind] ? words[kind]() : "";
+  view.clockWords = timeControlLabel(control);
   drawGameKind();
 }
 

@@ -3,7 +3,9 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
+import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo, timeControlLabel } from "./site.js";
+
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -23,7 +25,7 @@ function cellRow(cells) {
   return tr;
 }
 
-const OUTCOME = { win: "won", loss: "lost", draw: "drawn", unknown: "aborted" };
+const OUTCOME = { win: "won", loss: "lost", draw: "drew", unknown: "aborted" };
 
 async function load() {
   $("profile-name").textContent = isBot ? `Bot ${title}` : title;
@@ -46,7 +48,9 @@ async function load() {
   $("profile-rating").textContent = `Rating ${ratingText(profile)}`
     + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
-  $("profile-record").textContent = `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`;
+  $("profile-record").textContent = profile.games
+    ? `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`
+    : "No rated game counted yet."; // none played, or none a rating period has counted
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
     // A bot's profile counts every person in one row; a person's names each account apart
     opponent.opponent.kind === "Human" && !opponent.opponent.name
@@ -55,22 +59,27 @@ async function load() {
   ])));
   if (!profile.opponents.length) {
     const empty = element("tr");
-    empty.append(element("td", "No rated opponent yet.", { colspan: "3", class: "hint" }));
+    empty.append(element("td", "No opponent yet.", { colspan: "3", class: "hint" })); // decided games, rated or casual
     $("opponents").tBodies[0].append(empty);
   }
+  // Rows as the history's: who and how it went, then how it ended, the clock and the date.
   $("recent").replaceChildren(...profile.recent.map((game) => {
-    const item = element("li");
-    item.append(
+    const item = element("li", null, { class: "game-row" });
+    const line = element("span", null, { class: "players-line" });
+    line.append(
       element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
       faceLink(game.opponent), // a guest, or an account deleted since: the record cannot tell
-      // "aborted as White against bob (no result)": an abort says so once, and rates nothing
-      element("span", game.termination === "aborted" ? " (no result) "
-        : ` (${endingWords(game.termination, game.disconnect)}${game.rated ? ", rated" : ""}) `),
-      element("a", "Replay", { href: `/replay/${game.gameId}` }),
     );
+    const aborted = game.termination === "aborted"; // says so once, and rates nothing
+    const said = [aborted ? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(game.timeControl)];
+    if (game.rated && !aborted) said.push("rated");
+    const meta = element("span", null, { class: "meta" });
+    meta.append(`${said.filter(Boolean).join(" \u00b7 ")} \u00b7 `,
+      element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }));
+    item.append(line, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);
     return item;
   }));
-  if (!profile.recent.length) $("recent").textContent = "No game yet.";
+  if (!profile.recent.length) $("recent").replaceChildren(element("li", "No game yet.", { class: "hint" }));
   $("profile").hidden = false;
   await mountRatingGraph($("rating-graph"), `${source}/rating-history`, title);
 }

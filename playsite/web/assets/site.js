@@ -51,6 +51,19 @@ export function faceLink(face) {
   return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
 }
 
+// A wire time control in words, as every page writes it: "5+3", "15 min", "30 s a turn",
+// "no clock".
+export function timeControlLabel(tc) {
+  if (!tc) return "";
+  if (tc.Fischer) {
+    const minutes = tc.Fischer.initialSeconds / 60;
+    return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${tc.Fischer.incrementSeconds}`;
+  }
+  if (tc.SuddenDeath) return `${Math.round(tc.SuddenDeath.initialSeconds / 60)} min`;
+  if (tc.PerMove) return `${tc.PerMove.secondsPerMove} s a turn`;
+  return "no clock";
+}
+
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
 const HOW = {
   king_captured: "king captured", timeout: "on time", resign: "by resignation",
