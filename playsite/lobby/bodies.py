@@ -47,3 +47,13 @@ def optional_side(body: dict, field: str) -> str | None:
     if value not in SEATS:
         raise Refused("invalid_request", f"{field} must be \"White\" or \"Black\"")
     return value
+
+
+def optional_flag(body: dict, field: str) -> bool:
+    """`field` as true or false; absent or null is false."""
+    value = body.get(field)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise Refused("invalid_request", f"{field} must be true or false")
+    return value

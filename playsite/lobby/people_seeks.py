@@ -1,5 +1,6 @@
 """Open seeks for people: a guest (or a signed-in person) offers a game with a time control,
-anyone else sits down at it, and the game starts with colours drawn at random.
+anyone else sits down at it, and the game starts with colours drawn at random. A signed-in
+person's seek may be rated: then only another signed-in person may take it.
 
 Ephemeral and process-local, like bot seeks and admission (service.md rule 11): an open
 seek is an offer, not a record, and a restart forgets it (the creator's page sees its poll
@@ -57,6 +58,8 @@ class PeopleSeek:
     name: str | None = None
     """The creator's nickname when an account with one posted it (shown in the list); a
     guest's seek names nobody."""
+    rated: bool = False
+    """A rated seek: posted by an account, taken only by another account (the game is rated)."""
 
     @property
     def principal(self) -> str:
@@ -64,9 +67,12 @@ class PeopleSeek:
 
 
 def encode_public_people_seek(seek: PeopleSeek) -> dict[str, object]:
-    """The list's entry: the offer, that a person makes it, and their nickname when they are
-    signed in (as the game's page will name them; a guest stays unnamed)."""
-    return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": "Human", "name": seek.name}
+    """The list's entry: the offer, whether it is rated, that a person makes it, and their
+    nickname when they are signed in (as the game's page will name them; a guest stays unnamed)."""
+    return {
+        "id": seek.id, "timeControl": encode_time_control(seek.time_control), "rated": seek.rated,
+        "kind": "Human", "name": seek.name,
+    }
 
 
 def encode_status(seek: PeopleSeek) -> dict[str, object]:

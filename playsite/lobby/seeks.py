@@ -44,7 +44,10 @@ class Seek:
 def encode_public_seek(seek: Seek) -> dict[str, object]:
     """What everyone may see: the offer and the creator's public face, never a secret."""
     face = seek.creator.face
-    return {"id": seek.id, "timeControl": encode_time_control(seek.time_control), "kind": face.kind, "name": face.name}
+    return {  # a person who takes a bot's seek plays a casual game
+        "id": seek.id, "timeControl": encode_time_control(seek.time_control), "rated": False,
+        "kind": face.kind, "name": face.name,
+    }
 
 
 class SeekBoard(SeekLifecycle[Seek, BotAccount]):

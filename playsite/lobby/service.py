@@ -116,12 +116,12 @@ class Lobby:
     # ----- the one way games start here -----------------------------------------------------
 
     async def start_game(
-        self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str
+        self, *, white: Participant, black: Participant, time_control: TimeControl, origin: str, rated: bool = False
     ) -> BotGame:
-        """Admit and start an unrated game; refused `capacity` (a player at its concurrent-game
-        limit) or `temporarily_unavailable` (the game could not be stored)."""
+        """Admit and start a game (unrated unless said); refused `capacity` (a player at its
+        concurrent-game limit) or `temporarily_unavailable` (the game could not be stored)."""
         try:
-            return await self.games.start(white=white, black=black, time_control=time_control, rated=False, origin=origin)
+            return await self.games.start(white=white, black=black, time_control=time_control, rated=rated, origin=origin)
         except AdmissionRefused as refused:
             who = id_of(refused.participant, Kind.BOT) or refused.participant
             raise Refused(

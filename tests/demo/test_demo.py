@@ -90,6 +90,12 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
+                # a visitor of the home page watching the table: the cards under it stay put as
+                # it goes live (play-through, session 55: "Create a game" moved up 23 px)
+                home = browser.new_page(viewport={"width": 1366, "height": 900})
+                home.goto(demo.url + "/")
+                expect(home.locator("#showcase-status")).to_have_attribute("data-status", "open")
+                below = home.locator("#friend-create").bounding_box()["y"]
                 page = browser.new_page()
                 page.goto(demo.url + "/")
                 expect(page.locator("#showcase-status")).to_have_attribute("data-status", "open")
@@ -99,6 +105,8 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                 assert "token" not in page.url, "the seat token never reaches the address bar"
                 claimed = demo.get(f"/games/{game_id}").json()
                 assert claimed["players"]["black"] == {"kind": "Bot", "name": "demo featured"}
+                expect(home.locator("#showcase-status")).to_have_attribute("data-status", "live")
+                assert abs(home.locator("#friend-create").bounding_box()["y"] - below) < 1
                 expect(page.locator("#status")).to_have_attribute("data-status", "your-turn", timeout=15_000)
                 play_turn(page, demo.url, game_id, random.Random(5))
                 # The bot answers by webhook: White's turn again (after its turn or its forced

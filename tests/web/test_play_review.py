@@ -482,6 +482,48 @@ def test_a_signed_in_players_seek_is_listed_under_their_nickname(site, chromium)
         guest.close()
 
 
+@pytest.mark.postgres
+def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign_in(site, chromium):  # noqa: F811
+    """Play-through (session 55): the lobby paired only casual games, so two signed-in strangers
+    could never meet in a rated one. A signed-in player ticks Rated; a guest sees the seek as rated
+    with the way to sign in; another signed-in player takes it and both play a rated game."""
+    base = site.origin
+    sessions = {name: trio.run(site.sign_in, name) for name in ("alice", "bob")}
+    contexts = {name: chromium.new_context() for name in ("alice", "bob", "guest")}
+    try:
+        for name, session in sessions.items():
+            contexts[name].add_cookies([{"name": "access_token", "value": session, "url": base}])
+        creator = contexts["alice"].new_page()
+        creator.goto(base + "/")
+        expect(creator.locator("#account-name")).to_have_text("alice")
+        expect(creator.locator("#seek-rated")).to_be_enabled()
+        creator.check("#seek-rated")
+        creator.click('#pairing-grid button[data-clock="3+2"]')
+        expect(creator.locator("#seek-waiting-text")).to_have_text("Waiting for an opponent (3+2, rated)...")
+        expect(creator.locator("#seek-rated")).to_be_disabled()  # a posted seek keeps its kind
+        expect(creator.locator("#seek-list tr.own td").nth(2)).to_have_text("rated")
+
+        guest = contexts["guest"].new_page()
+        guest.goto(base + "/")
+        expect(guest.locator("#seek-rated")).to_be_disabled()
+        row = guest.locator("#seek-list tr", has_text="3+2")
+        expect(row.locator("td").nth(2)).to_have_text("rated")
+        expect(row.get_by_role("button", name="Accept")).to_have_count(0)
+        expect(row.get_by_role("link", name="Sign in to play")).to_have_attribute("href", "/auth/login?next=%2F")
+
+        taker = contexts["bob"].new_page()
+        taker.goto(base + "/")
+        row = taker.locator("#seek-list tr", has_text="3+2")
+        row.get_by_role("button", name=re.compile("^Accept alice's 3\\+2 rated seek$")).click()
+        expect(taker.locator("#role")).to_contain_text("You play")
+        expect(creator).to_have_url(taker.url)
+        for page in (creator, taker):
+            expect(page.locator("#time-control")).to_have_text("3+2 · Rated")
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
 def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(server, context):
     """`changeAfter` (assets/ratingchange.js), as a page opened after the game uses it: the first
     rating period ending at or after the game's end holds it; the point before is where it started."""

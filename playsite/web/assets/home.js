@@ -48,7 +48,7 @@ async function pollShowcase() {
       const bot = botName(table.featuredBot.team, table.featuredBot.name);
       status.textContent = {
         open: `Open: play ${bot} as ${table.nextHumanColor}, 5+3.`,
-        live: `A game against ${bot} is on.`,
+        live: `${bot} is playing a game now: watch it.`,
         finishing: "The last game just ended; the table opens again in a moment.",
         unavailable: `The table is closed for now (${table.reason}).`,
       }[table.status];
@@ -202,7 +202,8 @@ function mySeek() {
 
 function showWaiting(seek) {
   $("seek-waiting").hidden = !seek;
-  if (seek) $("seek-waiting-text").textContent = `Waiting for an opponent (${seek.label})...`;
+  $("seek-rated").disabled = Boolean(seek) || !ratedOffered; // a posted seek keeps its kind
+  if (seek) $("seek-waiting-text").textContent = `Waiting for an opponent (${seek.label}${seek.rated ? ", rated" : ""})...`;
   for (const tile of $("pairing-grid").children) {
     tile.setAttribute("aria-pressed", String(Boolean(seek) && tile.dataset.clock === seek.label));
   }
@@ -215,12 +216,13 @@ async function createSeek(clock) {
     if (current.label === clockLabel(clock)) return cancelSeek(); // a second click on the same clock withdraws it
     await cancelSeek();
   }
-  const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock) });
+  const rated = ratedOffered && $("seek-rated").checked;
+  const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock), rated });
   if (answer.status !== 201) {
     $("seek-message").textContent = errorText(answer, "The seek could not be posted; try again.");
     return;
   }
-  const seek = { id: answer.body.seekId, secret: answer.body.secret, label: clockLabel(clock) };
+  const seek = { id: answer.body.seekId, secret: answer.body.secret, label: clockLabel(clock), rated };
   sessionStorage.setItem(SEEK_KEY, JSON.stringify(seek));
   showWaiting(seek);
   readLobby();
@@ -286,12 +288,17 @@ function showSeeks(seeks) {
     player.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
     if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
     const action = element("td");
-    const button = own
-      ? element("button", "Cancel", { type: "button" })
-      : element("button", "Accept", { type: "button", class: "primary", "aria-label": `Accept ${who}'s ${timeControlLabel(seek.timeControl)} seek` });
-    button.addEventListener("click", () => (own ? cancelSeek() : acceptSeek(seek, button)));
-    action.append(button);
-    row.append(player, element("td", timeControlLabel(seek.timeControl)), element("td", "casual"), action);
+    const mode = seek.rated ? "rated" : "casual";
+    if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in
+      action.append(element("a", "Sign in to play", { class: "button", href: `/auth/login?next=${encodeURIComponent("/")}` }));
+    } else {
+      const button = own
+        ? element("button", "Cancel", { type: "button" })
+        : element("button", "Accept", { type: "button", class: "primary", "aria-label": `Accept ${who}'s ${timeControlLabel(seek.timeControl)} ${mode} seek` });
+      button.addEventListener("click", () => (own ? cancelSeek() : acceptSeek(seek, button)));
+      action.append(button);
+    }
+    row.append(player, element("td", timeControlLabel(seek.timeControl)), element("td", mode), action);
     if (own) row.classList.add("own");
     return row;
   });
@@ -417,9 +424,12 @@ siteInfo().then((info) => {
   // A rated game needs both players signed in: signed out, the box cannot promise one.
   if (!info.account) {
     ratedOffered = false;
-    $("friend-rated").checked = false;
-    $("friend-rated").disabled = true;
-    $("friend-rated").closest("label").title = "Sign in to play rated games";
+    for (const id of ["friend-rated", "seek-rated"]) {
+      $(id).checked = false;
+      $(id).disabled = true;
+      $(id).closest("label").title = "Sign in to play rated games";
+    }
+    readLobby(); // a rated seek offers a guest the way to sign in, not an Accept that fails
   }
 });
 listBots();
