@@ -6,6 +6,7 @@ opened on the first game afterwards stays there, with a link to the rematch."""
 from __future__ import annotations
 
 import random
+import re
 
 import httpx
 import pytest
@@ -74,6 +75,10 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
             expect(page).to_have_url(f"{base}/play/{successor}")  # no token in any address
         roles = {pages[seat].locator("#role").inner_text() for seat in ("White", "Black")}
         assert roles == {"You play White", "You play Black"}
+        for page in pages.values():  # the colours drawn afresh are said, not left to be guessed
+            seat = page.locator("#role").inner_text().split()[-1]
+            expect(page.locator("#message")).to_have_text(f"A rematch: colours are drawn afresh, and you play {seat}.")
+        expect(watcher.locator("#message")).to_have_text("")
         expect(watcher.locator("#role")).to_have_text("Watching")
         state = wait_until_sync(lambda: _begun(base, successor), "the successor begins with both seats here")
         assert state["rematchStartup"] == {"phase": "active"}
@@ -135,6 +140,42 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
             for seat, page in pages.items():
                 expect(page.locator("#rematch-status")).to_have_text(words[seat])
                 page.close()
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium):
+    """Play-through (session 55): a rematch waiting for its players said "by 7:32:54 AM", a wall
+    clock's time for a 15 s wait. It counts the seconds down; the one who never comes loses."""
+    base = server.base_url
+    contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
+    try:
+        game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+        pages = {}
+        for seat, context in contexts.items():
+            pages[seat] = context.new_page()
+            pages[seat].goto(seat_link(base, game, seat))
+            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+        pages["White"].click("#resign")
+        pages["White"].click("#confirm-yes")
+        pages["White"].click('#rematch-slot button[data-action="propose"]')
+        expect(pages["Black"].locator('#rematch-slot button[data-action="accept"]')).to_be_visible()
+        contexts["White"].close()  # the proposer leaves before the answer
+        pages["Black"].click('#rematch-slot button[data-action="accept"]')
+        successor = wait_until_sync(lambda: _successor(base, game["gameId"]), "the successor committed")
+        black = pages["Black"]
+        expect(black).to_have_url(f"{base}/play/{successor}")
+        status = black.locator("#status")
+        expect(status).to_have_attribute("data-status", "awaiting-joins")
+        waiting = re.compile(r"^Rematch: it starts when both players are here \((\d+) s\)\.$")
+        first = int(waiting.match(status.inner_text())[1])
+        assert 0 < first <= 15, first
+        expect(status).to_have_text(re.compile(rf"\((?!{first} s)\d+ s\)"))  # a second later, fewer
+        assert int(waiting.match(status.inner_text())[1]) < first
+        # the one who never came lost for leaving, not "resigned" (the page said so until the record was read)
+        expect(black.locator("#result-title")).to_have_text(re.compile(r"^You won: (White|Black) left the game$"), timeout=30_000)
     finally:
         for context in contexts.values():
             context.close()

@@ -43,6 +43,7 @@ const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
 
 const view = {
+  rematchWait: null, // the countdown of a rematch waiting for its players
   orientation: mine === "Black" ? "black" : "white",
   dfen: null, // the position the current roll was made in
   dice: [], // the current roll
@@ -348,6 +349,23 @@ function setStatus(text, kind) {
   const status = $("status");
   status.replaceChildren(text);
   status.dataset.status = kind;
+}
+
+// A rematch waiting for both players: the seconds left counted down (read on this page's clock,
+// never more than the gate's 15 s).
+const REMATCH_GATE_S = 15;
+function showRematchWait(deadlineAt) {
+  const deadline = Date.parse(deadlineAt);
+  const tell = () => {
+    const left = Math.min(REMATCH_GATE_S, Math.max(0, Math.ceil((deadline - Date.now()) / 1000)));
+    setStatus(`Rematch: it starts when both players are here (${left} s).`, "awaiting-joins");
+  };
+  clearInterval(view.rematchWait);
+  tell();
+  view.rematchWait = setInterval(() => {
+    if ($("status").dataset.status === "awaiting-joins") tell();
+    else clearInterval(view.rematchWait);
+  }, 1000);
 }
 
 function drawStatus() {
@@ -694,19 +712,20 @@ function showOver(over, { fresh }) {
       $("result-detail").hidden = !words.detail;
       draw();
     }).catch(() => {});
-  } else if ((view.rated && over.result !== null) || over.termination === "Resign") {
-    // Opened after the end: the record says when the game ended, and so which period rated it,
-    // and whether a "resignation" was a forfeit for leaving.
+  }
+  const rates = !fresh && view.rated && over.result !== null;
+  if (rates || over.termination === "Resign") {
+    // The record says whether a "resignation" was a forfeit for leaving (or for never coming:
+    // a rematch's seat nobody took, which no Presence ever named away), and, to a page opened
+    // after the end, when the game ended, and so which period rated it.
     getJson(`/games/${gameId}/history`).then((answer) => {
-      if (answer.status !== 200) return;
+      if (answer.status !== 200 || view.over !== over) return;
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
       }
       const endedAt = Date.parse(answer.body.finishedAt);
-      if (view.rated && over.result !== null && !Number.isNaN(endedAt)) {
-        followRatingChanges($("result-rated"), view.players, mine, { endedAt });
-      }
+      if (rates && !Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt });
     }).catch(() => {});
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
@@ -804,6 +823,10 @@ async function onEvent(event) {
     view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
     setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
+    // a rematch draws colours afresh (not swapped, as a player may expect): said before it begins
+    if (state.rematchStartup && mine && !body.history.length && !state.status.Ended) {
+      say(`A rematch: colours are drawn afresh, and you play ${mine}.`, { news: true });
+    }
     view.turns = body.history.map((turn) => ({
       seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter,
       drawOffer: Boolean(turn.drawOffer), declined: Boolean(turn.drawDeclined), // playsite's extensions
@@ -839,8 +862,7 @@ async function onEvent(event) {
       view.drawOfferFrom = OTHER[state.activeSeat];
       view.turns[view.turns.length - 1].drawOffer = true;
     } else if (state.rematchStartup?.phase === "awaiting_joins") {
-      const by = new Date(state.rematchStartup.joinDeadlineAt).toLocaleTimeString();
-      setStatus(`Rematch: it starts when both players are here (by ${by}).`, "awaiting-joins");
+      showRematchWait(state.rematchStartup.joinDeadlineAt);
     } else if (mine && awaitedSeat(OTHER[mine])) {
       setStatus("Waiting for your opponent to join...", "waiting-players");
     } else {
