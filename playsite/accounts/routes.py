@@ -99,7 +99,10 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         return account
 
     def me_body(account: Account) -> dict[str, object]:
-        return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal}
+        """The account as its owner sees it, with the live games it holds a seat in (`playing`:
+        a page warns before signing out of them, which would leave them to the disconnect grace)."""
+        playing = sorted(room.game_id for room in registry.seated_unfinished(account.principal))
+        return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal, "playing": playing}
 
     async def write_checks() -> None:
         await origins.require_write(csrf_origin_rejected())

@@ -519,6 +519,19 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator).to_have_url(taker.url)
         for page in (creator, taker):
             expect(page.locator("#time-control")).to_have_text("3+2 · Rated")
+
+        # Signing out in the middle of it warns first (play-through, session 55: the game was
+        # silently left to the disconnect grace), then leaves this browser holding no seat.
+        assert creator.evaluate("JSON.parse(localStorage.getItem('playsite.seats'))")
+        creator.click("#account-menu summary")
+        creator.click("#sign-out")
+        expect(creator.locator("#account-message")).to_have_text(
+            "You are playing a game: signed out, you lose it unless you sign in again within 30 s.")
+        expect(creator.locator("#sign-out")).to_have_text("Sign out anyway")
+        creator.click("#sign-out")
+        expect(creator.locator("#sign-in")).to_be_visible()
+        assert creator.evaluate("localStorage.getItem('playsite.seats')") is None
+        assert creator.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('playsite.seat.'))") == []
     finally:
         for context in contexts.values():
             context.close()

@@ -51,6 +51,15 @@ export function forgetSeat(gameId) {
   keepBrowserSeats(browserSeats().filter((kept) => kept.gameId !== gameId));
 }
 
+// Signed out: this browser no longer holds any seat (another person may use it next). Its guest
+// id stays: it is the browser's, not the account's.
+export function forgetSeats() {
+  for (const key of Object.keys(sessionStorage)) {
+    if (key.startsWith("playsite.seat.") || key.startsWith("playsite.invite.")) sessionStorage.removeItem(key);
+  }
+  try { localStorage.removeItem(SEATS); } catch { /* storage off */ }
+}
+
 // Whether a socket to `path` opens now (closed again at once): a probe of the server.
 export function socketOpens(path, timeoutMs = 5000) {
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 // What every page shares: the account corner of the header (sign in, the nickname, a
 // nickname change, sign out) and small helpers for names and links.
-import { getJson, sendJson } from "./net.js";
+import { forgetSeats, getJson, sendJson } from "./net.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -137,10 +137,28 @@ function showSignedIn(corner, me) {
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
   menu.append(element("span", "Nickname", { class: "hint" }), form, message, out);
   details.append(summary, menu);
+  let warned = false; // the games signing out would give up were said: the next click signs out
   out.addEventListener("click", async () => {
     out.disabled = true;
+    if (!warned) {
+      const now = await getJson("/auth/me").catch(() => null);
+      const playing = now?.status === 200 ? now.body.playing || [] : [];
+      if (playing.length) {
+        warned = true;
+        const games = playing.length === 1 ? "a game" : `${playing.length} games`;
+        message.textContent = `You are playing ${games}: signed out, you lose ${playing.length === 1 ? "it" : "them"}`
+          + " unless you sign in again within 30 s.";
+        out.textContent = "Sign out anyway";
+        out.disabled = false;
+        details.open = true;
+        return;
+      }
+    }
     const answer = await sendJson("POST", "/auth/logout", {});
-    if (answer.status === 204) return showAccount(corner, true);
+    if (answer.status === 204) {
+      forgetSeats(); // the next person at this browser is not seated in this account's games
+      return showAccount(corner, true);
+    }
     out.disabled = false;
     message.textContent = answer.body?.title || "Signing out failed; try again.";
     details.open = true;
