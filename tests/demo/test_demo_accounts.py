@@ -149,6 +149,12 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             )
             for page in pages.values():
                 expect(page).to_have_url(f"{base}/play/{successor}")
+            # the game just left behind: its rating change is said on the rematch's page too
+            # (play-through, session 55: a quick rematch never showed it)
+            for seat, page in pages.items():
+                new = int(ratings[nicknames[seat]]["rating"] + 0.5)
+                expect(page.locator("#last-game")).to_contain_text(f"you {new} (")
+                expect(page.locator("#last-game")).to_contain_text("Your last game, rated. New ratings: ")
             begun = wait_until_sync(
                 lambda: (s := state(base, successor))["rematchStartup"]["phase"] == "active" and s,
                 "the successor begins with both players on it",

@@ -1091,6 +1091,21 @@ function openSocket() {
   });
 }
 let socket = openSocket();
+
+// A rematch opened from the game before it (rematch.js notes which): that game's rating change,
+// which the rating period settles a moment after its end, is said here, at the panel's foot
+// (nothing moves under a player's pointer), since its own page was left at once.
+async function showLastGame() {
+  const previous = sessionStorage.getItem(`playsite.rematchOf.${gameId}`);
+  if (!previous) return;
+  const record = await getJson(`/games/${previous}/history`).catch(() => null);
+  const endedAt = Date.parse(record?.body?.finishedAt);
+  if (record?.status !== 200 || !record.body.rated || record.body.termination === "aborted" || Number.isNaN(endedAt)) return;
+  const players = await getJson(`/games/${previous}/players`).catch(() => null);
+  if (players?.status !== 200) return;
+  followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null, { endedAt, lead: "Your last game, rated." });
+}
+showLastGame();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
 const WATCHING_PERIOD_MS = 20_000;
 whileVisible(async () => {

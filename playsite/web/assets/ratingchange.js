@@ -33,7 +33,8 @@ export function changeAfter(points, endedAt) {
 // `players`: {white, black} faces; `element` receives the sentence; `you`: "White", "Black" or null.
 // `endedAt` (ms since the epoch, from the game's record): a page opened after the game ended
 // finds the game's period by its end, where a page that saw the end compares with what it read then.
-export async function followRatingChanges(element, players, you, { endedAt = null } = {}) {
+// `lead`: the sentence's first words ("Rated game." under the game's own result).
+export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game." } = {}) {
   const rated = ["white", "black"].map((seat) => ({ seat, face: players?.[seat] }))
     .map((entry) => ({ ...entry, path: historyPath(entry.face) })).filter((entry) => entry.path);
   if (!rated.length) return;
@@ -46,7 +47,10 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
       const who = you && entry.seat === you.toLowerCase() ? "you" : faceName(entry.face);
       return `${who} ${rating} (${signed(delta)})`;
     });
-    if (parts.length) element.textContent = `Rated game. New ratings: ${parts.join(", ")}.`;
+    if (parts.length) {
+      element.textContent = `${lead} New ratings: ${parts.join(", ")}.`;
+      element.hidden = false;
+    }
     element.dataset.ratings = parts.length === rated.length ? "applied" : "partial";
   };
   const read = async () => {

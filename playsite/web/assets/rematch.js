@@ -178,6 +178,8 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
       if (state.join) keepSeat(state.nextGameId, state.join.seat, state.join.token);
       if (watched) {
         text.textContent = "The rematch is ready: opening it.";
+        // the rematch's page says what this game did to the ratings, known a moment later
+        sessionStorage.setItem(`playsite.rematchOf.${state.nextGameId}`, gameId);
         location.assign(`/play/${state.nextGameId}`);
       } else {
         text.replaceChildren(...rematchPlayed(state.nextGameId, "Open the rematch"));
