@@ -79,7 +79,7 @@ def create_app(services: Services) -> QuartTrio:
 
     settings = services.settings
     for family in (
-        game_routes(services.registry, services.store, services.sockets, settings),
+        game_routes(services.registry, services.store, services.sockets, settings, services.ratings),
         rematch_routes(
             services.rematches, services.accounts, services.origins, trusted_proxies=settings.trusted_proxies
         ),

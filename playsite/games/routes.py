@@ -17,6 +17,7 @@ from playsite.http.errors import Refusal, RouteFamily, invalid_request, read_or_
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import json_response
 from playsite.principals import canonical_uuid
+from playsite.ratings.book import RatingBook
 from playsite.rooms.registry import CreationFailed, Registry
 from playsite.rooms.room import Room
 from playsite.rooms.view import PublicView
@@ -36,7 +37,9 @@ PENDING_RETRY_AFTER_S = 30
 LIST_LIMIT = 50
 
 
-def game_routes(registry: Registry, store: Store, sockets: SocketLimits, settings: Settings) -> RouteFamily:
+def game_routes(
+    registry: Registry, store: Store, sockets: SocketLimits, settings: Settings, ratings: RatingBook
+) -> RouteFamily:
     routes = RouteFamily("games", __name__, statuses=GAME_STATUSES)
     creations = RateLimiter(settings.game_creations_per_minute, 60)
 
@@ -105,6 +108,21 @@ def game_routes(registry: Registry, store: Store, sockets: SocketLimits, setting
         """How many spectator sockets this process holds for the game (0 for one not live here)."""
         game_id = canonical_game_id(game_id)
         return json_response({"gameId": game_id, "watching": watching[game_id]}, headers={"Cache-Control": "no-cache"})
+
+    @routes.get("/games/<game_id>/ratings")
+    async def read_ratings(game_id: str) -> Response:
+        """Each seat's rating as the rating book has it now, for the names of a live game: null
+        for a guest, an unnamed seat, or a game no longer live here (its page shows the change)."""
+        room = registry.live.get(canonical_game_id(game_id))
+        if room is None:
+            raise game_not_found()
+        body: dict[str, object] = {"gameId": room.game_id}
+        for seat, principal in room.principals.items():
+            rating = ratings.rating_of_principal(principal) if ratings.database is not None else None
+            body[str(seat).lower()] = None if rating is None else {
+                "rating": round(rating.rating, 1), "rd": round(rating.rd, 1), "provisional": rating.provisional,
+            }
+        return json_response(body, headers={"Cache-Control": "no-cache"})
 
     async def view_of(game_id: str) -> PublicView:
         """A live (or recently finished) room's view; else an ended game's final state from the

@@ -1,9 +1,11 @@
-"""The rating a bot shows in the ladder state and the catalog.
+"""The rating a bot shows in the ladder state and the catalog, and the rating each player of a
+live game shows beside their name (`GET /games/{id}/ratings`).
 
-Callers read synchronously (`book.rating_of(bot_id)`, no I/O on a request path), so the
-ratings live in the boot's `RatingBook`, refreshed from `bot_ratings` (written only by the
-rating batch): every `REFRESH_S` by a loop the boot starts, and at each ladder round.
-A bot without a row — and every bot on the memory store — shows Glickman's starting values.
+Callers read synchronously (`book.rating_of(bot_id)`, `book.rating_of_principal(p)`, no I/O on a
+request path), so the ratings live in the boot's `RatingBook`, refreshed from `bot_ratings` and
+`account_ratings` (written only by the rating batch): every `REFRESH_S` by a loop the boot
+starts, and at each ladder round. A bot or an account without a row — and every one on the
+memory store — shows Glickman's starting values.
 A failed refresh keeps the last good book: a rating may be a little old, never an error.
 """
 
@@ -16,6 +18,7 @@ import psycopg
 import trio
 
 from playsite.periodic import run_every
+from playsite.principals import Kind, Principal
 from playsite.store.database import Database, DatabaseUnavailable
 
 log = logging.getLogger("playsite.ratings")
@@ -43,19 +46,33 @@ DEFAULT = Rating(DEFAULT_RATING, DEFAULT_RD)
 
 
 class RatingBook:
-    """The ratings of every rated bot, as last read from the store."""
+    """The ratings of every rated bot and account, as last read from the store."""
 
     def __init__(self, database: Database | None = None):
         self.database = database
-        """Where `bot_ratings` lives; None (the memory store): every bot shows the starting values."""
+        """Where the ratings live; None (the memory store): everyone shows the starting values."""
         self._ratings: dict[str, Rating] = {}
+        """By bot id (`team/name`)."""
+        self._accounts: dict[str, Rating] = {}
+        """By account id."""
 
     def rating_of(self, bot_id: str) -> Rating:
         return self._ratings.get(bot_id, DEFAULT)
 
-    def replace(self, ratings: dict[str, Rating]) -> None:
-        """Swap in a whole new book (one assignment: readers never see half of a refresh)."""
+    def rating_of_principal(self, principal: str | None) -> Rating | None:
+        """A bot's or an account's rating; None for a guest (never rated) or nobody."""
+        parsed = Principal.parse(principal)
+        if parsed is None or not parsed.is_rated:
+            return None
+        book = self._ratings if parsed.kind is Kind.BOT else self._accounts
+        return book.get(parsed.id, DEFAULT)
+
+    def replace(self, ratings: dict[str, Rating], accounts: dict[str, Rating] | None = None) -> None:
+        """Swap in a whole new book (one assignment each: a reader sees a whole refresh of a
+        kind, never half of one)."""
         self._ratings = dict(ratings)
+        if accounts is not None:
+            self._accounts = dict(accounts)
 
     async def refresh(self) -> bool:
         """Re-read every rating from PostgreSQL; False (book unchanged) on the memory store or
@@ -63,7 +80,7 @@ class RatingBook:
         if self.database is None:
             return False
         try:
-            self.replace(await self.database.run(_read_book))
+            self.replace(*await self.database.run(_read_book))
         except (DatabaseUnavailable, psycopg.Error) as error:
             log.warning("ratings: refresh failed, keeping the last ratings (%s)", type(error).__name__)
             return False
@@ -76,6 +93,10 @@ class RatingBook:
         await run_every(period_s, self.refresh, name="ratings refresh", ready_after_first_round=True, task_status=task_status)
 
 
-def _read_book(conn: psycopg.Connection) -> dict[str, Rating]:
-    rows = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
-    return {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in rows}
+def _read_book(conn: psycopg.Connection) -> tuple[dict[str, Rating], dict[str, Rating]]:
+    bots = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
+    accounts = conn.execute("SELECT account_id, rating, rd FROM account_ratings").fetchall()
+    return (
+        {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in bots},
+        {str(account_id): Rating(float(rating), float(rd)) for account_id, rating, rd in accounts},
+    )

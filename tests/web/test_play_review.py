@@ -519,6 +519,13 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator).to_have_url(taker.url)
         for page in (creator, taker):
             expect(page.locator("#time-control")).to_have_text("3+2 · Rated")
+            # each name with its rating, as lichess shows it: two new accounts, so 1500, provisional
+            for seat in ("white", "black"):
+                rating = page.locator(f"#player-{seat} .name .rating")
+                expect(rating).to_have_text("1500?")
+                assert "Provisional" in rating.get_attribute("title")
+        ratings = httpx.get(f"{base}/games/{taker.url.rsplit('/', 1)[1]}/ratings", timeout=10).json()
+        assert ratings["white"] == ratings["black"] == {"rating": 1500.0, "rd": 350.0, "provisional": True}
 
         # Signing out in the middle of it warns first (play-through, session 55: the game was
         # silently left to the disconnect grace), then leaves this browser holding no seat.

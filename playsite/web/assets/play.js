@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch } from "./rematch.js";
-import { faceName, keepInView, mountHeader, profileHref, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
+import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -44,6 +44,7 @@ const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 
 
 const view = {
   rematchWait: null, // the countdown of a rematch waiting for its players
+  ratings: null, // {White, Black}: each seat's rating now (GET /games/{id}/ratings), null for a guest
   orientation: mine === "Black" ? "black" : "white",
   dfen: null, // the position the current roll was made in
   dice: [], // the current roll
@@ -410,6 +411,12 @@ function drawPlayers() {
       badge.className = "tag";
       badge.textContent = "BOT";
       parts.unshift(badge, " ");
+    }
+    const rating = view.ratings?.[seatName];
+    if (rating && face?.name) { // "1662", or "1500?" while provisional (the reason on hover)
+      const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
+      if (rating.provisional) shown.title = PROVISIONAL_NOTE;
+      parts.push(" ", shown);
     }
     if (mine === seatName) parts.push(" (you)");
     if (view.away[seatName] && !view.ended) {
@@ -778,9 +785,22 @@ function showGone() {
 // ----- events ---------------------------------------------------------------------------------------
 
 function setPlayers(players) {
+  const named = (faces) => JSON.stringify([faces?.white, faces?.black]);
+  const changed = named(players) !== named(view.players);
   view.players = players || null;
   const opponent = mine ? players?.[OTHER[mine].toLowerCase()] : null;
   view.opponentIsBot = opponent?.kind === "Bot";
+  if (changed) readRatings();
+}
+
+// Each named player's rating beside their name, as lichess shows it, read when the names are
+// known or change (a game no longer live, a server without ratings: none shown).
+async function readRatings() {
+  if (view.ended || !(await siteInfo()).ratings) return;
+  const answer = await getJson(`/games/${gameId}/ratings`).catch(() => null);
+  if (answer?.status !== 200) return;
+  view.ratings = { White: answer.body.white, Black: answer.body.black };
+  drawPlayers();
 }
 
 // The players' names from GET /games/<id>, drawn when they arrive (a failed read keeps the old ones).
