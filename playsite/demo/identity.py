@@ -97,6 +97,7 @@ button:hover { filter: brightness(1.08); }
 .error { color: #c0392b; font-weight: 600; }
 small { display: block; margin-top: 1rem; color: var(--muted); }
 a { color: var(--accent); }
+small a { display: inline-block; padding-block: .35rem; }
 """
 
 

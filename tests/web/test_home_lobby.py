@@ -12,6 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import PHONE
 from tests.support.client import TableInThread
 from tests.support.server import ServerProcess
 from tests.support.waiting import wait_until_sync
@@ -221,3 +222,17 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
         assert sides == {"White", "Black"}
     finally:
         context.close()
+
+
+def test_the_bots_names_are_a_fingers_target_on_a_phone(server, chromium):
+    """Play-through (session 55): a bot's name in "Play a bot" was a link 19 px high."""
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        page.goto(server.base_url + "/")
+        names = page.locator("#bot-list .bot-name")
+        expect(names.first).to_be_visible()
+        heights = [names.nth(i).bounding_box()["height"] for i in range(names.count())]
+        assert heights and min(heights) >= 24, heights
+    finally:
+        phone.close()
