@@ -48,6 +48,8 @@ def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[st
         if (found := find_by_subject(conn, issuer, subject)) is not None:
             return found
         nickname = suggested_nickname(claims, attempt) if attempt < NICKNAME_ATTEMPTS - 1 else suggested_nickname({})
+        if _former_owner(conn, nickname) is not None:
+            continue  # another account's former name: its old links lead there
         row = conn.execute(
             f"INSERT INTO accounts (id, issuer, subject, nickname) VALUES (%s, %s, %s, %s)"
             f" ON CONFLICT DO NOTHING RETURNING {_COLUMNS}",
@@ -59,16 +61,37 @@ def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[st
 
 
 def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Account | None:
+    """A new nickname: free of every other account's current and former ones. The name given up
+    becomes a former one of the account (its old links lead to it); taking a former one of its
+    own back is allowed."""
+    if _former_owner(conn, nickname) not in (None, account_id):
+        raise NicknameTaken(nickname)
     try:
         with conn.transaction():  # a savepoint: the unique violation must not poison the caller's transaction
+            old = conn.execute(
+                "SELECT nickname FROM accounts WHERE id = %s AND status = %s FOR UPDATE", (account_id, ACTIVE)
+            ).fetchone()
             row = conn.execute(
                 f"UPDATE accounts SET nickname = %s, updated_at = now() WHERE id = %s AND status = %s"
                 f" RETURNING {_COLUMNS}",
                 (nickname, account_id, ACTIVE),
             ).fetchone()
+            conn.execute(
+                "DELETE FROM former_nicknames WHERE lower(nickname) = lower(%s) AND account_id = %s", (nickname, account_id)
+            )
+            if row is not None and old is not None and old[0] and old[0].lower() != nickname.lower():
+                conn.execute(
+                    "INSERT INTO former_nicknames (nickname, account_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                    (old[0], account_id),
+                )
     except psycopg.errors.UniqueViolation:
         raise NicknameTaken(nickname) from None
     return _found(row)
+
+
+def _former_owner(conn: psycopg.Connection, nickname: str) -> uuid.UUID | None:
+    row = conn.execute("SELECT account_id FROM former_nicknames WHERE lower(nickname) = lower(%s)", (nickname,)).fetchone()
+    return None if row is None else row[0]
 
 
 def end_sessions(conn: psycopg.Connection, account_id: uuid.UUID) -> None:
@@ -93,6 +116,7 @@ def delete(conn: psycopg.Connection, account_id: uuid.UUID) -> bool:
     """Forget who the account was: issuer, subject and nickname are erased and its rating
     removed. The id stays, as an anonymous name its games in history keep pointing at."""
     conn.execute("DELETE FROM account_ratings WHERE account_id = %s", (account_id,))
+    conn.execute("DELETE FROM former_nicknames WHERE account_id = %s", (account_id,))  # its old names are free again
     return (
         conn.execute(
             "UPDATE accounts SET status = %s, issuer = NULL, subject = NULL, nickname = NULL,"

@@ -48,15 +48,27 @@ def read_player_leaders(conn: psycopg.Connection, provisional: bool = False) -> 
     ).fetchall()
 
 
+# The account a nickname names (any case): the one that has it now, else the one that gave it
+# up by renaming (an old link to a profile leads to the account under its new name).
+_NAMED = """
+    SELECT id FROM accounts WHERE lower(nickname) = lower(%(name)s) AND status <> 'deleted'
+    UNION ALL
+    (SELECT f.account_id FROM former_nicknames f JOIN accounts a ON a.id = f.account_id
+      WHERE lower(f.nickname) = lower(%(name)s) AND a.status <> 'deleted')
+    LIMIT 1
+"""
+
+
 def read_player_profile(conn: psycopg.Connection, nickname: str) -> dict | None:
-    """An account's public profile by nickname (any case); never its id or provider identity."""
+    """An account's public profile by nickname (any case, or a name it gave up: `nickname` in
+    the answer is the one it has now); never its id or provider identity."""
     row = conn.execute(
-        """
+        f"""
         SELECT a.id, a.nickname, r.rating, r.rd, r.games, r.wins, r.draws, r.losses
           FROM accounts a LEFT JOIN account_ratings r ON r.account_id = a.id
-         WHERE lower(a.nickname) = lower(%s) AND a.status <> 'deleted'
+         WHERE a.id = ({_NAMED})
         """,
-        (nickname,),
+        {"name": nickname},
     ).fetchone()
     if row is None:
         return None
@@ -118,10 +130,9 @@ HISTORY_POINTS_MAX = 1000
 
 
 def player_principal(conn: psycopg.Connection, nickname: str) -> str | None:
-    """The principal of the account with this nickname (any case), if it was not deleted."""
-    row = conn.execute(
-        "SELECT id FROM accounts WHERE lower(nickname) = lower(%s) AND status <> 'deleted'", (nickname,)
-    ).fetchone()
+    """The principal of the account this nickname names (any case, or a name it gave up), if it
+    was not deleted."""
+    row = conn.execute(_NAMED, {"name": nickname}).fetchone()
     return None if row is None else str(Principal.user(row[0]))
 
 

@@ -59,7 +59,33 @@ def test_rename_refuses_a_nickname_another_account_has_in_any_case(migrated_url)
         in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "CAROL"))
     renamed = in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "Carol_2"))
     assert renamed.nickname == "Carol_2"
-    assert in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "carol")).nickname == "carol"
+
+
+def test_a_nickname_given_up_stays_the_accounts_own_until_it_is_deleted(migrated_url):
+    """Play-through (session 55): a renamed player's old profile link was dead, and the old name
+    free for anyone to take. It leads to the account under its new name; no other account may
+    take it (a first sign-in suggesting it gets another); the account may take it back; deleting
+    the account frees it."""
+    from playsite.ratings.queries import player_principal, read_player_profile
+
+    a = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "a", {"nickname": "carol"}))
+    b = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "b", {"nickname": "dave"}))
+    in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "Carol_2"))
+    assert in_transaction(migrated_url, lambda c: read_player_profile(c, "CAROL"))["nickname"] == "Carol_2"
+    assert in_transaction(migrated_url, lambda c: player_principal(c, "carol")) == f"user:{a.id}"
+    with pytest.raises(NicknameTaken):
+        in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "Carol"))
+    newcomer = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "n", {"nickname": "carol"}))
+    assert newcomer.nickname.lower() != "carol"
+    # a second rename keeps both old names the account's; taking one back is allowed
+    in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "Carol_3"))
+    assert in_transaction(migrated_url, lambda c: read_player_profile(c, "Carol_2"))["nickname"] == "Carol_3"
+    assert in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "carol")).nickname == "carol"
+    assert in_transaction(migrated_url, lambda c: read_player_profile(c, "carol_3"))["nickname"] == "carol"
+    # deleted, the account's names are free, and lead nowhere
+    assert in_transaction(migrated_url, lambda c: queries.delete(c, a.id))
+    assert in_transaction(migrated_url, lambda c: read_player_profile(c, "Carol_2")) is None
+    assert in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "Carol_3")).nickname == "Carol_3"
 
 
 def test_sign_out_everywhere_deactivation_and_deletion(migrated_url):

@@ -130,6 +130,11 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     screenshot(page, artifacts, "profile-signed-in")
     page.goto(base + "/@/nobody_here")
     expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
+    # the name alice gave up still leads to her, under the name she has now
+    page.goto(base + "/@/alice")
+    expect(page.locator("#profile-name")).to_have_text("alice_web")
+    expect(page.locator("#profile-message")).to_have_text("alice is now called alice_web.")
+    expect(page).to_have_url(base + "/@/alice_web")
 
     page.click("#account-menu summary")  # signing out is in the account's menu
     expect(page.locator("#sign-out")).to_have_text("Sign out everywhere")  # it ends every session

@@ -45,6 +45,18 @@ async function load() {
     return;
   }
   const profile = answer.body;
+  let name = title;
+  if (!isBot && profile.nickname && profile.nickname !== title) {
+    // a name the player gave up (or another case of it): the page is theirs under the name they have now
+    name = profile.nickname;
+    history.replaceState(null, "", `/@/${encodeURIComponent(name)}${location.search}${location.hash}`);
+    $("profile-name").textContent = name;
+    document.title = `playsite: ${name}`;
+    if (profile.nickname.toLowerCase() !== title.toLowerCase()) {
+      $("profile-message").textContent = `${title} is now called ${name}.`;
+      $("profile-message").classList.add("info");
+    }
+  }
   $("profile-rating").textContent = `Rating ${ratingText(profile)}`
     + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
@@ -81,7 +93,7 @@ async function load() {
   }));
   if (!profile.recent.length) $("recent").replaceChildren(element("li", "No game yet.", { class: "hint" }));
   $("profile").hidden = false;
-  await mountRatingGraph($("rating-graph"), `${source}/rating-history`, title);
+  await mountRatingGraph($("rating-graph"), `${source}/rating-history`, name);
 }
 
 mountHeader();
