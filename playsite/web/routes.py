@@ -58,7 +58,7 @@ REFERENCE = {
     ),
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
-PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "notfound")
+PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "notfound")
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -166,6 +166,10 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     async def strength() -> Response:
         return page("strength")
 
+    @routes.get("/write-a-bot")
+    async def write_a_bot() -> Response:
+        return page("bots")
+
     @routes.get("/@/<nickname>")
     async def player(nickname: str) -> Response:
         return page("profile")
@@ -186,6 +190,17 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         """The stand-alone verifier (Python 3 and its standard library), to download and run."""
         return Response(verifier_source, content_type="text/x-python; charset=utf-8", headers={
             "Content-Disposition": 'attachment; filename="verify_dice.py"',
+            "Cache-Control": "public, max-age=3600",
+            "X-Content-Type-Options": "nosniff",
+        })
+
+    example_bot = (Path(__file__).resolve().parents[1] / "examples" / "random_bot.py").read_bytes()
+
+    @routes.get("/random_bot.py")
+    async def random_bot() -> Response:
+        """The example bot of the bot authors' page (Python 3 and its standard library)."""
+        return Response(example_bot, content_type="text/x-python; charset=utf-8", headers={
+            "Content-Disposition": 'attachment; filename="random_bot.py"',
             "Cache-Control": "public, max-age=3600",
             "X-Content-Type-Options": "nosniff",
         })

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""A dice-chess bot for playsite in one file: Python 3 and its standard library, nothing else.
+
+    python3 random_bot.py https://the-server            # plays one game against house/random
+
+It takes an anonymous identity, challenges the house bot `house/random`, and then, every
+moment, asks which of its games waits for its turn; for that roll it reads the legal-move tree
+and plays a random complete turn: a path from the tree's root to a leaf, one UCI micro-move
+per die spent. When the game leaves its list, the game is over and it prints the result.
+Replace `choose` with something cleverer; everything else is what any bot does.
+"""
+
+import json
+import random
+import sys
+import time
+import urllib.error
+import urllib.request
+
+ORIGIN = (sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080").rstrip("/")
+POLL_S = 0.3
+
+
+def call(method, path, body=None, token=None):
+    """One request to the server's API; the answer's JSON (None for an empty body)."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(ORIGIN + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        text = answer.read()
+    return json.loads(text) if text else None
+
+
+def choose(tree):
+    """A complete turn: a random path through the tree of legal micro-moves, root to leaf."""
+    moves = []
+    while tree:
+        move = random.choice(sorted(tree))
+        moves.append(move)
+        tree = tree[move]
+    return moves
+
+
+def main():
+    token = call("POST", "/bot/anon?name=random-example")["token"]
+    challenge = call("POST", "/bot/challenge", {"team": "house", "name": "random"}, token)
+    print("challenged house/random:", challenge["id"])
+    game_id = None
+    while True:
+        games = call("GET", "/bot/games", token=token)["games"]
+        if not games:
+            if game_id is not None:
+                break  # our game has ended: it left the list
+            time.sleep(POLL_S)  # not accepted yet
+            continue
+        game = games[0]
+        if game_id is None:
+            game_id = game["gameId"]
+            print(f"playing {game['seat']}: watch it at {ORIGIN}/play/{game_id}")
+        if game["dicePending"] and game["activeSeat"] == game["seat"]:
+            roll = call("GET", f"/games/{game_id}/moves")
+            if roll["dicePending"] and roll["version"] == game["version"]:
+                try:
+                    call("POST", f"/bot/game/{game_id}/move", {"moves": choose(roll["legalMoves"])}, token)
+                except urllib.error.HTTPError as refused:  # 409: the roll moved on meanwhile
+                    print("refused:", refused.read().decode())
+        time.sleep(POLL_S)
+    print("game over:", json.dumps(call("GET", f"/games/{game_id}")["status"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The bot authors' page (/write-a-bot), followed as a newcomer would, against a real `playsite
+serve` with its house bots: the shell commands on the page, this server's address filled in,
+run in bash with curl and jq, play a first turn against house/random; the one-file bot it
+offers, downloaded from the page and run with Python alone, plays a whole game to its end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.artifacts import screenshot
+from tests.support.browser import PHONE
+from tests.support.server import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def server():
+    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def test_the_page_s_commands_and_its_bot_play_against_the_house_bot(server, context, artifacts, tmp_path):
+    base = server.base_url
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(base + "/")
+    page.get_by_role("link", name="Write your own bot").click()
+    expect(page).to_have_url(base + "/write-a-bot")
+    expect(page.locator("#shell")).to_contain_text(f"ORIGIN={base}\n")
+    expect(page.locator("#run-bot")).to_have_text(f"python3 random_bot.py {base}")
+    page.click("text=Read it here")
+    expect(page.locator("#bot-source")).to_contain_text("def choose(tree):")
+    screenshot(page, artifacts, "write-a-bot")
+
+    # the shell session, exactly as the page shows it: the last answer is the turn applied
+    ran = subprocess.run(["bash", "-euo", "pipefail", "-c", page.locator("#shell").inner_text()],
+                         capture_output=True, text=True, timeout=90)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    applied = [line for line in ran.stdout.splitlines() if line.startswith('{"applied"')]
+    assert applied and applied[-1].startswith('{"applied":true'), ran.stdout
+    assert f"watch it: {base}/play/" in ran.stdout
+
+    # the bot in one file, downloaded from the page, plays a whole game with Python alone
+    with page.expect_download() as download:
+        page.click('a[href="/random_bot.py"]')
+    assert download.value.suggested_filename == "random_bot.py"
+    script = tmp_path / "random_bot.py"
+    download.value.save_as(script)
+    played = subprocess.run([sys.executable, "-I", str(script), base], capture_output=True, text=True, timeout=180,
+                            cwd=tmp_path)
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "game over: {\"Ended\"" in played.stdout, played.stdout
+    assert errors == []
+
+
+def test_the_page_fits_a_phone(server, chromium):
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        page.goto(server.base_url + "/write-a-bot")
+        expect(page.get_by_role("heading", name="Write a bot")).to_be_visible()
+        # the commands scroll inside their box; the page itself is never wider than the screen
+        assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+    finally:
+        phone.close()
