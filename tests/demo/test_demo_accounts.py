@@ -110,8 +110,10 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 play_turn(pages[seat], base, game_id, rng)
                 played.add(seat)
             # alice's page opened before bob sat down: its names are read again once the game begins.
-            expect(pages["White"].locator("#player-black .name")).to_have_text("bob")
-            expect(pages["Black"].locator("#player-white .name")).to_have_text("alice")
+            expect(pages["White"].locator("#player-black .name a")).to_have_text("bob")
+            expect(pages["Black"].locator("#player-white .name a")).to_have_text("alice")
+            # each with the rating it brings to the game: new accounts, 1500 and provisional
+            expect(pages["White"].locator("#player-black .name .rating")).to_have_text("1500?")
             shot(pages["White"], "rated-game")
             if "Active" in state(base, game_id)["status"]:  # a random turn may have taken a king
                 resign(pages["White"])
