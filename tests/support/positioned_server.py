@@ -13,9 +13,12 @@ created, before hypercorn's listening line (tests/support/server.ServerProcess w
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import sys
 import uuid
+from collections.abc import Iterator
 
 import trio
 
@@ -65,6 +68,33 @@ async def main(dfen: str, seed_hex: str | None = None) -> None:
         nursery.start_soon(wait_for_signals, shutdown, nursery.cancel_scope)
         await serve(services, shutdown)
         nursery.cancel_scope.cancel()
+
+
+@contextlib.contextmanager
+def positioned_game(dfen: str, seed: bytes | None = None) -> Iterator[tuple[object, dict]]:
+    """This server in its own process, and its one game (`{"gameId", "white", "black"}`, the
+    seats' tokens), the first roll at once."""
+    from tests.support.server import ServerProcess  # the test side's; not needed to serve
+
+    module = ("tests.support.positioned_server", dfen, *([seed.hex()] if seed is not None else []))
+    server = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}, module=module).start()
+    try:
+        yield server, json.loads(re.search(r"positioned game: (\{.*\})", server.output())[1])
+    finally:
+        server.close()
+
+
+def seats_in_browsers(chromium, server, game: dict) -> dict:
+    """A page per seat, each in a browser context of its own (desktop size), connected."""
+    from playwright.sync_api import expect
+
+    pages = {}
+    for seat in ("White", "Black"):
+        page = chromium.new_context(viewport={"width": 1366, "height": 900}).new_page()
+        page.goto(f"{server.base_url}/play/{game['gameId']}#seat={seat}&token={game[seat.lower()]}")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        pages[seat] = page
+    return pages
 
 
 if __name__ == "__main__":

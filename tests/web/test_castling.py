@@ -9,7 +9,6 @@ server seed whose first two rolls are pawn, rook and king (tests/support/dice.py
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -17,7 +16,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import turn_in_list
 from tests.support.dice import seed_rolling
-from tests.support.server import ServerProcess
+from tests.support.positioned_server import positioned_game, seats_in_browsers
 
 START = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1 -"
 PAWN_ROOK_KING = (1, 4, 6)
@@ -26,14 +25,8 @@ PAWN_ROOK_KING = (1, 4, 6)
 @pytest.fixture
 def positioned():
     """The server and its one game, both rolls known: pawn, rook and king twice."""
-    seed = seed_rolling(*[lambda dice: tuple(sorted(dice)) == PAWN_ROOK_KING] * 2)
-    server = ServerProcess({"DICE_SEED_WINDOW_MS": "0"},
-                           module=("tests.support.positioned_server", START, seed.hex())).start()
-    try:
-        game = json.loads(re.search(r"positioned game: (\{.*\})", server.output())[1])
-        yield server, game
-    finally:
-        server.close()
+    with positioned_game(START, seed_rolling(*[lambda dice: tuple(sorted(dice)) == PAWN_ROOK_KING] * 2)) as started:
+        yield started
 
 
 def centre(page, square: str) -> tuple[float, float]:
@@ -47,13 +40,7 @@ def pieces(page, *squares: str) -> list[str | None]:
 
 def test_castling_is_played_onto_the_rook_and_written_o_o(positioned, chromium):
     server, game = positioned
-    base, game_id = server.base_url, game["gameId"]
-    pages = {}
-    for seat in ("White", "Black"):
-        page = chromium.new_context(viewport={"width": 1366, "height": 900}).new_page()
-        page.goto(f"{base}/play/{game_id}#seat={seat}&token={game[seat.lower()]}")
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
-        pages[seat] = page
+    pages = seats_in_browsers(chromium, server, game)
     white, black = pages["White"], pages["Black"]
 
     # White: the king's destinations are the squares beside it and both castlings

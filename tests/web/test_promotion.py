@@ -7,8 +7,6 @@ game set up); a promotion the dice leave one piece for plays at once, and the pa
 
 from __future__ import annotations
 
-import json
-import re
 
 import httpx
 import pytest
@@ -16,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
 from tests.support.browser import pending, turn_in_list
-from tests.support.server import ServerProcess
+from tests.support.positioned_server import positioned_game, seats_in_browsers
 from tests.support.turns import placement
 from tests.support.waiting import wait_until_sync
 
@@ -31,12 +29,8 @@ TILES = "#board .promotion button.promotion-choice"
 @pytest.fixture
 def positioned():
     """The server and its one game, afresh for each test (the game is played)."""
-    server = ServerProcess({"DICE_SEED_WINDOW_MS": "0"}, module=("tests.support.positioned_server", START)).start()
-    try:
-        game = json.loads(re.search(r"positioned game: (\{.*\})", server.output())[1])
-        yield server, game
-    finally:
-        server.close()
+    with positioned_game(START) as started:
+        yield started
 
 
 def turns(tree: dict, prefix: tuple[str, ...] = ()):
@@ -91,12 +85,7 @@ def play(page, moves) -> None:
 def test_a_promotion_is_chosen_over_its_square(positioned, chromium, artifacts):
     server, game = positioned
     base, game_id = server.base_url, game["gameId"]
-    pages = {}
-    for seat in ("White", "Black"):
-        page = chromium.new_context(viewport={"width": 1366, "height": 900}).new_page()
-        page.goto(f"{base}/play/{game_id}#seat={seat}&token={game[seat.lower()]}")
-        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
-        pages[seat] = page
+    pages = seats_in_browsers(chromium, server, game)
     white, tiles = pages["White"], pages["White"].locator(TILES)
     version = -1
     for _ in range(ROLLS):
