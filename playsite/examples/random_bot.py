@@ -10,18 +10,21 @@ per die spent. When the game leaves its list, the game is over and it prints the
 Replace `choose` with something cleverer; everything else is what any bot does.
 """
 
+from __future__ import annotations
+
 import json
 import random
 import sys
 import time
 import urllib.error
 import urllib.request
+from typing import Any
 
 ORIGIN = (sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080").rstrip("/")
 POLL_S = 0.3
 
 
-def call(method, path, body=None, token=None):
+def call(method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None) -> Any:
     """One request to the server's API; the answer's JSON (None for an empty body)."""
     headers = {"Content-Type": "application/json"}
     if token:
@@ -33,9 +36,9 @@ def call(method, path, body=None, token=None):
     return json.loads(text) if text else None
 
 
-def choose(tree):
+def choose(tree: dict[str, Any]) -> list[str]:
     """A complete turn: a random path through the tree of legal micro-moves, root to leaf."""
-    moves = []
+    moves: list[str] = []
     while tree:
         move = random.choice(sorted(tree))
         moves.append(move)
@@ -43,7 +46,7 @@ def choose(tree):
     return moves
 
 
-def main():
+def main() -> None:
     token = call("POST", "/bot/anon?name=random-example")["token"]
     challenge = call("POST", "/bot/challenge", {"team": "house", "name": "random"}, token)
     print("challenged house/random:", challenge["id"])
