@@ -7,6 +7,7 @@ follows it without a reload."""
 from __future__ import annotations
 
 import random
+import re
 
 import httpx
 import pytest
@@ -236,3 +237,27 @@ def test_the_bots_names_are_a_fingers_target_on_a_phone(server, chromium):
         assert heights and min(heights) >= 24, heights
     finally:
         phone.close()
+
+
+def test_a_long_name_s_seek_keeps_its_accept_on_a_phone(server, chromium):
+    """Play-through (session 56): a 20-letter name pushed the Mode column and Accept off a phone's
+    screen, and the page 5 px wider than it. The name is cut short, whole on hover."""
+    bot = httpx.post(f"{server.base_url}/bot/anon", params={"name": "a-very-long-bot-name-x"}, timeout=10).json()
+    seek = httpx.post(f"{server.base_url}/bot/seeks", headers={"Authorization": f"Bearer {bot['token']}"},
+                      json={}, timeout=10).json()
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        page.goto(server.base_url + "/")
+        row = page.locator(f'#seek-list tr[data-seek="{seek["seekId"]}"]')
+        expect(row.locator(".seeker")).to_have_attribute("title", f"anon/{bot['name']}")
+        accept = row.get_by_role("button", name=re.compile("^Accept "))
+        expect(accept).to_be_visible()
+        box = accept.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        table = page.locator("#seek-table").locator("xpath=..")  # its scroll box: nothing to scroll to
+        assert table.evaluate("box => box.scrollWidth - box.clientWidth") <= 0
+        assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+    finally:
+        phone.close()
+        httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)

@@ -285,8 +285,11 @@ function showSeeks(seeks) {
     // a person by nickname (signed in, linked to the profile) or "Anonymous"; a bot "team/name"
     const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || UNNAMED;
     const player = element("td");
-    player.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
-    if (seek.kind === "Bot") player.append(" ", element("span", "BOT", { class: "tag" }));
+    // one line, cut short on a phone (the whole name on hover): the row's action stays on screen
+    const seeker = element("span", null, { class: "seeker", title: who });
+    seeker.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
+    if (seek.kind === "Bot") seeker.append(" ", element("span", "BOT", { class: "tag" }));
+    player.append(seeker);
     const action = element("td");
     const mode = seek.rated ? "rated" : "casual";
     if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in
