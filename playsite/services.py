@@ -11,6 +11,7 @@ call it; nothing else starts a loop and no module keeps state of its own.
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import attrs
 import trio
@@ -166,7 +167,7 @@ async def boot(
     if settings.analytics_enabled:
         await nursery.start(run_outbox_pump, store, settings)
     if settings.rating_batch_enabled:
-        await nursery.start(run_rating_batch, database)
+        await nursery.start(partial(run_rating_batch, database, book=ratings))
     if settings.retention_enabled:
         await nursery.start(run_retention, store, settings.retention_days)
     if ladder is not None:

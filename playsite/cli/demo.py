@@ -221,7 +221,8 @@ async def serve_demo(
             held.close()  # the server listens on the port now
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
         if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
-            await nursery.start(functools.partial(run_rating_batch, services.database, period_s=RATING_PERIOD_S))
+            await nursery.start(functools.partial(
+                run_rating_batch, services.database, period_s=RATING_PERIOD_S, book=services.ratings))
         if league is not None:
             nursery.start_soon(league.run)
         nursery.start_soon(bot.supervise, server_url)

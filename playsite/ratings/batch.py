@@ -44,6 +44,7 @@ import trio
 
 from playsite.periodic import run_every
 from playsite.principals import Kind, Principal
+from playsite.ratings.book import RatingBook
 from playsite.ratings.glicko2 import Rating, age, rate
 from playsite.store.database import Database
 
@@ -189,14 +190,19 @@ async def run_rating_batch(
     database: Database | None,
     *,
     period_s: float = RATING_PERIOD_S,
+    book: RatingBook | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Supervised service: a rating period now (catching up after a restart), then every `period_s`."""
+    """Supervised service: a rating period now (catching up after a restart), then every `period_s`.
+    A period that rated games refreshes `book` at once, so the names on the board show the new
+    ratings as soon as the profiles do (not up to the book's own 30 s later)."""
     if database is None:
         raise RatingBatchUnavailable("the rating batch needs the PostgreSQL store")
 
     async def period() -> None:
         if applied := await apply_pending(database):
             log.info("rating batch applied games=%d", applied)
+            if book is not None:
+                await book.refresh()
 
     await run_every(period_s, period, name="rating batch", task_status=task_status)

@@ -60,12 +60,13 @@ class RatingBook:
         return self._ratings.get(bot_id, DEFAULT)
 
     def rating_of_principal(self, principal: str | None) -> Rating | None:
-        """A bot's or an account's rating; None for a guest (never rated) or nobody."""
+        """A registered bot's or an account's rating (the starting values before its first rated
+        game); None for a guest, an anonymous bot (never rated), or one the book does not know
+        yet (registered since its last refresh)."""
         parsed = Principal.parse(principal)
         if parsed is None or not parsed.is_rated:
             return None
-        book = self._ratings if parsed.kind is Kind.BOT else self._accounts
-        return book.get(parsed.id, DEFAULT)
+        return (self._ratings if parsed.kind is Kind.BOT else self._accounts).get(parsed.id)
 
     def replace(self, ratings: dict[str, Rating], accounts: dict[str, Rating] | None = None) -> None:
         """Swap in a whole new book (one assignment each: a reader sees a whole refresh of a
@@ -94,9 +95,17 @@ class RatingBook:
 
 
 def _read_book(conn: psycopg.Connection) -> tuple[dict[str, Rating], dict[str, Rating]]:
-    bots = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
-    accounts = conn.execute("SELECT account_id, rating, rd FROM account_ratings").fetchall()
-    return (
-        {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in bots},
-        {str(account_id): Rating(float(rating), float(rd)) for account_id, rating, rd in accounts},
-    )
+    """Every registered bot and every account not deleted, each with its rating or, before its
+    first rated game, the starting values."""
+    bots = conn.execute(
+        "SELECT b.id, r.rating, r.rd FROM bots b LEFT JOIN bot_ratings r ON r.bot_id = b.id"
+    ).fetchall()
+    accounts = conn.execute(
+        "SELECT a.id, r.rating, r.rd FROM accounts a LEFT JOIN account_ratings r ON r.account_id = a.id"
+        " WHERE a.status <> 'deleted'"
+    ).fetchall()
+    def ratings(rows: list[tuple[object, float | None, float | None]]) -> dict[str, Rating]:
+        return {str(key): DEFAULT if rating is None or rd is None else Rating(float(rating), float(rd))
+                for key, rating, rd in rows}
+
+    return ratings(bots), ratings(accounts)

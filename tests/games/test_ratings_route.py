@@ -16,13 +16,17 @@ from tests.support.errors import assert_error
 
 def test_the_book_answers_for_bots_and_accounts_and_never_for_guests():
     book = RatingBook()
-    account, other = str(uuid.uuid4()), str(uuid.uuid4())
-    book.replace({"acme/star": Rating(1700.0, 60.0)}, {account: Rating(1612.5, 200.0)})
+    account, fresh, other = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    # as the refresh reads them: every registered bot and account, the new ones at the start
+    book.replace({"acme/star": Rating(1700.0, 60.0), "acme/moon": DEFAULT},
+                 {account: Rating(1612.5, 200.0), fresh: DEFAULT})
     assert book.rating_of_principal("bot:acme/star") == Rating(1700.0, 60.0)
     assert book.rating_of_principal(f"user:{account}") == Rating(1612.5, 200.0)
     assert book.rating_of_principal(f"user:{account}").provisional
-    assert book.rating_of_principal("bot:acme/moon") == DEFAULT  # rated, no row yet
-    assert book.rating_of_principal(f"user:{other}") == DEFAULT
+    assert book.rating_of_principal("bot:acme/moon") == DEFAULT  # registered, no rated game yet
+    assert book.rating_of_principal(f"user:{fresh}") == DEFAULT
+    assert book.rating_of_principal("bot:anon/quick-1a2b3c4d") is None  # an anonymous bot: never rated
+    assert book.rating_of_principal(f"user:{other}") is None  # not in the book (yet)
     assert book.rating_of_principal(f"guest:{other}") is None
     assert book.rating_of_principal(None) is None
     book.replace({})  # a refresh of the bots alone keeps the accounts

@@ -257,3 +257,22 @@ async def test_the_service_catches_up_at_start_survives_a_failing_period_and_kee
     games = [("red/ant", "red/bee", 1), ("blue/cat", "red/ant", 0)]
     expected = period_by_hand(period_by_hand({}, games[:1]), games[1:])
     assert_matches(database_url, expected, games)
+
+
+async def test_a_period_that_rated_games_refreshes_the_rating_book_at_once(store, database_url):
+    """Play-through (session 56): the names on a rematch's board kept the old ratings while the
+    panel said the new ones: the book the names are read from waited for its own 30 s refresh."""
+    from playsite.ratings.book import RatingBook
+
+    book = RatingBook(store.database)
+    History(database_url).add("red/ant", "red/bee", 1)
+    await book.refresh()
+    before = book.rating_of_principal("bot:red/ant")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lambda task_status: run_rating_batch(
+            store.database, period_s=3600, book=book, task_status=task_status))
+        with deadline(10, "the book to hold the new rating"):
+            while book.rating_of_principal("bot:red/ant") == before:
+                await trio.sleep(0.02)
+        nursery.cancel_scope.cancel()
+    assert book.rating_of_principal("bot:red/ant").rating > 1500 > book.rating_of_principal("bot:red/bee").rating

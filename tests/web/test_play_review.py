@@ -537,6 +537,7 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator.locator("#sign-out")).to_have_text("Sign out anyway")
         creator.click("#sign-out")
         expect(creator.locator("#sign-in")).to_be_visible()
+        expect(creator.locator("#role")).to_have_text("Watching")  # no longer "You play ..." (session 56)
         assert creator.evaluate("localStorage.getItem('playsite.seats')") is None
         assert creator.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('playsite.seat.'))") == []
     finally:

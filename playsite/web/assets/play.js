@@ -404,7 +404,11 @@ function drawPlayers() {
     const awaited = awaitedSeat(seatName);
     const href = profileHref(face);
     const label = awaited ? "waiting for a player..." : face ? faceName(face) : ""; // no name before the players are known
-    const text = href ? Object.assign(document.createElement("a"), { href, textContent: label }) : document.createTextNode(label);
+    let text = document.createTextNode(label);
+    if (href) { // the name in a span of its own: a narrow strip cuts it short there (play.css)
+      text = Object.assign(document.createElement("a"), { href });
+      text.append(element("span", label));
+    }
     const parts = [text];
     if (face?.kind === "Bot") {
       const badge = document.createElement("span");
@@ -784,19 +788,21 @@ function showGone() {
 
 // ----- events ---------------------------------------------------------------------------------------
 
-function setPlayers(players) {
+// `live`: the game is not over (only a live game's ratings are read: GET /games/{id}/ratings).
+function setPlayers(players, { live = true } = {}) {
   const named = (faces) => JSON.stringify([faces?.white, faces?.black]);
   const changed = named(players) !== named(view.players);
   view.players = players || null;
   const opponent = mine ? players?.[OTHER[mine].toLowerCase()] : null;
   view.opponentIsBot = opponent?.kind === "Bot";
-  if (changed) readRatings();
+  if (changed && live) readRatings(true);
 }
 
 // Each named player's rating beside their name, as lichess shows it, read when the names are
-// known or change (a game no longer live, a server without ratings: none shown).
-async function readRatings() {
-  if (view.ended || !(await siteInfo()).ratings) return;
+// known or change, and again now and then while the game is on (a rating period may count
+// an earlier game meanwhile). A game no longer live, a server without ratings: none read.
+async function readRatings(live = !view.ended) {
+  if (!live || view.gone || !(await siteInfo()).ratings) return;
   const answer = await getJson(`/games/${gameId}/ratings`).catch(() => null);
   if (answer?.status !== 200) return;
   view.ratings = { White: answer.body.white, Black: answer.body.black };
@@ -807,7 +813,7 @@ async function readRatings() {
 async function readPlayers() {
   const answer = await getJson(`/games/${gameId}`).catch(() => null);
   if (answer?.status !== 200 || !answer.body?.players) return;
-  setPlayers(answer.body.players);
+  setPlayers(answer.body.players, { live: !answer.body.status?.Ended });
   setRated(Boolean(answer.body.rated));
   drawGameKind();
   draw();
@@ -839,7 +845,7 @@ async function onEvent(event) {
     view.away = {}; // the server tells who is away after a Snapshot
     view.ended = false;
     view.waiting = false;
-    setPlayers(state.players);
+    setPlayers(state.players, { live: !state.status.Ended });
     view.namesBeforeStart = !state.status.Ended && !state.dicePending && !body.history.length;
     setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
@@ -1123,7 +1129,9 @@ async function showLastGame() {
   if (record?.status !== 200 || !record.body.rated || record.body.termination === "aborted" || Number.isNaN(endedAt)) return;
   const players = await getJson(`/games/${previous}/players`).catch(() => null);
   if (players?.status !== 200) return;
-  followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null, { endedAt, lead: "Your last game, rated." });
+  // once it is counted, the names' ratings here are the new ones too (the book follows the batch)
+  followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null,
+    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings(true) });
 }
 showLastGame();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
@@ -1135,6 +1143,8 @@ whileVisible(async () => {
   $("watching").textContent = `${count} watching`;
   $("watching").hidden = count === 0;
 }, WATCHING_PERIOD_MS);
+const RATINGS_PERIOD_MS = 30_000; // as often as the server's rating book is refreshed
+whileVisible(() => (view.ratings && !view.ended ? readRatings() : null), RATINGS_PERIOD_MS);
 // The move list keeps its newest turn in view when it changes size too (a desktop): the result
 // box and then the rematch control, shown later, take room from it, and the turn that ended
 // the game must not slide out of sight.

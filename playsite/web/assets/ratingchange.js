@@ -33,8 +33,9 @@ export function changeAfter(points, endedAt) {
 // `players`: {white, black} faces; `element` receives the sentence; `you`: "White", "Black" or null.
 // `endedAt` (ms since the epoch, from the game's record): a page opened after the game ended
 // finds the game's period by its end, where a page that saw the end compares with what it read then.
-// `lead`: the sentence's first words ("Rated game." under the game's own result).
-export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game." } = {}) {
+// `lead`: the sentence's first words ("Rated game." under the game's own result); `onChange()`
+// is called when a new rating is known (the page may read the names' ratings again).
+export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game.", onChange = () => {} } = {}) {
   const rated = ["white", "black"].map((seat) => ({ seat, face: players?.[seat] }))
     .map((entry) => ({ ...entry, path: historyPath(entry.face) })).filter((entry) => entry.path);
   if (!rated.length) return;
@@ -48,7 +49,9 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
       return `${who} ${rating} (${signed(delta)})`;
     });
     if (parts.length) {
-      element.textContent = `${lead} New ratings: ${parts.join(", ")}.`;
+      const text = `${lead} New ratings: ${parts.join(", ")}.`;
+      if (element.textContent !== text || element.hidden) onChange();
+      element.textContent = text;
       element.hidden = false;
     }
     element.dataset.ratings = parts.length === rated.length ? "applied" : "partial";

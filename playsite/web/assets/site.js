@@ -103,8 +103,7 @@ export function siteInfo() {
   return site;
 }
 
-async function showAccount(corner, fresh = false) {
-  if (fresh) site = null;
+async function showAccount(corner) {
   const info = await siteInfo();
   if (info.account) return showSignedIn(corner, info.account);
   if (info.signIn) {
@@ -157,7 +156,8 @@ function showSignedIn(corner, me) {
     const answer = await sendJson("POST", "/auth/logout", {});
     if (answer.status === 204) {
       forgetSeats(); // the next person at this browser is not seated in this account's games
-      return showAccount(corner, true);
+      location.reload(); // and no page goes on as the account's (a game's page watches from now on)
+      return;
     }
     out.disabled = false;
     message.textContent = answer.body?.title || "Signing out failed; try again.";
