@@ -17,6 +17,7 @@ import attrs
 import psycopg
 import trio
 
+from playsite.bots.directory import ANON_TEAM
 from playsite.periodic import run_every
 from playsite.principals import Kind, Principal
 from playsite.store.database import Database, DatabaseUnavailable
@@ -28,6 +29,8 @@ DEFAULT_RD = 350.0
 PROVISIONAL_RD = 110.0
 """Above this deviation a rating has not converged: shown, flagged provisional; the
 leaderboard lists only ratings at or below it."""
+ANONYMOUS_BOTS = f"{ANON_TEAM}/"
+"""Anonymous bots' ids begin so; the rating batch never rates them."""
 REFRESH_S = 30.0
 """How often the served process re-reads bot_ratings (the batch runs far less often)."""
 
@@ -61,12 +64,14 @@ class RatingBook:
 
     def rating_of_principal(self, principal: str | None) -> Rating | None:
         """A registered bot's or an account's rating (the starting values before its first rated
-        game); None for a guest, an anonymous bot (never rated), or one the book does not know
-        yet (registered since its last refresh)."""
+        game, or while the book has not read it yet); None for a guest or an anonymous bot,
+        which are never rated."""
         parsed = Principal.parse(principal)
         if parsed is None or not parsed.is_rated:
             return None
-        return (self._ratings if parsed.kind is Kind.BOT else self._accounts).get(parsed.id)
+        if parsed.kind is Kind.BOT:
+            return None if parsed.id.startswith(ANONYMOUS_BOTS) else self._ratings.get(parsed.id, DEFAULT)
+        return self._accounts.get(parsed.id, DEFAULT)
 
     def replace(self, ratings: dict[str, Rating], accounts: dict[str, Rating] | None = None) -> None:
         """Swap in a whole new book (one assignment each: a reader sees a whole refresh of a

@@ -26,7 +26,8 @@ def test_the_book_answers_for_bots_and_accounts_and_never_for_guests():
     assert book.rating_of_principal("bot:acme/moon") == DEFAULT  # registered, no rated game yet
     assert book.rating_of_principal(f"user:{fresh}") == DEFAULT
     assert book.rating_of_principal("bot:anon/quick-1a2b3c4d") is None  # an anonymous bot: never rated
-    assert book.rating_of_principal(f"user:{other}") is None  # not in the book (yet)
+    assert book.rating_of_principal(f"user:{other}") == DEFAULT  # signed up since the book's last read
+    assert book.rating_of_principal("bot:acme/new") == DEFAULT  # registered since
     assert book.rating_of_principal(f"guest:{other}") is None
     assert book.rating_of_principal(None) is None
     book.replace({})  # a refresh of the bots alone keeps the accounts
