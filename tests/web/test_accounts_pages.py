@@ -4,6 +4,8 @@ with themselves, opens both profiles, then signs out from the header."""
 
 from __future__ import annotations
 
+import re
+
 
 import httpx
 import psycopg
@@ -87,6 +89,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#account-name")).to_have_text("alice_web")
 
     converge(site.database_url)
+    with psycopg.connect(site.database_url, autocommit=True) as conn:  # and a newcomer, provisional
+        conn.execute("INSERT INTO accounts (id, issuer, subject, nickname) VALUES (gen_random_uuid(), 'x', 'n', 'newcomer')")
+        conn.execute("INSERT INTO account_ratings (account_id, rating, rd, games, wins, draws, losses)"
+                     " SELECT id, 1530, 210, 2, 1, 0, 1 FROM accounts WHERE nickname = 'newcomer'")
     page.goto(base + "/ranking")
     expect(page.locator("#bot-ranking tbody tr")).to_have_count(1)
     expect(page.locator("#bot-ranking tbody")).to_contain_text("acme/star")
@@ -99,6 +105,13 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.set_viewport_size({"width": 390, "height": 844})
     expect(page.locator("#bot-ranking tbody .sub")).to_be_visible()
     assert page.locator("#bot-ranking tbody .sub").text_content() == "30 games \u00b7 18\u00a0/\u00a02\u00a0/\u00a010"
+    provisional = page.locator("#player-ranking .rating.provisional")
+    expect(provisional.first).to_be_visible()
+    for cell in provisional.all():  # "1530?" on one line (play-through, session 56: two lines a row)
+        assert re.fullmatch(r"\d+", cell.inner_text()), cell.inner_text()  # the deviation and the word hidden
+        assert cell.locator(".figures").evaluate("f => getComputedStyle(f, '::after').content") == '"?"'
+        tops = cell.evaluate("c => [...c.getClientRects()].map((r) => [Math.round(r.top), Math.round(r.height)])")
+        assert len({top for top, height in tops if height}) == 1, tops
     lines = page.locator("#bot-ranking tbody .sub").evaluate(  # one line, never "30 games ·" over the record
         "s => { const r = document.createRange(); r.selectNodeContents(s); return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
     assert lines == 1, lines

@@ -6,8 +6,9 @@ import { $, element, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, site
 function ratingCell(entry) {
   if (!entry.provisional) return ratingText(entry);
   const cell = element("span", null, { class: "rating provisional" });
-  // the figures kept on one line: a narrow column breaks before "provisional" only
-  cell.append(element("span", `${ratingText(entry)},`, { class: "figures" }), " provisional");
+  // "1612 ±280, provisional"; on a phone "1612?", as the names by a board write it (one line a row)
+  cell.append(element("span", String(Math.round(entry.rating)), { class: "figures" }),
+    element("span", `\u00a0\u00b1${Math.round(entry.rd)}, provisional`, { class: "word" }));
   cell.title = PROVISIONAL_NOTE;
   return cell;
 }
