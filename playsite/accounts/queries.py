@@ -21,6 +21,10 @@ class NicknameTaken(Exception):
     """Another account has this nickname (compared without case)."""
 
 
+class NicknameReserved(NicknameTaken):
+    """Another account gave this nickname up by renaming, and keeps it for its old links."""
+
+
 def _account(row: tuple[Any, ...]) -> Account:  # psycopg types a row's columns as Any
     return Account(id=row[0], nickname=row[1], status=row[2], session_generation=row[3])
 
@@ -65,7 +69,7 @@ def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Ac
     becomes a former one of the account (its old links lead to it); taking a former one of its
     own back is allowed."""
     if _former_owner(conn, nickname) not in (None, account_id):
-        raise NicknameTaken(nickname)
+        raise NicknameReserved(nickname)
     try:
         with conn.transaction():  # a savepoint: the unique violation must not poison the caller's transaction
             old = conn.execute(

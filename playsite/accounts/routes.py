@@ -21,7 +21,7 @@ from quart import Response, request
 from playsite.accounts import queries
 from playsite.accounts.model import DELETE_CONFIRMATION, NICKNAME, Account
 from playsite.accounts.oidc import OidcClient, ProviderUnavailable, SignInFailed, new_secret
-from playsite.accounts.queries import NicknameTaken
+from playsite.accounts.queries import NicknameReserved, NicknameTaken
 from playsite.accounts.service import Accounts
 from playsite.accounts.sessions import LOGIN_COOKIE, LOGIN_STATE_LIFETIME_S, SESSION_COOKIE, LoginState, Sessions
 from playsite.http.auth import client_address, credentials
@@ -209,6 +209,8 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
             raise invalid_request("nickname: 3-20 letters, digits, '_' or '-'")
         try:
             changed = await accounts.run(lambda conn: queries.rename(conn, account.id, nickname))
+        except NicknameReserved:
+            raise Refusal(409, "nickname_reserved", "another player had this nickname and keeps it for their old links") from None
         except NicknameTaken:
             raise Refusal(409, "nickname_taken", "another player has this nickname") from None
         if changed is None:

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from playsite.accounts import queries
-from playsite.accounts.queries import NicknameTaken
+from playsite.accounts.queries import NicknameReserved, NicknameTaken
 from tests.support.database import in_transaction, migrated_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.postgres
@@ -73,7 +73,7 @@ def test_a_nickname_given_up_stays_the_accounts_own_until_it_is_deleted(migrated
     in_transaction(migrated_url, lambda c: queries.rename(c, a.id, "Carol_2"))
     assert in_transaction(migrated_url, lambda c: read_player_profile(c, "CAROL"))["nickname"] == "Carol_2"
     assert in_transaction(migrated_url, lambda c: player_principal(c, "carol")) == f"user:{a.id}"
-    with pytest.raises(NicknameTaken):
+    with pytest.raises(NicknameReserved):
         in_transaction(migrated_url, lambda c: queries.rename(c, b.id, "Carol"))
     newcomer = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "n", {"nickname": "carol"}))
     assert newcomer.nickname.lower() != "carol"

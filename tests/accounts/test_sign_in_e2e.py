@@ -24,6 +24,7 @@ from playsite.accounts.sessions import Sessions
 from playsite.ratings.batch import apply_pending
 from playsite.store.database import Database
 from playsite.wire import GameEnded, Resign, Snapshot, encode_command
+from tests.support.documented import Documented
 from tests.support.client import Player, Table
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider, sign_in_at_provider  # noqa: F401 (fixture)
@@ -181,6 +182,12 @@ async def test_nicknames_are_unique_and_validated(site):
     unknown = await site.write("PATCH", "/auth/me", frank, json={"nickname": "frank2", "id": "x"})
     assert unknown.status_code == 400
     assert (await site.me(erin)).json()["nickname"] == "erin"
+    # a name given up stays its account's: refused to another, as such
+    assert (await site.write("PATCH", "/auth/me", erin, json={"nickname": "erin_b"})).status_code == 200
+    reserved = await site.write("PATCH", "/auth/me", frank, json={"nickname": "Erin"})
+    assert reserved.status_code == 409 and reserved.json()["code"] == "nickname_reserved", reserved.text
+    Documented().check_http("patch", "/auth/me", reserved)
+    assert (await site.write("PATCH", "/auth/me", erin, json={"nickname": "erin"})).status_code == 200  # its own again
 
 
 async def test_deactivation_revokes_at_once_and_deletion_forgets_the_account(site):

@@ -179,6 +179,7 @@ function showSignedIn(corner, me) {
     } else {
       const problem = answer.body || {}; // the accounts' refusals are problem details: {code, title}
       message.textContent = problem.code === "nickname_taken" ? "Another player has this nickname."
+        : problem.code === "nickname_reserved" ? "Another player went by this nickname: it stays theirs."
         : answer.status === 400 ? "A nickname is 3 to 20 letters, digits, _ or -."
         : problem.title || "That nickname cannot be used.";
     }
