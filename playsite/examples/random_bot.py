@@ -6,7 +6,7 @@
 It takes an anonymous identity, challenges the house bot `house/random`, and then, every
 moment, asks which of its games waits for its turn; for that roll it reads the legal-move tree
 and plays a random complete turn: a path from the tree's root to a leaf, one UCI micro-move
-per die spent. When the game leaves its list, the game is over and it prints the result.
+per die spent. When the game leaves its list, the game is over and it says how it ended.
 Replace `choose` with something cleverer; everything else is what any bot does.
 """
 
@@ -50,7 +50,7 @@ def main() -> None:
     token = call("POST", "/bot/anon?name=random-example")["token"]
     challenge = call("POST", "/bot/challenge", {"team": "house", "name": "random"}, token)
     print("challenged house/random:", challenge["id"])
-    game_id = None
+    game_id, seat = None, ""
     while True:
         games = call("GET", "/bot/games", token=token)["games"]
         if not games:
@@ -60,7 +60,7 @@ def main() -> None:
             continue
         game = games[0]
         if game_id is None:
-            game_id = game["gameId"]
+            game_id, seat = game["gameId"], game["seat"]
             print(f"playing {game['seat']}: watch it at {ORIGIN}/play/{game_id}")
         if game["dicePending"] and game["activeSeat"] == game["seat"]:
             roll = call("GET", f"/games/{game_id}/moves")
@@ -70,7 +70,20 @@ def main() -> None:
                 except urllib.error.HTTPError as refused:  # 409: the roll moved on meanwhile
                     print("refused:", refused.read().decode())
         time.sleep(POLL_S)
-    print("game over:", json.dumps(call("GET", f"/games/{game_id}")["status"]))
+    over = call("GET", f"/games/{game_id}")["status"]["Ended"]["over"]
+    print("game over:", outcome(over, seat))
+
+
+def outcome(over: dict[str, Any], seat: str) -> str:
+    """How the game ended, from this bot's side: "won (king captured)", "drew", "aborted"."""
+    result = over["result"]  # {"Win": {"side": "White"}}, {"Draw": {}}, or None for an aborted game
+    how = {"KingCaptured": "king captured", "Timeout": "on time", "Resign": "by resignation"}.get(
+        over["termination"], over["termination"].lower())
+    if result is None:
+        return "aborted: no result"
+    if "Draw" in result:
+        return f"drew as {seat}"
+    return f"{'won' if result['Win']['side'] == seat else 'lost'} as {seat}, {how}"
 
 
 if __name__ == "__main__":
