@@ -422,12 +422,16 @@ function drawPlayers() {
       if (rating.provisional) shown.title = PROVISIONAL_NOTE;
       parts.push(" ", shown);
     }
-    if (mine === seatName) parts.push(" (you)");
+    if (mine === seatName) parts.push(element("span", "(you)"));
+    // the name's line (it never wraps: the name gives way), then a player's absence under it
+    const line = element("span", null, { class: "line" });
+    line.append(...parts.flatMap((part, at) => (at ? [" ", part] : [part])));
+    const lines = [line];
     if (view.away[seatName] && !view.ended) {
       const words = awayWords(seatName); // cut short on a narrow strip: the whole sentence as its tooltip
-      parts.push(" ", Object.assign(document.createElement("span"), { className: "away", textContent: words, title: words }));
+      lines.push(Object.assign(document.createElement("span"), { className: "away", textContent: words, title: words }));
     }
-    name.replaceChildren(...parts);
+    name.replaceChildren(...lines);
     strip.querySelector(".side").textContent = seatName;
     strip.dataset.toMove = String(!view.ended && (view.clockSeat || view.diceSeat) === seatName);
   }
