@@ -258,6 +258,20 @@ def test_a_long_name_s_seek_keeps_its_accept_on_a_phone(server, chromium):
         table = page.locator("#seek-table").locator("xpath=..")  # its scroll box: nothing to scroll to
         assert table.evaluate("box => box.scrollWidth - box.clientWidth") <= 0
         assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+        # and on the game's page the long name gives way on its one line (play-through, session
+        # 56: what followed it was cut off, or wrapped under it and moved the board)
+        accept.click()
+        expect(page.locator("#role")).to_contain_text("You play")
+        mine = page.locator("#role").inner_text().split()[-1].lower()
+        theirs = "white" if mine == "black" else "black"
+        line = page.locator(f"#player-{theirs} .name .line")
+        expect(line.locator("a")).to_have_text(f"anon/{bot['name']}")
+        shown = line.locator("a > span")
+        assert shown.evaluate("s => s.scrollWidth > s.clientWidth"), "cut short, with an ellipsis"
+        for part in (line, page.locator(f"#player-{mine} .name .line")):
+            tops = part.evaluate("l => [...l.children].map((c) => Math.round(c.getBoundingClientRect().top))")
+            assert max(tops) - min(tops) < 8, tops  # one line: the BOT tag, the name, "(you)"
+        expect(page.locator(f"#player-{mine} .name")).to_contain_text("(you)")
     finally:
         phone.close()
         httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)
