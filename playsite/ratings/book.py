@@ -100,17 +100,11 @@ class RatingBook:
 
 
 def _read_book(conn: psycopg.Connection) -> tuple[dict[str, Rating], dict[str, Rating]]:
-    """Every registered bot and every account not deleted, each with its rating or, before its
-    first rated game, the starting values."""
-    bots = conn.execute(
-        "SELECT b.id, r.rating, r.rd FROM bots b LEFT JOIN bot_ratings r ON r.bot_id = b.id"
-    ).fetchall()
-    accounts = conn.execute(
-        "SELECT a.id, r.rating, r.rd FROM accounts a LEFT JOIN account_ratings r ON r.account_id = a.id"
-        " WHERE a.status <> 'deleted'"
-    ).fetchall()
-    def ratings(rows: list[tuple[object, float | None, float | None]]) -> dict[str, Rating]:
-        return {str(key): DEFAULT if rating is None or rd is None else Rating(float(rating), float(rd))
-                for key, rating, rd in rows}
-
-    return ratings(bots), ratings(accounts)
+    """The rated bots' and accounts' ratings; one without a row reads the starting values
+    (`rating_of`, `rating_of_principal`), so only the rows are read."""
+    bots = conn.execute("SELECT bot_id, rating, rd FROM bot_ratings").fetchall()
+    accounts = conn.execute("SELECT account_id, rating, rd FROM account_ratings").fetchall()
+    return (
+        {bot_id: Rating(float(rating), float(rd)) for bot_id, rating, rd in bots},
+        {str(account_id): Rating(float(rating), float(rd)) for account_id, rating, rd in accounts},
+    )

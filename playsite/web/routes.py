@@ -183,27 +183,22 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         body, media = assets.bodies[assets.names["favicon.svg"]]
         return Response(body, content_type=media, headers={"Cache-Control": ICON_CACHE, "X-Content-Type-Options": "nosniff"})
 
-    verifier_source = Path(verifier.__file__).read_bytes()
+    # One-file Python programs to download and run (Python 3 and its standard library alone):
+    # the dice verifier a replay offers, and the bot authors' page's example bot.
+    def python_file(path: Path, name: str) -> None:
+        source = path.read_bytes()
 
-    @routes.get("/verify_dice.py")
-    async def verify_dice() -> Response:
-        """The stand-alone verifier (Python 3 and its standard library), to download and run."""
-        return Response(verifier_source, content_type="text/x-python; charset=utf-8", headers={
-            "Content-Disposition": 'attachment; filename="verify_dice.py"',
-            "Cache-Control": "public, max-age=3600",
-            "X-Content-Type-Options": "nosniff",
-        })
+        async def download() -> Response:
+            return Response(source, content_type="text/x-python; charset=utf-8", headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "Cache-Control": "public, max-age=3600",
+                "X-Content-Type-Options": "nosniff",
+            })
 
-    example_bot = (Path(__file__).resolve().parents[1] / "examples" / "random_bot.py").read_bytes()
+        routes.get(f"/{name}", endpoint=f"download_{name.removesuffix('.py')}")(download)
 
-    @routes.get("/random_bot.py")
-    async def random_bot() -> Response:
-        """The example bot of the bot authors' page (Python 3 and its standard library)."""
-        return Response(example_bot, content_type="text/x-python; charset=utf-8", headers={
-            "Content-Disposition": 'attachment; filename="random_bot.py"',
-            "Cache-Control": "public, max-age=3600",
-            "X-Content-Type-Options": "nosniff",
-        })
+    python_file(Path(verifier.__file__), "verify_dice.py")
+    python_file(Path(__file__).resolve().parents[1] / "examples" / "random_bot.py", "random_bot.py")
 
     @routes.get("/web/site")
     async def site() -> Response:

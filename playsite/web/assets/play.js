@@ -414,13 +414,13 @@ function drawPlayers() {
       const badge = document.createElement("span");
       badge.className = "tag";
       badge.textContent = "BOT";
-      parts.unshift(badge, " ");
+      parts.unshift(badge);
     }
     const rating = view.ratings?.[seatName];
     if (rating && face?.name) { // "1662", or "1500?" while provisional (the reason on hover)
       const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
       if (rating.provisional) shown.title = PROVISIONAL_NOTE;
-      parts.push(" ", shown);
+      parts.push(shown);
     }
     if (mine === seatName) parts.push(element("span", "(you)"));
     // the name's line (it never wraps: the name gives way), then a player's absence under it
@@ -1135,7 +1135,7 @@ async function showLastGame() {
   if (players?.status !== 200) return;
   // once it is counted, the names' ratings here are the new ones too (the book follows the batch)
   followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null,
-    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings(true) });
+    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings() });
 }
 showLastGame();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
