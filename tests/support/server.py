@@ -99,3 +99,19 @@ class ServerProcess:
     def close(self) -> None:
         self.kill()
         self.log_path.unlink(missing_ok=True)
+
+
+def module_server(env: dict[str, str] | None = None):
+    """A pytest fixture, `server`, for a test module: one `playsite serve` with `env`, started
+    for the module's first test and stopped after its last. In a module: `server = module_server({...})`."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def server():
+        started = ServerProcess(env).start()
+        try:
+            yield started
+        finally:
+            started.close()
+
+    return server

@@ -10,13 +10,12 @@ on the real play page, a drag builds the turn from the server's tree."""
 from __future__ import annotations
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
 from tests.support.browser import pending, PHONE
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -25,13 +24,7 @@ OPENING = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2"
 DESTS = {"e4": ["e5", "d5"], "g1": ["f3", "h3"], "d2": ["d3", "d4"]}
 
 
-@pytest.fixture(scope="module")
-def server():
-    process = ServerProcess().start()
-    try:
-        yield process
-    finally:
-        process.close()
+server = module_server()
 
 
 def mount(page, server, width: str = "480px") -> None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import pytest
 from playwright.sync_api import expect
 
 from playsite.rules import START_POSITION, format_dfen, iter_turns, legal_tree, parse_dfen, play_turn
 from playsite.rules.turn import _Turn
 from playsite.web.routes import Assets
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 
 # Positions where the payment rules matter: castling both ways, promotions (then the new piece
 # moving on with its own die), en passant, Black to move.
@@ -29,13 +28,7 @@ CRAFTED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server():
-    process = ServerProcess().start()
-    try:
-        yield process
-    finally:
-        process.close()
+server = module_server()
 
 
 def harness(page, server) -> None:

@@ -10,24 +10,17 @@ import random
 import re
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE
 from tests.support.client import TableInThread
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
 
 FILES = "abcdefgh"
 
 
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
+server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
 def squares(dfen: str) -> set[str]:

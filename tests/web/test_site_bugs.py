@@ -11,20 +11,13 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import seat_link
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 
 
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
+server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
 def console_errors(page) -> list[str]:

@@ -11,22 +11,15 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import finished_game
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 
 FIRST_LOAD_BUDGET = 200 * 1024
 
 
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
+server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
 def test_the_play_pages_first_load_is_at_most_200_kb(server, chromium):

@@ -9,21 +9,14 @@ import re
 import subprocess
 import sys
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE
-from tests.support.server import ServerProcess
+from tests.support.server import module_server
 
 
-@pytest.fixture(scope="module")
-def server():
-    started = ServerProcess({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}).start()
-    try:
-        yield started
-    finally:
-        started.close()
+server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 
 def test_the_page_s_commands_and_its_bot_play_against_the_house_bot(server, context, artifacts, tmp_path):
