@@ -12,7 +12,8 @@ nothing serves: inside an API family (its first segment is one of a JSON route's
 
 Assets are read once at startup; each is served under `<stem>.<first 12 hex of its
 SHA-256><suffix>` with `Cache-Control: public, max-age=31536000, immutable`, and the pages
-name them through `{{asset:<file>}}` placeholders filled in at startup. A module imports
+name them through `{{asset:<file>}}` placeholders filled in at startup (with `{{head}}` and
+`{{header:<section>}}`, what every page shares). A module imports
 another by its plain name (`./net.js`), rewritten to the hashed one the same way, so a
 change to any file changes the name of everything that loads it. Pages are
 `Cache-Control: no-cache` and carry a strict Content-Security-Policy: no inline script or
@@ -63,6 +64,30 @@ ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 PLACEHOLDER = re.compile(r"\{\{asset:([\w./-]+)\}\}")
+SHARED = re.compile(r"\{\{(head|header:(\w+))\}\}")
+"""What every page shares, written once: `{{head}}` (the metadata and the icon) and
+`{{header:<current>}}` (the site's header, `<current>` the link of the section the page is in,
+or `none`)."""
+HEAD = """<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" type="image/svg+xml" href="{icon}">"""
+SECTIONS = (("play", "/", "Play"), ("history", "/history", "History"), ("ranking", "/ranking", "Ranking"))
+"""The site's header links: (section, address, text)."""
+
+
+def site_header(current: str) -> str:
+    if current != "none" and current not in {section for section, _, _ in SECTIONS}:
+        raise ValueError(f"no section {current!r} in the site's header")
+    marked = ' aria-current="page"'
+    links = " ".join(
+        f'<a href="{href}"{marked if section == current else ""}>{text}</a>' for section, href, text in SECTIONS
+    )
+    return f"""<header class="site">
+  <a class="brand" href="/">playsite</a>
+  <nav aria-label="site">{links}</nav>
+  <span id="account" class="account"></span>
+</header>"""
 
 
 class Assets:
@@ -109,7 +134,10 @@ class Assets:
         return hashed
 
     def page(self, file: str) -> str:
+        """A page with its assets' hashed names, and what every page shares put in."""
         text = (HERE / "pages" / file).read_text(encoding="utf-8")
+        head = HEAD.format(icon=f"/assets/{self.names['favicon.svg']}")
+        text = SHARED.sub(lambda m: head if m[1] == "head" else site_header(m[2]), text)
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
@@ -118,8 +146,7 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
-    icon = f'<link rel="icon" type="image/svg+xml" href="/assets/{assets.names["favicon.svg"]}">\n'
-    pages = {name: with_icon(assets.page(f"{name}.html"), icon) for name in PAGES}
+    pages = {name: assets.page(f"{name}.html") for name in PAGES}
 
     def page(name: str, status: int = 200) -> Response:
         return Response(pages[name], status=status, content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
@@ -230,8 +257,3 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
 def first_segment(path: str) -> str:
     """`/games/<id>/ws` -> `games`; `/` -> ``."""
     return path.lstrip("/").partition("/")[0]
-
-
-def with_icon(page: str, icon: str) -> str:
-    """Every page names the favicon (before `</head>`), unless it names one itself."""
-    return page if 'rel="icon"' in page else page.replace("</head>", icon + "</head>", 1)

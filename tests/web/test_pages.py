@@ -60,6 +60,24 @@ async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
                 assert re.fullmatch(r"/assets/[\w-]+\.[0-9a-f]{12}\.(js|css|svg)", url)
 
 
+async def test_every_page_has_the_one_site_header_with_its_section_marked_and_the_icon():
+    """The head's metadata and the site's header are written once (`{{head}}`, `{{header:..}}`)
+    and every page, the 404 included, carries them, with its own section marked current."""
+    sections = {"/": "/", "/history": "/history", "/ranking": "/ranking", "/ranking/strength": "/ranking",
+                "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44": None, "/@/alice": None, "/write-a-bot": None,
+                "/no-such-page": None}
+    async with booted() as services:
+        client = test_client(services)
+        for path, current in sections.items():
+            text = await (await client.get(path)).get_data(as_text=True)
+            assert "{{" not in text, path
+            assert text.count('<header class="site">') == 1 and text.count('<nav aria-label="site">') == 1, path
+            assert text.count('<meta name="viewport"') == 1 and text.count('rel="icon"') == 1, path
+            assert re.search(r'<link rel="icon" type="image/svg\+xml" href="/assets/favicon\.[0-9a-f]{12}\.svg">', text)
+            marked = re.findall(r'<a href="([^"]+)" aria-current="page">', text)
+            assert marked == ([current] if current else []), path
+
+
 async def test_assets_are_named_by_their_content_and_imports_follow():
     assets = Assets()
     for name, hashed in assets.names.items():
