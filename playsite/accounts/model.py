@@ -9,7 +9,8 @@ import attrs
 
 from playsite import principals
 
-NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
+NICKNAME_MAX = 20
+NICKNAME = re.compile(rf"[A-Za-z0-9_-]{{3,{NICKNAME_MAX}}}")
 """3-20 letters, digits, '_' or '-'; unique whatever its case (the database enforces it)."""
 ACTIVE, DEACTIVATED, DELETED = "active", "deactivated", "deleted"
 DELETE_CONFIRMATION = "delete my account"
@@ -34,12 +35,17 @@ class Account:
 
 def suggested_nickname(claims: dict, taken_suffix: int = 0) -> str:
     """A first nickname from the provider's claims (preferred_username, nickname, the email's
-    local part), reduced to the allowed characters; `player-xxxxxx` when nothing fits."""
+    local part), reduced to the allowed characters and kept whole when it fits (up to
+    NICKNAME_MAX characters); with `taken_suffix`, that name cut just enough to end in `-<n>`.
+    `player-xxxxxx` when nothing fits."""
     for claim in ("preferred_username", "nickname", "name", "email"):
         value = claims.get(claim)
         if not isinstance(value, str):
             continue
-        base = re.sub(r"[^A-Za-z0-9_-]", "", value.split("@")[0].replace(" ", "_"))[:16]
+        base = re.sub(r"[^A-Za-z0-9_-]", "", value.split("@")[0].replace(" ", "_"))[:NICKNAME_MAX]
         if len(base) >= 3:
-            return base if taken_suffix == 0 else f"{base}-{taken_suffix}"
+            if taken_suffix == 0:
+                return base
+            suffix = f"-{taken_suffix}"
+            return base[: NICKNAME_MAX - len(suffix)] + suffix
     return f"player-{uuid.uuid4().hex[:6]}"

@@ -35,6 +35,15 @@ def test_a_taken_nickname_gets_a_suffix_whatever_its_case(migrated_url):
     assert none.nickname.startswith("player-")
 
 
+def test_a_nickname_of_twenty_characters_is_kept_whole_and_its_suffix_fits_in_twenty(migrated_url):
+    name = "frankie_longname_xyz"  # 20: the most a nickname may have
+    first = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "f1", {"preferred_username": name}))
+    second = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "f2", {"preferred_username": name}))
+    longer = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "f3", {"preferred_username": name + "_and_more"}))
+    assert (first.nickname, second.nickname) == (name, "frankie_longname_x-1")
+    assert longer.nickname == "frankie_longname_x-2", "cut to twenty, then taken: the suffix still fits"
+
+
 def test_two_first_sign_ins_racing_make_one_account(migrated_url):
     results, barrier = [], threading.Barrier(4)
 
