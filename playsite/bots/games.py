@@ -2,7 +2,10 @@
 
 Every path goes through admission with purpose `general`. Bot seats play over the API
 (no connection needed, no disconnect grace); a human seat gets a seat token like a friend
-game. Both bots hear `GameStart` on their account streams.
+game. The game begins at once, so a person's seat must be taken within the disconnect grace
+of the creation (the claim grace), or that person counts as gone: a seek's creator whose
+page died before the seek was taken loses, or the game is aborted, 30 s later, never after a
+whole clock. Both bots hear `GameStart` on their account streams.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from playsite.bots.directory import BotAccount
 from playsite.bots.events import BotEvents
 from playsite.games.creation import human_seat
 from playsite.rooms.admission import Purpose
-from playsite.rooms.model import RoomSetup, SeatSetup
+from playsite.rooms.model import DISCONNECT_GRACE_S, RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
 from playsite.tokens import new_token
@@ -69,6 +72,7 @@ async def create_game_with_bots(
         rated=rated,
         origin=origin,
         await_joins=False,
+        claim_grace_s=DISCONNECT_GRACE_S if human_tokens else None,
         seed_window_s=seed_window_s,
         durability=durability,
         purpose=Purpose.GENERAL.value,

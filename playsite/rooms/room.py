@@ -548,13 +548,16 @@ class Room:
         return state.connections == 0 and state.grace_until is not None and not self.game.ended
 
     def _presence_text(self, seat: Seat, now: float) -> str:
-        """`{"Presence": {seat, away, forfeitAt?}}`: a playsite frame, sent only to subscribers
-        that asked for it; `forfeitAt` is when the seat loses unless it comes back."""
+        """`{"Presence": {seat, away, forfeitAt?, arrived?}}`: a playsite frame, sent only to
+        subscribers that asked for it; `forfeitAt` is when the seat loses unless it comes back,
+        `arrived: false` says its player was never here (a seat not taken yet)."""
         body: dict[str, object] = {"seat": str(seat), "away": self._away(seat)}
-        grace_until = self.game.seats[seat].grace_until
-        if body["away"] and grace_until is not None:
-            at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, grace_until - now))
+        state = self.game.seats[seat]
+        if body["away"] and state.grace_until is not None:
+            at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, state.grace_until - now))
             body["forfeitAt"] = encode_instant(at)
+            if not state.joined:
+                body["arrived"] = False
         return compact_json({"Presence": body})
 
     def _tell_presence(self, seat: Seat, now: float) -> None:

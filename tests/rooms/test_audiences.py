@@ -14,7 +14,7 @@ from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Detach, Rebind
 from playsite.rooms.model import DISCONNECT_GRACE_S
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
-from tests.support.rooms import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
+from tests.support.rooms import attach, command, drained, received, room_setup, running_registry, seat_setup, sparing_turn
 
 
 async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_clock):
@@ -120,11 +120,3 @@ def presence(texts: list[str]) -> list[dict]:
     return [json.loads(text)["Presence"] for text in texts if text.startswith('{"Presence"')]
 
 
-def drained(subscriber) -> list[str]:
-    """The texts queued for `subscriber` so far, undecoded (Presence is not an event of the wire's)."""
-    texts = []
-    while True:
-        try:
-            texts.append(subscriber.events.receive_nowait())
-        except (trio.WouldBlock, trio.EndOfChannel):
-            return texts

@@ -3,12 +3,18 @@ the grace, or counts as a dropped connection (the showcase's winner who never co
 
 from __future__ import annotations
 
-import trio
+import json
 
+import trio
+import trio.testing
+
+from playsite.bots.events import BotEvents
+from playsite.bots.games import Human, create_game_with_bots
 from playsite.rooms.admission import Purpose
-from playsite.rooms.intents import Rebind
+from playsite.rooms.intents import Detach, Rebind
 from playsite.rules import Termination
-from tests.support.rooms import attach, room_setup, running_registry, seat_setup
+from playsite.wire import Fischer
+from tests.support.rooms import attach, drained, room_setup, running_registry, seat_setup
 
 
 def showcase_like(**overrides):
@@ -46,3 +52,41 @@ async def test_without_a_claim_grace_an_absent_seat_has_no_deadline(autojump_clo
         )
         await trio.sleep(120)
         assert not room.ended or room.ending.termination is Termination.TIMEOUT
+
+
+async def test_a_lobby_game_whose_seat_is_never_taken_is_aborted_after_the_grace_and_said_so(autojump_clock):
+    """A seek's creator whose page died before someone took the seek: the game begins at once
+    (a lobby game does not wait for its seats), the one who came is told the other seat was
+    never taken and when the game goes, and 30 s after the creation it is aborted, never after
+    the whole clock."""
+    async with running_registry() as registry:
+        game = await create_game_with_bots(
+            registry, BotEvents(), white=Human("guest:gone"), black=Human("guest:here"), time_control=Fischer(900, 10),
+            rated=False, origin="lobby", seed_window_s=0, durability="best_effort",
+        )
+        room = game.room
+        assert room.setup.claim_grace_s == 30.0
+        start = trio.current_time()
+        here = await attach(room, "Black", presence=True)
+        [told] = [json.loads(t)["Presence"] for t in drained(here) if t.startswith('{"Presence"')]
+        assert told["seat"] == "White" and told["away"] is True and told["arrived"] is False and "forfeitAt" in told
+        await room.finished.wait()
+        assert 29.9 <= trio.current_time() - start <= 30.0
+        assert room.ending.termination is Termination.ABORTED and room.ending.winner is None and not room.ending.technical
+
+
+async def test_a_seat_that_was_here_and_left_is_not_told_as_never_arrived(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(
+            room_setup(white=seat_setup(always_present=False), black=seat_setup(always_present=False), await_joins=False,
+                       claim_grace_s=30.0),
+            Purpose.GENERAL, (),
+        )
+        white = await attach(room, "White")
+        watcher = await attach(room, None, presence=True)
+        [black] = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
+        assert black["seat"] == "Black" and black["away"] is True and black["arrived"] is False
+        assert await room.send(Detach(white))  # the White page goes away
+        await trio.testing.wait_all_tasks_blocked()
+        [left] = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
+        assert left["seat"] == "White" and left["away"] is True and "forfeitAt" in left and "arrived" not in left

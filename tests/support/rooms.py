@@ -104,3 +104,12 @@ async def play_randomly(room, subscriber: QueueSubscriber, rng: random.Random, *
 
 async def detach(room, subscriber):
     await room.send(Detach(subscriber))
+
+def drained(subscriber) -> list[str]:
+    """The texts queued for `subscriber` so far, undecoded (Presence is not an event of the wire's)."""
+    texts = []
+    while True:
+        try:
+            texts.append(subscriber.events.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return texts

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+import uuid
 
 import httpx
 from playwright.sync_api import expect
@@ -110,6 +111,23 @@ def test_leaving_the_page_withdraws_the_seek(server, context):
     wait_until_sync(lambda: httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == [],
                     "the seek withdrawn when its page was left")
 
+
+def test_a_seek_whose_creator_is_gone_says_the_other_seat_is_not_here_yet(server, context):
+    """The creator's page died without withdrawing its seek (no page, no poll): whoever takes
+    it is told the other seat was never taken and when the game goes (the claim grace)."""
+    creator = str(uuid.uuid4())
+    three_minutes = {"Fischer": {"initialSeconds": 180, "incrementSeconds": 0}}
+    posted = httpx.post(f"{server.base_url}/lobby/seeks", json={"creator": creator, "timeControl": three_minutes}, timeout=10)
+    assert posted.status_code == 201, posted.text
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    page.locator("#seek-list tr", has_text="3+0").get_by_role("button", name="Accept").click()
+    expect(page.locator("#role")).to_contain_text("You play")
+    other = "white" if page.locator("#role").inner_text().split()[-1] == "Black" else "black"
+    away = page.locator(f"#player-{other} .away")
+    expect(away).to_contain_text("not here yet: aborted in")
+    left = int(re.search(r"aborted in (\d+) s", away.inner_text())[1])
+    assert 20 <= left <= 30, left
 
 def test_the_friend_link_is_copied(server, chromium):
     context = chromium.new_context(permissions=["clipboard-read", "clipboard-write"])

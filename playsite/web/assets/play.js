@@ -77,6 +77,7 @@ const view = {
   animate: false,
   notice: "",
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
+  unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
   present: {}, // seat -> true once told it is here (the game began: both seats are taken)
   forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
   confirming: false,
@@ -592,6 +593,7 @@ function lowThreshold() {
 function awayWords(seatName) {
   const at = view.away[seatName];
   const left = typeof at === "number" ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : null;
+  if (view.unarrived[seatName]) return left === null ? "not here yet" : `not here yet: aborted in ${left} s unless they come`;
   if (left === null) return "left the game";
   // before both sides have played a turn, leaving aborts the game rather than losing it
   return abortable() ? `left the game: aborted in ${left} s unless back` : `left the game: loses in ${left} s unless back`;
@@ -665,9 +667,11 @@ function endingWords(over) {
     // as the server counts: a turn played, not a roll passed for want of a move
     const bothPlayed = !abortable();
     const late = bothPlayed ? null : outOfTime();
+    const absent = ["White", "Black"].find((seat) => view.unarrived[seat]);
     const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on."
       : late ? `${late === mine ? "You" : late} ran out of time before both sides had played a turn: no result, no rating.`
-        : "It ended before both sides had played a turn: no result, no rating.";
+        : absent ? `${absent} never came to the board: no result, no rating.`
+          : "It ended before both sides had played a turn: no result, no rating.";
     return { title: "Game aborted", detail };
   }
   if (result.Draw) {
@@ -847,6 +851,7 @@ async function onEvent(event) {
   if (kind === "Snapshot") {
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
+    view.unarrived = {};
     view.ended = false;
     view.waiting = false;
     setPlayers(state.players, { live: !state.status.Ended });
@@ -949,7 +954,10 @@ async function onEvent(event) {
     if (face && face.kind === "Human" && !face.name) readPlayers();
     const was = Boolean(view.away[body.seat]);
     view.away[body.seat] = body.away ? (body.forfeitAt ? Date.parse(body.forfeitAt) : true) : null;
-    if (body.away && !was) announce(`${body.seat === mine ? "You" : body.seat} left the game.`);
+    view.unarrived[body.seat] = body.away && body.arrived === false;
+    if (body.away && !was) {
+      announce(view.unarrived[body.seat] ? `${body.seat} is not here yet.` : `${body.seat === mine ? "You" : body.seat} left the game.`);
+    }
     else if (!body.away && was) announce(`${body.seat} is back.`);
     if (!body.away && mine && body.seat !== mine && awaitedSeat(body.seat)) {
       // the opponent sat down (the game begins): no longer waiting for them to join
