@@ -129,6 +129,28 @@ def test_a_seek_whose_creator_is_gone_says_the_other_seat_is_not_here_yet(server
     left = int(re.search(r"aborted in (\d+) s", away.inner_text())[1])
     assert 20 <= left <= 30, left
 
+def test_the_lobby_s_refresh_keeps_the_focus_on_a_seek_and_on_a_live_game(server, context):
+    """The lobby reads the seeks and the live games every few seconds; what did not change stays
+    in the page as it was, so a keyboard's focus on a seek's Accept or on a game's tile stays."""
+    three_minutes = {"Fischer": {"initialSeconds": 180, "incrementSeconds": 0}}
+    posted = httpx.post(f"{server.base_url}/lobby/seeks", json={"creator": str(uuid.uuid4()), "timeControl": three_minutes},
+                        timeout=10)
+    seek = posted.json()
+    try:
+        with two_seats(server) as table:
+            page = context.new_page()
+            page.goto(server.base_url + "/")
+            accept = page.locator("#seek-list tr", has_text="3+0").get_by_role("button", name="Accept")
+            tile = page.locator(f'#live-games li[data-game="{table.game_id}"] a')
+            for target in (accept, tile):
+                expect(target).to_be_visible()
+                target.focus()
+                for _ in range(2):  # two reads of the lobby answered: the first one is drawn
+                    page.wait_for_event("response", lambda r: r.url.endswith("/lobby/seeks") and r.request.method == "GET")
+                assert target.evaluate("e => e === document.activeElement"), "made anew by the refresh"
+    finally:
+        httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)
+
 def test_the_friend_link_is_copied(server, chromium):
     context = chromium.new_context(permissions=["clipboard-read", "clipboard-write"])
     try:

@@ -4,7 +4,7 @@
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
 import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
-import { $, element, faceLink, faceName, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
+import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -276,10 +276,16 @@ async function acceptSeek(seek, button) {
   goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
 }
 
+const seekRows = new Map(); // seek id -> {signature, row}: a row is made anew only when what it shows changes
+
 function showSeeks(seeks) {
   const mine = mySeek();
   const rows = seeks.map((seek) => {
+    const signature = JSON.stringify([seek, mine?.id === seek.id, ratedOffered]);
+    const kept = seekRows.get(seek.id);
+    if (kept?.signature === signature) return kept.row;
     const row = element("tr");
+    seekRows.set(seek.id, { signature, row });
     row.dataset.seek = seek.id;
     const own = mine?.id === seek.id;
     // a person by nickname (signed in, linked to the profile) or "Anonymous"; a bot "team/name"
@@ -305,12 +311,14 @@ function showSeeks(seeks) {
     if (own) row.classList.add("own");
     return row;
   });
+  const listed = new Set(seeks.map((seek) => seek.id));
+  for (const id of [...seekRows.keys()]) if (!listed.has(id)) seekRows.delete(id);
   if (!rows.length) {
     const row = element("tr");
     row.append(element("td", "No open seek: pick a clock above to post one.", { colspan: "4", class: "hint" }));
     rows.push(row);
   }
-  $("seek-list").replaceChildren(...rows);
+  keepChildren($("seek-list"), rows);
 }
 
 // ----- the wall of live games ------------------------------------------------------------------
@@ -373,7 +381,7 @@ function showGames(listing) {
   if (!games.length) {
     wall.replaceChildren(element("li", "No game is being played right now.", { class: "hint empty" }));
   } else {
-    wall.replaceChildren(...games.map(tile));
+    keepChildren(wall, games.map(tile)); // the tiles kept stay in place: focus on one survives
   }
   const total = listing.total - notBegun;
   $("live-count").textContent = total > 0 ? `(${total})` : "";

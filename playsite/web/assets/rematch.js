@@ -103,6 +103,18 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
     return element;
   }
 
+  // The buttons are made anew only when what they offer changes: a poll that changes nothing
+  // (every second) keeps them, so keyboard focus stays and a press under way still counts.
+  let offered = null;
+  function offer(...choices) {
+    const key = choices.map(([, action]) => action).join(" ");
+    if (key === offered) return;
+    offered = key;
+    const focused = buttons.contains(document.activeElement);
+    buttons.replaceChildren(...choices.map(([label, action, primary]) => button(label, action, primary)));
+    if (focused) buttons.firstElementChild?.focus(); // the next choice, not the page's top
+  }
+
   function countdown() {
     if (!words) return;
     if (lost) {
@@ -159,19 +171,21 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
     deadline = state.deadlineAt && state.serverNow
       ? Date.now() + (Date.parse(state.deadlineAt) - Date.parse(state.serverNow))
       : null;
-    buttons.replaceChildren();
     words = null;
     if (["available", "offered", "starting"].includes(state.phase)) watched = true; // being decided while this page looks on
     if (state.phase === "available") {
       words = "Play again with the same settings?";
-      buttons.append(button("Rematch", "propose", true));
+      offer(["Rematch", "propose", true]);
     } else if (state.phase === "offered" && actions.includes("cancel")) {
       words = "Rematch offered; waiting for your opponent.";
-      buttons.append(button("Withdraw", "cancel"));
+      offer(["Withdraw", "cancel"]);
     } else if (state.phase === "offered") {
       words = "Your opponent offers a rematch.";
-      buttons.append(button("Accept", "accept", true), button("Decline", "decline"));
-    } else if (state.phase === "starting") {
+      offer(["Accept", "accept", true], ["Decline", "decline"]);
+    } else {
+      offer();
+    }
+    if (state.phase === "starting") {
       text.textContent = "Starting the rematch...";
     } else if (state.phase === "matched") {
       clearInterval(timer);

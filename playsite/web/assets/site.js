@@ -11,6 +11,16 @@ export function element(tag, text, attributes = {}) {
   return made;
 }
 
+// Put `nodes` into `parent` in this order, moving only what is out of place: a node that stays
+// is never taken out of the page, so keyboard focus on it, and a press under way, survive a refresh.
+export function keepChildren(parent, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(child)) child.remove();
+  nodes.forEach((node, index) => {
+    if (parent.children[index] !== node) parent.insertBefore(node, parent.children[index] ?? null);
+  });
+}
+
 // A page whose subject does not exist (an unknown game): the whole page says so, as the site's
 // not-found page does, with the ways on, instead of an empty board and idle buttons.
 export function showMissing(title, text) {
