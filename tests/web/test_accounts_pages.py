@@ -62,6 +62,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#sign-in")).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert errors == [], "a signed-out page logs no failed request (bug 12)"
+    page.set_viewport_size({"width": 360, "height": 740})  # the most common Android width
+    signed_out = page.locator("header.site").bounding_box()
+    assert signed_out["height"] <= 56, f"signed out, the header keeps to one line at 360 px: {signed_out}"
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#sign-in")
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(base + "/history")  # back where the person started
