@@ -189,6 +189,9 @@ def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium
         assert int(waiting.match(status.inner_text())[1]) < first
         # the one who never came lost for leaving, not "resigned" (the page said so until the record was read)
         expect(black.locator("#result-title")).to_have_text(re.compile(r"^You won: (White|Black) left the game$"), timeout=30_000)
+        # and nobody is there to play again: no rematch offered to the one who never came
+        expect(black.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
+        expect(black.locator("#rematch-slot button")).to_have_count(0)
     finally:
         for context in contexts.values():
             context.close()

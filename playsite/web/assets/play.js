@@ -733,11 +733,12 @@ function showOver(over, { fresh }) {
     }).catch(() => {});
   }
   const rates = !fresh && view.rated && over.result !== null;
+  let recordRead = Promise.resolve();
   if (rates || over.termination === "Resign") {
     // The record says whether a "resignation" was a forfeit for leaving (or for never coming:
     // a rematch's seat nobody took, which no Presence ever named away), and, to a page opened
     // after the end, when the game ended, and so which period rated it.
-    getJson(`/games/${gameId}/history`).then((answer) => {
+    recordRead = getJson(`/games/${gameId}/history`).then((answer) => {
       if (answer.status !== 200 || view.over !== over) return;
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
@@ -751,8 +752,19 @@ function showOver(over, { fresh }) {
   // Rematches are kept in the database: a server without one has none to offer.
   if (!afterGame) {
     afterGame = { now() {} };
-    siteInfo().then((site) => {
+    // An opponent who was away when the game ended, or whom the record says forfeited by leaving
+    // or never came, is offered no rematch: nobody is there to answer it.
+    const opponent = mine && OTHER[mine];
+    const awayAtTheEnd = mine && (view.away[opponent] || view.unarrived[opponent]);
+    Promise.all([siteInfo(), recordRead]).then(([site]) => {
       if (!site.ratings) return;
+      if (awayAtTheEnd || (mine && view.forfeit && over.result?.Win?.side === mine)) {
+        const slot = $("rematch-slot");
+        slot.replaceChildren(element("p", "Your opponent has left: no rematch.", { id: "rematch-status" }));
+        slot.className = "rematch";
+        slot.hidden = false;
+        return;
+      }
       afterGame = mine
         ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost, watchedEnd: fresh })
         : followContinuation(gameId, { slot: $("rematch-slot"), watchedEnd: fresh });
