@@ -118,10 +118,7 @@ def game_routes(
             raise game_not_found()
         body: dict[str, object] = {"gameId": room.game_id}
         for seat, principal in room.principals.items():
-            rating = ratings.rating_of_principal(principal) if ratings.database is not None else None
-            body[str(seat).lower()] = None if rating is None else {
-                "rating": round(rating.rating, 1), "rd": round(rating.rd, 1), "provisional": rating.provisional,
-            }
+            body[str(seat).lower()] = ratings.public(principal)
         return json_response(body, headers={"Cache-Control": "no-cache"})
 
     async def view_of(game_id: str) -> PublicView:

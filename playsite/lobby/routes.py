@@ -28,7 +28,7 @@ def lobby_routes(
 ) -> RouteFamily:
     routes = RouteFamily("lobby_routes", __name__, statuses=BOT_API_STATUSES)
     mount_challenge_routes(routes, lobby, bots, events)
-    mount_seek_routes(routes, lobby, bots)
+    mount_seek_routes(routes, lobby, bots, ratings)
     mount_human_routes(routes, lobby, accounts, bots, admission, ratings)
     mount_people_seek_routes(routes, lobby, accounts)
     mount_wake_routes(routes, wakes)

@@ -17,11 +17,12 @@ from playsite.lobby import bodies
 from playsite.lobby.people_seeks import encode_public_people_seek, encode_status, is_people_seek_id
 from playsite.lobby.seeks import SeekState, encode_public_seek
 from playsite.lobby.service import Lobby
+from playsite.ratings.book import RatingBook
 from playsite.refusals import Refused
 from playsite.wire import DEFAULT_TIME_CONTROL
 
 
-def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory) -> None:
+def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory, ratings: RatingBook) -> None:
 
     @routes.post("/bot/seeks")
     async def post_seek() -> Response:
@@ -40,8 +41,10 @@ def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory) -> 
 
     @routes.get("/lobby/seeks")
     async def list_seeks() -> Response:
-        seeks = [encode_public_seek(seek) for seek in lobby.seeks.open_seeks()]
-        seeks += [encode_public_people_seek(seek) for seek in lobby.people_seeks.open_seeks()]
+        seeks = [encode_public_seek(seek) | {"rating": ratings.public(seek.principal)} for seek in lobby.seeks.open_seeks()]
+        seeks += [
+            encode_public_people_seek(seek) | {"rating": ratings.public(seek.principal)} for seek in lobby.people_seeks.open_seeks()
+        ]
         return json_response(seeks, headers=NO_CACHE)
 
     @routes.get("/lobby/seeks/<seek_id>")

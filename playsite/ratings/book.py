@@ -73,6 +73,14 @@ class RatingBook:
             return None if parsed.id.startswith(ANONYMOUS_BOTS) else self._ratings.get(parsed.id, DEFAULT)
         return self._accounts.get(parsed.id, DEFAULT)
 
+    def public(self, principal: str | None) -> dict[str, object] | None:
+        """What a page shows beside a name: `{"rating", "rd", "provisional"}`, or None for a guest,
+        an anonymous bot, or a server that keeps no ratings (the memory store)."""
+        rating = self.rating_of_principal(principal) if self.database is not None else None
+        if rating is None:
+            return None
+        return {"rating": round(rating.rating, 1), "rd": round(rating.rd, 1), "provisional": rating.provisional}
+
     def replace(self, ratings: dict[str, Rating], accounts: dict[str, Rating] | None = None) -> None:
         """Swap in a whole new book (one assignment each: a reader sees a whole refresh of a
         kind, never half of one)."""

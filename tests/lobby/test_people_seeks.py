@@ -109,7 +109,7 @@ def test_two_people_meet_through_a_seek(api):
     alice, bob = guest_id(), guest_id()
     seek = post(api, alice, CLOCKED)
     assert set(seek) == {"seekId", "secret"}
-    assert api.ok("GET", "/lobby/seeks") == [{"id": seek["seekId"], "timeControl": CLOCKED, "rated": False, "kind": "Human", "name": None}]
+    assert api.ok("GET", "/lobby/seeks") == [{"id": seek["seekId"], "timeControl": CLOCKED, "rated": False, "kind": "Human", "name": None, "rating": None}]
     status = api.ok("GET", f"/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]})
     assert status == {"matched": False, "gameId": None, "token": None, "seat": None}
 

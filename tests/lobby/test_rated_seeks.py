@@ -40,6 +40,8 @@ async def test_a_rated_seek_is_posted_and_taken_by_signed_in_people_only(site): 
         entry, = listed.json()
         assert entry["rated"] is True and entry["kind"] == "Human" and entry["timeControl"] == CLOCK
         assert entry["name"], "an account's seek is named by its nickname"
+        # with its rating, as the lobby shows it: a new account's, the starting one, provisional
+        assert entry["rating"] == {"rating": 1500.0, "rd": 350.0, "provisional": True}
 
         # a guest may not take it, and it stays open for someone who may
         taken = await http.post(f"/lobby/seeks/{seek['seekId']}/accept", json={"accepter": guest})

@@ -24,7 +24,10 @@ def test_post_seek_answers_id_and_secret_and_lists_the_public_face(api):
     assert set(seek) == {"seekId", "secret"}
     listed = api.ok("GET", "/lobby/seeks")
     # An omitted time control is the lobby default, Fischer 600+10 (a human may sit down).
-    assert listed == [{"id": seek["seekId"], "timeControl": DEFAULT_SEEK_CLOCK, "rated": False, "kind": "Bot", "name": f"anon {bot['name']}"}]
+    assert listed == [{
+        "id": seek["seekId"], "timeControl": DEFAULT_SEEK_CLOCK, "rated": False, "kind": "Bot", "name": f"anon {bot['name']}",
+        "rating": None,  # an anonymous bot is never rated (and this server keeps no ratings)
+    }]
     assert seek["secret"] not in api.call("GET", "/lobby/seeks").text
 
 

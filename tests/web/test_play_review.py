@@ -508,6 +508,9 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(guest.locator("#seek-rated")).to_be_disabled()
         row = guest.locator("#seek-list tr", has_text="3+2")
         expect(row.locator("td").nth(2)).to_have_text("rated")
+        rating = row.locator("td").first.locator(".rating")  # the seeker's rating, as lichess's lobby has it
+        expect(rating).to_have_text("1500?")
+        assert "provisional" in rating.get_attribute("title").lower()
         expect(row.get_by_role("button", name="Accept")).to_have_count(0)
         expect(row.get_by_role("link", name="Sign in to play")).to_have_attribute("href", "/auth/login?next=%2F")
 

@@ -296,6 +296,8 @@ function showSeeks(seeks) {
     seeker.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
     if (seek.kind === "Bot") seeker.append(" ", element("span", "BOT", { class: "tag" }));
     player.append(seeker);
+    // the seeker's rating, as lichess's lobby shows it: how people choose whom to take
+    if (seek.rating) player.append(" ", ratingLabel(seek.rating.rating, seek.rating.provisional, { compact: true }));
     const action = element("td");
     const mode = seek.rated ? "rated" : "casual";
     if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in

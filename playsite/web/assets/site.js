@@ -216,8 +216,9 @@ export function recordText(entry) {
   return [entry.wins, entry.draws, entry.losses].join("\u00a0/\u00a0");
 }
 
-export function ratingLabel(rating, provisional) {
-  const label = element("span", `${Math.round(rating)}${provisional ? ", provisional" : ""}`, { class: "rating" });
+// `compact`: "1500?" where room is short (a table's cell, as the game page's names have it).
+export function ratingLabel(rating, provisional, { compact = false } = {}) {
+  const label = element("span", `${Math.round(rating)}${provisional ? (compact ? "?" : ", provisional") : ""}`, { class: "rating" });
   if (provisional) {
     label.title = PROVISIONAL_NOTE;
     label.classList.add("provisional");
