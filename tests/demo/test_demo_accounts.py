@@ -133,7 +133,7 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 box = page.locator("#result-rated")
                 expect(box).to_have_attribute("data-ratings", "applied", timeout=30_000)
                 new = int(ratings[nicknames[seat]]["rating"] + 0.5)
-                expect(box).to_contain_text(f"you {new} (")
+                expect(box).to_contain_text(f"New ratings: you {new} (")  # one's own change first, Black's too
                 sign = "+" if new > 1500 else "\u2212"
                 expect(box).to_contain_text(f"you {new} ({sign}{abs(new - 1500)})")
 

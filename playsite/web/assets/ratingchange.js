@@ -36,7 +36,9 @@ export function changeAfter(points, endedAt) {
 // `lead`: the sentence's first words ("Rated game." under the game's own result); `onChange()`
 // is called when a new rating is known (the page may read the names' ratings again).
 export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game.", onChange = () => {} } = {}) {
-  const rated = ["white", "black"].map((seat) => ({ seat, face: players?.[seat] }))
+  // the player's own change first ("New ratings: you 1662 (+162), bob 1338 (−162)."), then the other's
+  const seats = you?.toLowerCase() === "black" ? ["black", "white"] : ["white", "black"];
+  const rated = seats.map((seat) => ({ seat, face: players?.[seat] }))
     .map((entry) => ({ ...entry, path: historyPath(entry.face) })).filter((entry) => entry.path);
   if (!rated.length) return;
   for (const entry of rated) entry.before = endedAt === null ? await pointsOf(entry.path) : [];
