@@ -70,3 +70,14 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
     assert focus_ring == "solid", "the keyboard's square is outlined, whatever else marks it"
     player.keyboard.press("Enter")
     expect(turn_in_list(other, seat, moves)).to_have_count(1)
+    # Resigning by keyboard (here an abort: only one side has played): the confirm's Yes hides the
+    # controls, and focus goes to the result, from where Tab goes on (play-through s57: to nothing).
+    player.focus("#resign")
+    player.keyboard.press("Enter")
+    expect(player.locator("#confirm-no")).to_be_focused()
+    player.focus("#confirm-yes")
+    player.keyboard.press("Enter")
+    expect(player.locator("#result-title")).to_be_focused()
+    expect(player.locator("#result-title")).to_have_text("Game aborted")
+    player.keyboard.press("Tab")
+    expect(player.locator("#new-game")).to_be_focused()

@@ -714,7 +714,11 @@ function showOver(over, { fresh }) {
   $("replay").href = `/replay/${gameId}`;
   $("replay").hidden = view.turns.length === 0; // nothing to replay (the seed can still be checked)
   $("verify").href = `/replay/${gameId}#fairness`;
+  // A keyboard's focus on a control the end hides (Resign, the turn's buttons) goes to the result,
+  // from where Tab reaches the rematch and "New game", never to the page's top.
+  const stranded = document.activeElement === document.body || document.activeElement?.closest("#my-controls");
   $("result").hidden = false;
+  if (fresh && stranded) $("result-title").focus({ preventScroll: true });
   $("result").dataset.outcome = over.result === null ? "aborted" : over.result.Draw ? "draw" : mine ? (over.result.Win.side === mine ? "won" : "lost") : "decided";
   if (fresh) {
     playSound("end");
@@ -1051,7 +1055,7 @@ $("submit").addEventListener("click", submit);
 $("invite-copy").addEventListener("click", copyInvite);
 $("undo").addEventListener("click", undo);
 $("resign").addEventListener("click", () => { view.confirming = true; draw(); $("confirm-no").focus(); });
-$("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); });
+$("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); $("resign").focus(); });
 $("confirm-no").addEventListener("click", () => { view.confirming = false; draw(); $("resign").focus(); });
 $("draw-accept").addEventListener("click", () => answerDraw(true));
 $("draw-decline").addEventListener("click", () => answerDraw(false));
