@@ -13,7 +13,7 @@ import uuid
 import httpx
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE
+from tests.support.browser import PHONE, seat_link
 from tests.support.client import TableInThread
 from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
@@ -150,6 +150,38 @@ def test_the_lobby_s_refresh_keeps_the_focus_on_a_seek_and_on_a_live_game(server
                 assert target.evaluate("e => e === document.activeElement"), "made anew by the refresh"
     finally:
         httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)
+
+def test_a_player_back_in_the_lobby_mid_game_is_shown_the_way_back(server, chromium):
+    """Play-through (session 57): a player who went to the lobby during their game saw it only
+    as a tile on the wall, while the game counted them away. The lobby says so and links back."""
+    game = httpx.post(f"{server.base_url}/games", json={"timeControl": {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}},
+                      timeout=10).json()
+    white, black = chromium.new_context(), chromium.new_context()
+    try:
+        pages = {}
+        for seat, context in (("White", white), ("Black", black)):
+            pages[seat] = context.new_page()
+            pages[seat].goto(seat_link(server.base_url, game, seat))
+            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        lobby = pages["White"]
+        lobby.goto(server.base_url + "/")
+        way_back = lobby.locator("#my-games")
+        expect(way_back).to_contain_text("You have a game in progress (5+3).")
+        way_back.get_by_role("link", name="Back to the game").click()
+        expect(lobby).to_have_url(f"{server.base_url}/play/{game['gameId']}")
+        expect(lobby.locator("#role")).to_have_text("You play White")  # the seat, kept by the browser
+        stranger = chromium.new_context()
+        try:
+            other = stranger.new_page()
+            other.goto(server.base_url + "/")
+            expect(other.locator("#seek-list")).to_be_attached()
+            other.wait_for_load_state("networkidle")
+            expect(other.locator("#my-games")).to_be_hidden()  # nobody else is told of it
+        finally:
+            stranger.close()
+    finally:
+        white.close()
+        black.close()
 
 def test_the_friend_link_is_copied(server, chromium):
     context = chromium.new_context(permissions=["clipboard-read", "clipboard-write"])

@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { getJson, guestId, keepInvite, keepSeat, postJson, sendJson } from "./net.js";
+import { getJson, guestId, keepInvite, keepSeat, keptGameIds, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
@@ -323,6 +323,35 @@ function showSeeks(seeks) {
   keepChildren($("seek-list"), rows);
 }
 
+// ----- one's own games in progress ------------------------------------------------------------
+
+// Back in the lobby in the middle of a game (the game counts the player away meanwhile): a way
+// back to it at the top, as lichess shows "game in progress". The games are this browser's
+// newest kept seats and, signed in, the account's (`GET /auth/me` `playing`), still being played.
+const KEPT_LOOKED_AT = 3;
+
+async function showMyGames(info) {
+  const ids = new Set(keptGameIds().slice(-KEPT_LOOKED_AT));
+  if (info.account) {
+    const me = await getJson("/auth/me").catch(() => null);
+    for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id);
+  }
+  const live = [];
+  for (const id of ids) {
+    const answer = await getJson(`/games/${id}`).catch(() => null);
+    if (answer?.status === 200 && answer.body.status && !answer.body.status.Ended) live.push({ id, game: answer.body });
+  }
+  const slot = $("my-games");
+  if (!live.length) return;
+  slot.replaceChildren(...live.map(({ id, game }) => {
+    const line = element("p", null, { class: "my-game" });
+    line.append(`You have a game in progress (${timeControlLabel(game.timeControl)}).`, " ",
+      element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
+    return line;
+  }));
+  slot.hidden = false;
+}
+
 // ----- the wall of live games ------------------------------------------------------------------
 
 const tiles = new Map(); // gameId -> {item, board, white, black}
@@ -433,6 +462,7 @@ $("friend-again").addEventListener("click", friendFormAgain);
 $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
+  showMyGames(info);
   if (info.showcase) pollShowcase();
   // A rated game needs both players signed in: signed out, the box cannot promise one.
   if (!info.account) {

@@ -70,6 +70,11 @@ export function socketOpens(path, timeoutMs = 5000) {
   });
 }
 
+// The games this browser holds a seat in, the newest last.
+export function keptGameIds() {
+  return browserSeats().map((kept) => kept.gameId);
+}
+
 export function keptSeat(gameId) {
   try {
     const mine = JSON.parse(sessionStorage.getItem(`playsite.seat.${gameId}`));
