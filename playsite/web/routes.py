@@ -36,6 +36,7 @@ from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
+from playsite.web.encoding import StaticBody, static_response
 
 HERE = Path(__file__).resolve().parent
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -146,10 +147,11 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
-    pages = {name: assets.page(f"{name}.html") for name in PAGES}
+    pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
+    packed = {name: StaticBody.of(body) for name, (body, _media) in assets.bodies.items()}
 
     def page(name: str, status: int = 200) -> Response:
-        return Response(pages[name], status=status, content_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+        return static_response(pages[name], content_type="text/html; charset=utf-8", headers=PAGE_HEADERS, status=status)
 
     api_segments: set[str] = set()
 
@@ -248,8 +250,8 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         found = assets.bodies.get(name)
         if found is None:
             raise Refusal(404, "not_found", "no such asset")
-        body, media = found
-        return Response(body, content_type=media, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
+        _plain, media = found
+        return static_response(packed[name], content_type=media, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
 
     return routes
 
