@@ -36,7 +36,7 @@ from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
 from playsite.http.errors import Refusal, RouteFamily, render
 from playsite.http.responses import json_response
-from playsite.web.encoding import StaticBody, static_response
+from playsite.http.encoding import StaticBody, static_response
 
 HERE = Path(__file__).resolve().parent
 IMMUTABLE = "public, max-age=31536000, immutable"

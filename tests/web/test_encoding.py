@@ -7,7 +7,7 @@ import gzip
 
 import pytest
 
-from playsite.web.encoding import GZIP_MIN_BYTES, StaticBody, accepts_gzip
+from playsite.http.encoding import GZIP_MIN_BYTES, StaticBody, accepts_gzip
 from playsite.web.routes import Assets
 from tests.support.app import booted, test_client
 

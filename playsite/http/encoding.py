@@ -1,4 +1,4 @@
-"""The web client's static bodies (pages and assets), compressed once at startup.
+"""Static bodies (the web client's pages and assets), compressed once at startup.
 
 Every page and asset is text that never changes while the process runs, so each is gzipped
 once, when it is read, and sent so to a browser that accepts it (`Accept-Encoding`), with
