@@ -429,8 +429,9 @@ function drawPlayers() {
     line.append(...parts.flatMap((part, at) => (at ? [" ", part] : [part])));
     const lines = [line];
     if (view.away[seatName] && !view.ended) {
-      const words = awayWords(seatName); // cut short on a narrow strip: the whole sentence as its tooltip
-      lines.push(Object.assign(document.createElement("span"), { className: "away", textContent: words, title: words }));
+      const away = element("span", null, { class: "away" });
+      showAway(away, seatName);
+      lines.push(away);
     }
     name.replaceChildren(...lines);
     strip.querySelector(".side").textContent = seatName;
@@ -593,17 +594,31 @@ function lowThreshold() {
 function awayWords(seatName) {
   const at = view.away[seatName];
   const left = typeof at === "number" ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : null;
-  if (view.unarrived[seatName]) return left === null ? "not here yet" : `not here yet: aborted in ${left} s unless they come`;
-  if (left === null) return "left the game";
+  // [text, spared on a phone]: the words a narrow strip does without, so the count stays whole
+  if (view.unarrived[seatName]) {
+    return left === null ? [["not here", false], [" yet", true]]
+      : [["not here", false], [" yet", true], [`: aborted in ${left} s`, false], [" unless they come", true]];
+  }
+  if (left === null) return [["left", false], [" the game", true]];
   // before both sides have played a turn, leaving aborts the game rather than losing it
-  return abortable() ? `left the game: aborted in ${left} s unless back` : `left the game: loses in ${left} s unless back`;
+  return [["left", false], [" the game", true], [`: ${abortable() ? "aborted" : "loses"} in ${left} s`, false], [" unless back", true]];
+}
+
+// The absence's line, "left the game: loses in 27 s unless back"; on a phone "left: loses in 27 s",
+// so the count stays on screen. The whole sentence is its tooltip.
+function showAway(away, seatName) {
+  const parts = awayWords(seatName);
+  const whole = parts.map(([text]) => text).join("");
+  if (away.title === whole) return;
+  away.replaceChildren(...parts.map(([text, spared]) => (spared ? element("span", text, { class: "spared" }) : text)));
+  away.title = whole;
 }
 
 function tick() {
   if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   for (const seatName of ["White", "Black"]) {
     const away = $(`player-${seatName.toLowerCase()}`).querySelector(".away");
-    if (away && view.away[seatName]) away.textContent = awayWords(seatName);
+    if (away && view.away[seatName]) showAway(away, seatName);
   }
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
