@@ -216,6 +216,23 @@ def test_a_bot_is_played_with_the_chosen_clock(server, context):
     assert state["timeControl"] == {"Fischer": {"initialSeconds": 180, "incrementSeconds": 0}}
 
 
+def test_a_bot_whose_program_is_not_running_is_not_played(server, context):
+    """Play-through (session 57): "Play" against a catalog bot whose program had stopped began a
+    game the bot never moved in, aborted when its clock ran out. The page asks the bot first."""
+    registered = httpx.post(f"{server.base_url}/bot/register", json={"team": "sleepy", "name": "absent"}, timeout=10)
+    assert registered.status_code in (200, 201), registered.text
+    token = registered.json()["token"]
+    opened = httpx.post(f"{server.base_url}/bot/open-to-humans", json={}, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert opened.status_code == 200, opened.text
+    page = context.new_page()
+    page.goto(server.base_url + "/")
+    page.click('button[data-bot="sleepy/absent"]')
+    expect(page.locator("#bots-message")).to_have_text(
+        "sleepy/absent is not answering right now (its program is not running); try another bot.")
+    expect(page.locator('button[data-bot="sleepy/absent"]')).to_be_enabled()
+    assert page.url.rstrip("/") == server.base_url, "no game was begun"
+    assert httpx.get(f"{server.base_url}/bot/games", headers={"Authorization": f"Bearer {token}"}, timeout=10).json() == {"games": []}
+
 def two_seats(server) -> TableInThread:
     """A friend game whose seats wait for a roll; `act()` plays one random legal turn."""
     return TableInThread(

@@ -180,15 +180,32 @@ async function listBots() {
   if (!answer.body.bots.length) $("bot-list").replaceChildren(element("li", "No bot takes on people right now.", { class: "hint" }));
 }
 
+// The bot is asked first whether it is there (its program running: the account stream held, or
+// its webhook answering): a game against a bot that never moves would only run out its clock.
+// A wake that cannot be asked (too many, the network) does not stop the game.
 async function playBot(bot, button) {
   button.disabled = true;
+  const who = `${bot.team}/${bot.name}`;
+  const message = $("bots-message");
+  message.classList.add("info");
+  message.textContent = `Checking that ${who} is there...`;
+  const woken = await postJson(`/lobby/bots/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}/wake`, {});
+  message.classList.remove("info");
+  message.textContent = "";
+  if (woken.status === 200 && !woken.body.alive) {
+    button.disabled = false;
+    message.textContent = woken.body.busy
+      ? `${who} is playing as many games as it can; try again soon, or another bot.`
+      : `${who} is not answering right now (its program is not running); try another bot.`;
+    return;
+  }
   const clock = CLOCKS.find((c) => clockLabel(c) === $("bot-clock").value) || [5, 3];
   const answer = await postJson("/lobby/play-bot", {
     guestId: guestId(), team: bot.team, name: bot.name, timeControl: fischer(clock),
   });
   button.disabled = false;
   if (answer.status !== 201) {
-    $("bots-message").textContent = errorText(answer, "That bot cannot play now; try another.");
+    message.textContent = errorText(answer, "That bot cannot play now; try another.");
     return;
   }
   goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
