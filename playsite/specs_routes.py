@@ -5,7 +5,8 @@ The documents are repository files (`specs/openapi.yaml`, `specs/asyncapi.yaml`,
 serves the descriptions of the code it runs. Their references to the wire schemas are
 relative (`wire/time-control.schema.json`), so they resolve over HTTP against
 `/specs/openapi.yaml` and `/specs/asyncapi.yaml`; `/openapi.yaml` and `/asyncapi.yaml` are
-the same bytes at the conventional addresses.
+the same bytes at the conventional addresses, and the schemas are served beside them too
+(`/wire/...`), so a tool given either address resolves every reference.
 
 Every answer is public and cacheable for five minutes, with a strong ETag (304 on a match)
 and `Access-Control-Allow-Origin: *` so documentation tools running elsewhere may fetch it.
@@ -85,6 +86,7 @@ def specs_routes(directory: Path | None = None) -> RouteFamily:
         return serve("asyncapi.yaml")
 
     @routes.get(f"/specs/wire/<name>{SCHEMA_SUFFIX}")
+    @routes.get(f"/wire/<name>{SCHEMA_SUFFIX}")
     async def wire_schema(name: str) -> Response:
         return serve(f"wire/{name}{SCHEMA_SUFFIX}")
 

@@ -326,8 +326,9 @@ async def test_wire_references_resolve_over_http_beside_the_documents(documented
     for document in (documented.openapi, documented.asyncapi):
         targets = {value.partition("#")[0] for _, key, value in walk(document) if key == "$ref"} - {""}
         for target in targets:
-            response = await client.get(f"/specs/{target}")
-            assert response.status_code == 200, target
+            for base in ("/specs/", "/"):  # beside /specs/openapi.yaml, and beside /openapi.yaml (the page's link)
+                response = await client.get(f"{base}{target}")
+                assert response.status_code == 200, f"{base}{target}"
             json.loads(await response.get_data())
 
 
