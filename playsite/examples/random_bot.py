@@ -56,6 +56,9 @@ def main() -> None:
         if not games:
             if game_id is not None:
                 break  # our game has ended: it left the list
+            waiting = [c["id"] for c in call("GET", "/bot/challenges", token=token)["out"]]
+            if challenge["id"] not in waiting and not call("GET", "/bot/games", token=token)["games"]:
+                sys.exit("house/random declined the challenge (it is playing as many games as it can); try again soon")
             time.sleep(POLL_S)  # not accepted yet
             continue
         game = games[0]
@@ -87,4 +90,11 @@ def outcome(over: dict[str, Any], seat: str) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    if not ORIGIN.startswith(("http://", "https://")):
+        sys.exit(f"give the server's address with its scheme, like http://127.0.0.1:8080 (not {ORIGIN!r})")
+    try:
+        main()
+    except urllib.error.HTTPError as refused:
+        sys.exit(f"the server refused {refused.url}: {refused.code} {refused.read().decode(errors='replace')}")
+    except urllib.error.URLError as failed:
+        sys.exit(f"could not reach {ORIGIN}: {failed.reason}")

@@ -8,12 +8,17 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+import httpx
 from playwright.sync_api import expect
+
+from playsite.house.players import HOUSE_CAPACITY
 
 from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE
 from tests.support.server import module_server
+from tests.support.waiting import wait_until_sync
 
 
 server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
@@ -65,3 +70,36 @@ def test_the_page_fits_a_phone(server, chromium):
         assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
     finally:
         phone.close()
+
+
+def test_the_example_bot_says_so_when_the_house_bot_declines_and_when_the_address_lacks_its_scheme(server):
+    """Play-through (session 57): with house/random at its capacity the example waited forever
+    for a game that was never coming (the decline only reaches the account stream), and an
+    address without `http://` ended in a traceback."""
+    base = server.base_url
+    script = Path(__file__).resolve().parents[2] / "playsite" / "examples" / "random_bot.py"
+    games = []
+    try:
+        while house_random_is_free(base):  # it fills with Unlimited games (earlier tests' among them), then declines
+            assert len(games) < HOUSE_CAPACITY
+            token = httpx.post(f"{base}/bot/anon?name=filler", timeout=10).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            httpx.post(f"{base}/bot/challenge", json={"team": "house", "name": "random", "timeControl": {"Unlimited": {}}},
+                       headers=auth, timeout=10)
+            game = wait_until_sync(lambda: httpx.get(f"{base}/bot/games", headers=auth, timeout=10).json()["games"],
+                                   "house/random takes the challenge")
+            games.append((game[0]["gameId"], auth))
+        declined = subprocess.run([sys.executable, "-I", str(script), base], capture_output=True, text=True, timeout=120)
+        assert declined.returncode == 1, declined.stdout + declined.stderr
+        assert "house/random declined the challenge" in declined.stderr and "Traceback" not in declined.stderr
+    finally:
+        for game_id, auth in games:
+            httpx.post(f"{base}/bot/game/{game_id}/resign", headers=auth, timeout=10)
+    bare = subprocess.run([sys.executable, "-I", str(script), base.removeprefix("http://")], capture_output=True, text=True,
+                          timeout=30)
+    assert bare.returncode == 1 and "with its scheme" in bare.stderr and "Traceback" not in bare.stderr, bare.stderr
+
+
+def house_random_is_free(base: str) -> bool:
+    listed = httpx.get(f"{base}/lobby/bots", timeout=10).json()["bots"]
+    return next(bot for bot in listed if (bot["team"], bot["name"]) == ("house", "random"))["available"]
