@@ -40,6 +40,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import re
 import struct
 import urllib.error
 import urllib.request
@@ -296,10 +297,19 @@ def run(args: argparse.Namespace) -> int:
         record = load_record(args.source)
         verdict = verify_record(record, report=print if args.verbose else None)
     except UnreadableRecord as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc}{_record_address_hint(args.source)}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(verdict.message)
     return verdict.exit_code
+
+
+def _record_address_hint(source: str) -> str:
+    """For an address of a game's page or state (`/play/<id>`, `/replay/<id>`, `/games/<id>`),
+    where its record is; else nothing."""
+    match = re.match(r"^(https?://[^/]+)/(?:play|replay|games)/([0-9a-fA-F-]{36})/?(?:[?#].*)?$", source)
+    if match is None:
+        return ""
+    return f"\n(that is the game's page or state; its record is {match[1]}/games/{match[2]}/history, once the game has ended)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -277,6 +277,21 @@ def test_http_error_is_unreadable(history_server, capsys):
     _assert_unreadable(code, *capsys.readouterr(), "HTTP 404")
 
 
+@pytest.mark.parametrize("page", ["games/{id}", "play/{id}", "replay/{id}", "replay/{id}#fairness", "games/{id}/"])
+def test_the_address_of_a_game_s_page_is_answered_with_its_record_s(history_server, capsys, page):
+    """Play-through (session 57): given the address a person has (the game's page or state), the
+    verifier said only that it was not JSON, or had no 'fairness' object."""
+    game_id = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
+    code = verifier.main([f"{history_server}/{page.format(id=game_id)}"])
+    _out, err = capsys.readouterr()
+    assert code == 2, err
+    assert f"its record is {history_server}/games/{game_id}/history" in err, err
+
+
+def test_an_address_of_no_game_gets_no_hint(history_server, capsys):
+    code = verifier.main([f"{history_server}/games/nope/history"])
+    assert code == 2 and "its record is" not in capsys.readouterr().err
+
 def test_unreachable_url_is_unreadable(capsys, monkeypatch):
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     code = verifier.main(["http://127.0.0.1:9/games/x/history"])
