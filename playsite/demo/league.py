@@ -8,6 +8,12 @@ the background, so the ranking, the bots' profiles and their records fill on the
   through `HouseBots.think`, the featured bot through its own `think`), so a game lasts a few
   minutes and the CPU it takes is spread thin; people's games are never slowed down.
 
+- A bot someone registers and puts on the ladder (`POST /bot/ladder/join`) joins the league
+  while its program holds its account stream: after each of the league's own games it plays
+  one of the league's bots in turn, rated, so a bot author sees a rating on the demo
+  (the demo runs no ladder scheduler of its own). One that is not connected is passed over:
+  a game against a bot that never moves would hold the league for a whole clock.
+
 A league game left unfinished by a restart is resumed by the server like any other; the
 league waits for it before starting the next one.
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 import itertools
 import logging
 import random
+from collections.abc import Iterator
 
 import attrs
 import trio
@@ -49,15 +56,30 @@ class League:
         order = list(itertools.permutations(LEAGUE_BOTS, 2))
         start = random.randrange(len(order))  # a restart does not begin with the same pair again
         pairs = itertools.cycle(order[start:] + order[:start])
+        opponents = itertools.cycle(LEAGUE_BOTS)
         while True:
-            white, black = next(pairs)
-            try:
-                await self.play(white, black)
-            except AdmissionRefused as refused:  # a bot is busy (its capacity is taken by people): the next pair
-                log.info("demo league: %s and %s cannot play now: %s", white, black, refused)
-            except Exception as error:  # a failed game never stops the demo
-                log.info("demo league: a game between %s and %s failed: %s", white, black, type(error).__name__)
-            await trio.sleep(self.rest_s)
+            for white, black in [next(pairs), *self.guest_pairs(opponents)]:
+                await self.play_or_skip(white, black)
+
+    def guest_pairs(self, opponents: Iterator[str]) -> list[tuple[str, str]]:
+        """One game for each bot on the ladder that is connected now, against the next league
+        bot in turn, its colour drawn."""
+        pairs = []
+        for account in self.services.bots.registered():
+            if account.id in LEAGUE_BOTS or not account.on_ladder or not self.services.bot_events.online(account.id):
+                continue
+            pair = (account.id, next(opponents))
+            pairs.append(pair if random.random() < 0.5 else (pair[1], pair[0]))
+        return pairs
+
+    async def play_or_skip(self, white: str, black: str) -> None:
+        try:
+            await self.play(white, black)
+        except AdmissionRefused as refused:  # a bot is busy (its capacity is taken by people): the next pair
+            log.info("demo league: %s and %s cannot play now: %s", white, black, refused)
+        except Exception as error:  # a failed game never stops the demo
+            log.info("demo league: a game between %s and %s failed: %s", white, black, type(error).__name__)
+        await trio.sleep(self.rest_s)
 
     def adopt_resumed(self) -> list:
         """The league games a previous run left unfinished (resumed at boot): paced from now on."""
