@@ -72,10 +72,10 @@ def test_the_page_fits_a_phone(server, chromium):
         phone.close()
 
 
-def test_the_example_bot_says_so_when_the_house_bot_declines_and_when_the_address_lacks_its_scheme(server):
+def test_the_example_bot_says_so_when_the_house_bot_declines_and_when_the_address_lacks_its_scheme(server, context):
     """Play-through (session 57): with house/random at its capacity the example waited forever
     for a game that was never coming (the decline only reaches the account stream), and an
-    address without `http://` ended in a traceback."""
+    address without `http://` ended in a traceback; the lobby said "busy" only in a tooltip."""
     base = server.base_url
     script = Path(__file__).resolve().parents[2] / "playsite" / "examples" / "random_bot.py"
     games = []
@@ -92,6 +92,12 @@ def test_the_example_bot_says_so_when_the_house_bot_declines_and_when_the_addres
         declined = subprocess.run([sys.executable, "-I", str(script), base], capture_output=True, text=True, timeout=120)
         assert declined.returncode == 1, declined.stdout + declined.stderr
         assert "house/random declined the challenge" in declined.stderr and "Traceback" not in declined.stderr
+        # and the lobby says it in words, where a phone shows no tooltip
+        lobby = context.new_page()
+        lobby.goto(base + "/")
+        card = lobby.locator('[data-card="house/random"]')
+        expect(card.locator(".bot-busy")).to_have_text("Busy: playing as many games as it can; try again soon.")
+        expect(card.get_by_role("button")).to_be_disabled()
     finally:
         for game_id, auth in games:
             httpx.post(f"{base}/bot/game/{game_id}/resign", headers=auth, timeout=10)

@@ -169,6 +169,8 @@ async function listBots() {
     const name = element("a", botName(bot.team, bot.name), { href: `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`, class: "bot-name" });
     about.append(name, " ", ratingLabel(bot.rating, bot.provisional));
     if (bot.description) about.append(element("span", bot.description, { class: "hint bot-description" }));
+    // said in words, not only in a tooltip a phone never shows
+    if (!bot.available) about.append(element("span", "Busy: playing as many games as it can; try again soon.", { class: "hint bot-busy" }));
     const button = element("button", "Play", { type: "button", "aria-label": `Play ${botName(bot.team, bot.name)}` });
     button.dataset.bot = id;
     button.disabled = !bot.available;
