@@ -5,8 +5,8 @@ import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
-import { getJson } from "./net.js";
-import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing } from "./site.js";
+import { getJson, keptSeat } from "./net.js";
+import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
@@ -110,6 +110,15 @@ function showVerdict(verdict) {
   show(view.step);
 }
 
+async function ownSeat() {
+  const kept = keptSeat(gameId).seat;
+  if (kept) return kept;
+  const site = await siteInfo().catch(() => null);
+  if (!site?.account) return null;
+  const mine = await getJson(`/auth/me/games/${gameId}`).catch(() => null);
+  return mine?.status === 200 ? mine.body.seat : null;
+}
+
 async function load() {
   const answer = await getJson(`/games/${gameId}/history`);
   if (answer.status !== 200) {
@@ -126,6 +135,9 @@ async function load() {
   const record = answer.body;
   view.record = record;
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
+  // a player's own replay is seen from their side, as their game was (this browser's seat, or
+  // the signed-in account's)
+  if (await ownSeat() === "Black") board.set({ orientation: "black" });
   placeNames();
   // The record names no person (it is kept forever; a nickname changes, a deleted account's
   // goes): the names they go by now come beside it.
