@@ -139,3 +139,14 @@ def test_references_between_assets_are_rewritten_relative_to_the_naming_file(tmp
     (tmp_path / "main.js").write_text('import { two } from "./missing.js";\n')
     with pytest.raises(ValueError, match="missing.js"):
         Assets(tmp_path)
+
+
+async def test_the_strength_page_names_the_margin_its_test_uses():
+    """Play-through (session 57): the page asked whether a bot is stronger "by at least the
+    chosen margin" and never said what that was."""
+    from playsite.strength.stats import DEFAULT_SPRT
+
+    async with booted() as services:
+        text = await (await test_client(services).get("/ranking/strength")).get_data(as_text=True)
+    assert f"by at least {DEFAULT_SPRT.elo1:.0f} Elo points" in text
+    assert f"{1 - DEFAULT_SPRT.alpha:.0%} confidence" in text
