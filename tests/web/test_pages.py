@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from playsite.strength.stats import DEFAULT_SPRT
 from playsite.web.routes import CSP, Assets
 from tests.support.app import booted, test_client
 
@@ -144,8 +145,6 @@ def test_references_between_assets_are_rewritten_relative_to_the_naming_file(tmp
 async def test_the_strength_page_names_the_margin_its_test_uses():
     """Play-through (session 57): the page asked whether a bot is stronger "by at least the
     chosen margin" and never said what that was."""
-    from playsite.strength.stats import DEFAULT_SPRT
-
     async with booted() as services:
         text = await (await test_client(services).get("/ranking/strength")).get_data(as_text=True)
     assert f"by at least {DEFAULT_SPRT.elo1:.0f} Elo points" in text
