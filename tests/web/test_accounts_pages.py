@@ -128,6 +128,12 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
         assert link["height"] >= 24, f"a finger's target in {table}: {link}"
     header = page.locator("header.site").bounding_box()
     assert header["height"] <= 56, f"the header keeps to one line with a nickname of 9 letters: {header}"
+    caret = page.locator("#account-menu summary").evaluate("s => getComputedStyle(s, '::after').content")
+    assert "\u25be" in caret, f"the nickname says it opens a menu: {caret!r}"
+    page.set_viewport_size({"width": 360, "height": 740})
+    header = page.locator("header.site").bounding_box()
+    assert header["height"] <= 56, f"and at 360 px, caret and all: {header}"
+    page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, artifacts, "ranking-phone")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#bot-ranking a")
