@@ -300,7 +300,8 @@ const seekRows = new Map(); // seek id -> {signature, row}: a row is made anew o
 function showSeeks(seeks) {
   const mine = mySeek();
   const rows = seeks.map((seek) => {
-    const signature = JSON.stringify([seek, mine?.id === seek.id, ratedOffered]);
+    // what the row shows: a guest's "Sign in to play" in place of Accept only for a rated seek
+    const signature = JSON.stringify([seek, mine?.id === seek.id, seek.rated && ratedOffered]);
     const kept = seekRows.get(seek.id);
     if (kept?.signature === signature) return kept.row;
     const row = element("tr");
