@@ -1,10 +1,12 @@
 """GET /games/{id}/history: a finished game's archive record, independent of live rooms;
 GET /games/{id}/players: the names its people go by now (`faces`); GET /archive: the newest
-finished games, for the web client's history page, with those names."""
+finished games, for the web client's history page, with those names (`before=<game id>`: the
+page after that game)."""
 
 from __future__ import annotations
 
 import json
+import uuid
 
 from quart import Response, request
 
@@ -52,8 +54,14 @@ def archive_routes(store: Store, database: Database | None) -> RouteFamily:
         limit = request.args.get("limit", str(ARCHIVE_LIST_DEFAULT))
         if not limit.isdigit() or not 1 <= int(limit) <= ARCHIVE_LIST_MAX:
             raise Refusal(400, "invalid_request", f"limit: a whole number from 1 to {ARCHIVE_LIST_MAX}")
+        before = request.args.get("before")
+        if before is not None:
+            try:
+                before = str(uuid.UUID(before))
+            except ValueError:
+                raise Refusal(400, "invalid_request", "before: the id of a listed game") from None
         games = await read_or_unavailable(
-            lambda: store.recent_archives(int(limit)), "the finished games could not be read; try again"
+            lambda: store.recent_archives(int(limit), before), "the finished games could not be read; try again"
         )
         faces = await faces_now([game["gameId"] for game in games])
         games = [{**game, "players": named(game.get("players"), faces.get(game["gameId"]))} for game in games]

@@ -122,8 +122,9 @@ class Store(Protocol):
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None: ...
 
-    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
-        """The newest finished games' summaries (`archive_summary`), newest first."""
+    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        """The newest finished games' summaries (`archive_summary`), newest first; with `before`
+        (a listed game's id), the ones that finished before it (none for an id not archived)."""
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]: ...
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -128,9 +129,14 @@ class MemoryStore:
         text = self.archive.get(game_id)
         return None if text is None else orjson.loads(text)
 
-    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
-        newest = itertools.islice(reversed(self.archive), limit)  # kept in the order the games finished
-        records = [orjson.loads(self.archive[game_id]) for game_id in newest]
+    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        order: Iterator[str] = reversed(self.archive)  # kept in the order the games finished: newest first
+        if before is not None:
+            if before not in self.archive:
+                return []
+            order = itertools.dropwhile(lambda game_id: game_id != before, order)
+            next(order)  # `before` itself
+        records = [orjson.loads(self.archive[game_id]) for game_id in itertools.islice(order, limit)]
         return [archive_summary(record, len(record["turns"])) for record in records]
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]:

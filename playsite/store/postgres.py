@@ -248,12 +248,16 @@ class PostgresStore:
         )
         return None if row is None else row[0]
 
-    async def recent_archives(self, limit: int) -> list[dict[str, Any]]:
+    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        # Before a game: the rows after it in the list's own order (an id not archived: no row
+        # compares, so none).
         rows = await self.database.run(
             lambda conn: conn.execute(
                 "SELECT record - 'turns', jsonb_array_length(record -> 'turns') FROM game_archive"
-                " ORDER BY finished_at DESC, game_id DESC LIMIT %s",
-                (limit,),
+                " WHERE %(before)s::uuid IS NULL OR (finished_at, game_id) <"
+                " (SELECT finished_at, game_id FROM game_archive WHERE game_id = %(before)s::uuid)"
+                " ORDER BY finished_at DESC, game_id DESC LIMIT %(limit)s",
+                {"before": before, "limit": limit},
             ).fetchall()
         )
         return [archive_summary(record, turns) for record, turns in rows]

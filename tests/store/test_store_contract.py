@@ -93,6 +93,26 @@ async def test_terminal_write_is_one_idempotent_transaction(store):
     assert await store.active_games() == []
 
 
+async def test_the_finished_games_are_listed_newest_first_page_after_page(store):
+    """GET /archive's pages: `before` a listed game, the ones that finished before it (the same
+    finishing time is ordered by id, as the first page is)."""
+    start = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+    games = [str(uuid.uuid4()) for _ in range(5)]
+    for minute, game in enumerate(games):  # games[4] finishes last
+        end = ending(game, start + timedelta(minutes=minute))
+        end = attrs.evolve(end, archive={**end.archive, "result": 1, "finishedAt": end.result.finished_at.isoformat()})
+        await store.save_game(write(game, 1))
+        await store.finish_game(write(game, 2, "ended"), end)
+    newest = list(reversed(games))
+    first = await store.recent_archives(2)
+    assert [g["gameId"] for g in first] == newest[:2]
+    second = await store.recent_archives(2, before=first[-1]["gameId"])
+    assert [g["gameId"] for g in second] == newest[2:4]
+    last = await store.recent_archives(2, before=second[-1]["gameId"])
+    assert [g["gameId"] for g in last] == newest[4:]
+    assert await store.recent_archives(2, before=newest[-1]) == []
+    assert await store.recent_archives(2, before=str(uuid.uuid4())) == [], "an id not archived: nothing before it"
+
 async def test_unknown_archive_is_none(store):
     assert await store.read_archive(str(uuid.uuid4())) is None
 

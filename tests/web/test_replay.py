@@ -20,6 +20,7 @@ from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE, finished_game
 from tests.support.server import ServerProcess
+from tests.support.waiting import wait_until_sync
 
 PIECES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
 VECTORS = Path(__file__).resolve().parents[2] / "specs" / "dice" / "vectors-v1.json"
@@ -304,3 +305,30 @@ def test_a_player_s_own_replay_is_seen_from_their_side(server_with_a_game, conte
     expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
     expect(page.locator("#name-bottom .side")).to_have_text("Black")
     expect(page.locator("#name-top .side")).to_have_text("White")
+
+
+def test_the_history_offers_older_games_page_after_page(server_with_a_game, context):
+    """Play-through (session 57): /history listed the newest 30 games and nothing before them."""
+    server, game_id = server_with_a_game
+    base = server.base_url
+    a, b = (httpx.post(f"{base}/bot/anon", timeout=10).json() for _ in range(2))
+    for _ in range(30):  # 30 games finish after the module's own: it is on the second page
+        challenge = httpx.post(f"{base}/bot/challenge", json={"team": b["team"], "name": b["name"]},
+                               headers={"Authorization": f"Bearer {a['token']}"}, timeout=10).json()
+        accepted = httpx.post(f"{base}/bot/challenge/{challenge['id']}/accept",
+                              headers={"Authorization": f"Bearer {b['token']}"}, timeout=10).json()
+        assert httpx.post(f"{base}/bot/game/{accepted['gameId']}/resign", headers={"Authorization": f"Bearer {a['token']}"},
+                          timeout=10).status_code in (200, 202, 204)
+    wait_until_sync(lambda: len(httpx.get(f"{base}/archive", timeout=10).json()["games"]) == 30
+                    and game_id not in {g["gameId"] for g in httpx.get(f"{base}/archive", timeout=10).json()["games"]},
+                    "thirty newer games archived")
+    page = context.new_page()
+    page.goto(f"{base}/history")
+    rows = page.locator("#finished-games li.game-row")
+    expect(rows).to_have_count(30)
+    expect(page.locator(f'#finished-games li[data-game="{game_id}"]')).to_have_count(0)
+    page.click("#older-games")
+    expect(page.locator(f'#finished-games li[data-game="{game_id}"]')).to_have_count(1)  # the page before
+    assert rows.count() > 30
+    expect(page.locator("#older-games")).to_be_hidden()  # a short page: nothing older
+    assert httpx.get(f"{base}/archive", params={"before": "not-a-game"}, timeout=10).status_code == 400
