@@ -41,10 +41,10 @@ def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory, rat
 
     @routes.get("/lobby/seeks")
     async def list_seeks() -> Response:
+        # each with its seeker's rating now (null for a guest or an anonymous bot)
         seeks = [encode_public_seek(seek) | {"rating": ratings.public(seek.principal)} for seek in lobby.seeks.open_seeks()]
-        seeks += [
-            encode_public_people_seek(seek) | {"rating": ratings.public(seek.principal)} for seek in lobby.people_seeks.open_seeks()
-        ]
+        seeks += [encode_public_people_seek(seek) | {"rating": ratings.public(seek.principal)}
+                  for seek in lobby.people_seeks.open_seeks()]
         return json_response(seeks, headers=NO_CACHE)
 
     @routes.get("/lobby/seeks/<seek_id>")

@@ -251,7 +251,8 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         if found is None:
             raise Refusal(404, "not_found", "no such asset")
         _plain, media = found
-        return static_response(packed[name], content_type=media, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
+        headers = {"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"}
+        return static_response(packed[name], content_type=media, headers=headers)
 
     return routes
 
