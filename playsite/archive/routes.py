@@ -6,7 +6,6 @@ page after that game)."""
 from __future__ import annotations
 
 import json
-import uuid
 
 from quart import Response, request
 
@@ -14,6 +13,7 @@ from playsite.archive.faces import current_faces, named
 from playsite.games.refusals import GAME_STATUSES, canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable
 from playsite.http.responses import json_response
+from playsite.principals import canonical_uuid
 from playsite.store import Store
 from playsite.store.database import Database
 
@@ -56,10 +56,9 @@ def archive_routes(store: Store, database: Database | None) -> RouteFamily:
             raise Refusal(400, "invalid_request", f"limit: a whole number from 1 to {ARCHIVE_LIST_MAX}")
         before = request.args.get("before")
         if before is not None:
-            try:
-                before = str(uuid.UUID(before))
-            except ValueError:
-                raise Refusal(400, "invalid_request", "before: the id of a listed game") from None
+            before = canonical_uuid(before)
+            if before is None:
+                raise Refusal(400, "invalid_request", "before: the id of a listed game")
         games = await read_or_unavailable(
             lambda: store.recent_archives(int(limit), before), "the finished games could not be read; try again"
         )
