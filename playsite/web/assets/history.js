@@ -4,7 +4,7 @@ import { $, element, faceLink, mountHeader, resultText } from "./site.js";
 
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-const PAGE = 30; // GET /archive's default page
+const PAGE = 30; // games a page asks for: a full page means there may be older ones
 
 function gameRow(game) {
   const item = element("li", null, { class: "game-row" });
@@ -33,7 +33,7 @@ async function listFinished(before = null) {
   let answer;
   more.disabled = true;
   try {
-    answer = await getJson(before ? `/archive?before=${encodeURIComponent(before)}` : "/archive");
+    answer = await getJson(`/archive?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
   } catch {
     $("history-message").textContent = "The server is not answering; reload to try again.";
     more.disabled = false;

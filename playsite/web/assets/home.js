@@ -356,11 +356,9 @@ async function showMyGames(info) {
     const me = await getJson("/auth/me").catch(() => null);
     for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id);
   }
-  const live = [];
-  for (const id of ids) {
-    const answer = await getJson(`/games/${id}`).catch(() => null);
-    if (answer?.status === 200 && answer.body.status && !answer.body.status.Ended) live.push({ id, game: answer.body });
-  }
+  const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
+  const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
+    .map(({ id, answer }) => ({ id, game: answer.body }));
   const slot = $("my-games");
   if (!live.length) return;
   slot.replaceChildren(...live.map(({ id, game }) => {
