@@ -8,7 +8,7 @@ import { renderDice, spentDice } from "./dice.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
-import { followContinuation, mountRematch } from "./rematch.js";
+import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
@@ -778,10 +778,7 @@ function showOver(over, { fresh }) {
     Promise.all([siteInfo(), recordRead]).then(([site]) => {
       if (!site.ratings) return;
       if (awayAtTheEnd || (mine && view.forfeit && over.result?.Win?.side === mine)) {
-        const slot = $("rematch-slot");
-        slot.replaceChildren(element("p", "Your opponent has left: no rematch.", { id: "rematch-status" }));
-        slot.className = "rematch";
-        slot.hidden = false;
+        noRematch($("rematch-slot"), "Your opponent has left: no rematch.");
         return;
       }
       afterGame = mine

@@ -63,6 +63,16 @@ function closedWords(state) {
   return CLOSED[state.closedReason] || "The rematch is closed.";
 }
 
+// No control in `slot`, only why (the opponent has gone: nobody would answer an offer).
+export function noRematch(slot, why) {
+  const text = document.createElement("p");
+  text.id = "rematch-status";
+  text.textContent = why;
+  slot.replaceChildren(text);
+  slot.className = "rematch";
+  slot.hidden = false;
+}
+
 // The player's control, in `slot`. `token` is this tab's seat token of the finished game.
 // `onConnection(lost)` hears when the server stops (and starts again) answering.
 //
