@@ -95,6 +95,9 @@ class Settings:
     """Unlimited games with a bot seat: the same forfeit, on by default as in the ecosystem, so
     a bot that stops answering never holds a game and its capacity forever (0: never; the
     shorter of the two applies when both are set)."""
+    first_move_s: int = 30
+    """Clocked games: a person who has not played a turn yet and leaves a roll unplayed this
+    long aborts the game (0: never), so an opponent who never moves holds nobody for a whole clock."""
     trusted_proxies: tuple[str, ...] = ()
     """Peer addresses (IPs or CIDR networks) whose `X-Forwarded-Proto` says whether the
     client's request came over HTTPS (a TLS-terminating proxy in front of the service)."""
@@ -254,6 +257,7 @@ _FIELDS = {
     "PLAY_TREE_WORKERS": "tree_workers",
     "PLAY_IDLE_FORFEIT_S": "idle_forfeit_s",
     "PLAY_BOT_IDLE_FORFEIT_S": "bot_idle_forfeit_s",
+    "PLAY_FIRST_MOVE_S": "first_move_s",
     "PLAY_TRUSTED_PROXIES": "trusted_proxies",
     "DICE_SEED_WINDOW_MS": "dice_seed_window_ms",
     "PLAY_GAME_CREATIONS_PER_MINUTE": "game_creations_per_minute",
@@ -468,6 +472,7 @@ class _Reader:
             tree_workers=self.integer("PLAY_TREE_WORKERS", default_tree_workers(), 0, 16),
             idle_forfeit_s=self.integer("PLAY_IDLE_FORFEIT_S", 0, 0, 86_400),
             bot_idle_forfeit_s=self.integer("PLAY_BOT_IDLE_FORFEIT_S", 120, 0, 86_400),
+            first_move_s=self.integer("PLAY_FIRST_MOVE_S", 30, 0, 3600),
             trusted_proxies=self.networks("PLAY_TRUSTED_PROXIES"),
             dice_seed_window_ms=self.integer("DICE_SEED_WINDOW_MS", 2000, 0, 60_000),
             game_creations_per_minute=self.integer("PLAY_GAME_CREATIONS_PER_MINUTE", 30, 1, 100_000),

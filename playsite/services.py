@@ -138,7 +138,8 @@ async def boot(
     registry = await nursery.start(
         Registry(
             admission, seed_source or SystemSeedSource(), store, idle_forfeit_s=settings.idle_forfeit_s or None,
-            bot_idle_forfeit_s=settings.bot_idle_forfeit_s or None, trees=trees,
+            bot_idle_forfeit_s=settings.bot_idle_forfeit_s or None, first_move_s=settings.first_move_s or None,
+            trees=trees,
         ).run
     )
     await registry.resume_all()

@@ -45,6 +45,7 @@ def dump_setup(setup: RoomSetup) -> dict[str, Any]:
         "joinWindowS": setup.join_window_s,
         "claimGraceS": setup.claim_grace_s,
         "idleForfeitS": setup.idle_forfeit_s,
+        "firstMoveS": setup.first_move_s,
         "seedWindowS": setup.seed_window_s,
         "start": format_dfen(setup.start),
         "createdAt": setup.created_at,
@@ -69,6 +70,7 @@ def load_setup(data: dict[str, Any]) -> RoomSetup:
         join_window_s=data["joinWindowS"],
         claim_grace_s=data.get("claimGraceS"),  # absent from snapshots written before it existed
         idle_forfeit_s=data.get("idleForfeitS"),
+        first_move_s=data.get("firstMoveS"),  # absent from snapshots written before it existed
         seed_window_s=data["seedWindowS"],
         start=parse_dfen(data["start"]),
         created_at=data["createdAt"],

@@ -621,6 +621,7 @@ class Game:
         if self.clock is not None and self.phase in TURN_PHASES:
             candidates.append(self.clock.flag_at())
         candidates.append(self._idle_deadline())
+        candidates.append(self.first_move_deadline())
         candidates.extend(seat.grace_until for seat in self.seats.values())
         return min((c for c in candidates if c is not None), default=math.inf)
 
@@ -631,6 +632,16 @@ class Game:
         if self.phase not in TURN_PHASES:
             return None
         return self.idle_since + self.setup.idle_forfeit_s
+
+    def first_move_deadline(self) -> float | None:
+        """When the game is aborted unless the seat to move plays: a person's seat whose roll is
+        its first turn, in a game with a first-move limit (`RoomSetup.first_move_s`)."""
+        if self.setup.first_move_s is None or self.idle_since is None or self.phase is not RoomPhase.PLAYING:
+            return None
+        seat = self.active_seat
+        if seat in self.played or self.seats[seat].setup.always_present:
+            return None
+        return self.idle_since + self.setup.first_move_s
 
     def on_deadline(self, now: float) -> None:
         if self.join_deadline is not None and now >= self.join_deadline:
@@ -653,6 +664,10 @@ class Game:
         idle_at = self._idle_deadline()
         if idle_at is not None and now >= idle_at:
             self.end(self._decided(Termination.TIMEOUT, winner=self.active_seat.other()), now)
+            return
+        first_move_at = self.first_move_deadline()
+        if first_move_at is not None and now >= first_move_at:
+            self.end(Ending(Termination.ABORTED, None), now)
             return
         gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]
         if len(gone) == len(self.seats):

@@ -115,6 +115,10 @@ class RoomSetup:
     idle_forfeit_s: float | None = None
     """Unlimited games only, when the server enables it: a seat to move that has not played its
     roll within this many seconds loses on time (as a flag fall would)."""
+    first_move_s: float | None = None
+    """Clocked games, when the server enables it: a person's seat (not an API seat) that has not
+    played a turn yet and does not play its roll within this many seconds aborts the game (no
+    result, no rating), so an opponent who never moves holds nobody for a whole clock."""
     claim_grace_s: float | None = None
     """When set, a person's seat never taken must be taken within this many seconds of the
     creation (`created_at`), or counts as a dropped connection (the showcase's claim grace).

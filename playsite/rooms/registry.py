@@ -50,6 +50,7 @@ class Registry:
         wall_clock: WallClock = utc_now,
         idle_forfeit_s: float | None = None,
         bot_idle_forfeit_s: float | None = None,
+        first_move_s: float | None = None,
         trees: Trees | None = None,
     ) -> None:
         self.admission = admission
@@ -63,6 +64,8 @@ class Registry:
         """Unlimited games created here forfeit a seat idle this long (None: never)."""
         self.bot_idle_forfeit_s = bot_idle_forfeit_s
         """Unlimited games with a bot seat forfeit a seat idle this long (None: never)."""
+        self.first_move_s = first_move_s
+        """Clocked games created here are aborted when a person's first turn waits this long (None: never)."""
         self.seed_source = seed_source
         self.counters = RoomCounters()
         """What every room of this registry counts (metrics)."""
@@ -129,6 +132,8 @@ class Registry:
         if isinstance(setup.time_control, Unlimited) and setup.idle_forfeit_s is None:
             if idle_forfeit_s := self._idle_forfeit_of(setup):
                 setup = attrs.evolve(setup, idle_forfeit_s=idle_forfeit_s)
+        if not isinstance(setup.time_control, Unlimited) and setup.first_move_s is None and self.first_move_s:
+            setup = attrs.evolve(setup, first_move_s=self.first_move_s)
         reservation = self.admission.reserve(purpose, participants)
         try:
             room = Room(

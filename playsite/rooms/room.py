@@ -101,6 +101,8 @@ class Room:
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_replies: list[tuple[Reply[Any], object]] = []
         self._presence_due: list[Seat] = []
+        self._first_move_told: float | None = None
+        """The first-move deadline the pages that asked for Presence were last told of."""
         """Seats to tell as Presence once the version being written is published: a seat given a
         name, and both seats when the game begins (a page waiting for its opponent learns so)."""
         self._setup_record: dict[str, Any] | None = None
@@ -372,6 +374,7 @@ class Room:
         due, self._presence_due = self._presence_due, []
         for seat in dict.fromkeys(due):
             self._tell_presence(seat, now)
+        self._tell_first_move(now)
         taken, self._commands_taken = self._commands_taken, []
         for started in taken:
             self.counters.verdict_s.observe(now - started)
@@ -538,6 +541,8 @@ class Room:
             for seat in self.game.seats:
                 if self._away(seat):
                     subscriber.offer(self._presence_text(seat, now))
+            if (first_move := self._first_move_text(now)) is not None:
+                subscriber.offer(first_move)
         return True
 
     # ----- presence: who is away, for the clients that asked ----------------------------------
@@ -565,6 +570,29 @@ class Room:
         for subscriber in self.fanout.subscribers:
             if subscriber.presence and subscriber.seat != seat:
                 text = text or self._presence_text(seat, now)
+                subscriber.offer(text)
+
+    def _first_move_text(self, now: float) -> str | None:
+        """`{"FirstMove": {seat, abortAt}}`: a playsite frame, sent only to subscribers that
+        asked for Presence, while the seat to move has not played a turn yet and the game is
+        aborted at `abortAt` unless it does (`RoomSetup.first_move_s`)."""
+        deadline = self.game.first_move_deadline()
+        if deadline is None or self.game.ended:
+            return None
+        at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, deadline - now))
+        return compact_json({"FirstMove": {"seat": str(self.game.active_seat), "abortAt": encode_instant(at)}})
+
+    def _tell_first_move(self, now: float) -> None:
+        """A first-move deadline began (a person's first roll): tell the pages that asked."""
+        deadline = self.game.first_move_deadline()
+        if deadline == self._first_move_told:
+            return
+        self._first_move_told = deadline
+        text = self._first_move_text(now)
+        if text is None:
+            return
+        for subscriber in self.fanout.subscribers:
+            if subscriber.presence:
                 subscriber.offer(text)
 
     def _detach(self, subscriber: Subscriber, now: float) -> None:

@@ -6,25 +6,11 @@ from __future__ import annotations
 import random
 
 import trio
-from trio.testing import wait_all_tasks_blocked
 
 from playsite.rooms.admission import Purpose
-from playsite.rooms.intents import PlayerCommand
 from playsite.rules import Termination
-from playsite.wire import Fischer, SubmitTurn, Unlimited
-from tests.support.rooms import room_setup, running_registry, sparing_turn
-
-
-async def play_one_turn(room, rng) -> str:
-    """The seat to move plays a random legal turn; returns that seat."""
-    while not (room.published.state.dice_pending and room.published.tree):
-        await wait_all_tasks_blocked()
-        await trio.sleep(0.001)
-    seat = room.published.state.active_seat
-    intent = PlayerCommand(seat, SubmitTurn(sparing_turn(room, rng)))
-    await room.send(intent)
-    assert (await intent.reply.wait()).applied
-    return seat
+from playsite.wire import Fischer, Unlimited
+from tests.support.rooms import play_one_turn, room_setup, running_registry
 
 
 async def test_an_idle_seat_loses_on_time_after_both_have_played(autojump_clock):

@@ -6,7 +6,7 @@ time) and the room's timers (trio time) agree to the millisecond.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 import trio
@@ -21,16 +21,9 @@ from playsite.rooms.room import Room
 from playsite.rules import Termination
 from playsite.store import MemoryStore
 from playsite.wire import BLACK, WHITE, RematchStartup
-from tests.support.rooms import attach, detach, room_setup, running_registry, seat_setup
+from tests.support.rooms import EPOCH, attach, detach, room_setup, running_registry, seat_setup, trio_wall as wall
 
-EPOCH = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
 WINDOW_S = 15
-
-
-def wall() -> str:
-    """The wall clock, as the room writes it, at trio's current time."""
-    moment = EPOCH + timedelta(seconds=trio.current_time())
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def successor_setup(deadline_in: float = WINDOW_S):

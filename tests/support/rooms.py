@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import random
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import trio
+from trio.testing import wait_all_tasks_blocked
 
 from playsite.dice import FixedSeedSource, SystemSeedSource
 from playsite.rooms.admission import Admission
@@ -59,6 +61,29 @@ async def attach(room, seat=None, **kwargs) -> QueueSubscriber:
     assert await room.send(intent)
     assert await intent.reply.wait()
     return subscriber
+
+
+EPOCH = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
+"""`trio_wall`'s instant at trio's time 0."""
+
+
+def trio_wall() -> str:
+    """A wall clock tied to trio's (a room's `wall_clock`): under MockClock, instants the room
+    writes move with the jumps of trio's time, as they would in real time."""
+    moment = EPOCH + timedelta(seconds=trio.current_time())
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def play_one_turn(room, rng) -> str:
+    """The seat to move plays a random legal turn; returns that seat."""
+    while not (room.published.state.dice_pending and room.published.tree):
+        await wait_all_tasks_blocked()
+        await trio.sleep(0.001)
+    seat = room.published.state.active_seat
+    intent = PlayerCommand(seat, SubmitTurn(sparing_turn(room, rng)))
+    await room.send(intent)
+    assert (await intent.reply.wait()).applied
+    return seat
 
 
 async def command(room, seat, cmd):

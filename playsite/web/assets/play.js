@@ -78,6 +78,7 @@ const view = {
   notice: "",
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
+  firstMove: null, // {seat, at}: the seat to move has not played yet, and the game is aborted at `at` (ms) unless it does
   present: {}, // seat -> true once told it is here (the game began: both seats are taken)
   forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
   confirming: false,
@@ -86,7 +87,7 @@ const view = {
 };
 
 function path() {
-  // &presence=1: Presence frames too (a player away, and when they forfeit), playsite's own
+  // &presence=1: Presence frames too (a player away, and when they forfeit), and FirstMove, playsite's own
   if (!mine) return SPECTATOR_PATH;
   if (!token) return `/games/${gameId}/ws?seat=${mine}&presence=1`; // an account's return: its session proves it
   return `/games/${gameId}/ws?token=${encodeURIComponent(token)}&guest=${guestId()}&presence=1`;
@@ -432,6 +433,10 @@ function drawPlayers() {
       const away = element("span", null, { class: "away" });
       showAway(away, seatName);
       lines.push(away);
+    } else if (view.firstMove?.seat === seatName && !view.ended) {
+      const due = element("span", null, { class: "away first-move" });
+      showFirstMove(due);
+      lines.push(due);
     }
     name.replaceChildren(...lines);
     strip.querySelector(".side").textContent = seatName;
@@ -604,6 +609,17 @@ function awayWords(seatName) {
   return [["left", false], [" the game", true], [`: ${abortable() ? "aborted" : "loses"} in ${left} s`, false], [" unless back", true]];
 }
 
+// "first move: 23 s left, or the game is aborted" (on a phone "first move: 23 s") under the name of a
+// player who has not played a turn yet (FirstMove frames), counted down here; red from 10 s.
+function showFirstMove(due) {
+  const left = Math.max(0, Math.ceil((view.firstMove.at - Date.now()) / 1000));
+  const whole = `first move: ${left} s left, or the game is aborted`;
+  due.classList.toggle("soon", left <= 10);
+  if (due.title === whole) return;
+  due.replaceChildren(`first move: ${left} s`, element("span", " left, or the game is aborted", { class: "spared" }));
+  due.title = whole;
+}
+
 // The absence's line, "left the game: loses in 27 s unless back"; on a phone "left: loses in 27 s",
 // so the count stays on screen. The whole sentence is its tooltip.
 function showAway(away, seatName) {
@@ -619,6 +635,7 @@ function tick() {
   for (const seatName of ["White", "Black"]) {
     const away = $(`player-${seatName.toLowerCase()}`).querySelector(".away");
     if (away && view.away[seatName]) showAway(away, seatName);
+    else if (away && view.firstMove?.seat === seatName) showFirstMove(away);
   }
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
@@ -683,10 +700,13 @@ function endingWords(over) {
     const bothPlayed = !abortable();
     const late = bothPlayed ? null : outOfTime();
     const absent = ["White", "Black"].find((seat) => view.unarrived[seat]);
+    // the first-move limit ran out (the server aborts at that instant; this page's clock may differ a little)
+    const unmoved = view.firstMove && view.firstMove.at - Date.now() < 2000 ? view.firstMove.seat : null;
     const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on."
       : late ? `${late === mine ? "You" : late} ran out of time before both sides had played a turn: no result, no rating.`
         : absent ? `${absent} never came to the board: no result, no rating.`
-          : "It ended before both sides had played a turn: no result, no rating.";
+          : unmoved ? `${unmoved === mine ? "You" : unmoved} did not play a first move in time: no result, no rating.`
+            : "It ended before both sides had played a turn: no result, no rating.";
     return { title: "Game aborted", detail };
   }
   if (result.Draw) {
@@ -880,6 +900,7 @@ async function onEvent(event) {
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
     view.unarrived = {};
+    view.firstMove = null; // and whose first move is due
     view.ended = false;
     view.waiting = false;
     setPlayers(state.players, { live: !state.status.Ended });
@@ -965,6 +986,7 @@ async function onEvent(event) {
     view.pieces = parsePlacement(body.fenAfter);
     stopClock(body.seat, view.incrementMs);
     if (body.seat === mine) { view.tree = view.node = null; view.partial = []; view.waiting = false; }
+    if (view.firstMove?.seat === body.seat) view.firstMove = null; // played, or passed (a new frame comes with its next roll)
     if (body.drawOffer) {
       view.drawOfferFrom = body.seat;
       setClocks(view.clocks, OTHER[body.seat]); // the answerer's clock runs while it decides
@@ -993,6 +1015,13 @@ async function onEvent(event) {
       setStatus(STARTING, "waiting-players");
       announce("Your opponent is here. The game is starting.");
       drawInvite();
+    }
+    drawPlayers();
+  } else if (kind === "FirstMove") {
+    view.firstMove = { seat: body.seat, at: Date.parse(body.abortAt) };
+    if (body.seat === mine) {
+      const left = Math.max(0, Math.round((view.firstMove.at - Date.now()) / 1000));
+      announce(`Play your first move within ${left} seconds, or the game is aborted.`);
     }
     drawPlayers();
   } else if (kind === "GameEnded") {
