@@ -224,8 +224,8 @@ def verify_record(record: Any, report: Callable[[str], None] | None = None) -> V
 
     return Verdict(
         True,
-        f"OK: {where}commitment matches the revealed seed; {len(turns)} turns checked, "
-        f"all dice match (dice procedure v{PROCEDURE_VERSION})",
+        f"OK: {where}commitment matches the revealed seed; client seeds: White {_seed_words(white)}, "
+        f"Black {_seed_words(black)}; {len(turns)} turns checked, all dice match (dice procedure v{PROCEDURE_VERSION})",
         len(turns),
     )
 
@@ -246,6 +246,14 @@ def _client_seeds(value: Any) -> tuple[str, str]:
             _unreadable(f"'fairness.clientSeeds.{key}' is not valid Unicode text")
         seeds.append(seed)
     return seeds[0], seeds[1]
+
+
+def _seed_words(seed: str) -> str:
+    """A client seed as the OK line quotes it, so a player sees their own seed went into the
+    dice: `none` for a seat that sent none, a long one cut at 40 characters."""
+    if not seed:
+        return "none"
+    return json.dumps(seed if len(seed) <= 40 else seed[:40] + "...", ensure_ascii=False)
 
 
 def _turns_in_roll_order(turns: Any) -> list[dict[str, Any]]:

@@ -63,6 +63,16 @@ def test_game_without_client_seeds_verifies(tmp_path, capsys):
     assert [turn["dice"] for turn in record["turns"]] == [[3, 4, 5], [3, 3, 1], [6, 2, 5]]
     code, out, _ = verify(tmp_path, record, capsys)
     assert code == 0 and "3 turns checked" in out
+    assert "client seeds: White none, Black none;" in out
+
+
+def test_the_ok_line_quotes_the_client_seeds_that_went_into_the_dice(tmp_path, capsys, finished_record):
+    seeds = finished_record["fairness"]["clientSeeds"]
+    code, out, _ = verify(tmp_path, finished_record, capsys)
+    assert code == 0 and f'client seeds: White "{seeds["white"]}", Black "{seeds["black"]}";' in out, out
+    long = Fairness.draw(FixedSeedSource([bytes(range(32))])).submit_client_seed("White", "w" * 200).freeze_client_seeds()
+    code, out, _ = verify(tmp_path, finished_game_record(long, turns=1), capsys)
+    assert code == 0 and f'White "{"w" * 40}...", Black none;' in out, out
 
 
 def test_game_without_turns_verifies_the_commitment_only(tmp_path, capsys, finished_record):
