@@ -68,9 +68,16 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
         seated = await seated_request(game_id)
         if set(seated.body) != {"seed"} or not isinstance(seated.body["seed"], str):
             raise invalid_request('send {"seed": "<string>"} and nothing else')
-        # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202.
-        await seated.room.send(PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"])))
-        return empty_response(202)
+        # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202 (the
+        # ecosystem's answer), with a body that says whether the seed counts, and if not why.
+        room = seated.room
+        intent = PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"]))
+        queued, verdict = await verdict_within(room, intent, wait_s)
+        if verdict is None:
+            if not queued:
+                room.spawn(queue_late, room, intent)
+            return json_response({"accepted": None, "reason": None}, 202)
+        return json_response({"accepted": verdict.applied, "reason": None if verdict.applied else verdict.reason}, 202)
 
     @routes.post("/bot/game/<game_id>/move")
     @body_limit(BODY_MAX)

@@ -414,16 +414,20 @@ async def test_seeds_are_202_accepted_or_ignored_and_revealed_at_the_end(open_si
         game = await site.new_game(await site.new_bot("w"), await site.new_bot("b"))
         seeds = {"White": "a" * SEED_LEN, "Black": "b" * SEED_LEN}
         started = time.monotonic()
-        for seat, seed in seeds.items():
-            response = await http.post(f"/bot/game/{game.id}/seed", json={"seed": seed}, headers=game.bot(seat).auth)
+        async def seed(seat: str, text: str) -> dict:
+            response = await http.post(f"/bot/game/{game.id}/seed", json={"seed": text}, headers=game.bot(seat).auth)
             assert response.status_code == 202
-        # A duplicate and a malformed seed are ignored, still 202.
-        for seed in ("c" * SEED_LEN, "short"):
-            response = await http.post(f"/bot/game/{game.id}/seed", json={"seed": seed}, headers=game.white.auth)
-            assert response.status_code == 202
+            return response.json()
+
+        assert await seed("White", seeds["White"]) == {"accepted": True, "reason": None}
+        # A duplicate and a malformed seed are ignored, still 202: the body says so, and why.
+        assert await seed("White", "c" * SEED_LEN) == {"accepted": False, "reason": "seed ignored (duplicate)"}
+        assert await seed("Black", "short") == {"accepted": False, "reason": "seed ignored (malformed)"}
+        assert await seed("Black", seeds["Black"]) == {"accepted": True, "reason": None}
         # Both seeds are in: the room rolls at once rather than waiting out the 30 s window.
         await my_turn(http, game)
         assert time.monotonic() - started < 10
+        assert await seed("Black", "d" * SEED_LEN) == {"accepted": False, "reason": "seed ignored (late)"}, "the roll froze them"
         for bad in ({}, {"seed": 5}, {"seed": "x" * SEED_LEN, "more": 1}):
             response = await http.post(f"/bot/game/{game.id}/seed", json=bad, headers=game.white.auth)
             assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_request"

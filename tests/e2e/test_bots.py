@@ -125,7 +125,7 @@ def test_the_anchor_example_polling_flow_plays_a_game_to_its_end(serve):
     seeds = {}
     for bot in (a, b):
         seeds[bot["name"]] = seed = "%032x" % rng.getrandbits(128)
-        assert api("POST", f"/bot/game/{game_id}/seed", bot["token"], {"seed": seed}) == {}
+        assert api("POST", f"/bot/game/{game_id}/seed", bot["token"], {"seed": seed}) == {"accepted": True, "reason": None}
         assert api.statuses[-1][2] == 202
 
     verdicts = []
