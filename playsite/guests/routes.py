@@ -8,6 +8,7 @@
 at most 20 characters, a guest id 36). Like every read of finished results, these need
 persistence: without it they answer 404 `persistence_required`.
 
+    GET  /auth/me/games[?vs=..][&result=..][&before=..] -> the signed-in account's own games, as above
     GET  /auth/me/guests                  -> {guests: [guestId, ...]} (oldest first)
     POST /auth/me/guests {"guestId": uuid} -> the same, the guest id linked to the account
 
@@ -44,7 +45,7 @@ from playsite.http.errors import (
 from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.http.origin import OriginPolicy
-from playsite.principals import canonical_uuid, guest
+from playsite.principals import canonical_uuid, guest, user
 from playsite.store.database import Database, DatabaseUnavailable
 from playsite.wire.instant import decode_instant
 
@@ -95,6 +96,15 @@ def guest_claim_routes(accounts: Accounts, origins: OriginPolicy) -> RouteFamily
         me = await account()
         guests = await accounts.run(lambda conn: claims.claimed_guests(conn, me.id))
         return json_response({"guests": guests}, headers=PRIVATE)
+
+    @routes.get("/auth/me/games")
+    async def my_games() -> Response:
+        """The signed-in account's own finished games, in the shape and pages of a guest's
+        (`/players/{guestId}/games`): what the web client's "Your games" lists."""
+        me = await account()
+        wanted = games_filter()
+        page = await accounts.run(lambda conn: read_guest_games(conn, user(me.id), wanted))
+        return json_response(page, headers=PRIVATE)
 
     @routes.post("/auth/me/guests")
     @body_limit(256)

@@ -48,7 +48,7 @@ class History:
         self.url = url
         self.clock = START
 
-    def add(self, white, black, result: int | None, *, rated: bool = True, principals=None) -> uuid.UUID:
+    def add(self, white, black, result: int | None, *, rated: bool = True, principals=None, time_control=None) -> uuid.UUID:
         game_id = uuid.uuid4()
         self.clock += timedelta(minutes=1)
         white_p, black_p = principals or (f"bot:{white}", f"bot:{black}")
@@ -57,7 +57,7 @@ class History:
                 "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,"
                 " result, termination, time_control) VALUES (%s, %s, %s, 'ladder', %s, %s, %s, %s, %s)",
                 (game_id, self.clock, rated, white_p, black_p, result, "aborted" if result is None else "checkmate",
-                 Jsonb({"initialS": 300, "incrementS": 3})),
+                 Jsonb(time_control or {"initialS": 300, "incrementS": 3})),
             )
         return game_id
 

@@ -98,3 +98,11 @@ def site(serve, migrated_url, oidc_provider):
     site = Site(server, oidc_provider)
     site.database_url = migrated_url
     return site
+
+
+def sign_in_at_the_provider(page, login: str) -> None:
+    """The person at the provider's pages: a login form (any password), then consent."""
+    page.fill('input[name="login"]', login)
+    page.fill('input[name="password"]', "any")
+    page.locator('button[type="submit"]').first.click()
+    page.locator('button[type="submit"]').first.click()  # consent

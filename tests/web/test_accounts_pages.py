@@ -16,6 +16,7 @@ from tests.support.artifacts import screenshot
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
 from tests.support.server import free_port
+from tests.support.sign_in import sign_in_at_the_provider
 
 pytestmark = pytest.mark.postgres
 
@@ -32,14 +33,6 @@ def site(serve, migrated_url, oidc_provider):  # noqa: F811
     })
     server.database_url = migrated_url
     return server
-
-
-def sign_in_at_the_provider(page, login: str) -> None:
-    """The person at the provider's pages: a login form (any password), then consent."""
-    page.fill('input[name="login"]', login)
-    page.fill('input[name="password"]', "any")
-    page.locator('button[type="submit"]').first.click()
-    page.locator('button[type="submit"]').first.click()  # consent
 
 
 def converge(database_url: str) -> None:

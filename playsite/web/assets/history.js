@@ -1,8 +1,10 @@
-// The history page: the newest finished games (GET /archive), each opening its replay.
-import { getJson } from "./net.js";
-import { $, element, faceLink, mountHeader, resultText } from "./site.js";
+// The history page: the newest finished games (GET /archive), each opening its replay; with
+// ?mine=1, "Your games": the signed-in account's (GET /auth/me/games), else this browser's guest's
+// (GET /players/{guestId}/games), from the player's own side, 20 a page.
+import { getJson, guestId } from "./net.js";
+import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WHEN } from "./site.js";
 
-const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const mine = new URLSearchParams(location.search).get("mine") === "1";
 
 const PAGE = 30; // games a page asks for: a full page means there may be older ones
 
@@ -52,6 +54,46 @@ async function listFinished(before = null) {
   if (games.length) more.dataset.before = games[games.length - 1].gameId;
 }
 
-$("older-games").addEventListener("click", () => listFinished($("older-games").dataset.before));
+// A page of this person's games: the newest, or (`before`, the last listed game's finishedAt)
+// the ones before it; the server says whether there are more.
+async function listMine(before = null) {
+  const list = $("finished-games");
+  const more = $("older-games");
+  const info = await siteInfo();
+  const source = info.account ? "/auth/me/games" : `/players/${guestId()}/games`;
+  let answer;
+  more.disabled = true;
+  try {
+    answer = await getJson(`${source}${before ? `?before=${encodeURIComponent(before)}` : ""}`);
+  } catch {
+    $("history-message").textContent = "The server is not answering; reload to try again.";
+    more.disabled = false;
+    return;
+  }
+  more.disabled = false;
+  if (answer.status !== 200) {
+    const error = answer.body?.error?.message || answer.body?.title;
+    $("history-message").textContent = answer.status === 404 ? "This server keeps no finished games (it runs without a database)."
+      : error || "Your games could not be read.";
+    return;
+  }
+  const { games, hasMore } = answer.body;
+  const rows = games.map((game) => ownGameRow(game, { mine: true }));
+  if (before) list.append(...rows);
+  else list.replaceChildren(...rows);
+  if (!before && !games.length) {
+    list.replaceChildren(element("li", info.account ? "You have not finished a game while signed in yet."
+      : "No finished game in this browser yet.", { class: "hint" }));
+  }
+  more.hidden = !hasMore;
+  if (games.length) more.dataset.before = games[games.length - 1].finishedAt;
+  // Signed out, the list is this browser's: say so, and (where sign-in is offered) what signing in adds.
+  $("mine-note").textContent = `The games played in this browser.${info.signIn ? " Sign in to keep your games wherever you play." : ""}`;
+  $("mine-note").hidden = Boolean(info.account);
+}
+
+$(mine ? "your-games" : "all-games").setAttribute("aria-current", "page");
+$("older-games").addEventListener("click", () => (mine ? listMine : listFinished)($("older-games").dataset.before));
 mountHeader();
-listFinished();
+if (mine) listMine();
+else listFinished();

@@ -3,9 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, endingWords, faceLink, mountHeader, PROVISIONAL_NOTE, ratingText, recordText, siteInfo, timeControlLabel } from "./site.js";
-
-const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
+import { $, element, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -24,8 +22,6 @@ function cellRow(cells) {
   });
   return tr;
 }
-
-const OUTCOME = { win: "won", loss: "lost", draw: "drew", unknown: "aborted" };
 
 async function load() {
   $("profile-name").textContent = isBot ? `Bot ${title}` : title;
@@ -74,23 +70,7 @@ async function load() {
     empty.append(element("td", "No opponent yet.", { colspan: "3", class: "hint" })); // decided games, rated or casual
     $("opponents").tBodies[0].append(empty);
   }
-  // Rows as the history's: who and how it went, then how it ended, the clock and the date.
-  $("recent").replaceChildren(...profile.recent.map((game) => {
-    const item = element("li", null, { class: "game-row" });
-    const line = element("span", null, { class: "players-line" });
-    line.append(
-      element("span", `${OUTCOME[game.result] || game.result} as ${game.seat} against `, { class: `outcome-${game.result}` }),
-      faceLink(game.opponent), // a guest, or an account deleted since: the record cannot tell
-    );
-    const aborted = game.termination === "aborted"; // says so once, and rates nothing
-    const said = [aborted ? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(game.timeControl)];
-    if (game.rated && !aborted) said.push("rated");
-    const meta = element("span", null, { class: "meta" });
-    meta.append(`${said.filter(Boolean).join(" \u00b7 ")} \u00b7 `,
-      element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }));
-    item.append(line, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);
-    return item;
-  }));
+  $("recent").replaceChildren(...profile.recent.map((game) => ownGameRow(game)));
   if (!profile.recent.length) $("recent").replaceChildren(element("li", "No game yet.", { class: "hint" }));
   $("profile").hidden = false;
   await mountRatingGraph($("rating-graph"), `${source}/rating-history`, name);

@@ -74,6 +74,45 @@ export function timeControlLabel(tc) {
   return "no clock";
 }
 
+// The ecosystem's text form of a time control (a guest's game list: "Fischer(300,3)",
+// "SuddenDeath(300)", "PerMove(30)", "Unlimited") as the wire's object.
+function timeControlOfText(text) {
+  const [, kind, numbers = ""] = /^(\w+)(?:\(([\d,]*)\))?$/.exec(text) || [];
+  const [first, second] = numbers.split(",").map(Number);
+  if (kind === "Fischer") return { Fischer: { initialSeconds: first, incrementSeconds: second } };
+  if (kind === "SuddenDeath") return { SuddenDeath: { initialSeconds: first } };
+  if (kind === "PerMove") return { PerMove: { secondsPerMove: first } };
+  return kind === "Unlimited" ? { Unlimited: {} } : null;
+}
+
+export const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+const OUTCOME = { win: "won", loss: "lost", draw: "drew", unknown: "aborted" }; // under a profile's name
+const YOURS = { win: "You won", loss: "You lost", draw: "Drawn", unknown: "Aborted" };
+
+// One finished game from a player's own side (a profile's recent games, "Your games" on the
+// history page): "won as White against Ann" (`mine`: "You won as White against Ann"), then how it
+// ended, the clock and the date, and its replay.
+export function ownGameRow(game, { mine = false } = {}) {
+  const item = element("li", null, { class: "game-row" });
+  item.dataset.game = game.gameId;
+  const line = element("span", null, { class: "players-line" });
+  const said = (mine ? YOURS : OUTCOME)[game.result] || game.result;
+  line.append(
+    element("span", `${said} as ${game.seat} against `, { class: `outcome-${game.result}` }),
+    faceLink(game.opponent), // a guest, or an account deleted since: the record cannot tell
+  );
+  const aborted = game.termination === "aborted"; // says so once, and rates nothing
+  const clock = typeof game.timeControl === "string" ? timeControlOfText(game.timeControl) : game.timeControl;
+  const words = [aborted ? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(clock)];
+  if (game.rated && !aborted) words.push("rated");
+  const meta = element("span", null, { class: "meta" });
+  meta.append(`${words.filter(Boolean).join(" \u00b7 ")} \u00b7 `,
+    element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }));
+  item.append(line, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);
+  return item;
+}
+
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
 const HOW = {
   king_captured: "king captured", timeout: "on time", resign: "by resignation",
@@ -118,7 +157,7 @@ async function showAccount(corner) {
   if (info.account) return showSignedIn(corner, info.account);
   if (info.signIn) {
     // sign-in is mounted: come back here afterwards
-    const next = encodeURIComponent(location.pathname);
+    const next = encodeURIComponent(location.pathname + location.search);
     corner.replaceChildren(element("a", "Sign in", { href: `/auth/login?next=${next}`, id: "sign-in", class: "button" }));
     return;
   }

@@ -1,0 +1,67 @@
+"""/history?mine=1, "Your games": a guest's games played in this browser (by its guest id), or a
+signed-in person's own, from their side, 20 a page with "Older games"."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.artifacts import screenshot
+from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
+from tests.support.ratings import History, query
+from tests.support.sign_in import sign_in_at_the_provider, site  # noqa: F401 (site: a fixture)
+
+pytestmark = pytest.mark.postgres
+
+CLOCK = {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}
+
+
+def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, artifacts):  # noqa: F811
+    me, other = f"{uuid.uuid4()}", f"guest:{uuid.uuid4()}"
+    history = History(site.database_url)
+    games = [history.add(None, None, result, principals=players, time_control=CLOCK)
+             for result, players in [(1, (f"guest:{me}", other)), (1, (other, f"guest:{me}")), (None, (f"guest:{me}", other))] * 8]
+    history.add(None, None, 1, principals=(other, f"guest:{uuid.uuid4()}"), time_control=CLOCK)  # someone else's
+    context.add_init_script(f"localStorage.setItem('playsite.guestId', '{me}')")
+    page = context.new_page()
+    page.goto(site.server.base_url + "/history")
+    expect(page.locator("#all-games")).to_have_attribute("aria-current", "page")
+    page.click("#your-games")
+    expect(page).to_have_url(site.server.base_url + "/history?mine=1")
+    expect(page.locator("#your-games")).to_have_attribute("aria-current", "page")
+    rows = page.locator("#finished-games .game-row")
+    expect(rows).to_have_count(20)
+    newest = [str(game) for game in reversed(games)]
+    assert [rows.nth(i).get_attribute("data-game") for i in range(20)] == newest[:20]
+    expect(rows.nth(0)).to_contain_text("Aborted as White against Anonymous")
+    expect(rows.nth(0)).to_contain_text("no result \u00b7 5+3")
+    expect(rows.nth(1)).to_contain_text("You lost as Black against Anonymous")
+    expect(rows.nth(2)).to_contain_text("You won as White against Anonymous")
+    expect(page.locator("#mine-note")).to_have_text("The games played in this browser. Sign in to keep your games wherever you play.")
+    screenshot(page, artifacts, "history-your-games")
+    page.click("#older-games")
+    expect(rows).to_have_count(24)
+    expect(page.locator("#older-games")).to_be_hidden()
+    assert [rows.nth(i).get_attribute("data-game") for i in range(24)] == newest
+    rows.nth(0).get_by_role("link", name="Replay").click()
+    expect(page).to_have_url(f"{site.server.base_url}/replay/{newest[0]}")
+
+
+def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
+    page = context.new_page()
+    page.goto(site.server.base_url + "/history?mine=1")
+    expect(page.locator("#finished-games")).to_contain_text("No finished game in this browser yet.")
+    page.click("#sign-in")
+    sign_in_at_the_provider(page, "yara")
+    expect(page).to_have_url(site.server.base_url + "/history?mine=1")
+    expect(page.locator("#finished-games")).to_contain_text("You have not finished a game while signed in yet.")
+    [(account_id,)] = query(site.database_url, "SELECT id FROM accounts WHERE nickname = 'yara'")
+    game = History(site.database_url).add(None, None, 1, principals=(f"guest:{uuid.uuid4()}", f"user:{account_id}"),
+                                          time_control=CLOCK)
+    page.reload()
+    expect(page.locator("#finished-games .game-row")).to_have_count(1)
+    expect(page.locator(f'#finished-games .game-row[data-game="{game}"]')).to_contain_text("You lost as Black against Anonymous")
+    expect(page.locator("#mine-note")).to_be_hidden()
