@@ -42,6 +42,24 @@ def context(chromium):
     made.close()
 
 
+def bots_game(base_url: str) -> str:
+    """A game between two anonymous API bots, neither ever moving: it stays under way (and on
+    the home page's wall) for the first player's whole clock, whatever a person's graces and
+    first-move limit do; returns its id."""
+    tokens = []
+    for name in ("idle-white", "idle-black"):
+        minted = httpx.post(f"{base_url}/bot/anon", params={"name": name}, timeout=10)
+        assert minted.status_code == 201, minted.text
+        tokens.append((minted.json(), {"Authorization": f"Bearer {minted.json()['token']}"}))
+    (_, white), (black, black_auth) = tokens
+    challenge = httpx.post(f"{base_url}/bot/challenge", json={"team": black["team"], "name": black["name"]},
+                           headers=white, timeout=10)
+    assert challenge.status_code == 201, challenge.text
+    accepted = httpx.post(f"{base_url}/bot/challenge/{challenge.json()['id']}/accept", headers=black_auth, timeout=10)
+    assert accepted.status_code == 201, accepted.text
+    return accepted.json()["gameId"]
+
+
 def finished_game(
     server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0
 ) -> str:

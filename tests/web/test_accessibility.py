@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.axe import serious_violations
-from tests.support.browser import PHONE, finished_game
+from tests.support.browser import PHONE, bots_game, finished_game
 from tests.support.server import ServerProcess
 
 DESKTOP = {"width": 1366, "height": 900}
@@ -26,10 +26,9 @@ def site():
     try:
         server.finished = finished_game(server, 2)
         httpx.post(f"{server.base_url}/lobby/seeks", json={"creator": str(uuid.uuid4())}, timeout=10)
-        # a game under way for the home page's wall (one nobody has joined is not shown there)
-        httpx.post(f"{server.base_url}/lobby/play-bot", timeout=10, json={
-            "guestId": str(uuid.uuid4()), "team": "house", "name": "random",
-            "timeControl": {"Fischer": {"initialSeconds": 600, "incrementSeconds": 5}}}).raise_for_status()
+        # a game under way for the home page's wall (one nobody has joined is not shown there),
+        # between bots: a person's seat never taken would end it 30 s on, before the last theme's turn
+        bots_game(server.base_url)
         yield server
     finally:
         server.close()
