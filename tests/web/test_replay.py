@@ -49,6 +49,7 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     badge = page.locator("#fairness")
     expect(badge).to_have_attribute("data-state", "verified")
     expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns'])} rolls")
+    expect(badge).not_to_contain_text("no player added a seed")
     # it opens on the final position; stepping shows each turn's dice and position
     total = len(record["turns"])
     moves = (total + 1) // 2  # counted in moves, as the list numbers them (play-through s53: "61 / 61")
@@ -140,6 +141,20 @@ def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, cont
     expect(badge).to_contain_text(f"Mismatch at turn {turn['turnNumber']}")
     expect(badge).to_contain_text(f"the seed gives {' '.join(map(str, honest))}")
     expect(page.locator('#turns li[data-step="2"]')).to_have_attribute("data-ok", "false")
+
+
+def test_a_game_no_player_seeded_says_so_beside_its_verdict(server_with_a_game, context):
+    """Rolls from the server's committed seed alone check out all the same, but nobody else had
+    a share in them: the badge says so rather than read as if the players had."""
+    server, _ = server_with_a_game
+    game_id = finished_game(server, 2)
+    assert httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()["fairness"]["clientSeeds"] == {
+        "white": "", "black": ""}
+    page = context.new_page()
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    badge = page.locator("#fairness")
+    expect(badge).to_have_attribute("data-state", "verified")
+    expect(badge).to_have_text(re.compile(r"^Provably fair: verified \(\d+ rolls checked in your browser\); no player added a seed$"))
 
 
 def test_a_game_still_being_played_is_not_revealed_yet(server_with_a_game, context):

@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { getJson, guestId, keepInvite, keepSeat, keptGameIds, postJson, sendJson } from "./net.js";
+import { getJson, guestId, keepInvite, keepSeat, keptGameIds, postJson, randomSeed, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
@@ -65,7 +65,7 @@ async function pollShowcase() {
 
 async function claim() {
   $("showcase-claim").disabled = true;
-  const answer = await postJson("/showcase/claim", { guestId: guestId() }, { "Idempotency-Key": crypto.randomUUID() });
+  const answer = await postJson("/showcase/claim", { guestId: guestId(), clientEntropy: randomSeed() }, { "Idempotency-Key": crypto.randomUUID() });
   $("showcase-claim").disabled = false;
   if (answer.status !== 200) {
     $("showcase-message").textContent = errorText(answer, "The table could not be claimed; try again.");

@@ -10,6 +10,12 @@ export function guestId() {
   return id;
 }
 
+// A client seed for the dice: 16 random bytes as 32 hexadecimal digits (the server takes 16 to 256
+// characters), this player's share of every roll of the game (docs/dice.md).
+export function randomSeed() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 // A seat's token is kept for this tab (sessionStorage) and for the browser (localStorage, the
 // last SEATS_KEPT games), never in the address bar: another tab of the same browser opened on
 // the game plays the seat too, as the same guest (a tab's own seat comes first: one browser may

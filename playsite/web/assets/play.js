@@ -6,7 +6,7 @@
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
-import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, socketOpens } from "./net.js";
+import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
@@ -888,6 +888,15 @@ function setRated(rated) {
   else if (same) say("This game is casual now: the same player holds both seats.", { news: true });
 }
 
+// This seat's share of the dice: a random client seed sent before the first roll, so the rolls
+// follow from the server's committed seed and both players' (docs/dice.md); none of the three
+// alone decides them. Sent again on each Snapshot until the first roll: the server keeps the
+// first it accepts and ignores the rest (and any after the roll).
+function offerSeed(state, history) {
+  if (!mine || !state.status.Active || state.dicePending || history.length) return;
+  socket.send({ SubmitSeed: { seed: randomSeed() } });
+}
+
 function rollNotice(seat, dice) {
   const words = dice.map((die) => DIE_WORDS[die]).join(", ");
   if (seat === mine) return `You had no legal move with ${words}: your turn passed.`;
@@ -953,6 +962,7 @@ async function onEvent(event) {
       // both seats taken (a bot's, a named player's): the first roll comes within moments
       setStatus(mine ? STARTING : "Waiting for the game to start...", "waiting-players");
     }
+    offerSeed(state, body.history);
   } else if (kind === "DiceRolled") {
     if (view.namesBeforeStart) {
       // The game begins once both seats are taken: whoever sat down after this page's Snapshot

@@ -87,7 +87,9 @@ function listTurns() {
   }));
 }
 
-function showVerdict(verdict) {
+// `unseeded`: neither player added a seed of their own, so the rolls follow from the server's
+// committed seed alone (checked all the same, but not shared with anyone): said, not hidden.
+function showVerdict(verdict, { unseeded = false } = {}) {
   const badge = $("fairness");
   badge.dataset.state = verdict.state;
   for (const turn of verdict.turns || []) view.checks.set(turn.turnNumber, turn.ok);
@@ -98,7 +100,7 @@ function showVerdict(verdict) {
   }
   badge.textContent = {
     verified: () => verdict.checked
-      ? `Provably fair: verified (${verdict.checked} rolls checked in your browser)`
+      ? `Provably fair: verified (${verdict.checked} rolls checked in your browser)${unseeded ? "; no player added a seed" : ""}`
       : "Provably fair: the seed matches its commitment; the game ended before any roll",
     mismatch: () => `Mismatch at turn ${verdict.turnNumber}: the seed gives ${verdict.expected.join(" ")}, `
       + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
@@ -158,7 +160,8 @@ async function load() {
   $("record").download = `playsite-${gameId}.json`;
   listTurns();
   show(view.turns.length);
-  showVerdict(await verifyRecord(record));
+  const seeds = record.fairness?.clientSeeds;
+  showVerdict(await verifyRecord(record), { unseeded: Boolean(seeds) && !seeds.white && !seeds.black });
 }
 
 $("first").addEventListener("click", () => show(0));
