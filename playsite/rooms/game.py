@@ -355,6 +355,13 @@ class Game:
         if self.setup.seed_window_s <= 0:
             self._roll(now)
 
+    def _claims_awaited(self) -> bool:
+        """A game that began at once still has a person's seat nobody has taken (within its
+        claim grace): its first roll waits, so that person's client seed can count."""
+        if self.setup.claim_grace_s is None:
+            return False
+        return any(not seat.joined and not seat.setup.always_present for seat in self.seats.values())
+
     def _claim_grace_left(self) -> float:
         """Seconds left before the absolute claim deadline (creation + claim grace), never below 0."""
         assert self.setup.claim_grace_s is not None and self.setup.created_at is not None
@@ -372,6 +379,8 @@ class Game:
         seat.grace_until = None
         if self.phase is RoomPhase.AWAITING_JOINS and self._ready_to_begin():
             self._begin(now)
+        elif self.phase is RoomPhase.SEEDING and self.seed_deadline is None and not self._claims_awaited():
+            self.seed_deadline = now + self.setup.seed_window_s  # the last person came: a window for their seed
 
     def seat_left(self, seat_name: Seat, now: float) -> None:
         """A subscriber of `seat_name` is gone: the last one starts the disconnect grace."""
@@ -655,6 +664,11 @@ class Game:
                 self.end(Ending(Termination.ABORTED, None, technical=self.setup.successor), now)
             return
         if self.seed_deadline is not None and now >= self.seed_deadline:
+            if self._claims_awaited():
+                # A person's seat not taken yet: the first roll waits for them (their share of
+                # the dice comes with their page), at most until the claim grace decides.
+                self.seed_deadline = None
+                return
             self._roll(now)
             return
         flag_at = self.clock.flag_at() if self.clock is not None else None

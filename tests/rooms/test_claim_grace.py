@@ -13,8 +13,8 @@ from playsite.bots.games import Human, create_game_with_bots
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Detach, Rebind
 from playsite.rules import Termination
-from playsite.wire import Fischer
-from tests.support.rooms import attach, drained, room_setup, running_registry, seat_setup
+from playsite.wire import Fischer, SubmitSeed
+from tests.support.rooms import attach, command, drained, room_setup, running_registry, seat_setup
 
 
 def showcase_like(**overrides):
@@ -90,3 +90,31 @@ async def test_a_seat_that_was_here_and_left_is_not_told_as_never_arrived(autoju
         await trio.testing.wait_all_tasks_blocked()
         [left] = [json.loads(t)["Presence"] for t in drained(watcher) if t.startswith('{"Presence"')]
         assert left["seat"] == "White" and left["away"] is True and "forfeitAt" in left and "arrived" not in left
+
+
+async def test_the_first_roll_waits_for_a_person_s_seat_to_be_taken_so_their_seed_can_count(autojump_clock):
+    """A lobby or bot game begins at once, but its first roll waits until each person's seat is
+    taken, then gives the seed window from that moment: a page that opens 10 s after the game
+    began still adds its share of the dice."""
+    async with running_registry() as registry:
+        room = await registry.create(showcase_like(seed_window_s=2.0), Purpose.GENERAL, ())
+        await trio.sleep(10)
+        assert room.game.roll_due is None and not room.published.state.dice_pending, "no roll before the person came"
+        intent = Rebind("White", "guest:00000000-0000-4000-8000-000000000001")
+        await room.send(intent)
+        assert await intent.reply.wait()
+        await attach(room, "White")
+        assert await command(room, "White", SubmitSeed("w" * 32)) is not None
+        assert room.game.fairness.client_seeds.white == "w" * 32, "in time: the person's seed counts"
+        joined = trio.current_time()
+        while not room.published.state.dice_pending:
+            await trio.sleep(0.1)
+        assert 2.0 <= trio.current_time() - joined <= 2.2, "the window runs from the person's arrival"
+
+
+async def test_a_game_whose_seat_is_never_taken_never_rolls_and_ends_at_the_claim_grace(autojump_clock):
+    async with running_registry() as registry:
+        room = await registry.create(showcase_like(seed_window_s=2.0), Purpose.GENERAL, ())
+        await room.finished.wait()
+        assert room.game.history == [] and room.game.ply == 0, "no die was ever rolled"
+        assert room.ending.termination is Termination.ABORTED
