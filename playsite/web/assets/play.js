@@ -1050,6 +1050,8 @@ async function onEvent(event) {
     const declined = body.seat === mine ? "You declined the draw." : `${body.seat} declined the draw.`;
     say(declined, { news: true });
     announce(declined);
+  } else if (kind === "Error" && body.reason?.startsWith("seed ignored")) {
+    // this page's own seed came too late, or again after a reconnect: the dice go on without it
   } else if (kind === "Error") {
     view.waiting = false;
     say(`Error: ${body.reason}`);
