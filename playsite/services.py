@@ -153,6 +153,7 @@ async def boot(
     await seal_at_boot(webhooks.store, settings)  # PLAY_SECRETS_KEY: seal or re-seal stored webhook secrets
     dispatch = WebhookDispatch(webhooks, registry, bots, enabled=settings.webhook_push_enabled)
     lobby = Lobby(bot_games, bots)
+    registry.creation_hooks.append(lobby.seated)
     ladder = Ladder(bot_games, bots, ratings) if settings.ladder_enabled else None
 
     await nursery.start(lobby.run)

@@ -135,6 +135,14 @@ class SeekLifecycle(Generic[Seek, Creator]):
         seek.state, seek.game_id = SeekState.MATCHED, game_id
         seek.seen_at = trio.current_time()
 
+    def withdraw_all_of(self, principal: str) -> list[str]:
+        """Drop `principal`'s open seeks (it has just sat down to a game: nobody may start
+        another with it unseen); the ids dropped. A seek being accepted or matched stays."""
+        gone = [s.id for s in self._seeks.values() if s.principal == principal and s.state is SeekState.OPEN]
+        for seek_id in gone:
+            del self._seeks[seek_id]
+        return gone
+
     def _owned(self, seek_id: str, secret: str) -> Seek:
         self.expire()
         seek = self._seeks.get(seek_id)

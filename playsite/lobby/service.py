@@ -18,10 +18,11 @@ from playsite.lobby.challenges import Challenge, ChallengeBook
 from playsite.lobby.people_seeks import PeopleSeekBoard
 from playsite.lobby.seeks import SeekBoard
 from playsite.periodic import run_every
-from playsite.principals import Kind, id_of
+from playsite.principals import Kind, id_of, kind_of
 from playsite.refusals import Refused
 from playsite.rooms.admission import AdmissionRefused
 from playsite.rooms.registry import CreationFailed
+from playsite.rooms.room import Room
 from playsite.wire import SEATS, WHITE, TimeControl, Unlimited
 
 SWEEP_INTERVAL_S = 1.0
@@ -44,6 +45,14 @@ class Lobby:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Housekeeping: announce lapsed challenges and drop abandoned seeks, every second."""
         await run_every(SWEEP_INTERVAL_S, self.sweep, name="lobby housekeeping", first_after_period=True, task_status=task_status)
+
+    def seated(self, room: Room) -> None:
+        """A creation hook: a person seated in a new game has their open seeks withdrawn, so
+        nobody starts a second game with them while they play this one (in another tab)."""
+        for seat in SEATS:
+            principal = room.setup.seat(seat).principal
+            if kind_of(principal) in (Kind.GUEST, Kind.USER):
+                self.people_seeks.withdraw_all_of(principal)
 
     async def sweep(self) -> None:
         self.challenges.expire()

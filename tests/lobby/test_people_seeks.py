@@ -204,3 +204,25 @@ def test_every_answer_matches_openapi(api):
     other = check("post", "/lobby/seeks", api.call("POST", "/lobby/seeks", json={"creator": guest_id()}))
     check("delete", "/lobby/seeks/{id}", api.call("DELETE", f"/lobby/seeks/{other['seekId']}", params={"secret": other["secret"]}))
     check("post", "/lobby/seeks/{id}/accept", api.call("POST", "/lobby/seeks/people-00/accept", json={"accepter": bob}))
+
+
+def test_a_person_who_sits_down_to_another_game_has_their_open_seek_withdrawn(api):
+    """Play-through s58: a seek left open in one tab was taken while its creator played a bot in
+    another, and she had two games on the clock at once. A game that seats a person withdraws
+    their open seeks, whatever started it; a stranger's seek stays."""
+    alice, bob, carol = guest_id(), guest_id(), guest_id()
+    alices = post(api, alice, CLOCKED)
+    carols = post(api, carol, CLOCKED)
+    api.register("acme", "opponent", open_to_humans=True)
+    started = api.call("POST", "/lobby/play-bot", json={"guestId": alice, "team": "acme", "name": "opponent",
+                                                        "timeControl": CLOCKED})
+    assert started.status_code == 201, started.text
+    assert [seek["id"] for seek in api.ok("GET", "/lobby/seeks")] == [carols["seekId"]]
+    assert_error(api.call("POST", f"/lobby/seeks/{alices['seekId']}/accept", json={"accepter": bob}), 404, "seek_not_found")
+    assert_error(api.call("GET", f"/lobby/seeks/{alices['seekId']}", params={"secret": alices["secret"]}),
+                 404, "seek_not_found")  # her page's poll: gone (the page says so)
+    # accepting a seek withdraws the accepter's own
+    bobs = post(api, bob, CLOCKED)
+    assert api.call("POST", f"/lobby/seeks/{carols['seekId']}/accept", json={"accepter": bob}).status_code == 201
+    assert_error(api.call("GET", f"/lobby/seeks/{bobs['seekId']}", params={"secret": bobs["secret"]}), 404, "seek_not_found")
+    assert api.ok("GET", "/lobby/seeks") == []

@@ -273,7 +273,8 @@ async function watchSeek() {
       if (answer.status === 404 && mySeek()?.id === seek.id) {
         sessionStorage.removeItem(SEEK_KEY);
         showWaiting(null);
-        $("seek-message").textContent = "Your seek lapsed; pick a clock to seek again.";
+        // it lapsed, or its creator sat down to another game (which withdraws their seeks)
+        $("seek-message").textContent = "Your seek is gone (it lapsed, or you started another game); pick a clock to seek again.";
         break;
       }
     } catch { /* the server is away: keep waiting, the seek lives two minutes */ }
