@@ -51,7 +51,7 @@ class Lobby:
         nobody starts a second game with them while they play this one (in another tab)."""
         for seat in SEATS:
             principal = room.setup.seat(seat).principal
-            if kind_of(principal) in (Kind.GUEST, Kind.USER):
+            if principal is not None and kind_of(principal) in (Kind.GUEST, Kind.USER):
                 self.people_seeks.withdraw_all_of(principal)
 
     async def sweep(self) -> None:
