@@ -41,9 +41,13 @@ def mount_seek_routes(routes: RouteFamily, lobby: Lobby, bots: BotDirectory, rat
 
     @routes.get("/lobby/seeks")
     async def list_seeks() -> Response:
-        # each with its seeker's rating now (null for a guest or an anonymous bot)
+        # each with its seeker's rating now (null for a guest or an anonymous bot); `?viewer=<guest
+        # id>` marks that guest's own seek `yours` (another tab of the browser that posted it)
+        viewer = request.args.get("viewer")
+        mine = bodies.guest_principal({"viewer": viewer}, "viewer") if viewer is not None else None
         seeks = [encode_public_seek(seek) | {"rating": ratings.public(seek.principal)} for seek in lobby.seeks.open_seeks()]
         seeks += [encode_public_people_seek(seek) | {"rating": ratings.public(seek.principal)}
+                  | ({"yours": True} if seek.creator == mine else {})
                   for seek in lobby.people_seeks.open_seeks()]
         return json_response(seeks, headers=NO_CACHE)
 

@@ -226,3 +226,13 @@ def test_a_person_who_sits_down_to_another_game_has_their_open_seek_withdrawn(ap
     assert api.call("POST", f"/lobby/seeks/{carols['seekId']}/accept", json={"accepter": bob}).status_code == 201
     assert_error(api.call("GET", f"/lobby/seeks/{bobs['seekId']}", params={"secret": bobs["secret"]}), 404, "seek_not_found")
     assert api.ok("GET", "/lobby/seeks") == []
+
+
+def test_the_list_marks_the_viewing_guest_s_own_seek(api):
+    alice, bob = guest_id(), guest_id()
+    post(api, alice, CLOCKED)
+    post(api, bob, CLOCKED)
+    marked = {entry["id"]: entry.get("yours") for entry in api.ok("GET", "/lobby/seeks", params={"viewer": alice})}
+    assert sorted(marked.values(), key=str) == [None, True], "hers, and only hers"
+    assert all("yours" not in entry for entry in api.ok("GET", "/lobby/seeks")), "nobody named: nobody's"
+    assert_error(api.call("GET", "/lobby/seeks", params={"viewer": "alice"}), 400, "invalid_guest_id")

@@ -101,6 +101,24 @@ def test_a_seek_is_cancelled_and_leaves_the_lobby(server, chromium):
         bob.close()
 
 
+def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
+    """Play-through s58: the seek posted in one tab showed Accept in a second tab of the same
+    browser, which answered "this is your own seek". It reads "You ... in another tab" there."""
+    first = context.new_page()
+    first.goto(server.base_url + "/")
+    first.click('#pairing-grid button[data-clock="3+2"]')
+    expect(first.locator("#seek-list tr.own")).to_contain_text("You")
+    second = context.new_page()
+    second.goto(server.base_url + "/")
+    row = second.locator("#seek-list tr", has_text="3+2")
+    expect(row).to_have_class(re.compile(r"\bown\b"))
+    expect(row).to_contain_text("You")
+    expect(row).to_contain_text("in another tab")
+    expect(row.get_by_role("button")).to_have_count(0)  # neither Accept nor a Cancel it holds no secret for
+    first.click("#seek-cancel")
+    expect(second.locator("#seek-list")).to_contain_text("No open seek")
+
+
 def test_leaving_the_page_withdraws_the_seek(server, context):
     page = context.new_page()
     page.goto(server.base_url + "/")
@@ -152,7 +170,7 @@ def test_the_lobby_s_refresh_keeps_the_focus_on_a_seek_and_on_a_live_game(server
                 expect(target).to_be_visible()
                 target.focus()
                 for _ in range(2):  # two reads of the lobby answered: the first one is drawn
-                    page.wait_for_event("response", lambda r: r.url.endswith("/lobby/seeks") and r.request.method == "GET")
+                    page.wait_for_event("response", lambda r: "/lobby/seeks?viewer=" in r.url and r.request.method == "GET")
                 assert target.evaluate("e => e === document.activeElement"), "made anew by the refresh"
     finally:
         httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)

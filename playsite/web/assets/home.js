@@ -128,6 +128,7 @@ async function createFriendGame() {
 
 const FRIEND_SETTINGS = ["friend-clock", "friend-side", "friend-rated"];
 let ratedOffered = true; // false once signed out: the Rated box stays off
+let account = null; // the signed-in account ({nickname}), once known: its seeks from other tabs are its own
 
 function holdFriendForm(held) {
   for (const id of FRIEND_SETTINGS) $(id).disabled = held || (id === "friend-rated" && !ratedOffered);
@@ -302,26 +303,30 @@ function showSeeks(seeks) {
   const mine = mySeek();
   const rows = seeks.map((seek) => {
     // what the row shows: a guest's "Sign in to play" in place of Accept only for a rated seek
-    const signature = JSON.stringify([seek, mine?.id === seek.id, seek.rated && ratedOffered]);
+    const signature = JSON.stringify([seek, mine?.id === seek.id, seek.rated && ratedOffered, account?.nickname]);
     const kept = seekRows.get(seek.id);
     if (kept?.signature === signature) return kept.row;
     const row = element("tr");
     seekRows.set(seek.id, { signature, row });
     row.dataset.seek = seek.id;
     const own = mine?.id === seek.id;
+    // this browser's or this account's seek, posted from another tab: that tab holds its secret
+    const elsewhere = !own && (seek.yours || (seek.kind === "Human" && seek.name && seek.name === account?.nickname));
     // a person by nickname (signed in, linked to the profile) or "Anonymous"; a bot "team/name"
-    const who = own ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || UNNAMED;
+    const who = own || elsewhere ? "You" : seek.kind === "Bot" ? (seek.name || "a bot").replace(" ", "/") : seek.name || UNNAMED;
     const player = element("td");
     // one line, cut short on a phone (the whole name on hover): the row's action stays on screen
     const seeker = element("span", null, { class: "seeker", title: who });
-    seeker.append(own || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
+    seeker.append(own || elsewhere || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
     if (seek.kind === "Bot") seeker.append(" ", element("span", "BOT", { class: "tag" }));
     player.append(seeker);
     // the seeker's rating, as lichess's lobby shows it: how people choose whom to take
     if (seek.rating) player.append(" ", ratingLabel(seek.rating.rating, seek.rating.provisional, { compact: true }));
     const action = element("td");
     const mode = seek.rated ? "rated" : "casual";
-    if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in
+    if (elsewhere) {
+      action.append(element("span", "in another tab", { class: "hint" }));
+    } else if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in
       action.append(element("a", "Sign in to play", { class: "button", href: `/auth/login?next=${encodeURIComponent("/")}` }));
     } else {
       const button = own
@@ -331,7 +336,7 @@ function showSeeks(seeks) {
       action.append(button);
     }
     row.append(player, element("td", timeControlLabel(seek.timeControl)), element("td", mode), action);
-    if (own) row.classList.add("own");
+    if (own || elsewhere) row.classList.add("own");
     return row;
   });
   const listed = new Set(seeks.map((seek) => seek.id));
@@ -438,7 +443,7 @@ function showGames(listing) {
 }
 
 async function readLobby() {
-  const [seeks, games] = await Promise.all([getJson("/lobby/seeks").catch(() => null), getJson("/games").catch(() => null)]);
+  const [seeks, games] = await Promise.all([getJson(`/lobby/seeks?viewer=${guestId()}`).catch(() => null), getJson("/games").catch(() => null)]);
   if (seeks?.status === 200) showSeeks(seeks.body);
   if (games?.status === 200) showGames(games.body);
 }
@@ -482,6 +487,8 @@ $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
   showMyGames(info);
+  account = info.account || null;
+  if (account) readLobby(); // its own seeks from other tabs shown as its own
   if (info.showcase) pollShowcase();
   // A rated game needs both players signed in: signed out, the box cannot promise one.
   if (!info.account) {
