@@ -81,3 +81,42 @@ def test_a_turn_is_built_and_played_with_the_keyboard(server, context):
     expect(player.locator("#result-title")).to_have_text("Game aborted")
     player.keyboard.press("Tab")
     expect(player.locator("#new-game")).to_be_focused()
+
+
+def test_undo_escape_and_flip_keep_the_keyboard_where_it_was(server, context):
+    """Play-through s58: undoing a turn's only move, or backing out of the resign question with
+    Escape, left the focus on the page's top (five Tabs from the board), and "f" did nothing with
+    the focus on the board, where a keyboard player spends the game."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = {}
+    for seat in ("White", "Black"):
+        page = context.new_page() if seat == "White" else context.browser.new_context().new_page()
+        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        pages[seat] = page
+    seat = wait_until_sync(lambda: pending(base, game["gameId"]), "a roll to play")["activeSeat"]
+    player = pages[seat]
+    expect(player.locator("#status")).to_have_attribute("data-status", "your-turn")
+    roll = httpx.get(f"{base}/games/{game['gameId']}/moves", timeout=10).json()
+    first = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, random.Random(4))[0]
+    for square in (first[:2], first[2:4]):
+        player.focus(f'[data-square="{square}"]')
+        player.keyboard.press("Enter")
+    expect(player.locator("#partial")).to_have_attribute("data-moves", first)  # no promotion from the start
+    player.focus("#undo")
+    player.keyboard.press("Enter")
+    expect(player.locator("#partial")).to_have_attribute("data-moves", "")
+    expect(player.locator(f'[data-square="{first[:2]}"]')).to_be_focused()  # where the piece went back to
+    # "f" on the board flips it, and the focus stays on its square
+    board = player.locator("#board")
+    before = board.get_attribute("data-orientation")
+    player.keyboard.press("f")
+    expect(board).not_to_have_attribute("data-orientation", before)
+    expect(player.locator(f'[data-square="{first[:2]}"]')).to_be_focused()
+    # Escape answers the resign question as No does: back on Resign
+    player.focus("#resign")
+    player.keyboard.press("Enter")
+    expect(player.locator("#confirm-no")).to_be_focused()
+    player.keyboard.press("Escape")
+    expect(player.locator("#confirm-no")).to_be_hidden()
+    expect(player.locator("#resign")).to_be_focused()

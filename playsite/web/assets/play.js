@@ -189,10 +189,15 @@ function replayPartial(moves) {
 }
 
 function undo() {
+  const undone = view.partial[view.partial.length - 1];
+  const fromKeys = document.activeElement === $("undo");
   const kept = view.partial.slice(0, -1);
   undoAll();
   replayPartial(kept);
   draw();
+  // Undo goes disabled with the turn's last move taken back: a keyboard's focus goes to the square
+  // the piece went back to, never to the page's top
+  if (fromKeys && $("undo").disabled && undone) document.querySelector(`#board [data-square="${undone.slice(0, 2)}"]`)?.focus();
 }
 
 function undoAll() {
@@ -1134,10 +1139,12 @@ document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
   if (event.key === "Escape" && board.promoting) { closePromotion(); draw(); return; }
-  if (target.closest?.("input, select, textarea, #board, #account")) return;
+  if (target.closest?.("input, select, textarea, #account")) return;
+  // the board's own keys are Enter, space, Escape and the arrows: "f" flips from anywhere
+  if (target.closest?.("#board") && event.key !== "f") return;
   const keys = {
     ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),
-    Home: () => browse(-1), End: () => browse(null), f: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); } else browse(null); },
+    Home: () => browse(-1), End: () => browse(null), f: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); $("resign").focus(); } else browse(null); },
   };
   if (event.key === "Enter" && target === document.body && !$("submit").disabled) {
     event.preventDefault();
