@@ -9,12 +9,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import httpx
 from playwright.sync_api import expect
 
 from playsite.rules import START_POSITION, format_dfen, iter_turns, legal_tree, parse_dfen, play_turn
 from playsite.rules.turn import _Turn
 from playsite.web.routes import Assets
+from tests.support.browser import open_seats, pending
 from tests.support.server import module_server
+from tests.support.waiting import wait_until_sync
 
 # Positions where the payment rules matter: castling both ways, promotions (then the new piece
 # moving on with its own die), en passant, Black to move.
@@ -127,7 +130,8 @@ def test_dice_are_pictures_with_labels_spent_ones_dimmed_and_a_roll_tumbles(serv
         expect(dice.nth(index)).to_have_attribute("role", "img")
         expect(dice.nth(index)).to_have_attribute("aria-label", label)
     expect(page.locator("#dice-under-test")).to_have_text("2 1 6")
-    assert "/pieces/chessnut/bN." in dice.nth(0).locator("img").get_attribute("src")
+    # White's roll wears White's pieces (play-through s58: dark pieces on White's dice read as Black's)
+    assert "/pieces/chessnut/wN." in dice.nth(0).locator("img").get_attribute("src")
     assert page.evaluate("window.diceAnimations") == 3, "a fresh roll tumbles in"
     page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
     opacity = [float(dice.nth(i).evaluate("d => getComputedStyle(d).opacity")) for i in range(3)]
@@ -135,10 +139,10 @@ def test_dice_are_pictures_with_labels_spent_ones_dimmed_and_a_roll_tumbles(serv
     expect(dice.nth(0).locator("img")).to_have_js_property("complete", True)
     assert dice.nth(0).locator("img").evaluate("i => i.naturalWidth") > 0, "the piece picture loads"
     page.locator("#dice-under-test").screenshot(path=str(artifacts / "dice-light.png"))
-    # Black's dice are dark with light pieces; redrawn without `rolling`, nothing moves
+    # Black's dice are stone-grey with Black's pieces; redrawn without `rolling`, nothing moves
     render(page, [3, 4, 5], {"spent": [False, True, True], "side": "black"})
     expect(page.locator("#dice-under-test")).to_have_attribute("data-side", "black")
-    assert "/pieces/chessnut/wB." in dice.nth(0).locator("img").get_attribute("src")
+    assert "/pieces/chessnut/bB." in dice.nth(0).locator("img").get_attribute("src")
     expect(dice.nth(2)).to_have_attribute("aria-label", "die: queen, used")
     assert page.evaluate("window.diceAnimations") == 0
 
@@ -153,3 +157,17 @@ def test_no_tumble_under_reduced_motion(server, chromium):
         assert page.evaluate("window.diceAnimations") == 0
     finally:
         reduced.close()
+
+
+def test_the_play_page_says_whose_roll_the_dice_are(server, context):
+    """Play-through s58: Black's page showed White's roll under "White to move" with nothing to
+    say it was not Black's own. The box names the roll's owner, and the dice wear its pieces."""
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    pages = open_seats(context, server.base_url, game)
+    mover = wait_until_sync(lambda: (pending(server.base_url, game["gameId"]) or {}).get("activeSeat"), "a roll", timeout=15)
+    other = "Black" if mover == "White" else "White"
+    expect(pages[mover].locator("#dice-owner")).to_have_text("Your roll")
+    expect(pages[other].locator("#dice-owner")).to_have_text(f"{mover}'s roll")
+    expect(pages[other].locator("#dice")).to_have_attribute("data-side", mover.lower())
+    piece = pages[other].locator("#dice .die img").first.get_attribute("src")
+    assert f"/pieces/chessnut/{mover[0].lower()}" in piece, piece

@@ -41,8 +41,9 @@ function reducedMotion() {
 
 /**
  * Draw `dice` (numbers 1-6) into `element`. `spent`: a boolean per die (dimmed, labelled
- * "used"); `rolling`: tumble them in (not under prefers-reduced-motion); `side`: "white" draws
- * ivory dice with dark pieces (the default), "black" dark dice with light pieces.
+ * "used"); `rolling`: tumble them in (not under prefers-reduced-motion); `side`: whose roll it
+ * is, drawn with that side's own pieces: "white" ivory dice with White's pieces (the default),
+ * "black" stone-grey dice with Black's.
  */
 export function renderDice(element, dice, { spent = [], rolling = false, side = "white" } = {}) {
   element.classList.add("dice");
@@ -62,7 +63,7 @@ export function renderDice(element, dice, { spent = [], rolling = false, side = 
       picture.className = "die-piece";
       picture.alt = "";
       picture.draggable = false;
-      picture.src = pieceImage(side === "black" ? letter : letter.toLowerCase());
+      picture.src = pieceImage(side === "black" ? letter.toLowerCase() : letter); // the roller's own pieces
       die.append(picture);
     }
     const pips = document.createElement("span");

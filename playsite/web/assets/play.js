@@ -244,6 +244,9 @@ function drawDice() {
   element.dataset.seat = view.diceSeat || "";
   renderDice(element, view.dice, { spent, rolling: view.rolling, side: (view.diceSeat || "White").toLowerCase() });
   view.rolling = false;
+  const owner = $("dice-owner");
+  owner.textContent = !view.diceSeat ? "" : view.diceSeat === mine ? "Your roll" : `${view.diceSeat}'s roll`;
+  owner.dataset.mine = String(Boolean(mine) && view.diceSeat === mine);
 }
 
 function drawBoard() {
