@@ -4,8 +4,8 @@ real server: its boot, its HTTP and WebSocket edge, its rooms, dice and trees.
 
     python -m tests.support.positioned_server "<DFEN>" [<server seed as hex>]
 
-With a server seed, that game's dice are known in advance (no page sends a player's seed, and
-the seed window is the test's: with none, every roll is `roll(seed, "", "", ply)`), so a test can
+With a server seed, that game's dice are known in advance (its client seeds are frozen empty at
+creation, so the seeds the pages send are ignored: every roll is `roll(seed, "", "", ply)`), so a test can
 choose a seed whose rolls give what it needs (`tests/support/dice.py`, `seed_rolling`); every
 other game draws its seed as the server always does. The process then prints `positioned game: {"gameId": ..., "white": <token>, "black": <token>}` once the game is
 created, before hypercorn's listening line (tests/support/server.ServerProcess waits for it).
@@ -62,6 +62,10 @@ async def main(dfen: str, seed_hex: str | None = None) -> None:
             start=parse_dfen(dfen),
         )
         room = await services.registry.create(setup, Purpose.GENERAL, participants=())
+        if seed_hex is not None:
+            # The rolls the test chose from the server seed alone: the pages' own client seeds
+            # (the web client sends one before the first roll) are refused as late.
+            room.game.fairness = room.game.fairness.freeze_client_seeds()
         print("positioned game: " + json.dumps({"gameId": room.game_id, WHITE.lower(): white, BLACK.lower(): black}),
               file=sys.stderr, flush=True)
         shutdown = trio.Event()

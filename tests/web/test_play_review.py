@@ -611,6 +611,14 @@ def test_a_page_waiting_for_its_opponent_hears_that_they_sat_down_before_the_fir
         white.goto(seat_link(base, game, "White"))
         expect(white.locator("#status")).to_have_text("Waiting for your opponent to join...")
         black = contexts[1].new_page()
+
+        def without_seeds(socket):
+            # Black's page adds no seed here: with both seeds in, the room would roll at once, and
+            # the moment between the opponent's arrival and the first roll is what is under test
+            server = socket.connect_to_server()
+            socket.on_message(lambda message: None if "SubmitSeed" in str(message) else server.send(message))
+
+        black.route_web_socket(re.compile(r"/ws\?"), without_seeds)
         black.goto(seat_link(base, game, "Black"))
         for page in (white, black):  # within the 10 s before the first roll
             expect(page.locator("#status")).to_have_text("The game is starting: the first roll is coming...", timeout=8_000)

@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
+import { $, element, faceLink, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
