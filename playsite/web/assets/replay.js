@@ -48,9 +48,11 @@ function show(step) {
   // one step forward slides the turn's pieces; a jump redraws at once
   board.set({ pieces: parsePlacement(positionAt(view.step)), lastMove: lastMoveOf(view.step),
     animate: view.step === previous + 1 });
-  // counted in moves, as the list numbers them (White's turn and Black's after it share one)
+  // counted in moves, as the list numbers them (White's turn and Black's after it share one);
+  // Black's half written "19…", as chess writes it, so each step changes what the counter says
   const moves = turns.length ? moveNumber(turns.length - 1) : 0;
-  $("step").textContent = `${view.step ? moveNumber(view.step - 1) : 0} / ${moves}`;
+  const black = turns[view.step - 1]?.activeColor === "Black" ? "\u2026" : "";
+  $("step").textContent = `${view.step ? moveNumber(view.step - 1) : 0}${black} / ${moves}`;
   $("step").dataset.step = String(view.step);
   const turn = turns[view.step - 1];
   $("turn-seat").textContent = turn ? `Move ${moveNumber(view.step - 1)}, ${turn.activeColor}` : "The starting position";
