@@ -355,3 +355,19 @@ def test_the_history_offers_older_games_page_after_page(server_with_a_game, cont
     assert rows.count() > 30
     expect(page.locator("#older-games")).to_be_hidden()  # a short page: nothing older
     assert httpx.get(f"{base}/archive", params={"before": "not-a-game"}, timeout=10).status_code == 400
+
+
+def test_the_keys_are_named_on_a_desktop_only(server_with_a_game, chromium):
+    """Play-through s58: a phone's replay told its player about Left, Right, Home and End."""
+    server, game_id = server_with_a_game
+    for touch, shown in ((True, False), (False, True)):
+        context = chromium.new_context(viewport=PHONE if touch else {"width": 1366, "height": 900},
+                                       is_mobile=touch, has_touch=touch)
+        try:
+            page = context.new_page()
+            page.goto(f"{server.base_url}/replay/{game_id}")
+            expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+            hint = page.locator(".keys-hint")
+            (expect(hint).to_be_visible if shown else expect(hint).to_be_hidden)()
+        finally:
+            context.close()
