@@ -171,3 +171,20 @@ def test_the_play_page_says_whose_roll_the_dice_are(server, context):
     expect(pages[other].locator("#dice")).to_have_attribute("data-side", mover.lower())
     piece = pages[other].locator("#dice .die img").first.get_attribute("src")
     assert f"/pieces/chessnut/{mover[0].lower()}" in piece, piece
+
+
+def test_the_king_s_capture_is_marked_in_the_notation_and_said(server, context):
+    """Play-through s58: the move that took the king read "Qb8xe8" like any capture."""
+    page = context.new_page()
+    harness(page, server)
+    movelist = f"/assets/{Assets().names['movelist.js']}"
+    written = page.evaluate(
+        """async (path) => {
+            const { notateTurn } = await import(path);
+            const pieces = { b8: "Q", e8: "k", a2: "P", a1: "K" };
+            return notateTurn(pieces, ["a2a3", "b8e8"]);
+        }""",
+        movelist,
+    )
+    assert written["texts"] == ["a2-a3", "Qb8xe8#"]
+    assert written["spoken"] == ["pawn a2 to a3", "queen b8 takes the king on e8"]

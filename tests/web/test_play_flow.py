@@ -21,7 +21,7 @@ from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
 from tests.support.waiting import wait_until_sync
 
-NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?) ?){1,3})$")
+NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?#?) ?){1,3})$")
 FILES = "abcdefgh"
 
 

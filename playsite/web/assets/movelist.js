@@ -16,7 +16,9 @@ export function notate(pieces, uci) {
     return to[0] === "g" ? "O-O" : "O-O-O";
   }
   const capture = isCapture(pieces, uci);
-  return `${kind === "P" ? "" : kind}${from}${capture ? "x" : "-"}${to}${promotion ? `=${promotion.toUpperCase()}` : ""}`;
+  // the king taken ends the game: marked "#", as chess marks the mate that ends one
+  const king = pieces[to]?.toUpperCase() === "K" ? "#" : "";
+  return `${kind === "P" ? "" : kind}${from}${capture ? "x" : "-"}${to}${promotion ? `=${promotion.toUpperCase()}` : ""}${king}`;
 }
 
 // Whether the micro-move takes a piece (en passant included).
@@ -33,7 +35,8 @@ export function speak(pieces, uci) {
   if (text.startsWith("O-O")) return text === "O-O" ? "castles king side" : "castles queen side";
   const word = piece ? PIECE_WORDS[piece.toUpperCase()] : "";
   const promotion = uci[4] ? `, promotes to ${PIECE_WORDS[uci[4].toUpperCase()]}` : "";
-  return `${word} ${uci.slice(0, 2)} ${isCapture(pieces, uci) ? "takes" : "to"} ${uci.slice(2, 4)}${promotion}`;
+  const king = pieces[uci.slice(2, 4)]?.toUpperCase() === "K" ? "the king on " : "";
+  return `${word} ${uci.slice(0, 2)} ${isCapture(pieces, uci) ? `takes ${king}` : "to "}${uci.slice(2, 4)}${promotion}`;
 }
 
 // A whole turn from `pieces`: its notation per micro-move, whether it took something, and
