@@ -9,6 +9,8 @@ on the real play page, a drag builds the turn from the server's tree."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from playwright.sync_api import expect
 
@@ -169,6 +171,11 @@ def test_legal_destinations_are_dots_captures_rings_and_the_last_turn_is_marked(
     for square in ("e4", "g1", "d2"):
         expect(page.locator(f'[data-square="{square}"]')).to_contain_class("movable")
     expect(page.locator(".movable")).to_have_count(3)
+    # a frame that reads at a glance (play-through s58: a 2 px outline went unseen) and a glow
+    marked = page.locator('[data-square="g1"]').evaluate(
+        "s => [getComputedStyle(s).boxShadow, getComputedStyle(s).backgroundImage]")
+    width = float(re.search(r"0px 0px 0px ([\d.]+)px inset", marked[0])[1])
+    assert width >= 3 and "radial-gradient" in marked[1], marked  # 0.22rem: 3.5 px
     expect(page.locator(".target")).to_have_count(0)
     page.click('[data-square="e4"]')
     expect(page.locator('[data-square="e4"]')).to_contain_class("selected")
