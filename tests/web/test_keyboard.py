@@ -120,3 +120,20 @@ def test_undo_escape_and_flip_keep_the_keyboard_where_it_was(server, context):
     player.keyboard.press("Escape")
     expect(player.locator("#confirm-no")).to_be_hidden()
     expect(player.locator("#resign")).to_be_focused()
+
+
+def test_the_first_tab_offers_a_way_past_the_header_to_the_board(server, context):
+    """Play-through s58: five Tabs through the header before the board."""
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    page = context.new_page()
+    page.goto(f"{server.base_url}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    skip = page.locator("#skip-to-board")
+    assert skip.bounding_box()["x"] < 0, "out of sight until the keyboard reaches it"
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    assert skip.bounding_box()["x"] >= 0, "seen once focused"
+    page.keyboard.press("Enter")
+    expect(page.locator('#board [tabindex="0"]')).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#board [data-square]:focus")).to_have_count(1)

@@ -1115,6 +1115,11 @@ $("role").textContent = mine ? `You play ${mine}` : "Watching";
 $("submit").addEventListener("click", submit);
 $("invite-copy").addEventListener("click", copyInvite);
 $("undo").addEventListener("click", undo);
+// the skip link lands on the board's square in the tab order (where the arrow keys take over)
+$("skip-to-board").addEventListener("click", (event) => {
+  event.preventDefault();
+  document.querySelector('#board [tabindex="0"]')?.focus();
+});
 $("resign").addEventListener("click", () => { view.confirming = true; draw(); $("confirm-no").focus(); });
 $("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); $("resign").focus(); });
 $("confirm-no").addEventListener("click", () => { view.confirming = false; draw(); $("resign").focus(); });
