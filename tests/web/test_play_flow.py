@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from playsite.wire import GameEnded, Resign, encode_command
 
-from tests.support.browser import PHONE, open_seats, pending, seat_link
+from tests.support.browser import PHONE, open_seats, pending, seat_link, turn_in_list
 from tests.support.client import TableInThread
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
@@ -294,3 +294,26 @@ def test_a_short_game_s_clock_turns_red_at_ten_seconds(server, context):
     expect(clock).to_have_class(re.compile(r"\blow\b"), timeout=15_000)
     shown = clock.inner_text()  # tenths under ten seconds: "0:09.8"
     assert re.fullmatch(r"0:0[6-9]\.\d|0:10(\.\d)?", shown), shown
+
+
+def test_turns_can_be_played_at_once_when_complete_and_the_choice_is_kept(server, context):
+    """Play-through s58: at 1+0 every turn cost a click on "Play this turn". The toggle sends a
+    complete turn at once (as lichess sends a move without confirmation); off by default."""
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    pages = open_seats(context, server.base_url, game)
+    seat = wait_until_sync(lambda: (pending(server.base_url, game["gameId"]) or {}).get("activeSeat"), "a roll")
+    page = pages[seat]
+    toggle = page.locator("#quick-turns")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(toggle).to_have_text("Turns play at once")
+    roll = httpx.get(f"{server.base_url}/games/{game['gameId']}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, random.Random(8))
+    for uci in moves:  # the last click completes the turn, and it goes: no "Play this turn"
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+    other = pages["Black" if seat == "White" else "White"]
+    expect(turn_in_list(other, seat, moves)).to_have_count(1)
+    page.reload()
+    expect(page.locator("#quick-turns")).to_have_attribute("aria-pressed", "true")  # this browser keeps it

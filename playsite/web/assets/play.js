@@ -175,8 +175,10 @@ function play(uci) {
   playSound(capture ? "capture" : "move");
   // each step said, as the board shows it: a player by keyboard and screen reader hears the turn grow
   const complete = !Object.keys(view.node).length;
-  announce(`${spoken[0].toUpperCase()}${spoken.slice(1)}.${complete ? ` The turn is complete: ${PLAY_OR_UNDO}` : ""}`);
+  const atOnce = complete && quickTurns();
+  announce(`${spoken[0].toUpperCase()}${spoken.slice(1)}.${complete && !atOnce ? ` The turn is complete: ${PLAY_OR_UNDO}` : ""}`);
   draw();
+  if (atOnce) submit();
 }
 
 function replayPartial(moves) {
@@ -1098,6 +1100,17 @@ function flip() {
   draw();
 }
 
+// "Play turns at once": a complete turn is sent without "Play this turn" (as lichess sends a move
+// without confirmation); off by default, so a turn can be looked at and undone before it goes.
+const QUICK_KEY = "playsite.quickTurns";
+const quickTurns = () => localStorage.getItem(QUICK_KEY) === "1";
+
+function drawQuickTurns() {
+  const on = quickTurns();
+  $("quick-turns").setAttribute("aria-pressed", String(on));
+  $("quick-turns").textContent = on ? "Turns play at once" : "Play turns at once";
+}
+
 function drawMute() {
   const muted = isMuted();
   $("mute").setAttribute("aria-pressed", String(muted));
@@ -1127,6 +1140,10 @@ $("draw-accept").addEventListener("click", () => answerDraw(true));
 $("draw-decline").addEventListener("click", () => answerDraw(false));
 $("flip").addEventListener("click", flip);
 $("mute").addEventListener("click", () => { setMuted(!isMuted()); drawMute(); });
+$("quick-turns").addEventListener("click", () => {
+  try { localStorage.setItem(QUICK_KEY, quickTurns() ? "0" : "1"); } catch { /* storage off: stays as it was */ }
+  drawQuickTurns();
+});
 $("back-live").addEventListener("click", () => browse(null));
 $("first").addEventListener("click", () => browse(-1));
 $("previous").addEventListener("click", () => step(-1));
@@ -1167,6 +1184,7 @@ document.addEventListener("keydown", (event) => {
 
 mountHeader();
 drawMute();
+drawQuickTurns();
 // A seat's socket refused twice before it ever opened, while a spectator's socket opens: the
 // server is there and says no to the seat (taken by someone else, or a link that is not this
 // tab's to use). Browsers give no reason for a refused socket, so the page infers it this way,
