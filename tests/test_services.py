@@ -37,7 +37,9 @@ async def test_the_boot_runs_the_lobby_housekeeping(autojump_clock):
 async def test_the_boot_wires_webhook_delivery_only_when_push_is_enabled():
     async with booted(Settings(webhook_push_enabled=True)) as on, booted(Settings()) as off:
         assert on.webhook_dispatch.attach in on.registry.creation_hooks
-        assert off.registry.creation_hooks == []
+        assert off.webhook_dispatch.attach not in off.registry.creation_hooks
+        # the lobby's hook is there either way: a person seated in a new game leaves no open seek
+        assert off.registry.creation_hooks == [off.lobby.seated]
 
 
 async def test_the_ladder_exists_only_when_enabled():
