@@ -27,66 +27,53 @@ function gameRow(game) {
   return item;
 }
 
+// One page's read, with "Older games" disabled while it is under way: its body, or null once the
+// failure is said (`failed` words a refusal of the server's by its status).
+async function readPage(path, failed) {
+  const more = $("older-games");
+  more.disabled = true;
+  const answer = await getJson(path).catch(() => null);
+  more.disabled = false;
+  if (answer?.status === 200) return answer.body;
+  $("history-message").textContent = answer ? failed(answer) : "The server is not answering; reload to try again.";
+  return null;
+}
+
+// Rows after the ones shown (`before`), or in their place: `empty` says a first page had none.
+function showPage(rows, { before, empty, more, next }) {
+  const list = $("finished-games");
+  if (before) list.append(...rows);
+  else list.replaceChildren(...(rows.length ? rows : [element("li", empty, { class: "hint" })]));
+  $("older-games").hidden = !more;
+  if (next) $("older-games").dataset.before = next;
+}
+
 // A page of finished games: the newest, or (`before`, a listed game's id) the ones before it.
 // A full page offers the next one ("Older games"), as long as there are more.
 async function listFinished(before = null) {
-  const list = $("finished-games");
-  const more = $("older-games");
-  let answer;
-  more.disabled = true;
-  try {
-    answer = await getJson(`/archive?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
-  } catch {
-    $("history-message").textContent = "The server is not answering; reload to try again.";
-    more.disabled = false;
-    return;
-  }
-  more.disabled = false;
-  if (answer.status !== 200) {
-    $("history-message").textContent = answer.body?.error?.message || "The finished games could not be read.";
-    return;
-  }
-  const { games } = answer.body;
-  if (before) list.append(...games.map(gameRow));
-  else list.replaceChildren(...games.map(gameRow));
-  if (!before && !games.length) list.replaceChildren(element("li", "No game has finished yet.", { class: "hint" }));
-  more.hidden = games.length < PAGE;
-  if (games.length) more.dataset.before = games[games.length - 1].gameId;
+  const body = await readPage(`/archive?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+    (answer) => answer.body?.error?.message || "The finished games could not be read.");
+  if (!body) return;
+  const { games } = body;
+  showPage(games.map(gameRow), {
+    before, empty: "No game has finished yet.", more: games.length >= PAGE, next: games[games.length - 1]?.gameId,
+  });
 }
 
 // A page of this person's games: the newest, or (`before`, the last listed game's finishedAt)
 // the ones before it; the server says whether there are more.
 async function listMine(before = null) {
-  const list = $("finished-games");
-  const more = $("older-games");
   const info = await siteInfo();
   const source = info.account ? "/auth/me/games" : `/players/${guestId()}/games`;
-  let answer;
-  more.disabled = true;
-  try {
-    answer = await getJson(`${source}${before ? `?before=${encodeURIComponent(before)}` : ""}`);
-  } catch {
-    $("history-message").textContent = "The server is not answering; reload to try again.";
-    more.disabled = false;
-    return;
-  }
-  more.disabled = false;
-  if (answer.status !== 200) {
-    const error = answer.body?.error?.message || answer.body?.title;
-    $("history-message").textContent = answer.status === 404 ? "This server keeps no finished games (it runs without a database)."
-      : error || "Your games could not be read.";
-    return;
-  }
-  const { games, hasMore } = answer.body;
-  const rows = games.map((game) => ownGameRow(game, { mine: true }));
-  if (before) list.append(...rows);
-  else list.replaceChildren(...rows);
-  if (!before && !games.length) {
-    list.replaceChildren(element("li", info.account ? "You have not finished a game while signed in yet."
-      : "No finished game in this browser yet.", { class: "hint" }));
-  }
-  more.hidden = !hasMore;
-  if (games.length) more.dataset.before = games[games.length - 1].finishedAt;
+  const body = await readPage(`${source}${before ? `?before=${encodeURIComponent(before)}` : ""}`,
+    (answer) => (answer.status === 404 ? "This server keeps no finished games (it runs without a database)."
+      : answer.body?.error?.message || answer.body?.title || "Your games could not be read."));
+  if (!body) return;
+  const { games, hasMore } = body;
+  showPage(games.map((game) => ownGameRow(game, { mine: true })), {
+    before, more: hasMore, next: games[games.length - 1]?.finishedAt,
+    empty: info.account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.",
+  });
   // Signed out, the list is this browser's: say so, and (where sign-in is offered) what signing in adds.
   $("mine-note").textContent = `The games played in this browser.${info.signIn ? " Sign in to keep your games wherever you play." : ""}`;
   $("mine-note").hidden = Boolean(info.account);
