@@ -86,7 +86,7 @@ def test_the_clocks_stop_where_they_are_and_an_empty_seat_is_awaited(server, con
     # The seat to move (White's first roll may have been a forced pass): its clock runs.
     active = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play").lower()
     idle = "black" if active == "white" else "white"
-    expect(white.locator("#player-black .name")).to_have_text("Anonymous")
+    expect(white.locator("#player-black .name > .line")).to_have_text("Anonymous")  # (under it, perhaps the first-move count)
     clock = white.locator(f"#clock-{active}")
     expect(clock).to_have_text(re.compile(r"^\d+:\d\d$"))
     start = seconds(clock.inner_text())

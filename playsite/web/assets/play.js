@@ -106,7 +106,9 @@ let heard = [];
 let hearing = null;
 function announce(text) {
   heard.push(text);
-  if (hearing !== null) return;
+  // said once the sentences stop coming for a moment: a burst of the server's frames (a turn,
+  // the next roll, the first-move count) is one announcement, however busy the page was between them
+  clearTimeout(hearing);
   hearing = setTimeout(() => {
     const region = $("announce");
     const words = heard.join(" ");
@@ -114,7 +116,7 @@ function announce(text) {
     hearing = null;
     region.textContent = "";
     requestAnimationFrame(() => { region.textContent = words; });
-  }, 150);
+  }, 200);
 }
 
 // ----- the board ---------------------------------------------------------------------------------
@@ -444,7 +446,7 @@ function drawPlayers() {
       showAway(away, seatName);
       lines.push(away);
     } else if (view.firstMove?.seat === seatName && !view.ended) {
-      const due = element("span", null, { class: "away first-move" });
+      const due = element("span", null, { class: "first-move" });
       showFirstMove(due);
       lines.push(due);
     }
@@ -643,9 +645,11 @@ function showAway(away, seatName) {
 function tick() {
   if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   for (const seatName of ["White", "Black"]) {
-    const away = $(`player-${seatName.toLowerCase()}`).querySelector(".away");
+    const strip = $(`player-${seatName.toLowerCase()}`);
+    const away = strip.querySelector(".away");
     if (away && view.away[seatName]) showAway(away, seatName);
-    else if (away && view.firstMove?.seat === seatName) showFirstMove(away);
+    const due = strip.querySelector(".first-move");
+    if (due && view.firstMove?.seat === seatName) showFirstMove(due);
   }
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
