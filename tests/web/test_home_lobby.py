@@ -13,7 +13,7 @@ import uuid
 import httpx
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE, seat_link
+from tests.support.browser import PHONE, pending, seat_link
 from tests.support.client import TableInThread
 from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
@@ -187,10 +187,14 @@ def test_a_player_back_in_the_lobby_mid_game_is_shown_the_way_back(server, chrom
             pages[seat] = context.new_page()
             pages[seat].goto(seat_link(server.base_url, game, seat))
             expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        mover = wait_until_sync(lambda: (pending(server.base_url, game["gameId"]) or {}).get("activeSeat"), "a roll")
         lobby = pages["White"]
         lobby.goto(server.base_url + "/")
         way_back = lobby.locator("#my-games")
-        expect(way_back).to_contain_text("You have a game in progress (5+3).")
+        # whose move it is, and what staying away costs (play-through s58: nothing said the game would be lost)
+        expect(way_back).to_contain_text(
+            "You have a game in progress (5+3): it is your turn." if mover == "White" else "You have a game in progress (5+3).")
+        expect(way_back).to_contain_text("A player away from the board for 30 s loses it.")
         way_back.get_by_role("link", name="Back to the game").click()
         expect(lobby).to_have_url(f"{server.base_url}/play/{game['gameId']}")
         expect(lobby.locator("#role")).to_have_text("You play White")  # the seat, kept by the browser

@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { getJson, guestId, keepInvite, keepSeat, keptGameIds, postJson, randomSeed, sendJson } from "./net.js";
+import { getJson, guestId, keepInvite, keepSeat, keptGameIds, keptSeat, postJson, randomSeed, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
@@ -369,7 +369,11 @@ async function showMyGames(info) {
   if (!live.length) return;
   slot.replaceChildren(...live.map(({ id, game }) => {
     const line = element("p", null, { class: "my-game" });
-    line.append(`You have a game in progress (${timeControlLabel(game.timeControl)}).`, " ",
+    // whose move it is, when this browser holds the seat; and what staying away costs (the grace)
+    const seat = keptGameIds().includes(id) ? keptSeat(id).seat : null;
+    const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
+    line.append(`You have a game in progress (${timeControlLabel(game.timeControl)})${yours}. `,
+      element("span", "A player away from the board for 30 s loses it.", { class: "hint" }), " ",
       element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
     return line;
   }));
