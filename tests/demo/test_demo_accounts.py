@@ -136,6 +136,8 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 expect(box).to_contain_text(f"New ratings: you {new} (")  # one's own change first, Black's too
                 sign = "+" if new > 1500 else "\u2212"
                 expect(box).to_contain_text(f"you {new} ({sign}{abs(new - 1500)})")
+                # and the name strip beside the board follows (play-through s58: it kept "1500?")
+                expect(page.locator(f"#player-{seat.lower()} .rating")).to_have_text(re.compile(rf"^{new}\??$"))
 
             # Rematch: alice proposes, bob accepts, both land on the successor.
             for page in pages.values():

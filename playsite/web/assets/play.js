@@ -772,7 +772,8 @@ function showOver(over, { fresh }) {
   if (fresh) {
     playSound("end");
     announce(`Game over. ${title}.`);
-    if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine);
+    // the strips follow with the new ratings once the change is known (they kept the old ones)
+    if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine, { onChange: showNewRatings });
     // This page's count of the clocks lags the server's on a busy machine (a late frame starts it
     // late): the final clocks, each stopped where the end found it, replace it, and say whose
     // clock ran out when a game is aborted on time.
@@ -798,7 +799,7 @@ function showOver(over, { fresh }) {
         $("result-title").textContent = endingWords(over).title;
       }
       const endedAt = Date.parse(answer.body.finishedAt);
-      if (rates && !Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt });
+      if (rates && !Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt, onChange: showNewRatings });
     }).catch(() => {});
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
@@ -876,6 +877,16 @@ async function readRatings(live = !view.ended) {
   const answer = await getJson(`/games/${gameId}/ratings`).catch(() => null);
   if (answer?.status !== 200) return;
   view.ratings = { White: answer.body.white, Black: answer.body.black };
+  drawPlayers();
+}
+
+// A finished rated game's new ratings ({white: 1662, black: 1338}), as the result box tells
+// them: the strips show them too, rather than the ratings the game began with.
+function showNewRatings(known) {
+  for (const [seat, rating] of Object.entries(known)) {
+    const name = seat === "white" ? "White" : "Black";
+    view.ratings = { ...view.ratings, [name]: { ...view.ratings?.[name], rating } };
+  }
   drawPlayers();
 }
 

@@ -52,7 +52,8 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
     });
     if (parts.length) {
       const text = `${lead} New ratings: ${parts.join(", ")}.`;
-      if (element.textContent !== text || element.hidden) onChange();
+      // told the new ratings by seat ({white: 1662}), for the page's own strips
+      if (element.textContent !== text || element.hidden) onChange(Object.fromEntries([...changes].map(([seat, change]) => [seat, change.rating])));
       element.textContent = text;
       element.hidden = false;
     }
