@@ -110,6 +110,9 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                 claimed = demo.get(f"/games/{game_id}").json()
                 assert claimed["players"]["black"] == {"kind": "Bot", "name": "demo featured"}
                 expect(home.locator("#showcase-status")).to_have_attribute("data-status", "live")
+                # whom the bot plays, and which side (play-through s58: "is playing a game now" only)
+                expect(home.locator("#showcase-status")).to_have_text(
+                    "demo/featured (Black) is playing Anonymous (White): watch it.")
                 assert abs(home.locator("#friend-create").bounding_box()["y"] - below) < 1
                 expect(page.locator("#status")).to_have_attribute("data-status", "your-turn", timeout=15_000)
                 play_turn(page, demo.url, game_id, random.Random(5))

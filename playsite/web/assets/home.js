@@ -35,6 +35,18 @@ const errorText = (answer, fallback) => answer.body?.error?.message || answer.bo
 
 // ----- the showcase table ----------------------------------------------------------------------
 
+// A live table's line names whom the bot plays and which side ("demo/featured (Black) is playing
+// alice (White): watch it."), from the game's own record of its players.
+async function nameShowcaseOpponent(status, bot, gameId) {
+  const answer = await getJson(`/games/${gameId}`).catch(() => null);
+  const players = answer?.status === 200 ? answer.body.players : null;
+  if (!players || status.dataset.status !== "live") return;
+  const person = players.white.kind === "Bot" ? "Black" : "White";
+  const face = players[person.toLowerCase()];
+  const botSide = person === "White" ? "Black" : "White";
+  status.textContent = `${bot} (${botSide}) is playing ${faceName(face)} (${person}): watch it.`;
+}
+
 async function pollShowcase() {
   try {
     const answer = await getJson("/showcase", showcaseTag);
@@ -52,6 +64,7 @@ async function pollShowcase() {
         finishing: "The last game just ended; the table opens again in a moment.",
         unavailable: `The table is closed for now (${table.reason}).`,
       }[table.status];
+      if (table.status === "live" && table.currentGame) nameShowcaseOpponent(status, bot, table.currentGame);
       $("showcase-claim").hidden = table.status !== "open";
       const watch = $("showcase-watch");
       watch.hidden = !table.currentGame;
