@@ -44,7 +44,7 @@ from playsite.rematch.source import Source, source_of, source_of_result
 from playsite.principals import Kind, id_of
 from playsite.refusals import Refused
 from playsite.rooms.admission import Purpose
-from playsite.rooms.durable import dump_setup, load_state
+from playsite.rooms.durable import dump_setup, load_setup, load_state
 from playsite.rooms.model import RoomSetup, SeatSetup
 from playsite.rooms.registry import Registry
 from playsite.store.base import GameWrite
@@ -372,7 +372,10 @@ class Rematches:
                 # "15 s from commit": stamped inside the transaction, after any wait for the
                 # fence, so no wait for a thread, a connection or a lock comes out of the window
                 deadline = self.wall() + JOIN_WINDOW_S
-                settled.append(attrs.evolve(setup, join_deadline_at=encode_epoch(deadline)))
+                # from the setup the room was built with (the registry's limits, the first-move
+                # one among them, are in it), never from this function's own copy of it
+                built = load_setup(write.snapshot["setup"])
+                settled.append(attrs.evolve(built, join_deadline_at=encode_epoch(deadline)))
                 return deadline, attrs.evolve(write, snapshot={**write.snapshot, "setup": dump_setup(settled[-1])})
 
             await self._run(

@@ -105,6 +105,11 @@ async def test_propose_then_accept_commits_one_successor_with_each_seat_told_onl
 
         successor = services.registry.get(matched["nextGameId"])
         assert successor.setup.predecessor == game_id and successor.setup.origin == "rematch"
+        # the server's limits hold in a rematch as in any game (play-through s59: its first-move
+        # limit was lost with the setup the commit returned)
+        assert successor.setup.first_move_s == services.settings.first_move_s == 30
+        assert sql(migrated_url, "SELECT (snapshot -> 'setup' ->> 'firstMoveS')::float FROM games WHERE id = %s",
+                   (matched["nextGameId"],)) == [(30.0,)]
         state = json.loads(successor.state_text())
         assert state["rematchStartup"] == {"phase": "awaiting_joins", "joinDeadlineAt": matched["joinDeadlineAt"]}
         # The final participants keep their people: each one's new seat is held by them.
