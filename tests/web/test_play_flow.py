@@ -296,6 +296,18 @@ def test_a_short_game_s_clock_turns_red_at_ten_seconds(server, context):
     assert re.fullmatch(r"0:0[6-9]\.\d|0:10(\.\d)?", shown), shown
 
 
+def clicked_at_once(page, base: str, game_id: str, seat: str, rng: random.Random) -> list[str]:
+    """A random legal turn clicked on the board of a page that plays turns at once (it goes by itself)."""
+    roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
+    moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
+    for uci in moves:
+        page.click(f'[data-square="{uci[:2]}"]')
+        page.click(f'[data-square="{uci[2:4]}"]')
+        if len(uci) == 5:
+            page.click(f'#promotion button[data-move="{uci}"]')
+    return moves
+
+
 def test_turns_can_be_played_at_once_when_complete_and_the_choice_is_kept(server, context):
     """Play-through s58: at 1+0 every turn cost a click on "Play this turn". The toggle sends a
     complete turn at once (as lichess sends a move without confirmation); off by default."""
@@ -317,3 +329,15 @@ def test_turns_can_be_played_at_once_when_complete_and_the_choice_is_kept(server
     expect(turn_in_list(other, seat, moves)).to_have_count(1)
     page.reload()
     expect(page.locator("#quick-turns")).to_have_attribute("aria-pressed", "true")  # this browser keeps it
+    # a draw can still be offered: the box is there while the turn is built (play-through s59:
+    # it showed only once the turn was complete, by when the turn had gone)
+    rng = random.Random(9)
+    while (state := wait_until_sync(lambda: pending(server.base_url, game["gameId"]), "a roll"))["activeSeat"] != seat:
+        mover = state["activeSeat"]
+        clicked_at_once(pages[mover], server.base_url, game["gameId"], mover, rng)  # one browser, one choice
+        wait_until_sync(lambda: (pending(server.base_url, game["gameId"]) or {}).get("version", 0) > state["version"], "the turn")
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    expect(page.locator("#offer-draw-label")).to_be_visible()
+    page.check("#offer-draw")
+    clicked_at_once(page, server.base_url, game["gameId"], seat, rng)
+    expect(other.locator("#draw-offer")).to_be_visible()

@@ -38,6 +38,11 @@ let mine = token ? keptSeatName : returning; // null: spectator (also once the s
 const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
+// "Play turns at once": a complete turn is sent without "Play this turn" (as lichess sends a move
+// without confirmation); off by default, so a turn can be looked at and undone before it goes.
+const QUICK_KEY = "playsite.quickTurns";
+const quickTurns = () => localStorage.getItem(QUICK_KEY) === "1";
+
 // What a complete turn asks for, on the status line and in the last step's announcement.
 const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
@@ -339,7 +344,9 @@ function drawControls() {
   // No offer before both sides have played a turn (this one counting): accepted, it would only
   // abort the game, and the server refuses it.
   const bothWillHavePlayed = new Set([...playedSeats(), mine]).size === 2;
-  $("offer-draw-label").hidden = !complete || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
+  // with turns played at once, the box is there while the turn is built (a complete turn goes at once)
+  const offerable = quickTurns() ? myTurn() : complete;
+  $("offer-draw-label").hidden = !offerable || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
   const answering = offer && mine && view.drawOfferFrom !== mine;
@@ -1115,11 +1122,6 @@ function flip() {
   draw();
 }
 
-// "Play turns at once": a complete turn is sent without "Play this turn" (as lichess sends a move
-// without confirmation); off by default, so a turn can be looked at and undone before it goes.
-const QUICK_KEY = "playsite.quickTurns";
-const quickTurns = () => localStorage.getItem(QUICK_KEY) === "1";
-
 function drawQuickTurns() {
   const on = quickTurns();
   $("quick-turns").setAttribute("aria-pressed", String(on));
@@ -1158,6 +1160,7 @@ $("mute").addEventListener("click", () => { setMuted(!isMuted()); drawMute(); })
 $("quick-turns").addEventListener("click", () => {
   try { localStorage.setItem(QUICK_KEY, quickTurns() ? "0" : "1"); } catch { /* storage off: stays as it was */ }
   drawQuickTurns();
+  draw(); // the draw-offer box shows while a turn is built, or once it is complete
 });
 $("back-live").addEventListener("click", () => browse(null));
 $("first").addEventListener("click", () => browse(-1));
