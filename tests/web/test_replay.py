@@ -371,3 +371,15 @@ def test_the_keys_are_named_on_a_desktop_only(server_with_a_game, chromium):
             (expect(hint).to_be_visible if shown else expect(hint).to_be_hidden)()
         finally:
             context.close()
+
+
+def test_a_game_with_no_turn_played_says_there_was_no_roll_to_check(server_with_a_game, context):
+    """Play-through s59: a game aborted on its first roll read "ended before any roll" under
+    that very roll; a roll nobody played is not in the record, so the badge says no turn was."""
+    server, _ = server_with_a_game
+    game_id = finished_game(server, 0)
+    page = context.new_page()
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    badge = page.locator("#fairness")
+    expect(badge).to_have_attribute("data-state", "verified")
+    expect(badge).to_have_text("Provably fair: the seed matches its commitment; no turn was played, so no roll to check")

@@ -102,8 +102,9 @@ function showVerdict(verdict, { unseeded = false } = {}) {
   }
   badge.textContent = {
     verified: () => verdict.checked
-      ? `Provably fair: verified (${verdict.checked} rolls checked in your browser)${unseeded ? "; no player added a seed" : ""}`
-      : "Provably fair: the seed matches its commitment; the game ended before any roll",
+      ? `Provably fair: verified (${verdict.checked} ${verdict.checked === 1 ? "roll" : "rolls"} checked in your browser)${unseeded ? "; no player added a seed" : ""}`
+      // a roll made but never played is not in the record: no turn, nothing to check it against
+      : "Provably fair: the seed matches its commitment; no turn was played, so no roll to check",
     mismatch: () => `Mismatch at turn ${verdict.turnNumber}: the seed gives ${verdict.expected.join(" ")}, `
       + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
     commitment: () => "Mismatch: the revealed seed is not the one the server committed to",
