@@ -33,6 +33,9 @@ def test_a_first_mover_who_never_moves_is_counted_down_and_the_game_aborted(serv
         due = page.locator(f"#player-{mover.lower()} .first-move")
         expect(due).to_have_text(re.compile(r"^first move: \d+ s left, or the game is aborted$"), use_inner_text=True)
         expect(page.locator(f"#player-{other.lower()} .first-move")).to_have_count(0)
+    # and where the mover looks, the status line (play-through s59: a grey line at the board's foot was missed)
+    expect(pages[mover].locator("#status")).to_have_text(
+        re.compile(r"^Your turn: play your first move within \d+ s, or the game is aborted\.$"))
     calm = pages[other].locator(f"#player-{mover.lower()} .first-move")
     expect(calm).not_to_have_class(re.compile(r"\bsoon\b"))  # news, not an alarm, until its last 10 s
     expect(calm).to_have_class(re.compile(r"\bsoon\b"), timeout=LIMIT_S * 1000)

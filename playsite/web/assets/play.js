@@ -407,7 +407,13 @@ function drawStatus() {
     return setStatus(`Your turn: back to the game to play it${KEYBOARD ? " (End)" : ""}.`, "your-turn");
   }
   if (view.diceSeat === mine && view.tree) {
-    if (!view.partial.length || Object.keys(view.node).length) return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
+    if (!view.partial.length || Object.keys(view.node).length) {
+      if (view.firstMove?.seat === mine) { // the first-move limit, said where the player looks (counted by tick)
+        const left = Math.max(0, Math.ceil((view.firstMove.at - Date.now()) / 1000));
+        return setStatus(`Your turn: play your first move within ${left} s, or the game is aborted.`, "your-turn");
+      }
+      return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
+    }
     // the turn cannot be sent while the connection is down (the button waits for it)
     return setStatus(view.connection === "open" ? `Your turn is complete: ${PLAY_OR_UNDO}`
       : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
@@ -658,6 +664,7 @@ function tick() {
     const due = strip.querySelector(".first-move");
     if (due && view.firstMove?.seat === seatName) showFirstMove(due);
   }
+  if (mine && view.firstMove?.seat === mine && !view.ended) drawStatus();
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
     if (!view.clocks) { element.textContent = ""; element.hidden = true; continue; }
