@@ -115,8 +115,29 @@ def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
     expect(row).to_contain_text("You")
     expect(row).to_contain_text("in another tab")
     expect(row.get_by_role("button")).to_have_count(0)  # neither Accept nor a Cancel it holds no secret for
+    second.click('#pairing-grid button[data-clock="5+3"]')  # one seek a person: the other tab has it
+    expect(second.locator("#seek-message")).to_have_text(
+        "You have a seek open in another tab: cancel it there, or wait for a taker.")
     first.click("#seek-cancel")
     expect(second.locator("#seek-list")).to_contain_text("No open seek")
+
+
+def test_a_seek_left_open_in_one_tab_goes_when_a_game_starts_in_another(server, context):
+    """Play-through s58/s59: a seek open in one tab while its creator played a bot in another
+    started a second game; now it is withdrawn, and its tab says so and offers the game."""
+    first = context.new_page()
+    first.goto(server.base_url + "/")
+    first.click('#pairing-grid button[data-clock="10+0"]')
+    expect(first.locator("#seek-waiting")).to_be_visible()
+    second = context.new_page()
+    second.goto(server.base_url + "/")
+    second.click('button[data-bot="house/random"]')
+    expect(second.locator("#role")).to_contain_text("You play")
+    first.bring_to_front()
+    expect(first.locator("#seek-message")).to_contain_text("Your seek is gone", timeout=15_000)
+    expect(first.locator("#seek-waiting")).to_be_hidden()
+    expect(first.locator("#my-games")).to_contain_text("You have a game in progress")
+    assert httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == []
 
 
 def test_leaving_the_page_withdraws_the_seek(server, context):

@@ -252,7 +252,11 @@ async function createSeek(clock) {
   const rated = ratedOffered && $("seek-rated").checked;
   const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock), rated });
   if (answer.status !== 201) {
-    $("seek-message").textContent = errorText(answer, "The seek could not be posted; try again.");
+    // one open seek a person: the other is this browser's, in another tab (which holds its Cancel)
+    const elsewhere = answer.body?.error?.code === "too_many_seeks" && document.querySelector("#seek-list tr.own");
+    $("seek-message").textContent = elsewhere
+      ? "You have a seek open in another tab: cancel it there, or wait for a taker."
+      : errorText(answer, "The seek could not be posted; try again.");
     return;
   }
   const seek = { id: answer.body.seekId, secret: answer.body.secret, label: clockLabel(clock), rated };
@@ -287,6 +291,7 @@ async function watchSeek() {
       if (answer.status === 404 && mySeek()?.id === seek.id) {
         sessionStorage.removeItem(SEEK_KEY);
         showWaiting(null);
+        siteInfo().then(showMyGames); // withdrawn for a game begun elsewhere: the way to it
         // it lapsed, or its creator sat down to another game (which withdraws their seeks)
         $("seek-message").textContent = "Your seek is gone (it lapsed, or you started another game); pick a clock to seek again.";
         break;
