@@ -113,7 +113,7 @@ def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
     row = second.locator("#seek-list tr", has_text="3+2")
     expect(row).to_have_class(re.compile(r"\bown\b"))
     expect(row).to_contain_text("You")
-    expect(row).to_contain_text("in another tab")
+    expect(row).to_contain_text("in another tab or browser")
     expect(row.get_by_role("button")).to_have_count(0)  # neither Accept nor a Cancel it holds no secret for
     second.click('#pairing-grid button[data-clock="5+3"]')  # one seek a person: the other tab has it
     expect(second.locator("#seek-message")).to_have_text(

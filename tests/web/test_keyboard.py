@@ -113,6 +113,8 @@ def test_undo_escape_and_flip_keep_the_keyboard_where_it_was(server, context):
     player.keyboard.press("f")
     expect(board).not_to_have_attribute("data-orientation", before)
     expect(player.locator(f'[data-square="{first[:2]}"]')).to_be_focused()
+    player.keyboard.press("Shift+F")  # "F", as the replay's hint writes it (play-through s59: ignored here)
+    expect(board).to_have_attribute("data-orientation", before)
     # Escape answers the resign question as No does: back on Resign
     player.focus("#resign")
     player.keyboard.press("Enter")

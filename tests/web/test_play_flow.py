@@ -331,9 +331,12 @@ def test_turns_can_be_played_at_once_when_complete_and_the_choice_is_kept(server
     expect(page.locator("#quick-turns")).to_have_attribute("aria-pressed", "true")  # this browser keeps it
     # a draw can still be offered: the box is there while the turn is built (play-through s59:
     # it showed only once the turn was complete, by when the turn had gone)
-    rng = random.Random(9)
-    while (state := wait_until_sync(lambda: pending(server.base_url, game["gameId"]), "a roll"))["activeSeat"] != seat:
+    rng, other_played = random.Random(9), False
+    # on until the other side has played a turn too (an offer before that would only abort) and it is ours
+    while (state := wait_until_sync(lambda: pending(server.base_url, game["gameId"]), "a roll"))["activeSeat"] != seat \
+            or not other_played:
         mover = state["activeSeat"]
+        other_played = other_played or mover != seat
         clicked_at_once(pages[mover], server.base_url, game["gameId"], mover, rng)  # one browser, one choice
         wait_until_sync(lambda: (pending(server.base_url, game["gameId"]) or {}).get("version", 0) > state["version"], "the turn")
     expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
@@ -341,3 +344,12 @@ def test_turns_can_be_played_at_once_when_complete_and_the_choice_is_kept(server
     page.check("#offer-draw")
     clicked_at_once(page, server.base_url, game["gameId"], seat, rng)
     expect(other.locator("#draw-offer")).to_be_visible()
+
+
+def test_a_spectator_is_not_offered_the_turn_toggle(server, context):
+    game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
+    page = context.new_page()
+    page.goto(f"{server.base_url}/play/{game['gameId']}")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    expect(page.locator("#flip")).to_be_visible()
+    expect(page.locator("#quick-turns")).to_be_hidden()  # play-through s59: a spectator plays no turn

@@ -42,9 +42,12 @@ def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, ar
     expect(rows.nth(2)).to_contain_text("You won as White against Anonymous")
     expect(page.locator("#mine-note")).to_have_text("The games played in this browser. Sign in to keep your games wherever you play.")
     screenshot(page, artifacts, "history-your-games")
-    page.click("#older-games")
+    page.focus("#older-games")
+    page.keyboard.press("Enter")
     expect(rows).to_have_count(24)
     expect(page.locator("#older-games")).to_be_hidden()
+    # the keyboard's focus goes to the first game the last page added, not to the page's top
+    expect(rows.nth(20).get_by_role("link", name="Replay")).to_be_focused()
     assert [rows.nth(i).get_attribute("data-game") for i in range(24)] == newest
     rows.nth(0).get_by_role("link", name="Replay").click()
     expect(page).to_have_url(f"{site.server.base_url}/replay/{newest[0]}")

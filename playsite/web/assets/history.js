@@ -44,6 +44,9 @@ function showPage(rows, { before, empty, more, next }) {
   const list = $("finished-games");
   if (before) list.append(...rows);
   else list.replaceChildren(...(rows.length ? rows : [element("li", empty, { class: "hint" })]));
+  // the last page hides "Older games": a keyboard's focus on it goes to the first game it added
+  if (!more && olderHadFocus) rows[0]?.querySelector("a.replay")?.focus();
+  olderHadFocus = false;
   $("older-games").hidden = !more;
   if (next) $("older-games").dataset.before = next;
 }
@@ -80,7 +83,11 @@ async function listMine(before = null) {
 }
 
 $(mine ? "your-games" : "all-games").setAttribute("aria-current", "page");
-$("older-games").addEventListener("click", () => (mine ? listMine : listFinished)($("older-games").dataset.before));
+let olderHadFocus = false; // "Older games" had the focus when pressed (it loses it while disabled)
+$("older-games").addEventListener("click", () => {
+  olderHadFocus = document.activeElement === $("older-games");
+  (mine ? listMine : listFinished)($("older-games").dataset.before);
+});
 mountHeader();
 if (mine) listMine();
 else listFinished();

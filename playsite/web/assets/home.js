@@ -343,7 +343,7 @@ function showSeeks(seeks) {
     const action = element("td");
     const mode = seek.rated ? "rated" : "casual";
     if (elsewhere) {
-      action.append(element("span", "in another tab", { class: "hint" }));
+      action.append(element("span", "in another tab or browser", { class: "hint" }));
     } else if (seek.rated && !own && !ratedOffered) { // a guest cannot take a rated seek: shown the way to sign in
       action.append(element("a", "Sign in to play", { class: "button", href: `/auth/login?next=${encodeURIComponent("/")}` }));
     } else {

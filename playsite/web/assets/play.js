@@ -1130,6 +1130,7 @@ function flip() {
 }
 
 function drawQuickTurns() {
+  $("quick-turns").hidden = !mine; // a spectator plays no turn
   const on = quickTurns();
   $("quick-turns").setAttribute("aria-pressed", String(on));
   $("quick-turns").textContent = on ? "Turns play at once" : "Play turns at once";
@@ -1191,10 +1192,10 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && board.promoting) { closePromotion(); draw(); return; }
   if (target.closest?.("input, select, textarea, #account")) return;
   // the board's own keys are Enter, space, Escape and the arrows: "f" flips from anywhere
-  if (target.closest?.("#board") && event.key !== "f") return;
+  if (target.closest?.("#board") && event.key !== "f" && event.key !== "F") return;
   const keys = {
     ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),
-    Home: () => browse(-1), End: () => browse(null), f: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); $("resign").focus(); } else browse(null); },
+    Home: () => browse(-1), End: () => browse(null), f: flip, F: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); $("resign").focus(); } else browse(null); },
   };
   if (event.key === "Enter" && target === document.body && !$("submit").disabled) {
     event.preventDefault();
