@@ -40,7 +40,8 @@ def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, ar
     expect(rows.nth(0)).to_contain_text("no result \u00b7 5+3")
     expect(rows.nth(1)).to_contain_text("You lost as Black against Anonymous")
     expect(rows.nth(2)).to_contain_text("You won as White against Anonymous")
-    expect(page.locator("#mine-note")).to_have_text("The games played in this browser. Sign in to keep your games wherever you play.")
+    expect(page.locator("#mine-note")).to_have_text(
+        "The games played in this browser without signing in. Sign in to keep your games wherever you play.")
     screenshot(page, artifacts, "history-your-games")
     page.focus("#older-games")
     page.keyboard.press("Enter")
@@ -54,9 +55,13 @@ def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, ar
 
 
 def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
+    me = str(uuid.uuid4())
+    context.add_init_script(f"localStorage.setItem('playsite.guestId', '{me}')")
+    before = History(site.database_url).add(None, None, -1, principals=(f"guest:{me}", f"guest:{uuid.uuid4()}"),
+                                            time_control=CLOCK)  # played here before signing in
     page = context.new_page()
     page.goto(site.server.base_url + "/history?mine=1")
-    expect(page.locator("#finished-games")).to_contain_text("No finished game in this browser yet.")
+    expect(page.locator(f'#finished-games .game-row[data-game="{before}"]')).to_be_visible()
     page.click("#sign-in")
     sign_in_at_the_provider(page, "yara")
     expect(page).to_have_url(site.server.base_url + "/history?mine=1")
@@ -67,4 +72,11 @@ def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
     page.reload()
     expect(page.locator("#finished-games .game-row")).to_have_count(1)
     expect(page.locator(f'#finished-games .game-row[data-game="{game}"]')).to_contain_text("You lost as Black against Anonymous")
-    expect(page.locator("#mine-note")).to_be_hidden()
+    # and the way to the games this browser played before signing in (play-through s59: gone from view)
+    note = page.locator("#mine-note")
+    expect(note).to_contain_text("Your games while signed in.")
+    note.get_by_role("link", name="this browser's games").click()
+    expect(page).to_have_url(site.server.base_url + "/history?mine=browser")
+    expect(page.locator("#finished-games .game-row")).to_have_count(1)
+    expect(page.locator(f'#finished-games .game-row[data-game="{before}"]')).to_contain_text("You lost as White")
+    expect(page.locator("#your-games")).to_have_attribute("aria-current", "page")

@@ -4,7 +4,10 @@
 import { getJson, guestId } from "./net.js";
 import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WHEN } from "./site.js";
 
-const mine = new URLSearchParams(location.search).get("mine") === "1";
+// ?mine=1: one's own games (the account's, signed in; else this browser's guest's);
+// ?mine=browser: this browser's guest games, signed in or not (those played before signing in)
+const which = new URLSearchParams(location.search).get("mine");
+const mine = which === "1" || which === "browser";
 
 const PAGE = 30; // games a page asks for: a full page means there may be older ones
 
@@ -67,7 +70,8 @@ async function listFinished(before = null) {
 // the ones before it; the server says whether there are more.
 async function listMine(before = null) {
   const info = await siteInfo();
-  const source = info.account ? "/auth/me/games" : `/players/${guestId()}/games`;
+  const account = Boolean(info.account) && which !== "browser";
+  const source = account ? "/auth/me/games" : `/players/${guestId()}/games`;
   const body = await readPage(`${source}${before ? `?before=${encodeURIComponent(before)}` : ""}`,
     (answer) => (answer.status === 404 ? "This server keeps no finished games (it runs without a database)."
       : answer.body?.error?.message || answer.body?.title || "Your games could not be read."));
@@ -75,11 +79,18 @@ async function listMine(before = null) {
   const { games, hasMore } = body;
   showPage(games.map((game) => ownGameRow(game, { mine: true })), {
     before, more: hasMore, next: games[games.length - 1]?.finishedAt,
-    empty: info.account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.",
+    empty: account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.",
   });
-  // Signed out, the list is this browser's: say so, and (where sign-in is offered) what signing in adds.
-  $("mine-note").textContent = `The games played in this browser.${info.signIn ? " Sign in to keep your games wherever you play." : ""}`;
-  $("mine-note").hidden = Boolean(info.account);
+  // Whose list this is: the account's (with the way to the games this browser played without
+  // signing in), or this browser's (and, where sign-in is offered, what signing in adds)
+  const note = $("mine-note");
+  if (account) {
+    note.replaceChildren("Your games while signed in. Games played in this browser without signing in: ",
+      element("a", "this browser's games", { href: "/history?mine=browser" }), ".");
+  } else {
+    note.textContent = `The games played in this browser without signing in.${info.signIn && !info.account ? " Sign in to keep your games wherever you play." : ""}`;
+  }
+  note.hidden = false;
 }
 
 $(mine ? "your-games" : "all-games").setAttribute("aria-current", "page");
