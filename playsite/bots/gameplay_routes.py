@@ -70,12 +70,8 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
             raise invalid_request('send {"seed": "<string>"} and nothing else')
         # Duplicate, late or malformed seeds are the dice layer's to ignore: still 202 (the
         # ecosystem's answer), with a body that says whether the seed counts, and if not why.
-        room = seated.room
-        intent = PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"]))
-        queued, verdict = await verdict_within(room, intent, wait_s)
+        verdict = await verdict_or_later(seated.room, PlayerCommand(seated.seat, SubmitSeed(seated.body["seed"])), wait_s)
         if verdict is None:
-            if not queued:
-                room.spawn(queue_late, room, intent)
             return json_response({"accepted": None, "reason": None}, 202)
         return json_response({"accepted": verdict.applied, "reason": None if verdict.applied else verdict.reason}, 202)
 
@@ -87,12 +83,8 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
             command = command_from_json({"SubmitTurn": seated.body})
         except WireError as error:
             raise invalid_request(f"bad move body: {error.reason}") from None
-        room = seated.room
-        intent = PlayerCommand(seated.seat, command)
-        queued, verdict = await verdict_within(room, intent, wait_s)
+        verdict = await verdict_or_later(seated.room, PlayerCommand(seated.seat, command), wait_s)
         if verdict is None:
-            if not queued:
-                room.spawn(queue_late, room, intent)
             return json_response({"applied": False, "version": None, "reason": None}, 202)
         return json_response(verdict_json(verdict), 200 if verdict.applied else 409)
 
@@ -124,8 +116,8 @@ class Seated(NamedTuple):
     body: dict
 
 
-async def verdict_within(room: Room, intent: PlayerCommand, wait_s: float) -> tuple[bool, Verdict | None]:
-    """(queued, verdict): the verdict is None when it took longer than `wait_s`.
+async def verdict_or_later(room: Room, intent: PlayerCommand, wait_s: float) -> Verdict | None:
+    """The room's verdict on `intent`, or None when it took longer than `wait_s` (a 202).
 
     The intent still stands then; one the room had not even queued (its queue was full)
     is queued later by `queue_late`.
@@ -133,10 +125,12 @@ async def verdict_within(room: Room, intent: PlayerCommand, wait_s: float) -> tu
     queued = False
     with trio.move_on_after(wait_s):
         if not await room.send(intent):
-            return False, Verdict(False, room.version, GAME_IS_OVER)
+            return Verdict(False, room.version, GAME_IS_OVER)
         queued = True
-        return True, await intent.reply.wait()
-    return queued, None
+        return await intent.reply.wait()
+    if not queued:
+        room.spawn(queue_late, room, intent)
+    return None
 
 
 async def queue_late(room: Room, intent: PlayerCommand) -> None:

@@ -14,6 +14,7 @@ refuses with `Refused` and the Bot API's codes (bots/refusals.py), its messages 
 
 from __future__ import annotations
 
+import abc
 import enum
 import secrets
 from collections.abc import Callable
@@ -54,7 +55,7 @@ Seek = TypeVar("Seek", bound=OpenSeek)
 Creator = TypeVar("Creator")
 
 
-class SeekLifecycle(Generic[Seek, Creator]):
+class SeekLifecycle(abc.ABC, Generic[Seek, Creator]):
     """Open seeks by id: post, poll, cancel, claim, release, matched, expiry. A board sets the
     class attributes and says whose a new seek is (`principal_of` its creator)."""
 
@@ -75,8 +76,9 @@ class SeekLifecycle(Generic[Seek, Creator]):
         self._seeks: dict[str, Seek] = {}
 
     @staticmethod
+    @abc.abstractmethod
     def principal_of(creator: Creator) -> str:
-        raise NotImplementedError
+        """Whose seek a new one of `creator`'s is (a principal): each board says."""
 
     def post(self, creator: Creator, time_control: TimeControl) -> tuple[Seek, str]:
         """A new open seek and its secret (shown once)."""

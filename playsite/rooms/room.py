@@ -101,10 +101,10 @@ class Room:
         """True while a required-durability write has been failing past the stall grace."""
         self._pending_replies: list[tuple[Reply[Any], object]] = []
         self._presence_due: list[Seat] = []
-        self._first_move_told: float | None = None
-        """The first-move deadline the pages that asked for Presence were last told of."""
         """Seats to tell as Presence once the version being written is published: a seat given a
         name, and both seats when the game begins (a page waiting for its opponent learns so)."""
+        self._first_move_told: float | None = None
+        """The first-move deadline the pages that asked for Presence were last told of."""
         self._setup_record: dict[str, Any] | None = None
         self._history_records: list[dict[str, Any]] = []
         """`durable.dump_history_turn` of each turn of the history so far (see `_dump`)."""
@@ -559,8 +559,7 @@ class Room:
         body: dict[str, object] = {"seat": str(seat), "away": self._away(seat)}
         state = self.game.seats[seat]
         if body["away"] and state.grace_until is not None:
-            at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, state.grace_until - now))
-            body["forfeitAt"] = encode_instant(at)
+            body["forfeitAt"] = self._instant_of(state.grace_until, now)
             if not state.joined:
                 body["arrived"] = False
         return compact_json({"Presence": body})
@@ -579,8 +578,11 @@ class Room:
         deadline = self.game.first_move_deadline()
         if deadline is None or self.game.ended:
             return None
-        at = decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, deadline - now))
-        return compact_json({"FirstMove": {"seat": str(self.game.active_seat), "abortAt": encode_instant(at)}})
+        return compact_json({"FirstMove": {"seat": str(self.game.active_seat), "abortAt": self._instant_of(deadline, now)}})
+
+    def _instant_of(self, deadline: float, now: float) -> str:
+        """A deadline on trio's clock as the wall-clock instant the wire writes (never in the past)."""
+        return encode_instant(decode_instant(self.game.wall_clock()) + timedelta(seconds=max(0.0, deadline - now)))
 
     def _tell_first_move(self, now: float) -> None:
         """A first-move deadline began (a person's first roll): tell the pages that asked."""

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import pending, turn_in_list
+from tests.support.browser import open_seats, pending, seat_link, turn_in_list
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import wait_until_sync
 
@@ -89,11 +89,7 @@ def test_undo_escape_and_flip_keep_the_keyboard_where_it_was(server, context):
     the focus on the board, where a keyboard player spends the game."""
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
-    pages = {}
-    for seat in ("White", "Black"):
-        page = context.new_page() if seat == "White" else context.browser.new_context().new_page()
-        page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
-        pages[seat] = page
+    pages = open_seats(context, base, game, apart=True)
     seat = wait_until_sync(lambda: pending(base, game["gameId"]), "a roll to play")["activeSeat"]
     player = pages[seat]
     expect(player.locator("#status")).to_have_attribute("data-status", "your-turn")
@@ -128,7 +124,7 @@ def test_the_first_tab_offers_a_way_past_the_header_to_the_board(server, context
     """Play-through s58: five Tabs through the header before the board."""
     game = httpx.post(f"{server.base_url}/games", json={}, timeout=10).json()
     page = context.new_page()
-    page.goto(f"{server.base_url}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    page.goto(seat_link(server.base_url, game, "White"))
     expect(page.locator("#connection")).to_have_attribute("data-state", "open")
     skip = page.locator("#skip-to-board")
     assert skip.bounding_box()["x"] < 0, "out of sight until the keyboard reaches it"

@@ -388,7 +388,7 @@ async function showMyGames(info) {
   slot.replaceChildren(...live.map(({ id, game }) => {
     const line = element("p", null, { class: "my-game" });
     // whose move it is, when this browser holds the seat; and what staying away costs (the grace)
-    const seat = keptGameIds().includes(id) ? keptSeat(id).seat : null;
+    const { seat } = keptSeat(id);
     const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
     line.append(`You have a game in progress (${timeControlLabel(game.timeControl)})${yours}. `,
       element("span", "A player away from the board for 30 s loses it.", { class: "hint" }), " ",

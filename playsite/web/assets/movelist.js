@@ -17,8 +17,13 @@ export function notate(pieces, uci) {
   }
   const capture = isCapture(pieces, uci);
   // the king taken ends the game: marked "#", as chess marks the mate that ends one
-  const king = pieces[to]?.toUpperCase() === "K" ? "#" : "";
+  const king = takesKing(pieces, uci) ? "#" : "";
   return `${kind === "P" ? "" : kind}${from}${capture ? "x" : "-"}${to}${promotion ? `=${promotion.toUpperCase()}` : ""}${king}`;
+}
+
+// Whether the micro-move takes the king (which ends the game).
+function takesKing(pieces, uci) {
+  return pieces[uci.slice(2, 4)]?.toUpperCase() === "K";
 }
 
 // Whether the micro-move takes a piece (en passant included).
@@ -35,7 +40,7 @@ export function speak(pieces, uci) {
   if (text.startsWith("O-O")) return text === "O-O" ? "castles king side" : "castles queen side";
   const word = piece ? PIECE_WORDS[piece.toUpperCase()] : "";
   const promotion = uci[4] ? `, promotes to ${PIECE_WORDS[uci[4].toUpperCase()]}` : "";
-  const king = pieces[uci.slice(2, 4)]?.toUpperCase() === "K" ? "the king on " : "";
+  const king = takesKing(pieces, uci) ? "the king on " : "";
   return `${word} ${uci.slice(0, 2)} ${isCapture(pieces, uci) ? `takes ${king}` : "to "}${uci.slice(2, 4)}${promotion}`;
 }
 

@@ -43,6 +43,10 @@ const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
 const QUICK_KEY = "playsite.quickTurns";
 const quickTurns = () => localStorage.getItem(QUICK_KEY) === "1";
 
+// Whole seconds left until `at` (ms since the epoch, on this page's clock), never below 0: the
+// counts a page shows (a forfeit, a first move, the rematch gate).
+const secondsUntil = (at) => Math.max(0, Math.ceil((at - Date.now()) / 1000));
+
 // What a complete turn asks for, on the status line and in the last step's announcement.
 const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
@@ -209,6 +213,11 @@ function undo() {
   if (fromKeys && $("undo").disabled && undone) document.querySelector(`#board [data-square="${undone.slice(0, 2)}"]`)?.focus();
 }
 
+// The keyboard onto the board: its square in the tab order (the one focused last).
+function focusBoard(options) {
+  $("board").querySelector('[tabindex="0"]')?.focus(options);
+}
+
 function undoAll() {
   view.pieces = parsePlacement(view.dfen);
   view.node = view.tree;
@@ -238,7 +247,7 @@ function submit() {
   socket.send({ SubmitTurn: command });
   draw();
   // the button disables itself while the turn is sent: the focus goes back to the board, not the page's top
-  if (fromButton) $("board").querySelector('[tabindex="0"]')?.focus({ preventScroll: true });
+  if (fromButton) focusBoard({ preventScroll: true });
 }
 
 // ----- drawing ------------------------------------------------------------------------------------
@@ -379,7 +388,7 @@ const REMATCH_GATE_S = 15;
 function showRematchWait(deadlineAt) {
   const deadline = Date.parse(deadlineAt);
   const tell = () => {
-    const left = Math.min(REMATCH_GATE_S, Math.max(0, Math.ceil((deadline - Date.now()) / 1000)));
+    const left = Math.min(REMATCH_GATE_S, secondsUntil(deadline));
     setStatus(`Rematch: it starts when both players are here (${left} s).`, "awaiting-joins");
   };
   clearInterval(view.rematchWait);
@@ -409,7 +418,7 @@ function drawStatus() {
   if (view.diceSeat === mine && view.tree) {
     if (!view.partial.length || Object.keys(view.node).length) {
       if (view.firstMove?.seat === mine) { // the first-move limit, said where the player looks (counted by tick)
-        const left = Math.max(0, Math.ceil((view.firstMove.at - Date.now()) / 1000));
+        const left = secondsUntil(view.firstMove.at);
         return setStatus(`Your turn: play your first move within ${left} s, or the game is aborted.`, "your-turn");
       }
       return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
@@ -623,7 +632,7 @@ function lowThreshold() {
 // "left the game: loses in 23 s" while a player is away (Presence frames), counted down here.
 function awayWords(seatName) {
   const at = view.away[seatName];
-  const left = typeof at === "number" ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : null;
+  const left = typeof at === "number" ? secondsUntil(at) : null;
   // [text, spared on a phone]: the words a narrow strip does without, so the count stays whole
   if (view.unarrived[seatName]) {
     return left === null ? [["not here", false], [" yet", true]]
@@ -637,7 +646,7 @@ function awayWords(seatName) {
 // "first move: 23 s left, or the game is aborted" (on a phone "first move: 23 s") under the name of a
 // player who has not played a turn yet (FirstMove frames), counted down here; red from 10 s.
 function showFirstMove(due) {
-  const left = Math.max(0, Math.ceil((view.firstMove.at - Date.now()) / 1000));
+  const left = secondsUntil(view.firstMove.at);
   const whole = `first move: ${left} s left, or the game is aborted`;
   due.classList.toggle("soon", left <= 10);
   if (due.title === whole) return;
@@ -1156,7 +1165,7 @@ $("undo").addEventListener("click", undo);
 // the skip link lands on the board's square in the tab order (where the arrow keys take over)
 $("skip-to-board").addEventListener("click", (event) => {
   event.preventDefault();
-  document.querySelector('#board [tabindex="0"]')?.focus();
+  focusBoard();
 });
 $("resign").addEventListener("click", () => { view.confirming = true; draw(); $("confirm-no").focus(); });
 $("confirm-yes").addEventListener("click", () => { view.confirming = false; socket.send({ Resign: {} }); draw(); $("resign").focus(); });
