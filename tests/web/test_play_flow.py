@@ -355,3 +355,9 @@ def test_a_spectator_is_not_offered_the_turn_toggle(server, context):
     expect(page.locator("#connection")).to_have_attribute("data-state", "open")
     expect(page.locator("#flip")).to_be_visible()
     expect(page.locator("#quick-turns")).to_be_hidden()  # play-through s59: a spectator plays no turn
+    # a seat's link opened by another guest once the seat is taken: the page watches, untoggled
+    open_seats(context, server.base_url, game)
+    stranger = context.browser.new_context().new_page()
+    stranger.goto(seat_link(server.base_url, game, "White"))
+    expect(stranger.locator("#role")).to_have_text("Watching")
+    expect(stranger.locator("#quick-turns")).to_be_hidden()

@@ -355,6 +355,7 @@ function drawControls() {
   const bothWillHavePlayed = new Set([...playedSeats(), mine]).size === 2;
   // with turns played at once, the box is there while the turn is built (a complete turn goes at once)
   const offerable = quickTurns() ? myTurn() : complete;
+  $("quick-turns").hidden = !mine; // a spectator plays no turn (a page whose seat was taken becomes one)
   $("offer-draw-label").hidden = !offerable || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
@@ -1139,7 +1140,6 @@ function flip() {
 }
 
 function drawQuickTurns() {
-  $("quick-turns").hidden = !mine; // a spectator plays no turn
   const on = quickTurns();
   $("quick-turns").setAttribute("aria-pressed", String(on));
   $("quick-turns").textContent = on ? "Turns play at once" : "Play turns at once";
