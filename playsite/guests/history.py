@@ -14,24 +14,11 @@ import attrs
 import psycopg
 
 from playsite import principals
-from playsite.ratings.queries import RESULTS, nicknames_of, own_game, read_opponents
+from playsite.ratings.queries import OWN_GAME_COLUMNS, OWN_GAMES, RESULTS, nicknames_of, own_game, read_opponents
 
 GAMES_PAGE = 20
 """Games per page of `GET /players/{guestId}/games`."""
 SCORES = {name: score for score, name in RESULTS.items()}
-
-# The guest's games from their own side: the seat, the other principal, the guest's score
-# (1/0/-1, NULL when aborted). A game where the guest held both seats (a board shared by two
-# people) has no side to tell and is left out, as the ecosystem does.
-_OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'White' AS seat,
-           black_principal AS other, result AS score
-      FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
-    UNION ALL
-    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'Black' AS seat,
-           white_principal AS other, -result AS score
-      FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
-"""
 
 
 @attrs.frozen
@@ -61,8 +48,8 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
     where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = conn.execute(
         f"""
-        SELECT game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at
-          FROM ({_OWN_GAMES}) own {where}
+        SELECT {OWN_GAME_COLUMNS}
+          FROM ({OWN_GAMES}) own {where}
          ORDER BY finished_at DESC, game_id DESC
          LIMIT %(limit)s
         """,
@@ -70,13 +57,10 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
     ).fetchall()
     page = rows[:GAMES_PAGE]
     names = nicknames_of(conn, [row[2] for row in page])
-    games = [
-        {
-            **own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names),
-            "timeControl": time_control_text(time_control),
-        }
-        for game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at in page
-    ]
+    games = []
+    for row in page:
+        game = own_game(row, names)
+        games.append({**game, "timeControl": time_control_text(game["timeControl"])})
     return {"games": games, "hasMore": len(rows) > GAMES_PAGE}
 
 

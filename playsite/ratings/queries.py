@@ -7,8 +7,8 @@ the JSON-ready shape the routes answer; docs/ladder.md describes the shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import psycopg
 
@@ -160,18 +160,20 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
     ]
 
 
-# The bot's games, from its own side: its seat, the other principal, its score (1/0/-1 or
-# NULL when aborted). A game against itself (never created, but not excluded by the
-# schema) is left out of both lists.
-_OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'White' AS seat,
-           black_principal AS other, result AS score
+# A player's games (a bot's, a person's, a guest's), from its own side: its seat, the other
+# principal, its score (1/0/-1 or NULL when aborted). A game against itself (a board shared by
+# two people, or a bot never made to play itself) has no side to tell and is left out.
+OWN_GAMES = """
+    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
+           'White' AS seat, black_principal AS other, result AS score
       FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
     UNION ALL
-    SELECT game_id, finished_at, rated, termination, disconnect, time_control, 'Black' AS seat,
-           white_principal AS other, -result AS score
+    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
+           'Black' AS seat, white_principal AS other, -result AS score
       FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
 """
+OWN_GAME_COLUMNS = "game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at"
+"""What `own_game` reads of a row selected from `OWN_GAMES`, in this order."""
 
 
 def read_opponents(conn: psycopg.Connection, principal: str, *, accounts_apart: bool = False) -> list[dict]:
@@ -181,7 +183,7 @@ def read_opponents(conn: psycopg.Connection, principal: str, *, accounts_apart: 
     against anonymous (unregistered) bots, are not counted here; they still show in `recent`."""
     rows = conn.execute(
         f"""
-        WITH own AS ({_OWN_GAMES}),
+        WITH own AS ({OWN_GAMES}),
         sided AS (
             SELECT CASE WHEN other LIKE 'bot:%%' THEN other
                         WHEN %(apart)s AND other IN (SELECT 'user:' || id::text FROM accounts WHERE nickname IS NOT NULL)
@@ -227,27 +229,24 @@ def read_opponents(conn: psycopg.Connection, principal: str, *, accounts_apart: 
 def read_recent(conn: psycopg.Connection, principal: str) -> list[dict]:
     rows = conn.execute(
         f"""
-        SELECT game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at
-          FROM ({_OWN_GAMES}) own
+        SELECT {OWN_GAME_COLUMNS}
+          FROM ({OWN_GAMES}) own
          ORDER BY finished_at DESC, game_id DESC
          LIMIT {RECENT_GAMES}
         """,
         {"p": principal},
     ).fetchall()
     names = nicknames_of(conn, [other for _, _, other, *_ in rows])
-    return [
-        {**own_game(game_id, seat, other, score, rated, termination, disconnect, finished_at, names),
-         "timeControl": time_control}  # as the wire writes it (kept so in the results)
-        for game_id, seat, other, score, rated, termination, disconnect, time_control, finished_at in rows
-    ]
+    return [own_game(row, names) for row in rows]
 
 
-def own_game(
-    game_id: object, seat: str, other: str | None, score: int | None, rated: bool, termination: str,
-    disconnect: bool, finished_at: datetime, names: dict[str, str],
-) -> dict[str, object]:
-    """One game from a player's own side, as the profiles and a guest's history list it; a
-    forfeit after the disconnect grace reads `resign` and `disconnect: true`, as in its record."""
+def own_game(row: Sequence[Any], names: dict[str, str]) -> dict[str, Any]:
+    """One game from a player's own side (a row of `OWN_GAME_COLUMNS`), as the profiles and a
+    player's history list it: a forfeit after the disconnect grace reads `resign` and
+    `disconnect: true`, and a players' abort says why in `abort`, as in its record. The time
+    control as the wire writes it (kept so in the results)."""
+    game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at = row
+    abort = None if abort_cause is None else {"cause": abort_cause, **({"seat": abort_seat} if abort_seat else {})}
     return {
         "gameId": str(game_id),
         "seat": seat,
@@ -256,6 +255,8 @@ def own_game(
         "rated": bool(rated),
         "termination": termination,
         **({"disconnect": True} if disconnect else {}),
+        **({"abort": abort} if abort is not None else {}),
+        "timeControl": time_control,
         "finishedAt": encode_instant(finished_at),
     }
 

@@ -12,7 +12,18 @@ from typing import Any
 from playsite.dice import ClientSeeds, Fairness
 from playsite.rooms.model import ClockState, Ending, RoomPhase, RoomSetup, RoomState, SeatSetup
 from playsite.rules import Termination, format_dfen, parse_dfen
-from playsite.wire import BLACK, SEATS, WHITE, HistoryTurn, PublicFace, Seat, decode_time_control, encode_time_control
+from playsite.wire import (
+    BLACK,
+    SEATS,
+    WHITE,
+    HistoryTurn,
+    PublicFace,
+    Seat,
+    decode_abort,
+    decode_time_control,
+    encode_abort,
+    encode_time_control,
+)
 from playsite.wire.events import history_turn_json
 
 FORMAT = 1
@@ -145,6 +156,7 @@ def dump_state(
             "winner": state.ending.winner,
             "at": state.ending.at,
             "technical": state.ending.technical,
+            "abort": None if state.ending.abort is None else encode_abort(state.ending.abort),
         },
         "joined": sorted(state.joined),
         "activated": state.activated,
@@ -159,6 +171,8 @@ def _load_ending(ending: dict[str, Any]) -> Ending:
         # Absent from snapshots written before the two kinds of abort were told apart; their
         # rematch windows closed long ago, so reading them as players' aborts changes nothing.
         technical=ending.get("technical", False),
+        # Absent from snapshots written before why an abort happened was kept.
+        abort=None if ending.get("abort") is None else decode_abort(ending["abort"], "ending.abort"),
     )
 
 

@@ -44,6 +44,8 @@ from playsite.wire import (
     BLACK,
     SEATS,
     WHITE,
+    Abort,
+    AbortCause,
     AnswerDraw,
     ClientSeedsView,
     Command,
@@ -71,6 +73,12 @@ PRESENT_PHASES = (RoomPhase.SEEDING, RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER)
 """The phases in which an absent seat's disconnect grace runs."""
 TURN_PHASES = (RoomPhase.PLAYING, RoomPhase.DRAW_ANSWER)
 """The phases in which the seat to move is on the clock."""
+_EARLY_ABORTS: dict[Termination, AbortCause] = {
+    Termination.RESIGN: "resign",
+    Termination.TIMEOUT: "timeout",
+    Termination.DISCONNECT: "disconnect",
+}
+"""The endings that abort a game before both seats have played a turn, as the abort's cause."""
 
 
 def _dice_seat(seat: Seat) -> DiceSeat:
@@ -587,9 +595,16 @@ class Game:
     # ----- the end --------------------------------------------------------------------------
 
     def _decided(self, termination: Termination, *, winner: Seat | None) -> Ending:
-        """A result, unless both seats have not yet played a turn: then it is an abort."""
+        """A result, unless both seats have not yet played a turn: then it is an abort, caused
+        by the seat that resigned, ran out of time or stayed away (the would-be loser)."""
         if termination is not Termination.KING_CAPTURED and len(self.played) < 2:
-            return Ending(Termination.ABORTED, None)
+            cause = _EARLY_ABORTS.get(termination)
+            if cause is None or winner is None:
+                raise AssertionError(f"no abort for {termination} before both seats have played")
+            loser = winner.other()
+            if cause == "disconnect" and not self.seats[loser].joined:
+                cause = "not_joined"  # its claim grace ran out: nobody ever took the seat
+            return Ending(Termination.ABORTED, None, abort=Abort(cause, loser))
         return Ending(termination, winner)
 
     def end(self, ending: Ending, now: float) -> None:
@@ -605,6 +620,19 @@ class Game:
         self._publish(lambda v: GameEnded(v=v, over=over, seed=seed, client_seeds=client_seeds))
 
     # ----- deadlines ------------------------------------------------------------------------
+
+    def _both_gone(self) -> Abort:
+        """Why a game both of whose seats are gone at once is aborted: both left, or one or both
+        never came."""
+        unjoined = [name for name, seat in self.seats.items() if not seat.joined]
+        if not unjoined:
+            return Abort("both_away")
+        return Abort("not_joined", unjoined[0] if len(unjoined) == 1 else None)
+
+    def _unjoined_seat(self) -> Seat | None:
+        """The one seat never taken when the join window closed (None when neither was)."""
+        missing = [name for name, seat in self.seats.items() if not (seat.joined or seat.setup.always_present)]
+        return missing[0] if len(missing) == 1 else None
 
     def _all_joined(self) -> bool:
         return all(seat.joined or seat.setup.always_present for seat in self.seats.values())
@@ -661,7 +689,10 @@ class Game:
             else:
                 # A rematch neither seat ever joined is a technical abort; a friend game whose
                 # seats were not all taken in time simply never began.
-                self.end(Ending(Termination.ABORTED, None, technical=self.setup.successor), now)
+                if self.setup.successor:
+                    self.end(Ending(Termination.ABORTED, None, technical=True), now)
+                else:
+                    self.end(Ending(Termination.ABORTED, None, abort=Abort("not_joined", self._unjoined_seat())), now)
             return
         if self.seed_deadline is not None and now >= self.seed_deadline:
             if self._claims_awaited():
@@ -681,11 +712,11 @@ class Game:
             return
         first_move_at = self.first_move_deadline()
         if first_move_at is not None and now >= first_move_at:
-            self.end(Ending(Termination.ABORTED, None), now)
+            self.end(Ending(Termination.ABORTED, None, abort=Abort("first_move", self.active_seat)), now)
             return
         gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]
         if len(gone) == len(self.seats):
             # Both seats away past their grace at once: no result may depend on seat order.
-            self.end(Ending(Termination.ABORTED, None), now)
+            self.end(Ending(Termination.ABORTED, None, abort=self._both_gone()), now)
         elif gone:
             self.end(self._decided(Termination.DISCONNECT, winner=gone[0].other()), now)

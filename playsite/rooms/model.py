@@ -23,6 +23,7 @@ from playsite.wire.instant import decode_instant, encode_instant
 from playsite.wire import (
     BLACK,
     WHITE,
+    Abort,
     Draw,
     HistoryTurn,
     Over,
@@ -82,6 +83,8 @@ class Ending:
     """An abort the server decided for reasons of its own (a write it could not make, a
     rematch that never began), not the players' play: such a game has no rematch. An abort
     because a seat resigned, timed out or left before both had played a turn is not technical."""
+    abort: Abort | None = None
+    """Why the players' game was aborted and by which seat (every abort that is not technical)."""
 
     @property
     def over(self) -> Over:

@@ -71,6 +71,7 @@ def history_record(state: RoomState) -> HistoryRecord:
         ),
         technical=state.ending.technical,
         disconnect=state.ending.termination is Termination.DISCONNECT,
+        abort=state.ending.abort,
     )
 
 
@@ -89,6 +90,8 @@ def game_ending(state: RoomState) -> GameEnding:
         termination=record.termination,
         time_control=encode_time_control(state.setup.time_control),
         disconnect=record.disconnect,
+        abort_cause=None if record.abort is None else record.abort.cause,
+        abort_seat=None if record.abort is None else record.abort.seat,
     )
     payload = {
         "source": ANALYTICS_SOURCE,

@@ -54,6 +54,10 @@ class ResultRow:
     time_control: dict[str, Any]
     disconnect: bool = False
     """A forfeit after the disconnect grace, archived with termination 'resign'."""
+    abort_cause: str | None = None
+    """Why the players' game was aborted (the archive record's `abort.cause`), None for any other."""
+    abort_seat: str | None = None
+    """The seat that caused that abort (`abort.seat`), None when none is named."""
 
 
 @attrs.frozen
@@ -147,6 +151,7 @@ def archive_summary(record: dict[str, Any], turns: int) -> dict[str, Any]:
         "result": record["result"],
         "termination": record["termination"],
         **({"disconnect": True} if record.get("disconnect") else {}),
+        **({"abort": record["abort"]} if record.get("abort") else {}),
         "finishedAt": record["finishedAt"],
         "turns": turns,
     }

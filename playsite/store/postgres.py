@@ -61,9 +61,10 @@ _FINISH_GAME_ON_LOOP = LoopStatement.of(
     _WRITE_GAME.removesuffix("SELECT version FROM game\n")
     + """, results AS (
     INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal, result,
-                              termination, time_control, disconnect)
+                              termination, time_control, disconnect, abort_cause, abort_seat)
     SELECT game.id, %(finished_at)s, %(result_rated)s, %(result_origin)s, %(white_principal)s,
-           %(black_principal)s, %(result)s::smallint, %(termination)s, %(time_control)s, %(disconnect)s
+           %(black_principal)s, %(result)s::smallint, %(termination)s, %(time_control)s, %(disconnect)s,
+           %(abort_cause)s, %(abort_seat)s
       FROM game
     ON CONFLICT (game_id) DO NOTHING
 ), archive AS (
@@ -192,6 +193,8 @@ class PostgresStore:
             "termination": result.termination,
             "time_control": Jsonb(result.time_control),
             "disconnect": result.disconnect,
+            "abort_cause": result.abort_cause,
+            "abort_seat": result.abort_seat,
             "record": Jsonb(ending.archive, dumps=json_bytes),
             "outbox_key": ending.outbox_key,
             "outbox_payload": Jsonb(ending.outbox_payload),
@@ -225,7 +228,7 @@ class PostgresStore:
         row = await self.database.run(
             lambda conn: conn.execute(
                 "SELECT game_id, finished_at, rated, origin, white_principal, black_principal, result, termination,"
-                " time_control, disconnect FROM game_results WHERE game_id = %s",
+                " time_control, disconnect, abort_cause, abort_seat FROM game_results WHERE game_id = %s",
                 (game_id,),
             ).fetchone()
         )

@@ -102,8 +102,13 @@ from .state import (
     encode_rematch_startup,
 )
 from .termination import (
+    ABORT_CAUSES,
     ARCHIVE_TERMINATIONS,
+    Abort,
+    AbortCause,
     ArchiveTermination,
+    decode_abort,
+    encode_abort,
     from_archive,
     from_wire,
     to_archive,
@@ -128,7 +133,10 @@ from .time_control import (
 
 __all__ = [
     "ABORTED",
+    "ABORT_CAUSES",
     "ARCHIVE_TERMINATIONS",
+    "Abort",
+    "AbortCause",
     "Active",
     "AnswerDraw",
     "ArchiveTermination",
@@ -199,6 +207,7 @@ __all__ = [
     "decode_command",
     "decode_event",
     "decode_frame",
+    "decode_abort",
     "decode_history",
     "decode_move_tree",
     "decode_over",
@@ -213,6 +222,7 @@ __all__ = [
     "encode_command",
     "encode_error",
     "encode_event",
+    "encode_abort",
     "encode_history",
     "encode_over",
     "encode_players",

@@ -34,7 +34,7 @@ from .common import (
 )
 from .errors import WireError
 from .outcome import ABORTED, DRAW, Draw, Over, Win, WireTermination
-from .termination import ARCHIVE_TERMINATIONS, ArchiveTermination, from_archive, to_wire
+from .termination import ARCHIVE_TERMINATIONS, Abort, ArchiveTermination, decode_abort, encode_abort, from_archive, to_wire
 from .time_control import TimeControl, decode_time_control, encode_time_control
 
 _DRAWN = ("draw_agreement", "no_progress", "aborted")  # result 0
@@ -124,11 +124,22 @@ class HistoryRecord:
     """A forfeit: the loser stayed away past the disconnect grace. The ecosystem's archive has no
     name for it, so the record reads `resign` (as the game travelled live) and adds
     `"disconnect": true`; absent for every other game, a resignation included."""
+    abort: Abort | None = attrs.field(default=None, validator=lambda record, _, value: _check_abort(value, record, "HistoryRecord"))
+    """Why its players' game was aborted, and by which seat (`"abort": {"cause", "seat"}`): only
+    on an `aborted` record that is not technical, and absent on those archived before it was kept."""
 
 
 def _check_technical(technical: object, termination: object, where: str) -> None:
     if technical is True and termination != "aborted":
         raise WireError(f"{where}.technical is only for an aborted game, not {_read.show(termination)}")
+
+
+def _check_abort(abort: object, record: HistoryRecord, where: str) -> None:
+    if abort is None:
+        return
+    if record.termination != "aborted" or record.technical:
+        raise WireError(f"{where}.abort is only for an aborted game its players ended, not {_read.show(record.termination)}"
+                        + (" (technical)" if record.technical else ""))
 
 
 def _check_disconnect(disconnect: object, termination: object, where: str) -> None:
@@ -155,6 +166,7 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
         },
         **({"technical": True} if record.technical else {}),
         **({"disconnect": True} if record.disconnect else {}),
+        **({"abort": encode_abort(record.abort)} if record.abort is not None else {}),
     }
 
 
@@ -219,7 +231,7 @@ def _flag(body: dict[str, Any], name: str, where: str) -> bool:
 
 
 def decode_history(obj: object, where: str = "history") -> HistoryRecord:
-    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect"))
+    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect", "abort"))
     termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
     result = _read.integer(body["result"], f"{where}.result", -1, 1)
     _check_result(result, termination, where)
@@ -240,4 +252,5 @@ def decode_history(obj: object, where: str = "history") -> HistoryRecord:
         fairness=_decode_fairness(body["fairness"], f"{where}.fairness"),
         technical=technical,
         disconnect=disconnect,
+        abort=decode_abort(body["abort"], f"{where}.abort") if "abort" in body else None,
     )

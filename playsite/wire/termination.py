@@ -9,10 +9,15 @@ kinds of draw are ``Draw``. Decoding gives the reason a name stands for first (`
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+import attrs
 
 from playsite.rules.ending import Termination
 
+from . import _read
+from .common import Seat, read_seat
+from .errors import WireError
 from .outcome import ABORTED, DRAW, KING_CAPTURED, RESIGN, TIMEOUT, WireTermination
 
 ArchiveTermination = Literal["king_captured", "timeout", "resign", "draw_agreement", "no_progress", "aborted"]
@@ -78,3 +83,52 @@ def to_archive(termination: Termination) -> ArchiveTermination:
 def from_archive(name: ArchiveTermination) -> Termination:
     """The reason an archived name stands for first (KeyError for a name that is not one)."""
     return _FROM_ARCHIVE[name]
+
+
+AbortCause = Literal["first_move", "resign", "timeout", "disconnect", "both_away", "not_joined"]
+"""Why the players' game was aborted, as the archive names it: a seat did not play its first
+turn within the first-move limit (`first_move`); before both seats had played a turn, a seat
+resigned (`resign`), ran out of time (`timeout`) or stayed away past the disconnect grace
+(`disconnect`); both seats were away past their grace at once, at any point (`both_away`); a
+seat was never taken within its join window or claim grace (`not_joined`)."""
+ABORT_CAUSES: tuple[AbortCause, ...] = ("first_move", "resign", "timeout", "disconnect", "both_away", "not_joined")
+_WITHOUT_SEAT: frozenset[str] = frozenset({"both_away"})
+"""Causes of both seats at once: no seat is named."""
+_SEAT_OPTIONAL: frozenset[str] = frozenset({"not_joined"})
+"""The seat that never came, or none when neither did."""
+
+
+def _check_abort_seat(abort: Abort, _: object, seat: Seat | None) -> None:
+    check_abort(abort.cause, seat, "Abort")
+
+
+def check_abort(cause: str, seat: object, where: str) -> None:
+    """Raise WireError unless `cause` is an abort cause and `seat` fits it."""
+    _read.one_of(cause, f"{where}.cause", ABORT_CAUSES)
+    if seat is None:
+        if cause not in _WITHOUT_SEAT | _SEAT_OPTIONAL:
+            raise WireError(f"{where}.seat is required for an abort by {cause}")
+        return
+    if cause in _WITHOUT_SEAT:
+        raise WireError(f"{where}.seat is not named for an abort by {cause}, got {_read.show(seat)}")
+    read_seat(seat, f"{where}.seat")
+
+
+@attrs.frozen
+class Abort:
+    """Why a game its players ended before it was decided has no result, and which seat caused
+    it. A technical abort (the server's own) has none: its record says `technical` instead."""
+
+    cause: AbortCause
+    seat: Seat | None = attrs.field(default=None, validator=_check_abort_seat)
+
+
+def encode_abort(abort: Abort) -> dict[str, Any]:
+    return {"cause": abort.cause, **({"seat": abort.seat} if abort.seat is not None else {})}
+
+
+def decode_abort(obj: object, where: str) -> Abort:
+    body = _read.fields(obj, where, ("cause",), ("seat",))
+    seat = read_seat(body["seat"], f"{where}.seat") if "seat" in body else None
+    check_abort(body["cause"], seat, where)
+    return Abort(body["cause"], seat)

@@ -73,14 +73,14 @@ class Rows:
             )
 
     def game(self, white: str | None, black: str | None, result: int | None, minute: int, *, rated=True,
-             termination="king_captured", disconnect=False) -> str:
+             termination="king_captured", disconnect=False, abort=(None, None)) -> str:
         game_id = str(uuid.uuid4())
         self.conn.execute(
             """INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,
-                                         result, termination, time_control, disconnect)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)""",
+                                         result, termination, time_control, disconnect, abort_cause, abort_seat)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)""",
             (game_id, T0 + timedelta(minutes=minute), rated, "ladder" if rated else "challenge", white, black,
-             result, termination, '{"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}', disconnect),
+             result, termination, '{"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}', disconnect, *abort),
         )
         return game_id
 
@@ -152,7 +152,7 @@ async def test_profile_summarises_rating_opponents_and_recent_games(rows, databa
     g1 = rows.game(me, bob, 1, 1)
     g2 = rows.game(bob, me, 1, 2)
     g3 = rows.game(me, bob, 0, 3, rated=False)
-    g4 = rows.game(bob, me, None, 4, termination="aborted")
+    g4 = rows.game(bob, me, None, 4, termination="aborted", abort=("first_move", "Black"))
     # Against carol (casual) once: alice Black, White lost, so alice won.
     g5 = rows.game(carol, me, -1, 5, rated=False, termination="timeout")
     # Against people: two guests, one win and one loss, collapsed into one row.
@@ -190,7 +190,7 @@ async def test_profile_summarises_rating_opponents_and_recent_games(rows, databa
         {"gameId": g5, "seat": "Black", "opponent": bot_face("zen/carol"), "result": "win", "rated": False,
          "termination": "timeout", "finishedAt": at(5)},
         {"gameId": g4, "seat": "Black", "opponent": bot_face("acme/bob"), "result": "unknown", "rated": True,
-         "termination": "aborted", "finishedAt": at(4)},
+         "termination": "aborted", "abort": {"cause": "first_move", "seat": "Black"}, "finishedAt": at(4)},
         {"gameId": g3, "seat": "White", "opponent": bot_face("acme/bob"), "result": "draw", "rated": False,
          "termination": "king_captured", "finishedAt": at(3)},
         {"gameId": g2, "seat": "Black", "opponent": bot_face("acme/bob"), "result": "loss", "rated": True,

@@ -13,7 +13,7 @@ from playsite.bots.games import Human, create_game_with_bots
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Detach, Rebind
 from playsite.rules import Termination
-from playsite.wire import Fischer, SubmitSeed
+from playsite.wire import Abort, Fischer, SubmitSeed
 from tests.support.rooms import attach, command, drained, room_setup, running_registry, seat_setup
 
 
@@ -31,6 +31,7 @@ async def test_a_winner_who_never_connects_loses_as_a_dropped_connection_after_t
         assert 29.9 <= trio.current_time() - start <= 30.0
         # The dropped-connection path: before both seats have played, that is an abort (no result).
         assert room.ending.termination is Termination.ABORTED and room.ending.winner is None and not room.ending.technical
+        assert room.ending.abort == Abort("not_joined", "White"), "never taken, not left"
 
 
 async def test_connecting_within_the_grace_keeps_the_game_going(autojump_clock):
@@ -73,6 +74,7 @@ async def test_a_lobby_game_whose_seat_is_never_taken_is_aborted_after_the_grace
         await room.finished.wait()
         assert 29.9 <= trio.current_time() - start <= 30.0
         assert room.ending.termination is Termination.ABORTED and room.ending.winner is None and not room.ending.technical
+        assert room.ending.abort == Abort("not_joined", "White"), "never taken, not left"
 
 
 async def test_a_seat_that_was_here_and_left_is_not_told_as_never_arrived(autojump_clock):

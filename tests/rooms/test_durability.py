@@ -28,7 +28,7 @@ from playsite.rooms.persistence import (
 from playsite.rooms.registry import CreationFailed
 from playsite.rules import Termination
 from playsite.store.memory import MemoryStore
-from playsite.wire import Fischer, GameEnded, Resign, SubmitTurn, Unlimited
+from playsite.wire import Abort, Fischer, GameEnded, Resign, SubmitTurn, Unlimited
 from tests.support.faulty_store import FaultyStore
 from tests.support.rooms import attach, command, received, room_setup, running_registry, seat_setup, sparing_turn
 
@@ -365,8 +365,11 @@ async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_
         await trio.sleep(DISCONNECT_GRACE_S + 1)
         assert room.ending is not None and room.ending.termination is Termination.ABORTED
         assert room.ending.over.result is None and not room.ending.technical, "the players left: not the server's doing"
+        assert room.ending.abort == Abort("both_away")
         await room.finished.wait()
-        assert "technical" not in json.loads(store.archive[room.game_id]), "a players' abort is archived as a plain abort"
+        archived = json.loads(store.archive[room.game_id])
+        assert "technical" not in archived, "a players' abort is archived as a plain abort"
+        assert archived["abort"] == {"cause": "both_away"}
 
 
 async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, capsys):

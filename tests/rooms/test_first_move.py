@@ -14,7 +14,7 @@ from trio.testing import wait_all_tasks_blocked
 from playsite.rooms.admission import Purpose
 from playsite.rooms.durable import dump_setup, load_setup
 from playsite.rules import Termination
-from playsite.wire import Fischer, Unlimited
+from playsite.wire import Abort, Fischer, Unlimited
 from playsite.wire.instant import decode_instant
 from tests.support.rooms import attach, drained, play_one_turn, room_setup, running_registry, seat_setup, trio_wall
 
@@ -38,6 +38,7 @@ async def test_a_first_mover_who_never_plays_aborts_the_game_after_the_limit_not
         assert trio.current_time() - started == 30
         assert room.ending.termination is Termination.ABORTED and room.ending.winner is None
         assert not room.ending.technical, "a player's doing, not the server's"
+        assert room.ending.abort == Abort("first_move", "White")
 
 
 async def test_the_second_player_has_the_limit_for_its_own_first_turn(autojump_clock):
@@ -49,10 +50,11 @@ async def test_the_second_player_has_the_limit_for_its_own_first_turn(autojump_c
         first = await play_one_turn(room, rng)
         while room.game.active_seat == first:  # the other seat's rolls may be passed for want of a move
             first = await play_one_turn(room, rng)
-        waiting_since = trio.current_time()
+        waiting_since, second = trio.current_time(), room.game.active_seat
         await room.finished.wait()
         assert trio.current_time() - waiting_since == 30
         assert room.ending.termination is Termination.ABORTED and room.ending.winner is None
+        assert room.ending.abort == Abort("first_move", second) and second != first
 
 
 async def test_once_both_have_played_the_clock_alone_decides(autojump_clock):

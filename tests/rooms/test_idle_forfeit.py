@@ -34,6 +34,7 @@ async def test_a_bot_that_never_moves_frees_its_game_as_an_abort(autojump_clock)
         await room.finished.wait()
         assert room.ending.termination is Termination.ABORTED, "no result before both seats have played"
         assert not room.ending.technical
+        assert room.ending.abort is not None and room.ending.abort.cause == "timeout"
 
 
 async def test_off_by_default_and_never_for_clocked_games(autojump_clock):

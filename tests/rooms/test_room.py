@@ -12,10 +12,12 @@ import trio.testing
 
 from playsite.dice import SEED_BYTES, roll
 from playsite.dice.procedure import commitment
-from playsite.rooms.durable import load_state
+from playsite.rooms.durable import dump_state, load_state
 from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
+from playsite.rooms.writes import game_ending, history_record
 from playsite.store.memory import MemoryStore
 from playsite.wire import (
+    Abort,
     AnswerDraw,
     DrawDeclined,
     Fischer,
@@ -30,6 +32,7 @@ from playsite.wire import (
     Unlimited,
     Win,
     decode_event,
+    encode_history,
 )
 from tests.support.rooms import (
     attach,
@@ -101,6 +104,7 @@ async def test_timeout_before_both_seats_played_is_an_abort(autojump_clock):
         await room.finished.wait()
         assert room.ending.termination.value == "aborted"
         assert room.ending.over.result is None
+        assert room.ending.abort == Abort("timeout", "White"), "White's clock ran out before its first turn"
 
 
 async def test_forced_pass_is_immediate_and_costs_no_clock_time(autojump_clock):
@@ -183,6 +187,12 @@ async def test_resign_before_both_played_is_an_abort(autojump_clock):
         room = await registry.create(room_setup(), purpose_general(), ())
         assert (await command(room, "Black", Resign())).applied
         assert room.ending.termination.value == "aborted"
+        assert room.ending.abort == Abort("resign", "Black") and not room.ending.technical
+        record = history_record(room.game.state())
+        assert encode_history(record)["abort"] == {"cause": "resign", "seat": "Black"}
+        assert (game_ending(room.game.state()).result.abort_cause, game_ending(room.game.state()).result.abort_seat) == (
+            "resign", "Black")
+        assert load_state(dump_state(room.game.state())).ending == room.ending, "a resumed room knows why too"
 
 
 def human_seats(**overrides):
@@ -332,6 +342,15 @@ async def test_friend_game_waits_for_both_seats_then_aborts_at_the_join_window(a
         assert room.game.phase is RoomPhase.AWAITING_JOINS and room.game.ply == 0
         await room.finished.wait()
         assert room.ending.termination.value == "aborted"
+        assert room.ending.abort == Abort("not_joined", "Black") and not room.ending.technical
+
+
+async def test_a_friend_game_neither_player_came_to_names_no_seat(autojump_clock):
+    setup = room_setup(white=seat_setup(False), black=seat_setup(False), await_joins=True, join_window_s=60)
+    async with running_registry() as registry:
+        room = await registry.create(setup, purpose_general(), ())
+        await room.finished.wait()
+        assert room.ending.abort == Abort("not_joined") and not room.ending.technical
 
 
 async def test_both_joins_start_the_game(autojump_clock):

@@ -81,7 +81,7 @@ async def test_the_deadline_with_no_seat_ever_joined_is_a_technical_abort(autoju
         await trio.sleep(WINDOW_S)
         await trio.testing.wait_all_tasks_blocked()
         assert room.ended and room.ending.termination is Termination.ABORTED and room.ending.winner is None
-        assert room.ending.technical
+        assert room.ending.technical and room.ending.abort is None, "the server's abort: no player caused it"
         assert store.results[room.game_id].result is None
 
 

@@ -93,6 +93,26 @@ async def test_terminal_write_is_one_idempotent_transaction(store):
     assert await store.active_games() == []
 
 
+async def test_an_abort_keeps_why_in_its_results_row_and_the_archive_list(store):
+    """The lists of games (the archive's and each player's, from the results rows) say why a
+    players' game was aborted, as its record does."""
+    game = str(uuid.uuid4())
+    end = ending(game)
+    why = {"cause": "first_move", "seat": "Black"}
+    end = attrs.evolve(
+        end,
+        result=attrs.evolve(end.result, result=None, termination="aborted", abort_cause="first_move", abort_seat="Black"),
+        archive={**end.archive, "termination": "aborted", "result": 0, "abort": why,
+                 "finishedAt": end.result.finished_at.isoformat()},
+    )
+    await store.save_game(write(game, 1))
+    await store.finish_game(write(game, 2, "ended"), end)
+    row = await store.ended_result(game)
+    assert (row.termination, row.result, row.abort_cause, row.abort_seat) == ("aborted", None, "first_move", "Black")
+    [listed] = [g for g in await store.recent_archives(10) if g["gameId"] == game]
+    assert listed["abort"] == why and listed["termination"] == "aborted"
+
+
 async def test_the_finished_games_are_listed_newest_first_page_after_page(store):
     """GET /archive's pages: `before` a listed game, the ones that finished before it (the same
     finishing time is ordered by id, as the first page is)."""

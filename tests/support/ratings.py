@@ -48,16 +48,19 @@ class History:
         self.url = url
         self.clock = START
 
-    def add(self, white, black, result: int | None, *, rated: bool = True, principals=None, time_control=None) -> uuid.UUID:
+    def add(self, white, black, result: int | None, *, rated: bool = True, principals=None, time_control=None,
+            abort: tuple[str, str | None] = (None, None)) -> uuid.UUID:
+        """A game's results row; `abort`: an aborted game's (cause, seat), as the room writes it."""
         game_id = uuid.uuid4()
         self.clock += timedelta(minutes=1)
         white_p, black_p = principals or (f"bot:{white}", f"bot:{black}")
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(
                 "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,"
-                " result, termination, time_control) VALUES (%s, %s, %s, 'ladder', %s, %s, %s, %s, %s)",
+                " result, termination, time_control, abort_cause, abort_seat)"
+                " VALUES (%s, %s, %s, 'ladder', %s, %s, %s, %s, %s, %s, %s)",
                 (game_id, self.clock, rated, white_p, black_p, result, "aborted" if result is None else "checkmate",
-                 Jsonb(time_control or {"initialS": 300, "incrementS": 3})),
+                 Jsonb(time_control or {"initialS": 300, "incrementS": 3}), *abort),
             )
         return game_id
 

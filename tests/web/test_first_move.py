@@ -46,6 +46,18 @@ def test_a_first_mover_who_never_moves_is_counted_down_and_the_game_aborted(serv
         expect(page.locator(f"#player-{mover.lower()} .first-move")).to_have_count(0)  # over: nothing to count
     record = httpx.get(f"{server.base_url}/games/{game['gameId']}", timeout=10).json()
     assert record["status"]["Ended"]["over"]["termination"] == "Aborted", record["status"]
+    archived = httpx.get(f"{server.base_url}/games/{game['gameId']}/history", timeout=10).json()
+    assert archived["abort"] == {"cause": "first_move", "seat": mover}
+    # A page opened after the end has seen no count run out: the record says why, as do the
+    # replay and the list of finished games.
+    page = pages[mover]
+    page.reload()
+    expect(page.locator("#result-detail")).to_have_text("You did not play a first move in time: no result, no rating.")
+    page.goto(f"{server.base_url}/replay/{game['gameId']}")
+    expect(page.locator("#outcome")).to_contain_text(f"Aborted: {mover} did not play a first move in time, ")
+    page.goto(f"{server.base_url}/history")
+    listed = page.locator(f"[data-game='{game['gameId']}'] .result")
+    expect(listed).to_have_text(f"Aborted: {mover} did not play a first move in time")
 
 
 def test_a_first_turn_played_moves_the_count_to_the_other_side(server, context):

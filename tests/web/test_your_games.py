@@ -22,7 +22,8 @@ CLOCK = {"Fischer": {"initialSeconds": 300, "incrementSeconds": 3}}
 def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, artifacts):  # noqa: F811
     me, other = f"{uuid.uuid4()}", f"guest:{uuid.uuid4()}"
     history = History(site.database_url)
-    games = [history.add(None, None, result, principals=players, time_control=CLOCK)
+    games = [history.add(None, None, result, principals=players, time_control=CLOCK,
+                         abort=("first_move", "Black") if result is None else (None, None))
              for result, players in [(1, (f"guest:{me}", other)), (1, (other, f"guest:{me}")), (None, (f"guest:{me}", other))] * 8]
     history.add(None, None, 1, principals=(other, f"guest:{uuid.uuid4()}"), time_control=CLOCK)  # someone else's
     context.add_init_script(f"localStorage.setItem('playsite.guestId', '{me}')")
@@ -37,7 +38,7 @@ def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, ar
     newest = [str(game) for game in reversed(games)]
     assert [rows.nth(i).get_attribute("data-game") for i in range(20)] == newest[:20]
     expect(rows.nth(0)).to_contain_text("Aborted as White against Anonymous")
-    expect(rows.nth(0)).to_contain_text("no result \u00b7 5+3")
+    expect(rows.nth(0)).to_contain_text("your opponent did not play a first move in time \u00b7 5+3")
     expect(rows.nth(1)).to_contain_text("You lost as Black against Anonymous")
     expect(rows.nth(2)).to_contain_text("You won as White against Anonymous")
     expect(page.locator("#mine-note")).to_have_text(

@@ -107,6 +107,14 @@ commands = st.one_of(
 )
 
 
+aborts = st.one_of(
+    st.builds(wire.Abort, st.sampled_from(["first_move", "resign", "timeout", "disconnect"]), seats),
+    st.just(wire.Abort("both_away")),
+    st.builds(wire.Abort, st.just("not_joined"), st.none() | seats),
+)
+"""Every cause of a players' abort, each with the seats it may name."""
+
+
 @st.composite
 def history_records(draw) -> wire.HistoryRecord:
     termination = draw(st.sampled_from(wire.ARCHIVE_TERMINATIONS))
@@ -114,6 +122,8 @@ def history_records(draw) -> wire.HistoryRecord:
     turns = draw(
         st.lists(st.builds(wire.ArchiveTurn, st.integers(1, 500), seats, dice, turn_moves, texts), max_size=4)
     )
+    technical = termination == "aborted" and draw(st.booleans())
+    abort = draw(st.none() | aborts) if termination == "aborted" and not technical else None
     return wire.HistoryRecord(
         game_id=draw(texts),
         players=draw(players),
@@ -125,6 +135,7 @@ def history_records(draw) -> wire.HistoryRecord:
         initial_dfen=draw(texts),
         turns=tuple(turns),
         fairness=wire.FairnessRecord(draw(digests), draw(digests), draw(client_seeds)),
-        technical=termination == "aborted" and draw(st.booleans()),
+        technical=technical,
         disconnect=termination == "resign" and draw(st.booleans()),
+        abort=abort,
     )

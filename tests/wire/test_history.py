@@ -99,3 +99,38 @@ def test_history_finished_at_must_be_a_timestamp():
     assert not validator("history").is_valid(obj)
     with pytest.raises(wire.WireError, match='history.finishedAt "31/01/2025 12:00" is not an RFC 3339 timestamp'):
         wire.decode_history(obj)
+
+
+@pytest.mark.parametrize(
+    ("abort", "json_form"),
+    [
+        (wire.Abort("first_move", wire.WHITE), {"cause": "first_move", "seat": "White"}),
+        (wire.Abort("both_away"), {"cause": "both_away"}),
+        (wire.Abort("not_joined"), {"cause": "not_joined"}),
+        (wire.Abort("not_joined", wire.BLACK), {"cause": "not_joined", "seat": "Black"}),
+    ],
+)
+def test_a_players_abort_says_why_and_by_whom(abort, json_form):
+    record = attrs.evolve(examples.HISTORY, termination="aborted", result=0, abort=abort)
+    obj = wire.encode_history(record)
+    assert obj["abort"] == json_form and list(obj)[-1] == "abort"
+    validator("history").validate(obj)
+    assert wire.decode_history(obj) == record
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"abort": wire.Abort("resign", wire.WHITE)},  # the example ended by king capture
+        {"termination": "aborted", "result": 0, "technical": True, "abort": wire.Abort("resign", wire.WHITE)},
+    ],
+)
+def test_an_abort_cause_only_on_a_players_abort(changes):
+    with pytest.raises(wire.WireError, match="abort is only for an aborted game its players ended"):
+        attrs.evolve(examples.HISTORY, **changes)
+
+
+@pytest.mark.parametrize(("cause", "seat"), [("first_move", None), ("resign", None), ("both_away", wire.WHITE), ("left", wire.WHITE)])
+def test_an_abort_names_the_seat_its_cause_needs(cause, seat):
+    with pytest.raises(wire.WireError):
+        wire.Abort(cause, seat)

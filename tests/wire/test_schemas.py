@@ -65,6 +65,11 @@ def _ended(**changes):
     return obj
 
 
+def _aborted():
+    """A valid history record of an aborted game (examples.HISTORY ended by king capture)."""
+    return {**wire.encode_history(examples.HISTORY), "termination": "aborted", "result": 0}
+
+
 def _without(obj, *path):
     obj = copy.deepcopy(obj)
     target = obj
@@ -142,6 +147,19 @@ BAD = {
     "history disconnect false": ("history", wire.decode_history, {**wire.encode_history(examples.HISTORY), "disconnect": False}),
     "history disconnect aborted": ("history", wire.decode_history, {
         **wire.encode_history(examples.HISTORY), "termination": "aborted", "result": 0, "disconnect": True}),
+    "history abort on timeout": ("history", wire.decode_history, {
+        **wire.encode_history(examples.HISTORY), "abort": {"cause": "timeout", "seat": "White"}}),
+    "history abort technical": ("history", wire.decode_history, {
+        **_aborted(), "technical": True, "abort": {"cause": "resign", "seat": "White"}}),
+    "history abort first move no seat": ("history", wire.decode_history, {**_aborted(), "abort": {"cause": "first_move"}}),
+    "history abort both away with seat": ("history", wire.decode_history, {
+        **_aborted(), "abort": {"cause": "both_away", "seat": "Black"}}),
+    "history abort unknown cause": ("history", wire.decode_history, {**_aborted(), "abort": {"cause": "rage_quit", "seat": "Black"}}),
+    "history abort seat null": ("history", wire.decode_history, {**_aborted(), "abort": {"cause": "not_joined", "seat": None}}),
+    "history abort seat lowercase": ("history", wire.decode_history, {**_aborted(), "abort": {"cause": "resign", "seat": "white"}}),
+    "history abort extra field": ("history", wire.decode_history, {
+        **_aborted(), "abort": {"cause": "resign", "seat": "White", "why": "x"}}),
+    "history abort a string": ("history", wire.decode_history, {**_aborted(), "abort": "first_move"}),
 }
 
 

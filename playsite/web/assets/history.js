@@ -22,7 +22,7 @@ function gameRow(game) {
   const turns = `${moves} ${moves === 1 ? "move" : "moves"}`;
   const meta = element("span", null, { class: "meta" });
   meta.append(
-    element("span", resultText(game.result, game.termination, game.disconnect), { class: "result" }),
+    element("span", resultText(game), { class: "result" }),
     ` \u00b7 ${turns}${game.rated && game.termination !== "aborted" ? " \u00b7 rated" : ""} \u00b7 `, // an abort rates nothing
     element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }),
   );

@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
+import { abortWords, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -90,6 +90,7 @@ const view = {
   firstMove: null, // {seat, at}: the seat to move has not played yet, and the game is aborted at `at` (ms) unless it does
   present: {}, // seat -> true once told it is here (the game began: both seats are taken)
   forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
+  aborted: null, // the game record's word on an abort, once read: {abort, technical}
   confirming: false,
   connection: "connecting",
   everOpen: false,
@@ -730,21 +731,30 @@ function outOfTime() {
   }) ?? null;
 }
 
+// Why the game was aborted, as far as this page saw (the record says it for sure): null once both
+// sides have played a turn (as the server counts: a turn played, not a roll passed for want of a
+// move), when both players left or the server could not go on.
+function abortSeen() {
+  if (!abortable()) return null;
+  const late = outOfTime();
+  if (late) return { cause: "timeout", seat: late };
+  const absent = ["White", "Black"].find((seat) => view.unarrived[seat]);
+  if (absent) return { cause: "not_joined", seat: absent };
+  // the first-move limit ran out (the server aborts at that instant; this page's clock may differ a little)
+  if (view.firstMove && view.firstMove.at - Date.now() < 2000) return { cause: "first_move", seat: view.firstMove.seat };
+  return null;
+}
+
 function endingWords(over) {
   const result = over.result;
   const termination = over.termination;
   if (result === null || termination === "Aborted") {
-    // as the server counts: a turn played, not a roll passed for want of a move
-    const bothPlayed = !abortable();
-    const late = bothPlayed ? null : outOfTime();
-    const absent = ["White", "Black"].find((seat) => view.unarrived[seat]);
-    // the first-move limit ran out (the server aborts at that instant; this page's clock may differ a little)
-    const unmoved = view.firstMove && view.firstMove.at - Date.now() < 2000 ? view.firstMove.seat : null;
-    const detail = bothPlayed ? "No result, no rating: both players were away, or the server could not go on."
-      : late ? `${late === mine ? "You" : late} ran out of time before both sides had played a turn: no result, no rating.`
-        : absent ? `${absent} never came to the board: no result, no rating.`
-          : unmoved ? `${unmoved === mine ? "You" : unmoved} did not play a first move in time: no result, no rating.`
-            : "It ended before both sides had played a turn: no result, no rating.";
+    // The game's record says why (`abort`, or `technical` for the server's own); until it is
+    // read, what this page saw happen.
+    const why = view.aborted?.technical ? "the server could not go on" : abortWords(view.aborted?.abort ?? abortSeen(), { you: mine });
+    const detail = why ? `${sentence(why)}: no result, no rating.`
+      : !abortable() ? "No result, no rating: both players were away, or the server could not go on."
+        : "It ended before both sides had played a turn: no result, no rating.";
     return { title: "Game aborted", detail };
   }
   if (result.Draw) {
@@ -812,15 +822,22 @@ function showOver(over, { fresh }) {
   }
   const rates = !fresh && view.rated && over.result !== null;
   let recordRead = Promise.resolve();
-  if (rates || over.termination === "Resign") {
+  if (rates || over.termination === "Resign" || over.termination === "Aborted") {
     // The record says whether a "resignation" was a forfeit for leaving (or for never coming:
-    // a rematch's seat nobody took, which no Presence ever named away), and, to a page opened
-    // after the end, when the game ended, and so which period rated it.
+    // a rematch's seat nobody took, which no Presence ever named away), why a game was
+    // aborted, and, to a page opened after the end, when the game ended, and so which period
+    // rated it.
     recordRead = getJson(`/games/${gameId}/history`).then((answer) => {
       if (answer.status !== 200 || view.over !== over) return;
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
+      }
+      if (answer.body.abort || answer.body.technical) {
+        view.aborted = { abort: answer.body.abort ?? null, technical: !!answer.body.technical };
+        const words = endingWords(over);
+        $("result-detail").textContent = words.detail;
+        $("result-detail").hidden = !words.detail;
       }
       const endedAt = Date.parse(answer.body.finishedAt);
       if (rates && !Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt, onChange: showNewRatings });

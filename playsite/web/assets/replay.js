@@ -151,7 +151,7 @@ async function load() {
     view.players = now.body;
     placeNames();
   }).catch(() => {});
-  $("outcome").textContent = `${resultText(record.result, record.termination, record.disconnect)}, ${WHEN.format(new Date(record.finishedAt))}`;
+  $("outcome").textContent = `${resultText(record)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
   // a seed as the code it is, or in words when none was sent (an empty one adds nothing)

@@ -104,7 +104,8 @@ export function ownGameRow(game, { mine = false } = {}) {
   );
   const aborted = game.termination === "aborted"; // says so once, and rates nothing
   const clock = typeof game.timeControl === "string" ? timeControlOfText(game.timeControl) : game.timeControl;
-  const words = [aborted ? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(clock)];
+  const why = aborted ? abortWords(game.abort, mine ? { you: game.seat, opponent: "your opponent" } : {}) : null;
+  const words = [aborted ? why ?? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(clock)];
   if (game.rated && !aborted) words.push("rated");
   const meta = element("span", null, { class: "meta" });
   meta.append(`${words.filter(Boolean).join(" \u00b7 ")} \u00b7 `,
@@ -128,8 +129,37 @@ export function endingWords(termination, disconnect = false) {
   return HOW[termination] || termination.replace(/_/g, " ");
 }
 
-export function resultText(result, termination, disconnect = false) {
-  if (termination === "aborted") return "Aborted";
+// Why a players' game was aborted (a record's or a list entry's `abort`: its cause and the seat
+// that caused it), in words that go after a colon: "White did not play a first move in time".
+// `you`: the reader's own seat, called "you"; `opponent`: what to call the other one (by default
+// its seat). Null when the record does not say.
+export function abortWords(abort, { you = null, opponent = null } = {}) {
+  if (!abort) return null;
+  const who = !you || !abort.seat ? abort.seat : abort.seat === you ? "you" : opponent ?? abort.seat;
+  switch (abort.cause) {
+    case "first_move": return `${who} did not play a first move in time`;
+    case "resign": return `${who} resigned before both sides had played a turn`;
+    case "timeout": return `${who} ran out of time before both sides had played a turn`;
+    case "disconnect": return `${who} left before both sides had played a turn`;
+    case "both_away": return "both players were away";
+    case "not_joined": return abort.seat ? `${who} never came to the board` : "neither player came to the board";
+    default: return null;
+  }
+}
+
+// A phrase as the start of a sentence.
+export function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// How a finished game ended, from its record or its entry in a list (`result` from White's side,
+// `termination`, and `disconnect`, `abort`, `technical` where it has them): "White won by
+// resignation", "Aborted: Black did not play a first move in time".
+export function resultText({ result, termination, disconnect = false, abort = null, technical = false }) {
+  if (termination === "aborted") {
+    const why = technical ? "the server could not go on" : abortWords(abort);
+    return why ? `Aborted: ${why}` : "Aborted";
+  }
   if (disconnect && result === 1) return "White won: Black left the game";
   if (disconnect && result === -1) return "Black won: White left the game";
   const how = endingWords(termination);
