@@ -491,7 +491,7 @@ class Game:
             outcome = play_turn(self.position, moves, longest=self.packed.longest if self.packed else None)
         except IllegalTurn as illegal:
             return self._reject(f"illegal turn: {illegal.reason}")
-        if self.clock is not None and self.clock.stop(now, completed_turn=True) <= 0:
+        if self.clock is not None and self.clock.running is not None and self.clock.stop(now, completed_turn=True) <= 0:
             self.end(self._decided(Termination.TIMEOUT, winner=seat.other()), now)
             return self._reject("time ran out before the turn arrived")
         self.played.add(seat)
@@ -531,7 +531,7 @@ class Game:
 
     def _start_turn(self, now: float) -> None:
         self.idle_since = now
-        if self.clock is not None:
+        if self.clock is not None and not self._first_move_due(self.active_seat):
             self.clock.start(self.active_seat, now)
 
     def _roll(self, now: float) -> None:
@@ -570,7 +570,7 @@ class Game:
             self.roll_due = None
             return
         # Forced pass: no clock time is charged for it and no increment is earned.
-        if self.clock is not None:
+        if self.clock is not None and self.clock.running is not None:
             self.clock.stop(now, completed_turn=False)
         outcome = play_turn(self.position, (), longest=0)
         self._record_turn(seat, (), outcome.after, draw_offer=False)
@@ -670,13 +670,19 @@ class Game:
             return None
         return self.idle_since + self.setup.idle_forfeit_s
 
+    def _first_move_due(self, seat: Seat) -> bool:
+        """Whether the seat's roll is its first turn under the first-move limit: a person's seat
+        that has not played a turn yet, in a game with the limit. Such a turn is not on the
+        clock (the clock starts with the seat's second turn, as on other chess servers); the
+        limit stands in for it."""
+        return self.setup.first_move_s is not None and seat not in self.played and not self.seats[seat].setup.always_present
+
     def first_move_deadline(self) -> float | None:
         """When the game is aborted unless the seat to move plays: a person's seat whose roll is
         its first turn, in a game with a first-move limit (`RoomSetup.first_move_s`)."""
         if self.setup.first_move_s is None or self.idle_since is None or self.phase is not RoomPhase.PLAYING:
             return None
-        seat = self.active_seat
-        if seat in self.played or self.seats[seat].setup.always_present:
+        if not self._first_move_due(self.active_seat):
             return None
         return self.idle_since + self.setup.first_move_s
 
@@ -712,7 +718,10 @@ class Game:
             return
         first_move_at = self.first_move_deadline()
         if first_move_at is not None and now >= first_move_at:
-            self.end(Ending(Termination.ABORTED, None, abort=Abort("first_move", self.active_seat)), now)
+            # A seat away when its first move runs out left the game, rather than sat at it.
+            seat = self.active_seat
+            cause: AbortCause = "first_move" if self.seats[seat].connections > 0 else "disconnect"
+            self.end(Ending(Termination.ABORTED, None, abort=Abort(cause, seat)), now)
             return
         gone = [name for name, seat in self.seats.items() if seat.grace_until is not None and now >= seat.grace_until]
         if len(gone) == len(self.seats):

@@ -166,7 +166,8 @@ async def test_both_seats_joining_the_successor_starts_it_and_it_can_be_rematche
         await wait_until(
             lambda: json.loads(successor.state_text())["rematchStartup"] == {"phase": "active"}, "the successor begins"
         )
-        assert successor.game.phase is RoomPhase.PLAYING and successor.game.clock.running is not None
+        # begun: a roll to play, whose first-move limit runs (a person's first turn is not on the clock)
+        assert successor.game.phase is RoomPhase.PLAYING and successor.game.first_move_deadline() is not None
         # The chain goes on: the successor, once finished, is itself a source.
         continuing = await continuation(client, successor.game_id)
         assert continuing["phase"] == "waiting" and "deadlineAt" not in continuing

@@ -16,7 +16,7 @@ from playsite.rooms.durable import dump_setup, load_setup
 from playsite.rules import Termination
 from playsite.wire import Abort, Fischer, Unlimited
 from playsite.wire.instant import decode_instant
-from tests.support.rooms import attach, drained, play_one_turn, room_setup, running_registry, seat_setup, trio_wall
+from tests.support.rooms import attach, detach, drained, play_one_turn, room_setup, running_registry, seat_setup, trio_wall
 
 
 def people(**overrides):
@@ -38,7 +38,8 @@ async def test_a_first_mover_who_never_plays_aborts_the_game_after_the_limit_not
         assert trio.current_time() - started == 30
         assert room.ending.termination is Termination.ABORTED and room.ending.winner is None
         assert not room.ending.technical, "a player's doing, not the server's"
-        assert room.ending.abort == Abort("first_move", "White")
+        # the seat whose roll went unplayed (White's first roll may have been passed for want of a move)
+        assert room.ending.abort == Abort("first_move", room.game.active_seat)
 
 
 async def test_the_second_player_has_the_limit_for_its_own_first_turn(autojump_clock):
@@ -120,3 +121,65 @@ def test_the_limit_is_kept_with_the_stored_setup():
     old = dump_setup(people())
     del old["firstMoveS"]
     assert load_setup(old).first_move_s is None, "a snapshot written before the limit existed"
+
+
+async def test_a_persons_first_turn_is_not_on_the_clock_and_the_second_is(autojump_clock):
+    """The limit stands in for the clock on a person's first turn: 20 s spent on it cost no clock
+    time (and earn no increment); from the seat's second turn on, the clock runs as ever."""
+    async with running_registry(first_move_s=30) as registry:
+        room = await registry.create(people(time_control=Fischer(60, 5)), Purpose.GENERAL, ())
+        await attach(room, "White")
+        await attach(room, "Black")
+        rng, full = random.Random(11), 60_000
+        while len(room.game.played) < 2:
+            while not (room.published.state.dice_pending and room.published.tree):
+                await wait_all_tasks_blocked()
+                await trio.sleep(0.001)
+            mover = room.published.state.active_seat
+            if mover in room.game.played:  # the other side's roll was passed: this one's second turn
+                assert room.game.clock.running == mover
+                await play_one_turn(room, rng)
+                continue
+            assert room.game.clock.running is None, "a first turn: no clock runs"
+            assert room.game.clock.flag_at() is None
+            before = room.game.clock.read(trio.current_time())
+            await trio.sleep(20)
+            assert room.game.clock.read(trio.current_time()) == before
+            await play_one_turn(room, rng)
+            assert room.game.clock.remaining_ms[mover] == full, "no time charged, no increment"
+        # Both have played: the seat to move is on its clock now.
+        while not (room.published.state.dice_pending and room.published.tree):
+            await wait_all_tasks_blocked()
+            await trio.sleep(0.001)
+        mover = room.published.state.active_seat
+        assert room.game.clock.running == mover
+        before = room.game.clock.remaining_ms[mover]  # more than full when a second turn came before
+        await trio.sleep(10)
+        await play_one_turn(room, rng)
+        assert room.game.clock.remaining_ms[mover] == before - 10_000 + 5_000
+
+
+async def test_an_api_seats_first_turn_is_on_its_clock(autojump_clock):
+    async with running_registry(first_move_s=30) as registry:
+        room = await registry.create(room_setup(time_control=Fischer(60, 0)), Purpose.GENERAL, ())
+        while not (room.published.state.dice_pending and room.published.tree):
+            await wait_all_tasks_blocked()
+            await trio.sleep(0.001)
+        assert room.game.clock.running == room.published.state.active_seat
+
+
+async def test_a_first_mover_who_left_is_said_to_have_left(autojump_clock):
+    """The first move runs out before the disconnect grace of a player who left after the roll:
+    the record puts the abort down to the leaving (no rematch is offered to someone gone)."""
+    async with running_registry(first_move_s=30) as registry:
+        room = await registry.create(people(time_control=Fischer(900, 10)), Purpose.GENERAL, ())
+        sockets = {"White": await attach(room, "White"), "Black": await attach(room, "Black")}
+        while not (room.published.state.dice_pending and room.published.tree):
+            await wait_all_tasks_blocked()
+            await trio.sleep(0.001)
+        mover = room.published.state.active_seat
+        await trio.sleep(5)
+        await detach(room, sockets[mover])
+        await room.finished.wait()
+        assert room.ending.termination is Termination.ABORTED
+        assert room.ending.abort == Abort("disconnect", mover)

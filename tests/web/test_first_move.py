@@ -35,13 +35,18 @@ def test_a_first_mover_who_never_moves_is_counted_down_and_the_game_aborted(serv
         expect(page.locator(f"#player-{other.lower()} .first-move")).to_have_count(0)
     # and where the mover looks, the status line (play-through s59: a grey line at the board's foot was missed)
     expect(pages[mover].locator("#status")).to_have_text(
-        re.compile(r"^Your turn: play your first move within \d+ s, or the game is aborted\.$"))
+        re.compile(r"^Your turn: play your first move within \d+\s+s, or the game is aborted\.$"))
+    expect(pages[other].locator("#status")).to_have_text(  # and on the other page (play-through s59: it did not)
+        re.compile(rf"^{mover} to move: waiting for your opponent's first move \(\d+\s+s left, or the game is aborted\)\.$"))
     calm = pages[other].locator(f"#player-{mover.lower()} .first-move")
     expect(calm).not_to_have_class(re.compile(r"\bsoon\b"))  # news, not an alarm, until its last 10 s
     expect(calm).to_have_class(re.compile(r"\bsoon\b"), timeout=LIMIT_S * 1000)
+    for page in pages.values():  # 10 s and more on the first move, and not on the clock
+        expect(page.locator(f"#clock-{mover.lower()}")).to_have_text("10:00")
+        expect(page.locator(f"#clock-{mover.lower()}")).not_to_have_class(re.compile(r"\brunning\b"))
     for seat, page in pages.items():
         expect(page.locator("#result-title")).to_have_text("Game aborted", timeout=(LIMIT_S + 10) * 1000)
-        who = "You" if seat == mover else mover
+        who = "You" if seat == mover else "Your opponent"
         expect(page.locator("#result-detail")).to_have_text(f"{who} did not play a first move in time: no result, no rating.")
         expect(page.locator(f"#player-{mover.lower()} .first-move")).to_have_count(0)  # over: nothing to count
     record = httpx.get(f"{server.base_url}/games/{game['gameId']}", timeout=10).json()
@@ -74,6 +79,9 @@ def test_a_first_turn_played_moves_the_count_to_the_other_side(server, context):
     for page in pages.values():
         expect(page.locator(f"#player-{other.lower()} .first-move")).to_contain_text("first move:")
         expect(page.locator(f"#player-{mover.lower()} .first-move")).to_have_count(0)
+        # neither first turn is on the clock (the server's clocks, as the turn's roll gave them)
+        for seat in ("white", "black"):
+            expect(page.locator(f"#clock-{seat}")).to_have_text("10:00")
     # on a phone the count stays, the rest of the sentence gives way
     pages[mover].set_viewport_size({"width": 360, "height": 740})
     due = pages[mover].locator(f"#player-{other.lower()} .first-move")

@@ -215,7 +215,8 @@ def test_a_player_back_in_the_lobby_mid_game_is_shown_the_way_back(server, chrom
         # whose move it is, and what staying away costs (play-through s58: nothing said the game would be lost)
         expect(way_back).to_contain_text(
             "You have a game in progress (5+3): it is your turn." if mover == "White" else "You have a game in progress (5+3).")
-        expect(way_back).to_contain_text("A player away from the board for 30 s loses it.")
+        expect(way_back).to_contain_text(
+            "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.")
         way_back.get_by_role("link", name="Back to the game").click()
         expect(lobby).to_have_url(f"{server.base_url}/play/{game['gameId']}")
         expect(lobby.locator("#role")).to_have_text("You play White")  # the seat, kept by the browser

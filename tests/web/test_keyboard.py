@@ -135,3 +135,20 @@ def test_the_first_tab_offers_a_way_past_the_header_to_the_board(server, context
     expect(page.locator('#board [tabindex="0"]')).to_be_focused()
     page.keyboard.press("ArrowRight")
     expect(page.locator("#board [data-square]:focus")).to_have_count(1)
+
+
+def test_escape_puts_down_a_piece_picked_with_the_mouse(server, context):
+    """Play-through (session 59): a piece picked with the mouse left the focus on the page, where
+    Escape did nothing; it puts the piece down as it does for one picked with the keyboard."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    mover = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    page = pages[mover]
+    piece = page.locator("#board .square.movable").first
+    piece.click()
+    expect(page.locator("#board .square.selected")).to_have_count(1)
+    page.evaluate("document.activeElement.blur()")  # wherever the click left the focus: the page itself
+    page.keyboard.press("Escape")
+    expect(page.locator("#board .square.selected")).to_have_count(0)
+    expect(page.locator("#board .square.movable").first).to_be_visible()  # nothing else changed: still to play

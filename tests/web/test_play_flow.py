@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from playsite.wire import GameEnded, Resign, encode_command
 
-from tests.support.browser import PHONE, open_seats, pending, seat_link, turn_in_list
+from tests.support.browser import PHONE, open_seats, pending, play_until_both_played, seat_link, turn_in_list
 from tests.support.client import TableInThread
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
@@ -184,11 +184,11 @@ def test_the_mute_switch_is_remembered(server, context):
 
 
 def running_clock(context, base: str, time_control: dict):
-    """A new game of `time_control` with both seats open: the page of the side to move and its
-    clock, running."""
+    """A new game of `time_control` with both seats open, each side's first turn played (they
+    are not on the clock): the page of the side to move and its clock, running."""
     game = httpx.post(f"{base}/games", json={"timeControl": time_control}, timeout=10).json()
     pages = open_seats(context, base, game)
-    seat = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "a roll to play")
+    seat = play_until_both_played(pages, base, game["gameId"], random.Random(2))
     clock = pages[seat].locator(f"#clock-{seat.lower()}")
     expect(clock).to_have_class(re.compile(r"\brunning\b"))
     return pages[seat], clock

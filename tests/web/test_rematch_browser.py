@@ -158,6 +158,16 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
             context.close()
 
 
+def seats_in_their_browsers(contexts: dict, base: str, game: dict) -> dict:
+    """Each seat's page, opened in its own browser context and connected."""
+    pages = {}
+    for seat, context in contexts.items():
+        pages[seat] = context.new_page()
+        pages[seat].goto(seat_link(base, game, seat))
+        expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+    return pages
+
+
 def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium):
     """Play-through (session 55): a rematch waiting for its players said "by 7:32:54 AM", a wall
     clock's time for a 15 s wait. It counts the seconds down; the one who never comes loses."""
@@ -165,11 +175,7 @@ def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium
     contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
     try:
         game = httpx.post(f"{base}/games", json={}, timeout=10).json()
-        pages = {}
-        for seat, context in contexts.items():
-            pages[seat] = context.new_page()
-            pages[seat].goto(seat_link(base, game, seat))
-            expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
+        pages = seats_in_their_browsers(contexts, base, game)
         wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
         pages["White"].click("#resign")
         pages["White"].click("#confirm-yes")
@@ -192,6 +198,31 @@ def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium
         # and nobody is there to play again: no rematch offered to the one who never came
         expect(black.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
         expect(black.locator("#rematch-slot button")).to_have_count(0)
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_a_player_who_left_before_moving_is_offered_no_rematch_after_a_reload_either(server, chromium):
+    """Play-through (session 59): the page that saw its opponent leave said "Your opponent has
+    left: no rematch.", and reloaded within the rematch window it offered one. The record says
+    why the game was aborted, and the page goes by it."""
+    base = server.base_url
+    contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
+    try:
+        game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+        pages = seats_in_their_browsers(contexts, base, game)
+        mover = wait_until_sync(lambda: (pending(base, game["gameId"]) or {}).get("activeSeat"), "the first roll")
+        contexts[mover].close()  # the player to move leaves before their first turn
+        stayer = pages["Black" if mover == "White" else "White"]
+        expect(stayer.locator("#result-title")).to_have_text("Game aborted", timeout=45_000)
+        left = "Your opponent left before both sides had played a turn: no result, no rating."
+        expect(stayer.locator("#result-detail")).to_have_text(left)
+        expect(stayer.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
+        stayer.reload()  # within the 15 s the rematch would have had
+        expect(stayer.locator("#result-detail")).to_have_text(left)
+        expect(stayer.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
+        expect(stayer.locator("#rematch-slot button")).to_have_count(0)
     finally:
         for context in contexts.values():
             context.close()

@@ -391,7 +391,7 @@ async function showMyGames(info) {
     const { seat } = keptSeat(id);
     const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
     line.append(`You have a game in progress (${timeControlLabel(game.timeControl)})${yours}. `,
-      element("span", "A player away from the board for 30 s loses it.", { class: "hint" }), " ",
+      element("span", "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.", { class: "hint" }), " ",
       element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
     return line;
   }));

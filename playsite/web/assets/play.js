@@ -421,13 +421,17 @@ function drawStatus() {
     if (!view.partial.length || Object.keys(view.node).length) {
       if (view.firstMove?.seat === mine) { // the first-move limit, said where the player looks (counted by tick)
         const left = secondsUntil(view.firstMove.at);
-        return setStatus(`Your turn: play your first move within ${left} s, or the game is aborted.`, "your-turn");
+        return setStatus(`Your turn: play your first move within ${left}\u00a0s, or the game is aborted.`, "your-turn");
       }
       return setStatus("Your turn: move the pieces your dice allow.", "your-turn");
     }
     // the turn cannot be sent while the connection is down (the button waits for it)
     return setStatus(view.connection === "open" ? `Your turn is complete: ${PLAY_OR_UNDO}`
       : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
+  }
+  if (mine && view.firstMove?.seat === view.diceSeat) { // the opponent's first-move limit, counted by tick
+    const left = secondsUntil(view.firstMove.at);
+    return setStatus(`${view.diceSeat} to move: waiting for your opponent's first move (${left}\u00a0s left, or the game is aborted).`, "waiting");
   }
   setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
 }
@@ -675,7 +679,7 @@ function tick() {
     const due = strip.querySelector(".first-move");
     if (due && view.firstMove?.seat === seatName) showFirstMove(due);
   }
-  if (mine && view.firstMove?.seat === mine && !view.ended) drawStatus();
+  if (mine && view.firstMove && !view.ended) drawStatus();
   for (const seat of ["white", "black"]) {
     const element = $(`clock-${seat}`);
     if (!view.clocks) { element.textContent = ""; element.hidden = true; continue; }
@@ -751,7 +755,7 @@ function endingWords(over) {
   if (result === null || termination === "Aborted") {
     // The game's record says why (`abort`, or `technical` for the server's own); until it is
     // read, what this page saw happen.
-    const why = view.aborted?.technical ? "the server could not go on" : abortWords(view.aborted?.abort ?? abortSeen(), { you: mine });
+    const why = view.aborted?.technical ? "the server could not go on" : abortWords(view.aborted?.abort ?? abortSeen(), { you: mine, opponent: "your opponent" });
     const detail = why ? `${sentence(why)}: no result, no rating.`
       : !abortable() ? "No result, no rating: both players were away, or the server could not go on."
         : "It ended before both sides had played a turn: no result, no rating.";
@@ -851,9 +855,12 @@ function showOver(over, { fresh }) {
     // or never came, is offered no rematch: nobody is there to answer it.
     const opponent = mine && OTHER[mine];
     const awayAtTheEnd = mine && (view.away[opponent] || view.unarrived[opponent]);
+    // an abort the record puts down to the opponent's leaving (or never coming), or both leaving
+    const leftAbort = (abort) => abort && (abort.cause === "both_away"
+      || (["disconnect", "not_joined"].includes(abort.cause) && (!abort.seat || abort.seat === opponent)));
     Promise.all([siteInfo(), recordRead]).then(([site]) => {
       if (!site.ratings) return;
-      if (awayAtTheEnd || (mine && view.forfeit && over.result?.Win?.side === mine)) {
+      if (awayAtTheEnd || (mine && view.forfeit && over.result?.Win?.side === mine) || (mine && leftAbort(view.aborted?.abort))) {
         noRematch($("rematch-slot"), "Your opponent has left: no rematch.");
         return;
       }
@@ -1095,6 +1102,9 @@ async function onEvent(event) {
     drawPlayers();
   } else if (kind === "FirstMove") {
     view.firstMove = { seat: body.seat, at: Date.parse(body.abortAt) };
+    // A person's first turn is not on their clock (the limit stands in for it): it shows what
+    // the roll said, still.
+    if (view.clockSeat === body.seat) setClocks(view.clocks, null);
     if (body.seat === mine) {
       const left = Math.max(0, Math.round((view.firstMove.at - Date.now()) / 1000));
       announce(`Play your first move within ${left} seconds, or the game is aborted.`);
@@ -1212,6 +1222,20 @@ document.addEventListener("keydown", (event) => {
   submit();
 }, true);
 
+// Escape, off the board's squares: the resign question is put away (back to Resign), a piece
+// picked with the mouse or a finger is put down, or a past position is left for the present.
+function escape() {
+  if (view.confirming) {
+    view.confirming = false;
+    draw();
+    $("resign").focus();
+  } else if (board.selected) {
+    board.set({ selected: null });
+  } else {
+    browse(null);
+  }
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
@@ -1221,7 +1245,7 @@ document.addEventListener("keydown", (event) => {
   if (target.closest?.("#board") && event.key !== "f" && event.key !== "F") return;
   const keys = {
     ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => browse(-1), ArrowDown: () => browse(null),
-    Home: () => browse(-1), End: () => browse(null), f: flip, F: flip, Escape: () => { if (view.confirming) { view.confirming = false; draw(); $("resign").focus(); } else browse(null); },
+    Home: () => browse(-1), End: () => browse(null), f: flip, F: flip, Escape: escape,
   };
   if (event.key === "Enter" && target === document.body && !$("submit").disabled) {
     event.preventDefault();
