@@ -50,6 +50,10 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(badge).to_have_attribute("data-state", "verified")
     expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns'])} rolls")
     expect(badge).not_to_contain_text("no player added a seed")
+    expect(page.locator("#fairness-details")).not_to_have_attribute("open", "")  # a replay, not a check, was asked for
+    # what kind of game it was, as the history writes it (play-through s59: the page said nothing of it)
+    assert record["timeControl"] == {"Unlimited": {}} and not record["rated"], record  # finished_game's
+    expect(page.locator("#game-kind")).to_have_text("no clock \u00b7 Casual")
     # it opens on the final position; stepping shows each turn's dice and position
     total = len(record["turns"])
     moves = (total + 1) // 2  # counted in moves, as the list numbers them (play-through s53: "61 / 61")
@@ -103,10 +107,10 @@ def test_the_fairness_details_say_what_was_proven_and_how_to_check_it_without_th
     server, _ = server_with_a_game
     game_id = finished_game(server, 2, seed=11)  # no seeds of the players'
     page = context.new_page()
-    page.goto(f"{server.base_url}/replay/{game_id}")
+    page.goto(f"{server.base_url}/replay/{game_id}#fairness")  # as the play page's "Verify the dice" links it
     expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
-    page.click("#fairness-details summary")
     details = page.locator("#fairness-details")
+    expect(details).to_have_attribute("open", "")  # opened for it (play-through s59: it stayed closed)
     expect(details).to_contain_text("could neither pick the dice as the game went nor change them afterwards")
     expect(details).not_to_contain_text("docs/")
     expect(page.locator("#client-white")).to_have_text("none sent")

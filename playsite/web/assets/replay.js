@@ -6,7 +6,7 @@ import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
-import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo } from "./site.js";
+import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
@@ -151,7 +151,10 @@ async function load() {
     view.players = now.body;
     placeNames();
   }).catch(() => {});
+  // how it ended, and what kind of game it was (an abort rated nothing, whatever was asked)
+  const kind = record.termination === "aborted" ? "" : record.rated ? " \u00b7 Rated" : " \u00b7 Casual";
   $("outcome").textContent = `${resultText(record)}, ${WHEN.format(new Date(record.finishedAt))}`;
+  $("game-kind").textContent = `${timeControlLabel(record.timeControl)}${kind}`;
   $("commit").textContent = record.fairness.commit;
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
   // a seed as the code it is, or in words when none was sent (an empty one adds nothing)
@@ -186,6 +189,8 @@ document.addEventListener("keydown", (event) => {
   show(to);
 });
 mountHeader();
+// "Verify the dice" comes here: the check and how it is made, opened.
+if (location.hash === "#fairness") $("fairness-details").open = true;
 load().catch(() => {
   $("fairness").dataset.state = "unreadable";
   $("fairness").textContent = "The game could not be loaded; reload to try again.";
