@@ -10,7 +10,9 @@ The input is a finished game's record in the shape of ``GET /games/{id}/history`
 
 The verifier checks that ``commit`` is the SHA-256 of the revealed ``seed``, then re-derives
 every turn's dice: the turns, sorted by ``turnNumber``, were rolled at ply 0, 1, 2, ...
-(forced passes included), and their dice must match in the order rolled.
+(forced passes included), and their dice must match in the order rolled. A game that ended on
+a roll its seat never played records it as ``"unplayedRoll": {"activeColor", "dice"}``, rolled
+at the ply after the last turn: it is checked the same way.
 
 Exit status: 0 when everything matches (one summary line), 1 at the first mismatch (which
 turn, expected versus recorded), 2 when the input cannot be read or is not a finished game's
@@ -222,10 +224,26 @@ def verify_record(record: Any, report: Callable[[str], None] | None = None) -> V
             passed = " (forced pass)" if turn.get("moves") == [] else ""
             report(f"ok  {label}: {_show(recorded)}{passed}")
 
+    unplayed = record.get("unplayedRoll")
+    if unplayed is not None:
+        if not isinstance(unplayed, dict) or not isinstance(unplayed.get("dice"), list):
+            _unreadable("'unplayedRoll' is not an object with a 'dice' list")
+        ply = len(turns)
+        expected = list(roll(seed, white, black, ply))
+        recorded = unplayed["dice"]
+        label = f"the unplayed last roll (ply {ply}, {unplayed.get('activeColor', '?')})"
+        if recorded != expected or not all(type(d) is int for d in recorded):
+            return Verdict(
+                False, f"MISMATCH: {where}{label}: expected dice {_show(expected)}, recorded {_show(recorded)}", ply
+            )
+        if report is not None:
+            report(f"ok  {label}: {_show(recorded)}")
+
+    rolls = f"{len(turns)} turns" + (" and the unplayed last roll" if unplayed is not None else "")
     return Verdict(
         True,
         f"OK: {where}commitment matches the revealed seed; client seeds: White {_seed_words(white)}, "
-        f"Black {_seed_words(black)}; {len(turns)} turns checked, all dice match (dice procedure v{PROCEDURE_VERSION})",
+        f"Black {_seed_words(black)}; {rolls} checked, all dice match (dice procedure v{PROCEDURE_VERSION})",
         len(turns),
     )
 

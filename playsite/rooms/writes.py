@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playsite.rooms.model import RoomState
+from playsite.rooms.model import RoomState, seat_to_move
 from playsite.rules import Termination, format_dfen
 from playsite.store.base import GameEnding, GameWrite, ResultRow
 from playsite.wire.instant import decode_instant
@@ -21,6 +21,7 @@ from playsite.wire import (
     ClientSeedsView,
     FairnessRecord,
     HistoryRecord,
+    UnplayedRoll,
     archive_result,
     encode_history,
     encode_players,
@@ -72,7 +73,16 @@ def history_record(state: RoomState) -> HistoryRecord:
         technical=state.ending.technical,
         disconnect=state.ending.termination is Termination.DISCONNECT,
         abort=state.ending.abort,
+        unplayed_roll=unplayed_roll(state),
     )
+
+
+def unplayed_roll(state: RoomState) -> UnplayedRoll | None:
+    """The roll a room ended on before its seat played it: every roll but that one is a turn of
+    the history (forced passes included), so there is one more roll than turns."""
+    if state.ply != len(state.history) + 1 or not state.rolled:
+        return None
+    return UnplayedRoll(active_color=seat_to_move(state.position), dice=state.rolled)
 
 
 def game_ending(state: RoomState) -> GameEnding:

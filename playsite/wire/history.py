@@ -96,6 +96,16 @@ class ArchiveTurn:
 
 
 @attrs.frozen
+class UnplayedRoll:
+    """The roll a game ended on before its seat played it (a resignation, a clock or a first
+    move run out, a player gone): rolled at the ply after the last turn, shown to the players,
+    and so in the record, where its dice can be checked like every turn's."""
+
+    active_color: Seat = attrs.field(validator=check_seat)
+    dice: tuple[int, ...] = attrs.field(converter=as_tuple)
+
+
+@attrs.frozen
 class FairnessRecord:
     """The dice reveal of a finished game: every field is always present in the archive."""
 
@@ -125,6 +135,9 @@ class HistoryRecord:
     name for it, so the record reads `resign` (as the game travelled live) and adds
     `"disconnect": true`; absent for every other game, a resignation included."""
     abort: Abort | None = attrs.field(default=None, validator=lambda record, _, value: _check_abort(value, record, "HistoryRecord"))
+    unplayed_roll: UnplayedRoll | None = None
+    """The roll the game ended on, unplayed (`"unplayedRoll": {"activeColor", "dice"}`): absent
+    when the game ended after a turn or a draw's answer, and on records archived before it was kept."""
     """Why its players' game was aborted, and by which seat (`"abort": {"cause", "seat"}`): only
     on an `aborted` record that is not technical, and absent on those archived before it was kept."""
 
@@ -167,7 +180,17 @@ def encode_history(record: HistoryRecord) -> dict[str, Any]:
         **({"technical": True} if record.technical else {}),
         **({"disconnect": True} if record.disconnect else {}),
         **({"abort": encode_abort(record.abort)} if record.abort is not None else {}),
+        **({"unplayedRoll": _encode_unplayed(record.unplayed_roll)} if record.unplayed_roll is not None else {}),
     }
+
+
+def _encode_unplayed(roll: UnplayedRoll) -> dict[str, Any]:
+    return {"activeColor": roll.active_color, "dice": list(roll.dice)}
+
+
+def _decode_unplayed(obj: object, where: str) -> UnplayedRoll:
+    body = _read.fields(obj, where, ("activeColor", "dice"))
+    return UnplayedRoll(read_seat(body["activeColor"], f"{where}.activeColor"), read_dice(body["dice"], f"{where}.dice"))
 
 
 def _encode_turn(turn: ArchiveTurn) -> dict[str, Any]:
@@ -231,7 +254,7 @@ def _flag(body: dict[str, Any], name: str, where: str) -> bool:
 
 
 def decode_history(obj: object, where: str = "history") -> HistoryRecord:
-    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect", "abort"))
+    body = _read.fields(obj, where, _HISTORY_FIELDS, ("technical", "disconnect", "abort", "unplayedRoll"))
     termination = _read.one_of(body["termination"], f"{where}.termination", ARCHIVE_TERMINATIONS)
     result = _read.integer(body["result"], f"{where}.result", -1, 1)
     _check_result(result, termination, where)
@@ -253,4 +276,5 @@ def decode_history(obj: object, where: str = "history") -> HistoryRecord:
         technical=technical,
         disconnect=disconnect,
         abort=decode_abort(body["abort"], f"{where}.abort") if "abort" in body else None,
+        unplayed_roll=_decode_unplayed(body["unplayedRoll"], f"{where}.unplayedRoll") if "unplayedRoll" in body else None,
     )

@@ -386,3 +386,35 @@ def test_an_unfinished_game_says_why_in_the_servers_words(serve, capsys):
     game = json.loads(urllib.request.urlopen(urllib.request.Request(f"{server.base_url}/games", method="POST"), timeout=10).read())
     code = verifier.main([f"{server.base_url}/games/{game['gameId']}/history"])
     _assert_unreadable(code, *capsys.readouterr(), "HTTP 404: no finished game with this id")
+
+
+# --- the roll a game ended on, unplayed ------------------------------------------------------
+
+
+def with_unplayed_roll(record: dict, fairness_dice: list[int]) -> dict:
+    return {**record, "termination": "resign", "unplayedRoll": {"activeColor": "White", "dice": fairness_dice}}
+
+
+def test_the_roll_a_game_ended_on_is_checked_at_the_ply_after_the_last_turn(tmp_path, capsys):
+    fairness = Fairness.draw(FixedSeedSource([bytes(range(32))])).freeze_client_seeds()
+    record = with_unplayed_roll(finished_game_record(fairness, turns=2), list(fairness.roll(2)))
+    code, out, _ = verify(tmp_path, record, capsys, "--verbose")
+    assert code == 0, out
+    assert "ok  the unplayed last roll (ply 2, White)" in out
+    assert "2 turns and the unplayed last roll checked, all dice match" in out
+
+
+def test_an_unplayed_roll_not_from_its_ply_is_a_mismatch(tmp_path, capsys):
+    fairness = Fairness.draw(FixedSeedSource([bytes(range(32))])).freeze_client_seeds()
+    genuine = list(fairness.roll(2))
+    record = with_unplayed_roll(finished_game_record(fairness, turns=2), list(fairness.roll(1)))
+    assert record["unplayedRoll"]["dice"] != genuine  # the seed of this test gives different rolls there
+    code, out, _ = verify(tmp_path, record, capsys)
+    assert code == 1
+    assert f"the unplayed last roll (ply 2, White): expected dice {' '.join(map(str, genuine))}" in out
+
+
+def test_an_unplayed_roll_without_dice_is_unreadable(tmp_path, capsys, finished_record):
+    finished_record["unplayedRoll"] = {"activeColor": "White"}
+    code, out, err = verify(tmp_path, finished_record, capsys)
+    _assert_unreadable(code, out, err, "'unplayedRoll' is not an object with a 'dice' list")

@@ -123,16 +123,22 @@ def assert_archive_matches_the_game(record: dict, game: dict, white: Player) -> 
     assert [(t["activeColor"], t["moves"], t["fenAfter"]) for t in turns] == [
         (t.seat, list(t.moves), t.fen_after) for t in played
     ]
-    # Every roll made a turn, except one still waiting for its mover at the resignation.
+    # Every roll made a turn, except one still waiting for its mover at the resignation, which
+    # the record keeps as the roll the game ended on.
     assert len(rolled) - len(turns) in (0, 1)
     assert [t["dice"] for t in turns] == [list(r.dice) for r in rolled[: len(turns)]]
+    if len(rolled) > len(turns):
+        assert record["unplayedRoll"] == {"activeColor": rolled[-1].seat, "dice": list(rolled[-1].dice)}
+    else:
+        assert "unplayedRoll" not in record
     assert any(t["moves"] == [] for t in turns), "the forced pass is in the record"
 
 
 async def check_verifier(url: str, record: dict, tmp_path) -> None:
     code, output = await verify(url)
     assert code == 0, output
-    assert f"{len(record['turns'])} turns checked" in output
+    unplayed = " and the unplayed last roll" if "unplayedRoll" in record else ""
+    assert f"{len(record['turns'])} turns{unplayed} checked" in output
     tampered = json.loads(json.dumps(record))
     die = tampered["turns"][-1]["dice"]
     die[0] = die[0] % 6 + 1

@@ -30,6 +30,7 @@ from playsite.wire import (
     SuddenDeath,
     TurnPlayed,
     Unlimited,
+    UnplayedRoll,
     Win,
     decode_event,
     encode_history,
@@ -182,6 +183,20 @@ async def test_a_finished_room_keeps_no_socket_of_its_seats(autojump_clock):
         assert white.closed and black.closed
 
 
+async def test_the_roll_a_game_ended_on_is_in_its_record_where_it_checks_out(autojump_clock):
+    """A player who resigns (or whose clock runs out) on a roll they saw: that roll's dice are
+    in the record, rolled at the ply after the last turn, like every turn's."""
+    async with running_registry(seeds=[seed_where(playable)]) as registry:
+        room = await registry.create(room_setup(), purpose_general(), ())
+        assert room.game.phase is RoomPhase.PLAYING and room.game.active_seat == "White"
+        shown = room.game.rolled
+        assert (await command(room, "White", Resign())).applied
+        record = history_record(room.game.state())
+        assert record.unplayed_roll == UnplayedRoll("White", shown) and record.turns == ()
+        assert tuple(room.game.fairness.roll(len(record.turns))) == shown
+        assert encode_history(record)["unplayedRoll"] == {"activeColor": "White", "dice": list(shown)}
+
+
 async def test_resign_before_both_played_is_an_abort(autojump_clock):
     async with running_registry() as registry:
         room = await registry.create(room_setup(), purpose_general(), ())
@@ -207,6 +222,7 @@ async def test_draw_offer_accepted_ends_in_a_draw(autojump_clock):
         assert room.game.phase is RoomPhase.DRAW_ANSWER and room.game.tree is None, "no roll before the answer"
         assert (await command(room, room.game.active_seat, AnswerDraw(True))).applied
         assert room.ending.termination.value == "draw_agreement" and room.ending.winner is None
+        assert history_record(room.game.state()).unplayed_roll is None, "answered before the next roll"
 
 
 async def test_draw_offer_declined_rolls_and_blocks_a_second_offer(autojump_clock):

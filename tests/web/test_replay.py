@@ -48,7 +48,13 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(page).to_have_url(f"{server.base_url}/replay/{game_id}")
     badge = page.locator("#fairness")
     expect(badge).to_have_attribute("data-state", "verified")
-    expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns'])} rolls")
+    # every turn's roll, and the one White resigned on (finished_game resigns with a roll pending)
+    assert record["unplayedRoll"]["activeColor"] in ("White", "Black"), record.get("unplayedRoll")
+    expect(badge).to_contain_text(f"Provably fair: verified ({len(record['turns']) + 1} rolls")
+    last = page.locator("#turns li.unplayed")
+    expect(last).to_contain_text(f"{record['unplayedRoll']['activeColor']}")
+    expect(last).to_contain_text("the roll the game ended on, not played")
+    expect(last).to_have_attribute("data-ok", "true")
     expect(badge).not_to_contain_text("no player added a seed")
     expect(page.locator("#fairness-details")).not_to_have_attribute("open", "")  # a replay, not a check, was asked for
     # what kind of game it was, as the history writes it (play-through s59: the page said nothing of it)
@@ -93,7 +99,7 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     last_seat = record["turns"][-1]["activeColor"]
     expect(page.locator("#turn-seat")).to_have_text(f"Move {(total + 1) // 2}, {last_seat}")
     numbers = page.locator("#turns li").evaluate_all("items => items.map((item) => item.value)")
-    assert numbers == [n // 2 + 1 for n in range(total)], numbers
+    assert numbers == [n // 2 + 1 for n in range(total + 1)], numbers  # the roll it ended on numbered as its turn
     page.keyboard.press("Home")
     expect(page.locator("#prev")).to_be_disabled()
     page.keyboard.press("End")
@@ -137,6 +143,15 @@ def test_the_fairness_details_say_what_was_proven_and_how_to_check_it_without_th
     assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
+def replay_served(context, server, game_id: str, record: dict):
+    """The replay page of `game_id`, its record answered with `record` (a tampered one)."""
+    page = context.new_page()
+    page.route(f"**/games/{game_id}/history",
+               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(record)))
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    return page
+
+
 def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, context):
     server, game_id = server_with_a_game
     record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
@@ -144,15 +159,26 @@ def test_a_tampered_roll_shows_the_mismatch_at_its_turn(server_with_a_game, cont
     turn = tampered["turns"][1]
     honest = list(turn["dice"])
     turn["dice"][0] = honest[0] % 6 + 1  # a different face, still a die
-    page = context.new_page()
-    page.route(f"**/games/{game_id}/history",
-               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(tampered)))
-    page.goto(f"{server.base_url}/replay/{game_id}")
+    page = replay_served(context, server, game_id, tampered)
     badge = page.locator("#fairness")
     expect(badge).to_have_attribute("data-state", "mismatch")
     expect(badge).to_contain_text(f"Mismatch at turn {turn['turnNumber']}")
     expect(badge).to_contain_text(f"the seed gives {' '.join(map(str, honest))}")
     expect(page.locator('#turns li[data-step="2"]')).to_have_attribute("data-ok", "false")
+
+
+def test_a_tampered_roll_the_game_ended_on_is_a_mismatch(server_with_a_game, context):
+    server, game_id = server_with_a_game
+    tampered = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
+    honest = list(tampered["unplayedRoll"]["dice"])
+    tampered["unplayedRoll"]["dice"] = [honest[0] % 6 + 1, *honest[1:]]
+    page = replay_served(context, server, game_id, tampered)
+    badge = page.locator("#fairness")
+    expect(badge).to_have_attribute("data-state", "mismatch")
+    expect(badge).to_have_text(f"Mismatch at the roll the game ended on: the seed gives {' '.join(map(str, honest))}, "
+                               f"the record says {' '.join(map(str, tampered['unplayedRoll']['dice']))}")
+    expect(page.locator("#turns li.unplayed")).to_have_attribute("data-ok", "false")
+    expect(page.locator('#turns li[data-step="1"]')).to_have_attribute("data-ok", "true")  # the turns before it check out
 
 
 def test_a_game_no_player_seeded_says_so_beside_its_verdict(server_with_a_game, context):
@@ -377,13 +403,20 @@ def test_the_keys_are_named_on_a_desktop_only(server_with_a_game, chromium):
             context.close()
 
 
-def test_a_game_with_no_turn_played_says_there_was_no_roll_to_check(server_with_a_game, context):
+def test_a_game_with_no_turn_played_checks_the_roll_it_ended_on_if_any(server_with_a_game, context):
     """Play-through s59: a game aborted on its first roll read "ended before any roll" under
-    that very roll; a roll nobody played is not in the record, so the badge says no turn was."""
+    that very roll, and then "no turn was played, so no roll to check" though the players saw a
+    roll. The roll a game ended on is in the record and checked; with no roll made, it says so."""
     server, _ = server_with_a_game
-    game_id = finished_game(server, 0)
+    game_id = finished_game(server, 0)  # resigned at once: in the seed window (no roll), or on the first roll
+    record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
     page = context.new_page()
     page.goto(f"{server.base_url}/replay/{game_id}")
     badge = page.locator("#fairness")
     expect(badge).to_have_attribute("data-state", "verified")
-    expect(badge).to_have_text("Provably fair: the seed matches its commitment; no turn was played, so no roll to check")
+    if "unplayedRoll" in record:
+        expect(badge).to_contain_text("Provably fair: verified (1 roll checked in your browser)")
+        expect(page.locator("#turns li.unplayed")).to_have_attribute("data-ok", "true")
+    else:
+        expect(badge).to_have_text("Provably fair: the seed matches its commitment; no roll was made, so none to check")
+        expect(page.locator("#turns li")).to_have_count(0)

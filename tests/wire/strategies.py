@@ -138,4 +138,5 @@ def history_records(draw) -> wire.HistoryRecord:
         technical=technical,
         disconnect=termination == "resign" and draw(st.booleans()),
         abort=abort,
+        unplayed_roll=draw(st.none() | st.builds(wire.UnplayedRoll, seats, dice)),
     )

@@ -160,6 +160,12 @@ BAD = {
     "history abort extra field": ("history", wire.decode_history, {
         **_aborted(), "abort": {"cause": "resign", "seat": "White", "why": "x"}}),
     "history abort a string": ("history", wire.decode_history, {**_aborted(), "abort": "first_move"}),
+    "history unplayed roll of two dice": ("history", wire.decode_history, {
+        **wire.encode_history(examples.HISTORY), "unplayedRoll": {"activeColor": "White", "dice": [1, 2]}}),
+    "history unplayed roll without a seat": ("history", wire.decode_history, {
+        **wire.encode_history(examples.HISTORY), "unplayedRoll": {"dice": [1, 2, 3]}}),
+    "history unplayed roll with moves": ("history", wire.decode_history, {
+        **wire.encode_history(examples.HISTORY), "unplayedRoll": {"activeColor": "Black", "dice": [1, 2, 3], "moves": []}}),
 }
 
 

@@ -61,9 +61,11 @@ export async function commitmentOf(seedBytes) {
   return toHex(await crypto.subtle.digest("SHA-256", seedBytes));
 }
 
-// Checks a record shaped like GET /games/{id}/history. The verdict:
-//   {state: "verified", checked, turns: [{turnNumber, ply, expected, ok}]}
-//   {state: "mismatch", turnNumber, ply, seat, expected, recorded, checked, turns}  (the first mismatch)
+// Checks a record shaped like GET /games/{id}/history (and its `unplayedRoll`, the roll the game
+// ended on, rolled at the ply after the last turn). The verdict:
+//   {state: "verified", checked, turns: [{turnNumber, ply, expected, ok}], unplayed?: {ply, expected, ok}}
+//     (`checked` counts the rolls: the turns', and the unplayed one)
+//   {state: "mismatch", turnNumber, ply, seat, expected, recorded, checked, turns, unplayed?}  (the first mismatch)
 //   {state: "commitment", expected, recorded}   the commitment is not SHA-256 of the seed
 //   {state: "unrevealed"}                       no seed yet (the game is not over)
 //   {state: "unsupported"}                      this browser has no WebCrypto (a page not on https)
@@ -95,5 +97,15 @@ export async function verifyRecord(record) {
                checked: ply, turns };
     }
   }
-  return { state: "verified", checked: turns.length, turns };
+  const last = record.unplayedRoll;
+  if (!last) return { state: "verified", checked: turns.length, turns };
+  const ply = ordered.length;
+  const expected = await rollWithKey(key, white, black, ply);
+  const ok = Array.isArray(last.dice) && last.dice.length === 3 && last.dice.every((d, i) => d === expected[i]);
+  const unplayed = { ply, expected, ok };
+  if (!ok) {
+    return { state: "mismatch", turnNumber: ply + 1, ply, seat: last.activeColor, expected, recorded: last.dice,
+             checked: ply, turns, unplayed };
+  }
+  return { state: "verified", checked: turns.length + 1, turns, unplayed };
 }

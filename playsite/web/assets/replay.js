@@ -86,7 +86,23 @@ function listTurns() {
     button.addEventListener("click", () => show(index + 1));
     item.append(button);
     return item;
-  }));
+  }), ...unplayedItem());
+}
+
+// The roll the game ended on, never played (a resignation, a clock or a first move run out): in
+// the list after the last turn, not a position to step to, its dice checked like the turns'.
+function unplayedItem() {
+  const last = view.record.unplayedRoll;
+  if (!last) return [];
+  const item = element("li", null, { class: "unplayed" });
+  item.value = moveNumber(view.turns.length);
+  const dice = element("span", "", { class: "dice small" });
+  renderDice(dice, last.dice, { side: last.activeColor === "Black" ? "black" : "white" });
+  const row = element("span", null, { class: "row" });
+  row.append(element("span", last.activeColor, { class: "seat" }), dice,
+    element("span", "the roll the game ended on, not played", { class: "note" }));
+  item.append(row);
+  return [item];
 }
 
 // `unseeded`: neither player added a seed of their own, so the rolls follow from the server's
@@ -96,6 +112,10 @@ function showVerdict(verdict, { unseeded = false } = {}) {
   badge.dataset.state = verdict.state;
   for (const turn of verdict.turns || []) view.checks.set(turn.turnNumber, turn.ok);
   for (const item of $("turns").children) {
+    if (item.classList.contains("unplayed")) {
+      if (verdict.unplayed) item.dataset.ok = String(verdict.unplayed.ok);
+      continue;
+    }
     const turn = view.turns[Number(item.dataset.step) - 1];
     const ok = view.checks.get(turn.turnNumber);
     if (ok !== undefined) item.dataset.ok = String(ok);
@@ -103,9 +123,10 @@ function showVerdict(verdict, { unseeded = false } = {}) {
   badge.textContent = {
     verified: () => verdict.checked
       ? `Provably fair: verified (${verdict.checked} ${verdict.checked === 1 ? "roll" : "rolls"} checked in your browser)${unseeded ? "; no player added a seed" : ""}`
-      // a roll made but never played is not in the record: no turn, nothing to check it against
-      : "Provably fair: the seed matches its commitment; no turn was played, so no roll to check",
-    mismatch: () => `Mismatch at turn ${verdict.turnNumber}: the seed gives ${verdict.expected.join(" ")}, `
+      // the game ended before its first roll (a seat never taken)
+      : "Provably fair: the seed matches its commitment; no roll was made, so none to check",
+    mismatch: () => `Mismatch at ${verdict.unplayed && !verdict.unplayed.ok ? "the roll the game ended on" : `turn ${verdict.turnNumber}`}: `
+      + `the seed gives ${verdict.expected.join(" ")}, `
       + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
     commitment: () => "Mismatch: the revealed seed is not the one the server committed to",
     unrevealed: () => "Not revealed yet: the seed is published when the game ends",
