@@ -8,8 +8,9 @@ from trio_websocket import open_websocket_url
 
 from playsite.lobby.human_routes import HUMAN_STARTS_PER_MINUTE
 from playsite.wire import Snapshot, decode_frame
-from tests.support.errors import assert_error
-from tests.support.lobby_api import CLOCKED, ONE_SECOND_MOVES, api, guest_id, shared_api  # noqa: F401
+from tests.support.errors import assert_error, assert_no_server_errors
+from tests.support.lobby_api import CLOCKED, FAST_GAMES, ONE_SECOND_MOVES, Api, api, guest_id, shared_api  # noqa: F401
+from tests.support.waiting import wait_until_sync
 
 
 def play(api, bot: dict, guest: str | None = None, **extra) -> httpx.Response:
@@ -87,18 +88,26 @@ def test_play_bot_at_capacity_is_409(api):
     assert_error(play(api, bot), 409, "capacity")
 
 
-def test_a_guest_has_one_unfinished_catalog_game_at_a_time(api):
+def test_a_guest_has_one_unfinished_catalog_game_at_a_time(serve):
+    # A first-move limit of a second: nobody moves, and the game ends at once, on the bot's clock
+    # or at the guest's first move (a person's first turn is not on the clock; the limit is).
+    server = serve({**FAST_GAMES, "PLAY_FIRST_MOVE_S": "1"})
+    api = Api(server)
     bot = api.register("acme", "alice", capacity=4, open_to_humans=True)
     other = api.register("acme", "bob", open_to_humans=True)
     guest = guest_id()
     quick = {"guestId": guest, "team": "acme", "name": "alice", "timeControl": ONE_SECOND_MOVES}
-    assert api.call("POST", "/lobby/play-bot", json=quick).status_code == 201
+    started = api.call("POST", "/lobby/play-bot", json=quick)
+    assert started.status_code == 201
     assert_error(play(api, bot, guest), 409, "guest_busy")
     assert_error(play(api, other, guest.upper()), 409, "guest_busy")
     assert play(api, bot).status_code == 201  # another guest is not affected
-    # Once the game ends (nobody moves: one second per move), the guest may start another.
-    api.wait_for_active_games(bot, 1)
+    # Once the game ends, the guest may start another.
+    game = started.json()["gameId"]
+    wait_until_sync(lambda: "Ended" in api.ok("GET", f"/games/{game}")["status"], "the guest's game to end")
     assert play(api, other, guest).status_code == 201
+    api.close()
+    assert_no_server_errors(server)
 
 
 def test_play_bot_bodies_are_checked(shared_api):
