@@ -357,6 +357,9 @@ function showSeeks(seeks) {
     if (own || elsewhere) row.classList.add("own");
     return row;
   });
+  // "1500?" is a short way of writing "provisional" (the bot list spells it out): said in words
+  // under the table whenever the table has one, for a phone where no title shows on hover
+  $("seek-provisional").hidden = !seeks.some((seek) => seek.rating?.provisional);
   const listed = new Set(seeks.map((seek) => seek.id));
   for (const id of [...seekRows.keys()]) if (!listed.has(id)) seekRows.delete(id);
   if (!rows.length) {
