@@ -59,8 +59,12 @@ def archive_routes(store: Store, database: Database | None) -> RouteFamily:
             before = canonical_uuid(before)
             if before is None:
                 raise Refusal(400, "invalid_request", "before: the id of a listed game")
+        people = request.args.get("people")
+        if people not in (None, "1"):
+            raise Refusal(400, "invalid_request", "people: 1 (only the games a person played in), or absent")
         games = await read_or_unavailable(
-            lambda: store.recent_archives(int(limit), before), "the finished games could not be read; try again"
+            lambda: store.recent_archives(int(limit), before, with_people=people == "1"),
+            "the finished games could not be read; try again",
         )
         faces = await faces_now([game["gameId"] for game in games])
         games = [{**game, "players": named(game.get("players"), faces.get(game["gameId"]))} for game in games]

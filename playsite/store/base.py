@@ -126,9 +126,12 @@ class Store(Protocol):
 
     async def read_archive(self, game_id: str) -> dict[str, Any] | None: ...
 
-    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+    async def recent_archives(
+        self, limit: int, before: str | None = None, *, with_people: bool = False
+    ) -> list[dict[str, Any]]:
         """The newest finished games' summaries (`archive_summary`), newest first; with `before`
-        (a listed game's id), the ones that finished before it (none for an id not archived)."""
+        (a listed game's id), the ones that finished before it (none for an id not archived);
+        `with_people`: only the games a person played in (`has_a_person`)."""
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]: ...
 
@@ -155,6 +158,12 @@ def archive_summary(record: dict[str, Any], turns: int) -> dict[str, Any]:
         "finishedAt": record["finishedAt"],
         "turns": turns,
     }
+
+
+def has_a_person(record: dict[str, Any]) -> bool:
+    """Whether a person (not a bot) held a seat of an archived game, by its record's faces."""
+    players = record.get("players") or {}
+    return any((players.get(side) or {}).get("kind") == "Human" for side in ("white", "black"))
 
 
 def json_bytes(value: object) -> bytes:

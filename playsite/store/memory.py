@@ -24,6 +24,7 @@ from playsite.store.base import (
     StoreHealth,
     WriteRefused,
     archive_summary,
+    has_a_person,
     json_bytes,
 )
 
@@ -129,15 +130,19 @@ class MemoryStore:
         text = self.archive.get(game_id)
         return None if text is None else orjson.loads(text)
 
-    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+    async def recent_archives(
+        self, limit: int, before: str | None = None, *, with_people: bool = False
+    ) -> list[dict[str, Any]]:
         order: Iterator[str] = reversed(self.archive)  # kept in the order the games finished: newest first
         if before is not None:
             if before not in self.archive:
                 return []
             order = itertools.dropwhile(lambda game_id: game_id != before, order)
             next(order)  # `before` itself
-        records = [orjson.loads(self.archive[game_id]) for game_id in itertools.islice(order, limit)]
-        return [archive_summary(record, len(record["turns"])) for record in records]
+        records: Iterator[dict[str, Any]] = (orjson.loads(self.archive[game_id]) for game_id in order)
+        if with_people:
+            records = filter(has_a_person, records)
+        return [archive_summary(record, len(record["turns"])) for record in itertools.islice(records, limit)]
 
     async def due_outbox(self, limit: int) -> list[OutboxItem]:
         now = datetime.now(timezone.utc)

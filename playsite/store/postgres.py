@@ -57,6 +57,24 @@ row through (they join its RETURNING), a principal only ever set once."""
 _WRITE_GAME_ON_LOOP = LoopStatement.of(_WRITE_GAME)
 """The same, as a turn's write sends it from the event loop (`Database.write_on_loop`)."""
 
+_WITH_PEOPLE = "(record -> 'players' -> 'white' ->> 'kind' = 'Human' OR record -> 'players' -> 'black' ->> 'kind' = 'Human')"
+"""A person held a seat (`has_a_person`): word for word the condition of the partial index of
+016_archive_lists.sql, so that the planner uses it."""
+
+
+def _recent_archives(condition: str) -> str:
+    """A page of the archive's summaries, newest first, for `condition`."""
+    return (
+        "SELECT record - 'turns', jsonb_array_length(record -> 'turns') FROM game_archive"
+        " WHERE (%(before)s::uuid IS NULL OR (finished_at, game_id) <"
+        " (SELECT finished_at, game_id FROM game_archive WHERE game_id = %(before)s::uuid))"
+        f" AND {condition} ORDER BY finished_at DESC, game_id DESC LIMIT %(limit)s"
+    )
+
+
+_RECENT_ARCHIVES = _recent_archives("true")
+_RECENT_ARCHIVES_WITH_PEOPLE = _recent_archives(_WITH_PEOPLE)
+
 _FINISH_GAME_ON_LOOP = LoopStatement.of(
     _WRITE_GAME.removesuffix("SELECT version FROM game\n")
     + """, results AS (
@@ -251,17 +269,14 @@ class PostgresStore:
         )
         return None if row is None else row[0]
 
-    async def recent_archives(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+    async def recent_archives(
+        self, limit: int, before: str | None = None, *, with_people: bool = False
+    ) -> list[dict[str, Any]]:
         # Before a game: the rows after it in the list's own order (an id not archived: no row
-        # compares, so none).
+        # compares, so none). With people: the very condition of the partial index that serves it.
+        query = _RECENT_ARCHIVES_WITH_PEOPLE if with_people else _RECENT_ARCHIVES
         rows = await self.database.run(
-            lambda conn: conn.execute(
-                "SELECT record - 'turns', jsonb_array_length(record -> 'turns') FROM game_archive"
-                " WHERE %(before)s::uuid IS NULL OR (finished_at, game_id) <"
-                " (SELECT finished_at, game_id FROM game_archive WHERE game_id = %(before)s::uuid)"
-                " ORDER BY finished_at DESC, game_id DESC LIMIT %(limit)s",
-                {"before": before, "limit": limit},
-            ).fetchall()
+            lambda conn: conn.execute(query, {"before": before, "limit": limit}).fetchall()
         )
         return [archive_summary(record, turns) for record, turns in rows]
 

@@ -32,6 +32,11 @@ async def test_finished_games_name_their_people_as_they_are_now(migrated_url):
         assert now.status_code == 200 and now.headers["Cache-Control"] == "no-cache"
         assert await now.get_json() == {"white": {"kind": "Human", "name": "alice"}, "black": {"kind": "Human", "name": "bob"}}
         listed = {game["gameId"]: game["players"] for game in (await (await client.get("/archive")).get_json())["games"]}
+        with_people = (await (await client.get("/archive?people=1")).get_json())["games"]
+        assert {game["gameId"] for game in with_people} >= {game_id, guests}, "people played both"
+        for wrong in ("people=yes", "people=0", "limit=0", "before=x"):
+            refused = await client.get(f"/archive?{wrong}")
+            assert refused.status_code == 400 and (await refused.get_json())["error"]["code"] == "invalid_request", wrong
         assert listed[game_id] == {"white": {"kind": "Human", "name": "alice"}, "black": {"kind": "Human", "name": "bob"}}
         assert listed[guests] == {"white": UNNAMED, "black": UNNAMED}, "guests stay unnamed"
 

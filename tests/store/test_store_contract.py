@@ -133,6 +133,28 @@ async def test_the_finished_games_are_listed_newest_first_page_after_page(store)
     assert await store.recent_archives(2, before=newest[-1]) == []
     assert await store.recent_archives(2, before=str(uuid.uuid4())) == [], "an id not archived: nothing before it"
 
+async def test_the_games_a_person_played_in_are_listed_apart_page_after_page(store):
+    """GET /archive?people=1: the bots' own games (a ladder's, a house's) left out, the pages
+    going on past them."""
+    start = datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc)
+    bot, person = {"kind": "Bot", "name": "house random"}, {"kind": "Human", "name": None}
+    seats = [(bot, bot), (person, bot), (bot, bot), (bot, person), (person, person), (bot, bot)]
+    games = [str(uuid.uuid4()) for _ in seats]
+    for minute, (game, (white, black)) in enumerate(zip(games, seats)):
+        end = ending(game, start + timedelta(minutes=minute))
+        end = attrs.evolve(end, archive={**end.archive, "result": 1, "finishedAt": end.result.finished_at.isoformat(),
+                                         "players": {"white": white, "black": black}})
+        await store.save_game(write(game, 1))
+        await store.finish_game(write(game, 2, "ended"), end)
+    with_people = [games[4], games[3], games[1]]  # newest first
+    first = await store.recent_archives(2, with_people=True)
+    assert [g["gameId"] for g in first] == with_people[:2]
+    rest = await store.recent_archives(2, before=first[-1]["gameId"], with_people=True)
+    assert [g["gameId"] for g in rest] == with_people[2:]
+    assert [g["gameId"] for g in await store.recent_archives(10, before=games[5])][:5] == list(reversed(games[:5]))
+    assert await store.recent_archives(10, before=games[1], with_people=True) == []
+
+
 async def test_unknown_archive_is_none(store):
     assert await store.read_archive(str(uuid.uuid4())) is None
 

@@ -420,3 +420,19 @@ def test_a_game_with_no_turn_played_checks_the_roll_it_ended_on_if_any(server_wi
     else:
         expect(badge).to_have_text("Provably fair: the seed matches its commitment; no roll was made, so none to check")
         expect(page.locator("#turns li")).to_have_count(0)
+
+
+def test_the_history_lists_the_games_with_people_apart(server_with_a_game, context):
+    """Play-through (session 59): the bots' own games filled "All games"; "With people" lists only
+    the games a person played in (the filter itself: tests/store/test_store_contract.py)."""
+    server, game_id = server_with_a_game
+    page = context.new_page()
+    page.goto(f"{server.base_url}/history")
+    page.click("#people-games")
+    expect(page).to_have_url(f"{server.base_url}/history?people=1")
+    expect(page.locator("#people-games")).to_have_attribute("aria-current", "page")
+    expect(page.locator("#all-games")).not_to_have_attribute("aria-current", "page")
+    expect(page.locator(f'li[data-game="{game_id}"]')).to_contain_text("Anonymous vs Anonymous")
+    with page.expect_request(lambda request: "/archive?" in request.url) as read:
+        page.reload()
+    assert "people=1" in read.value.url

@@ -1,6 +1,8 @@
 // The history page: the newest finished games (GET /archive), each opening its replay; with
-// ?mine=1, "Your games": the signed-in account's (GET /auth/me/games), else this browser's guest's
-// (GET /players/{guestId}/games), from the player's own side, 20 a page.
+// ?people=1, "With people": only the games a person played in (the bots' own games, a ladder's
+// or a house's, can fill the list); with ?mine=1, "Your games": the signed-in account's (GET
+// /auth/me/games), else this browser's guest's (GET /players/{guestId}/games), from the
+// player's own side, 20 a page.
 import { getJson, guestId } from "./net.js";
 import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WHEN } from "./site.js";
 
@@ -8,6 +10,7 @@ import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WH
 // ?mine=browser: this browser's guest games, signed in or not (those played before signing in)
 const which = new URLSearchParams(location.search).get("mine");
 const mine = which === "1" || which === "browser";
+const people = !mine && new URLSearchParams(location.search).get("people") === "1";
 
 const PAGE = 30; // games a page asks for: a full page means there may be older ones
 
@@ -57,12 +60,13 @@ function showPage(rows, { before, empty, more, next }) {
 // A page of finished games: the newest, or (`before`, a listed game's id) the ones before it.
 // A full page offers the next one ("Older games"), as long as there are more.
 async function listFinished(before = null) {
-  const body = await readPage(`/archive?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+  const body = await readPage(`/archive?limit=${PAGE}${people ? "&people=1" : ""}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
     (answer) => answer.body?.error?.message || "The finished games could not be read.");
   if (!body) return;
   const { games } = body;
   showPage(games.map(gameRow), {
-    before, empty: "No game has finished yet.", more: games.length >= PAGE, next: games[games.length - 1]?.gameId,
+    before, more: games.length >= PAGE, next: games[games.length - 1]?.gameId,
+    empty: people ? "No game with a person at the board has finished yet." : "No game has finished yet.",
   });
 }
 
@@ -93,7 +97,7 @@ async function listMine(before = null) {
   note.hidden = false;
 }
 
-$(mine ? "your-games" : "all-games").setAttribute("aria-current", "page");
+$(mine ? "your-games" : people ? "people-games" : "all-games").setAttribute("aria-current", "page");
 let olderHadFocus = false; // "Older games" had the focus when pressed (it loses it while disabled)
 $("older-games").addEventListener("click", () => {
   olderHadFocus = document.activeElement === $("older-games");
