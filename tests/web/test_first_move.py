@@ -58,6 +58,9 @@ def test_a_first_mover_who_never_moves_is_counted_down_and_the_game_aborted(serv
     page = pages[mover]
     page.reload()
     expect(page.locator("#result-detail")).to_have_text("You did not play a first move in time: no result, no rating.")
+    # no turn was played, but a roll was: the replay has it to show and check (play-through s59)
+    assert archived["unplayedRoll"]["activeColor"] == mover, archived
+    expect(page.locator("#replay")).to_be_visible()
     page.goto(f"{server.base_url}/replay/{game['gameId']}")
     expect(page.locator("#outcome")).to_contain_text(f"Aborted: {mover} did not play a first move in time, ")
     page.goto(f"{server.base_url}/history")

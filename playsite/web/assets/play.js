@@ -837,6 +837,8 @@ function showOver(over, { fresh }) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
       }
+      // a game ended on its first roll has that roll in its record, to replay and check
+      if (answer.body.unplayedRoll) $("replay").hidden = false;
       if (answer.body.abort || answer.body.technical) {
         view.aborted = { abort: answer.body.abort ?? null, technical: !!answer.body.technical };
         const words = endingWords(over);
