@@ -71,12 +71,14 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-name")).to_have_text("alice_web")
     expect(page.locator("#account-message")).to_have_text("Saved.")
+    expect(page.locator("#account-message")).to_have_class(re.compile(r"\binfo\b"))  # news, not an error's red
     expect(page.locator("#account-profile")).to_have_attribute("href", "/@/alice_web")
     with psycopg.connect(site.database_url, autocommit=True) as conn:  # someone else's name
         conn.execute("INSERT INTO accounts (id, issuer, subject, nickname) VALUES (gen_random_uuid(), 'x', 'y', 'taken_name')")
     page.fill("#nickname-input", "Taken_Name")
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-message")).to_have_text("Another player has this nickname.")
+    expect(page.locator("#account-message")).not_to_have_class(re.compile(r"\binfo\b"))
     page.fill("#nickname-input", "a b")  # malformed: the browser stops it, the old answer goes
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-message")).to_have_text("A nickname is 3 to 20 letters, digits, _ or -.")

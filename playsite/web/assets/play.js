@@ -810,8 +810,6 @@ function showOver(over, { fresh }) {
   if (fresh) {
     playSound("end");
     announce(`Game over. ${title}.`);
-    // the strips follow with the new ratings once the change is known (they kept the old ones)
-    if (view.rated && over.result !== null) followRatingChanges($("result-rated"), view.players, mine, { onChange: showNewRatings });
     // This page's count of the clocks lags the server's on a busy machine (a late frame starts it
     // late): the final clocks, each stopped where the end found it, replace it, and say whose
     // clock ran out when a game is aborted on time.
@@ -824,15 +822,24 @@ function showOver(over, { fresh }) {
       draw();
     }).catch(() => {});
   }
-  const rates = !fresh && view.rated && over.result !== null;
+  // The new ratings, once the batch has rated the game, beside the result and in the strips
+  // (which kept the old ones): found by the game's end as the record gives it, the server's time.
+  // Without the record, by what the histories held when this page read them first.
+  const rates = view.rated && over.result !== null;
+  const followRatings = (endedAt = null) => {
+    if (rates && view.over === over) followRatingChanges($("result-rated"), view.players, mine, { endedAt, onChange: showNewRatings });
+  };
   let recordRead = Promise.resolve();
   if (rates || over.termination === "Resign" || over.termination === "Aborted") {
     // The record says whether a "resignation" was a forfeit for leaving (or for never coming:
     // a rematch's seat nobody took, which no Presence ever named away), why a game was
-    // aborted, and, to a page opened after the end, when the game ended, and so which period
-    // rated it.
+    // aborted, and when the game ended, and so which period rated it.
     recordRead = getJson(`/games/${gameId}/history`).then((answer) => {
-      if (answer.status !== 200 || view.over !== over) return;
+      if (view.over !== over) return;
+      if (answer.status !== 200) {
+        followRatings();
+        return;
+      }
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
@@ -846,8 +853,8 @@ function showOver(over, { fresh }) {
         $("result-detail").hidden = !words.detail;
       }
       const endedAt = Date.parse(answer.body.finishedAt);
-      if (rates && !Number.isNaN(endedAt)) followRatingChanges($("result-rated"), view.players, mine, { endedAt, onChange: showNewRatings });
-    }).catch(() => {});
+      followRatings(Number.isNaN(endedAt) ? null : endedAt);
+    }).catch(() => followRatings());
   }
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.

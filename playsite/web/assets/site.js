@@ -205,6 +205,12 @@ function showSignedIn(corner, me) {
   });
   const save = element("button", "Change", { type: "submit" });
   const message = element("span", "", { id: "account-message", class: "message" });
+  // A refusal or a warning reads in the colour of errors, "Saved." as news (play-through s59: it
+  // was red too).
+  const say = (text, { info = false } = {}) => {
+    message.textContent = text;
+    message.classList.toggle("info", info);
+  };
   form.append(input, save);
   // One control in the header, as lichess has it: the name opens a menu with the rest, so the
   // header keeps to one line on a phone.
@@ -224,8 +230,8 @@ function showSignedIn(corner, me) {
       if (playing.length) {
         warned = true;
         const games = playing.length === 1 ? "a game" : `${playing.length} games`;
-        message.textContent = `You are playing ${games}: signed out, you lose ${playing.length === 1 ? "it" : "them"}`
-          + " unless you sign in again within 30 s.";
+        say(`You are playing ${games}: signed out, you lose ${playing.length === 1 ? "it" : "them"}`
+          + " unless you sign in again within 30 s.");
         out.textContent = "Sign out anyway";
         out.disabled = false;
         details.open = true;
@@ -239,28 +245,28 @@ function showSignedIn(corner, me) {
       return;
     }
     out.disabled = false;
-    message.textContent = answer.body?.title || "Signing out failed; try again.";
+    say(answer.body?.title || "Signing out failed; try again.");
     details.open = true;
   });
   // A message answers the last attempt only: typing clears it, and a malformed name (which
   // the browser stops before it is sent) gets the rule, never the previous answer.
-  input.addEventListener("input", () => { message.textContent = ""; });
-  input.addEventListener("invalid", () => { message.textContent = "A nickname is 3 to 20 letters, digits, _ or -."; });
+  input.addEventListener("input", () => say(""));
+  input.addEventListener("invalid", () => say("A nickname is 3 to 20 letters, digits, _ or -."));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const answer = await sendJson("PATCH", "/auth/me", { nickname: input.value });
     if (answer.status === 200) {
       name.textContent = answer.body.nickname;
       input.value = "";
-      message.textContent = "Saved.";
+      say("Saved.", { info: true });
       const profile = menu.querySelector("#account-profile");
       if (profile) profile.href = `/@/${encodeURIComponent(answer.body.nickname)}`;
     } else {
       const problem = answer.body || {}; // the accounts' refusals are problem details: {code, title}
-      message.textContent = problem.code === "nickname_taken" ? "Another player has this nickname."
+      say(problem.code === "nickname_taken" ? "Another player has this nickname."
         : problem.code === "nickname_reserved" ? "Another player went by this nickname: it stays theirs."
         : answer.status === 400 ? "A nickname is 3 to 20 letters, digits, _ or -."
-        : problem.title || "That nickname cannot be used.";
+        : problem.title || "That nickname cannot be used.");
     }
   });
   corner.replaceChildren(details);
