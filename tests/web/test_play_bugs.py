@@ -232,6 +232,13 @@ def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
             return [{ x: box.x, y: box.y, width: box.width, height: box.height }, reach];
         }""")
         assert len(reach) >= 24, (viewport, link, reach)
+    # held sideways, the name goes in the narrow column beside the board: it may go on a second
+    # line after its slash, never inside a word (play-through s59: "house/gree" "dy")
+    page.set_viewport_size({"width": 844, "height": 390})
+    lines = strip.locator("a").evaluate("""(a) => [...a.querySelector("span").childNodes]
+        .filter((node) => node.nodeType === Node.TEXT_NODE)
+        .map((node) => { const range = document.createRange(); range.selectNodeContents(node); return range.getClientRects().length; })""")
+    assert lines == [1, 1, 1], lines  # "house", "/", "greedy": none of them split across lines
 
 
 def test_a_guest_s_second_tab_of_its_game_plays_its_seat(server, context):

@@ -449,7 +449,12 @@ function drawPlayers() {
     let text = document.createTextNode(label);
     if (href) { // the name in a span of its own: a narrow strip cuts it short there (play.css)
       text = Object.assign(document.createElement("a"), { href });
-      text.append(element("span", label));
+      // a bot's "team/name" may go on a line after its slash (the column beside the board on a
+      // phone held sideways), rather than break inside a word (play-through s59: "house/rand" "om")
+      const [first, ...rest] = label.split("/");
+      const shown = element("span", first);
+      for (const part of rest) shown.append("/", document.createElement("wbr"), part);
+      text.append(shown);
     }
     const parts = [text];
     if (face?.kind === "Bot") {
