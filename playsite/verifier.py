@@ -213,13 +213,8 @@ def verify_record(record: Any, report: Callable[[str], None] | None = None) -> V
         recorded = turn.get("dice")
         seat = turn.get("activeColor", "?")
         label = f"turn {turn['turnNumber']} (ply {ply}, {seat})"
-        if recorded != expected or not all(type(d) is int for d in recorded):
-            return Verdict(
-                False,
-                f"MISMATCH: {where}{label}: expected dice {_show(expected)}, "
-                f"recorded {_show(recorded)}",
-                ply,
-            )
+        if (mismatch := _dice_mismatch(f"{where}{label}", expected, recorded, ply)) is not None:
+            return mismatch
         if report is not None:
             passed = " (forced pass)" if turn.get("moves") == [] else ""
             report(f"ok  {label}: {_show(recorded)}{passed}")
@@ -232,10 +227,8 @@ def verify_record(record: Any, report: Callable[[str], None] | None = None) -> V
         expected = list(roll(seed, white, black, ply))
         recorded = unplayed["dice"]
         label = f"the unplayed last roll (ply {ply}, {unplayed.get('activeColor', '?')})"
-        if recorded != expected or not all(type(d) is int for d in recorded):
-            return Verdict(
-                False, f"MISMATCH: {where}{label}: expected dice {_show(expected)}, recorded {_show(recorded)}", ply
-            )
+        if (mismatch := _dice_mismatch(f"{where}{label}", expected, recorded, ply)) is not None:
+            return mismatch
         if report is not None:
             report(f"ok  {label}: {_show(recorded)}")
 
@@ -246,6 +239,14 @@ def verify_record(record: Any, report: Callable[[str], None] | None = None) -> V
         f"Black {_seed_words(black)}; {rolls} checked, all dice match (dice procedure v{PROCEDURE_VERSION})",
         len(turns),
     )
+
+
+def _dice_mismatch(what: str, expected: list[int], recorded: Any, ply: int) -> Verdict | None:
+    """The MISMATCH verdict for a roll (`what`: the game and which roll) unless `recorded` is
+    exactly the integers `expected`, in order."""
+    if recorded == expected and all(type(d) is int for d in recorded):
+        return None
+    return Verdict(False, f"MISMATCH: {what}: expected dice {_show(expected)}, recorded {_show(recorded)}", ply)
 
 
 def _client_seeds(value: Any) -> tuple[str, str]:

@@ -368,7 +368,7 @@ class Game:
         claim grace): its first roll waits, so that person's client seed can count."""
         if self.setup.claim_grace_s is None:
             return False
-        return any(not seat.joined and not seat.setup.always_present for seat in self.seats.values())
+        return bool(self._never_taken())
 
     def _claim_grace_left(self) -> float:
         """Seconds left before the absolute claim deadline (creation + claim grace), never below 0."""
@@ -602,7 +602,7 @@ class Game:
             if cause is None or winner is None:
                 raise AssertionError(f"no abort for {termination} before both seats have played")
             loser = winner.other()
-            if cause == "disconnect" and not self.seats[loser].joined:
+            if cause == "disconnect" and loser in self._never_taken():
                 cause = "not_joined"  # its claim grace ran out: nobody ever took the seat
             return Ending(Termination.ABORTED, None, abort=Abort(cause, loser))
         return Ending(termination, winner)
@@ -621,21 +621,22 @@ class Game:
 
     # ----- deadlines ------------------------------------------------------------------------
 
+    def _never_taken(self) -> list[Seat]:
+        """The seats nobody has taken yet (an API seat needs no connection to be taken)."""
+        return [name for name, seat in self.seats.items() if not (seat.joined or seat.setup.always_present)]
+
+    def _not_joined(self) -> Abort:
+        """An abort for seats never taken: the one seat, or no seat when neither was taken."""
+        missing = self._never_taken()
+        return Abort("not_joined", missing[0] if len(missing) == 1 else None)
+
     def _both_gone(self) -> Abort:
         """Why a game both of whose seats are gone at once is aborted: both left, or one or both
         never came."""
-        unjoined = [name for name, seat in self.seats.items() if not seat.joined]
-        if not unjoined:
-            return Abort("both_away")
-        return Abort("not_joined", unjoined[0] if len(unjoined) == 1 else None)
-
-    def _unjoined_seat(self) -> Seat | None:
-        """The one seat never taken when the join window closed (None when neither was)."""
-        missing = [name for name, seat in self.seats.items() if not (seat.joined or seat.setup.always_present)]
-        return missing[0] if len(missing) == 1 else None
+        return self._not_joined() if self._never_taken() else Abort("both_away")
 
     def _all_joined(self) -> bool:
-        return all(seat.joined or seat.setup.always_present for seat in self.seats.values())
+        return not self._never_taken()
 
     def _ready_to_begin(self) -> bool:
         """A friend game begins once each seat has connected; a successor only while both
@@ -698,7 +699,7 @@ class Game:
                 if self.setup.successor:
                     self.end(Ending(Termination.ABORTED, None, technical=True), now)
                 else:
-                    self.end(Ending(Termination.ABORTED, None, abort=Abort("not_joined", self._unjoined_seat())), now)
+                    self.end(Ending(Termination.ABORTED, None, abort=self._not_joined()), now)
             return
         if self.seed_deadline is not None and now >= self.seed_deadline:
             if self._claims_awaited():

@@ -135,11 +135,11 @@ class HistoryRecord:
     name for it, so the record reads `resign` (as the game travelled live) and adds
     `"disconnect": true`; absent for every other game, a resignation included."""
     abort: Abort | None = attrs.field(default=None, validator=lambda record, _, value: _check_abort(value, record, "HistoryRecord"))
+    """Why its players' game was aborted, and by which seat (`"abort": {"cause", "seat"}`): only
+    on an `aborted` record that is not technical, and absent on those archived before it was kept."""
     unplayed_roll: UnplayedRoll | None = None
     """The roll the game ended on, unplayed (`"unplayedRoll": {"activeColor", "dice"}`): absent
     when the game ended after a turn or a draw's answer, and on records archived before it was kept."""
-    """Why its players' game was aborted, and by which seat (`"abort": {"cause", "seat"}`): only
-    on an `aborted` record that is not technical, and absent on those archived before it was kept."""
 
 
 def _check_technical(technical: object, termination: object, where: str) -> None:

@@ -61,6 +61,11 @@ export async function commitmentOf(seedBytes) {
   return toHex(await crypto.subtle.digest("SHA-256", seedBytes));
 }
 
+// Whether a recorded roll is exactly the three dice the seed gives, in order.
+function sameDice(recorded, expected) {
+  return Array.isArray(recorded) && recorded.length === 3 && recorded.every((d, i) => d === expected[i]);
+}
+
 // Checks a record shaped like GET /games/{id}/history (and its `unplayedRoll`, the roll the game
 // ended on, rolled at the ply after the last turn). The verdict:
 //   {state: "verified", checked, turns: [{turnNumber, ply, expected, ok}], unplayed?: {ply, expected, ok}}
@@ -90,7 +95,7 @@ export async function verifyRecord(record) {
   for (const [ply, turn] of ordered.entries()) {
     const expected = await rollWithKey(key, white, black, ply);
     const recorded = turn.dice;
-    const ok = Array.isArray(recorded) && recorded.length === 3 && recorded.every((d, i) => d === expected[i]);
+    const ok = sameDice(recorded, expected);
     turns.push({ turnNumber: turn.turnNumber, ply, expected, ok });
     if (!ok) {
       return { state: "mismatch", turnNumber: turn.turnNumber, ply, seat: turn.activeColor, expected, recorded,
@@ -101,7 +106,7 @@ export async function verifyRecord(record) {
   if (!last) return { state: "verified", checked: turns.length, turns };
   const ply = ordered.length;
   const expected = await rollWithKey(key, white, black, ply);
-  const ok = Array.isArray(last.dice) && last.dice.length === 3 && last.dice.every((d, i) => d === expected[i]);
+  const ok = sameDice(last.dice, expected);
   const unplayed = { ply, expected, ok };
   if (!ok) {
     return { state: "mismatch", turnNumber: ply + 1, ply, seat: last.activeColor, expected, recorded: last.dice,

@@ -9,7 +9,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { abortWords, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible } from "./site.js";
+import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -754,13 +754,22 @@ function abortSeen() {
   return null;
 }
 
+// The result's second line, as `endingWords` has it now (drawn again when the server's final
+// clocks or the game's record say more than this page saw).
+function showEndingDetail(over) {
+  const { detail } = endingWords(over);
+  $("result-detail").textContent = detail;
+  $("result-detail").hidden = !detail;
+}
+
 function endingWords(over) {
   const result = over.result;
   const termination = over.termination;
   if (result === null || termination === "Aborted") {
     // The game's record says why (`abort`, or `technical` for the server's own); until it is
     // read, what this page saw happen.
-    const why = view.aborted?.technical ? "the server could not go on" : abortWords(view.aborted?.abort ?? abortSeen(), { you: mine, opponent: "your opponent" });
+    const why = whyAborted({ abort: view.aborted?.abort ?? abortSeen(), technical: view.aborted?.technical },
+      { you: mine, opponent: "your opponent" });
     const detail = why ? `${sentence(why)}: no result, no rating.`
       : !abortable() ? "No result, no rating: both players were away, or the server could not go on."
         : "It ended before both sides had played a turn: no result, no rating.";
@@ -798,10 +807,9 @@ function showOver(over, { fresh }) {
   view.drawOfferFrom = null;
   view.notice = "";
   say(""); // a sentence about the game in play (a declined draw, a refusal) is over with it
-  const { title, detail } = endingWords(over);
+  const { title } = endingWords(over);
   $("result-title").textContent = title;
-  $("result-detail").textContent = detail;
-  $("result-detail").hidden = !detail;
+  showEndingDetail(over);
   $("result-rated").hidden = !view.rated || over.result === null; // an aborted game changes no rating
   $("replay").href = `/replay/${gameId}`;
   $("replay").hidden = view.turns.length === 0; // nothing to replay (the seed can still be checked)
@@ -821,9 +829,7 @@ function showOver(over, { fresh }) {
     getJson(`/games/${gameId}`).then((answer) => {
       if (answer.status !== 200 || !answer.body?.status?.Ended || !answer.body.clocks || view.over !== over) return;
       setClocks(answer.body.clocks, null, { final: true });
-      const words = endingWords(over);
-      $("result-detail").textContent = words.detail;
-      $("result-detail").hidden = !words.detail;
+      showEndingDetail(over);
       draw();
     }).catch(() => {});
   }
@@ -853,9 +859,7 @@ function showOver(over, { fresh }) {
       if (answer.body.unplayedRoll) $("replay").hidden = false;
       if (answer.body.abort || answer.body.technical) {
         view.aborted = { abort: answer.body.abort ?? null, technical: !!answer.body.technical };
-        const words = endingWords(over);
-        $("result-detail").textContent = words.detail;
-        $("result-detail").hidden = !words.detail;
+        showEndingDetail(over);
       }
       const endedAt = Date.parse(answer.body.finishedAt);
       followRatings(Number.isNaN(endedAt) ? null : endedAt);
@@ -1120,8 +1124,7 @@ async function onEvent(event) {
     // the roll said, still.
     if (view.clockSeat === body.seat) setClocks(view.clocks, null);
     if (body.seat === mine) {
-      const left = Math.max(0, Math.round((view.firstMove.at - Date.now()) / 1000));
-      announce(`Play your first move within ${left} seconds, or the game is aborted.`);
+      announce(`Play your first move within ${secondsUntil(view.firstMove.at)} seconds, or the game is aborted.`);
     }
     drawPlayers();
   } else if (kind === "GameEnded") {

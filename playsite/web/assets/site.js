@@ -133,7 +133,7 @@ export function endingWords(termination, disconnect = false) {
 // that caused it), in words that go after a colon: "White did not play a first move in time".
 // `you`: the reader's own seat, called "you"; `opponent`: what to call the other one (by default
 // its seat). Null when the record does not say.
-export function abortWords(abort, { you = null, opponent = null } = {}) {
+function abortWords(abort, { you = null, opponent = null } = {}) {
   if (!abort) return null;
   const who = !you || !abort.seat ? abort.seat : abort.seat === you ? "you" : opponent ?? abort.seat;
   switch (abort.cause) {
@@ -147,6 +147,12 @@ export function abortWords(abort, { you = null, opponent = null } = {}) {
   }
 }
 
+// Why an aborted game has no result: the server's own abort (`technical`), else the players'
+// (`abortWords`, with `who` as there); null when nothing says.
+export function whyAborted({ abort = null, technical = false }, who = {}) {
+  return technical ? "the server could not go on" : abortWords(abort, who);
+}
+
 // A phrase as the start of a sentence.
 export function sentence(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -157,7 +163,7 @@ export function sentence(text) {
 // resignation", "Aborted: Black did not play a first move in time".
 export function resultText({ result, termination, disconnect = false, abort = null, technical = false }) {
   if (termination === "aborted") {
-    const why = technical ? "the server could not go on" : abortWords(abort);
+    const why = whyAborted({ abort, technical });
     return why ? `Aborted: ${why}` : "Aborted";
   }
   if (disconnect && result === 1) return "White won: Black left the game";
