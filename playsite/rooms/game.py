@@ -495,6 +495,8 @@ class Game:
             self.end(self._decided(Termination.TIMEOUT, winner=seat.other()), now)
             return self._reject("time ran out before the turn arrived")
         self.played.add(seat)
+        # A turn that ends the game (a king taken) offers nothing: no answer could follow it.
+        offer_draw = offer_draw and outcome.end is None
         self._record_turn(seat, outcome.moves, outcome.after, draw_offer=offer_draw)
         if outcome.end is not None:
             termination = outcome.end.termination  # the rules decide KING_CAPTURED or NO_PROGRESS

@@ -15,6 +15,7 @@ from playsite.dice.procedure import commitment
 from playsite.rooms.durable import dump_state, load_state
 from playsite.rooms.model import DISCONNECT_GRACE_S, RoomPhase
 from playsite.rooms.writes import game_ending, history_record
+from playsite.rules import format_dfen
 from playsite.store.memory import MemoryStore
 from playsite.wire import (
     Abort,
@@ -46,7 +47,7 @@ from tests.support.rooms import (
     seat_setup,
     sparing_turn,
 )
-from tests.support.turns import random_turn
+from tests.support.turns import king_square, random_turn
 
 
 def seed_where(*predicates) -> bytes:
@@ -270,6 +271,49 @@ async def test_a_declined_draw_offer_stays_in_the_snapshot_the_stored_state_and_
     record = json.loads(store.archive[room.game_id])
     flagged = [(turn["turnNumber"], turn.get("drawOffer"), turn.get("drawDeclined")) for turn in record["turns"] if "drawOffer" in turn]
     assert flagged == [(index + 1, True, True)], "the archive says it"
+
+
+def king_taking_turn(tree: dict, king: str) -> list[str] | None:
+    """A complete turn of `tree` with a micro-move onto `king`'s square, or None."""
+    for move, rest in sorted(tree.items()):
+        if move[2:4] == king:
+            return [move, *random_turn(rest, random.Random(0))]
+        tail = king_taking_turn(rest, king)
+        if tail is not None:
+            return [move, *tail]
+    return None
+
+
+async def test_a_turn_that_takes_the_king_offers_no_draw(autojump_clock):
+    """Play-through (session 60): the offer rode on the winning turn into the move list and the
+    record ("Rg4xg1# (offers a draw)"). The game is over: nothing is offered, the turn stands."""
+    store = MemoryStore()
+    async with running_registry(store=store) as registry:
+        room = await registry.create(human_seats(), purpose_general(), ())
+        watcher = await attach(room)
+        rng = random.Random(21)
+        taking = None
+        while taking is None:
+            assert not room.ended, f"{room.ending} before a king could be taken"
+            await trio.testing.wait_all_tasks_blocked()
+            seat = room.game.active_seat
+            if room.game.tree and len(room.game.played | {seat}) == 2:
+                opponent = "Black" if seat == "White" else "White"
+                taking = king_taking_turn(room.game.tree, king_square(format_dfen(room.game.position), opponent))
+                if taking is not None:
+                    break
+            if room.game.tree:
+                assert (await command(room, seat, SubmitTurn(sparing_turn(room, rng)))).applied
+        verdict = await command(room, seat, SubmitTurn(tuple(taking), offer_draw=True))
+        assert verdict.applied, verdict.reason
+        await room.finished.wait()
+    events = received(watcher)
+    played = [event for event in events if isinstance(event, TurnPlayed)][-1]
+    assert (played.seat, list(played.moves), played.draw_offer) == (seat, taking, False)
+    ended = events[-1]
+    assert isinstance(ended, GameEnded) and ended.over.result == Win(seat)
+    record = json.loads(store.archive[room.game_id])
+    assert not [turn for turn in record["turns"] if "drawOffer" in turn], "the record offers nothing"
 
 
 async def test_no_draw_offer_to_an_api_seat(autojump_clock):

@@ -126,21 +126,23 @@ def test_dice_are_pictures_with_labels_spent_ones_dimmed_and_a_roll_tumbles(serv
     render(page, [2, 1, 6], {"spent": [True, False, False], "rolling": True})
     dice = page.locator("#dice-under-test .die")
     expect(dice).to_have_count(3)
-    for index, label in enumerate(("die: knight, used", "die: pawn", "die: king")):
+    # lowest first, whatever order they were rolled in (a reload reads them from the DFEN, sorted),
+    # each keeping its own spent mark
+    for index, label in enumerate(("die: pawn", "die: knight, used", "die: king")):
         expect(dice.nth(index)).to_have_attribute("role", "img")
         expect(dice.nth(index)).to_have_attribute("aria-label", label)
-    expect(page.locator("#dice-under-test")).to_have_text("2 1 6")
+    expect(page.locator("#dice-under-test")).to_have_text("1 2 6")
     # White's roll wears White's pieces (play-through s58: dark pieces on White's dice read as Black's)
-    assert "/pieces/chessnut/wN." in dice.nth(0).locator("img").get_attribute("src")
+    assert "/pieces/chessnut/wN." in dice.nth(1).locator("img").get_attribute("src")
     assert page.evaluate("window.diceAnimations") == 3, "a fresh roll tumbles in"
     page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
     opacity = [float(dice.nth(i).evaluate("d => getComputedStyle(d).opacity")) for i in range(3)]
-    assert opacity[0] < 0.5 and opacity[1] == opacity[2] == 1.0, opacity
+    assert opacity[1] < 0.5 and opacity[0] == opacity[2] == 1.0, opacity
     expect(dice.nth(0).locator("img")).to_have_js_property("complete", True)
     assert dice.nth(0).locator("img").evaluate("i => i.naturalWidth") > 0, "the piece picture loads"
     page.locator("#dice-under-test").screenshot(path=str(artifacts / "dice-light.png"))
     # Black's dice are stone-grey with Black's pieces; redrawn without `rolling`, nothing moves
-    render(page, [3, 4, 5], {"spent": [False, True, True], "side": "black"})
+    render(page, [5, 3, 4], {"spent": [True, False, True], "side": "black"})
     expect(page.locator("#dice-under-test")).to_have_attribute("data-side", "black")
     assert "/pieces/chessnut/bB." in dice.nth(0).locator("img").get_attribute("src")
     expect(dice.nth(2)).to_have_attribute("aria-label", "die: queen, used")

@@ -1,6 +1,7 @@
 """Draw offers on the play page in Chromium: a turn played with "Offer a draw" shows the
 other side an Accept / Decline banner; a declined offer is announced, an accepted one
-ends the game drawn; every move list, however it was opened, and the replay note both offers."""
+ends the game drawn; every move list, however it was opened, and the replay note both offers
+and how each was answered."""
 
 from __future__ import annotations
 
@@ -106,13 +107,20 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(page.locator("#result")).to_contain_text("Draw by agreement")
         expect(page.locator("#message")).to_have_text("")  # no sentence of the game in play stays
         expect(page.locator("#replay")).to_have_attribute("href", f"/replay/{game_id}")
+        # the offer the game was drawn by says so (play-through, session 60: it read as one pending)
+        expect(page.locator("#history .turn .note").last).to_have_text(" (offers a draw; accepted)")
     # a page opened after the end reads it from the Snapshot: "Draw by agreement", both offers noted
     late.goto(f"{base}/play/{game_id}")
     expect(late.locator("#result")).to_contain_text("Draw by agreement")
-    expect(late.locator("#history .turn .note")).to_have_count(2)
-    # and the replay lists both offers, the declined one as such
+    notes = late.locator("#history .turn .note")
+    expect(notes).to_have_count(2)
+    expect(notes.first).to_have_text(" (offers a draw; declined)")
+    expect(notes.last).to_have_text(" (offers a draw; accepted)")
+    # and the replay lists both offers, each with its answer
     late.goto(f"{base}/replay/{game_id}")
     notes = late.locator("#turns .note")
     expect(notes).to_have_count(2)
     expect(notes.first).to_have_text(" (offers a draw; declined)")
-    expect(notes.last).to_have_text(" (offers a draw)")
+    expect(notes.last).to_have_text(" (offers a draw; accepted)")
+    expect(late.locator("#last")).to_be_disabled()  # the replay opens at the end: the last turn's line
+    expect(late.locator("#moves")).to_contain_text("(offers a draw; accepted)")

@@ -294,7 +294,7 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
         history = pages["Black"]
         history.goto(base + "/history")
         row = history.locator(f'.game-row[data-game="{game["gameId"]}"]')
-        expect(row.locator(".result")).to_have_text("Aborted: White resigned before both sides had played a turn")
+        expect(row.locator(".result")).to_have_text("Aborted: White aborted the game before both sides had played a turn")
         expect(row).not_to_contain_text("rated")
         # aborted at once: nothing but forced passes before it (they can follow one another)
         turns = httpx.get(f"{base}/games/{game['gameId']}/history", timeout=10).json()["turns"]
@@ -304,7 +304,7 @@ def test_an_aborted_rated_game_promises_no_rating_and_offers_a_rematch(site, chr
         history.goto(base + "/@/bob")
         aborted = history.locator("#recent .game-row").filter(has_text="aborted as Black against alice")
         expect(aborted.locator(".meta")).to_contain_text(
-            re.compile(r"^White resigned before both sides had played a turn · .+ · \w{3} \d+, \d{4}"))
+            re.compile(r"^White aborted the game before both sides had played a turn · .+ · \w{3} \d+, \d{4}"))
         expect(aborted.locator(".meta")).not_to_contain_text("rated")
 
         # Signed in, on a phone: the header keeps to one line, the account is one menu.

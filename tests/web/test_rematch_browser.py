@@ -130,13 +130,18 @@ def _begun(base: str, game_id: str) -> dict | None:
 
 def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chromium):
     """The one offered who declines reads "You declined the rematch.", the one who offered
-    "Your opponent declined the rematch."; a withdrawn offer likewise from each side."""
+    "Your opponent declined the rematch."; a withdrawn offer likewise from each side, and one
+    left unanswered (play-through, session 60: both read only that the window had closed)."""
     base = server.base_url
     contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
     try:
         for refusal, refuser, words in (
             ("decline", "Black", {"White": "Your opponent declined the rematch.", "Black": "You declined the rematch."}),
             ("cancel", "White", {"White": "You withdrew your rematch offer.", "Black": "Your opponent withdrew the rematch offer."}),
+            (None, None, {
+                "White": "Your rematch offer expired: your opponent did not answer in time.",
+                "Black": "The rematch offer expired unanswered.",
+            }),
         ):
             game = httpx.post(f"{base}/games", json={}, timeout=10).json()
             pages = {}
@@ -149,9 +154,11 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
             pages["White"].click("#confirm-yes")  # an abort by the players: a rematch is still theirs to have
             pages["White"].click('#rematch-slot button[data-action="propose"]')
             expect(pages["Black"].locator('#rematch-slot button[data-action="accept"]')).to_be_visible()
-            pages[refuser].click(f'#rematch-slot button[data-action="{refusal}"]')
+            if refusal:
+                pages[refuser].click(f'#rematch-slot button[data-action="{refusal}"]')
             for seat, page in pages.items():
-                expect(page.locator("#rematch-status")).to_have_text(words[seat])
+                # unanswered, the offer lasts the window's 15 s from the end (OFFER_WINDOW_S)
+                expect(page.locator("#rematch-status")).to_have_text(words[seat], timeout=30_000)
                 page.close()
     finally:
         for context in contexts.values():

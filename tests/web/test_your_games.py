@@ -55,6 +55,16 @@ def test_a_guest_sees_the_games_of_this_browser_and_pages_back(site, context, ar
     expect(page).to_have_url(f"{site.server.base_url}/replay/{newest[0]}")
 
 
+def test_a_drawn_game_is_said_from_the_players_side(site, context):  # noqa: F811
+    """Play-through (session 60): "Drawn as White" beside "You won as ..." and "You lost as ..."."""
+    me, other = f"{uuid.uuid4()}", f"guest:{uuid.uuid4()}"
+    History(site.database_url).add(None, None, 0, principals=(f"guest:{me}", other), time_control=CLOCK)
+    context.add_init_script(f"localStorage.setItem('playsite.guestId', '{me}')")
+    page = context.new_page()
+    page.goto(site.server.base_url + "/history?mine=1")
+    expect(page.locator("#finished-games .game-row .players-line")).to_have_text("You drew as White against Anonymous")
+
+
 def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
     me = str(uuid.uuid4())
     context.add_init_script(f"localStorage.setItem('playsite.guestId', '{me}')")

@@ -40,7 +40,7 @@ function reducedMotion() {
 }
 
 /**
- * Draw `dice` (numbers 1-6) into `element`. `spent`: a boolean per die (dimmed, labelled
+ * Draw `dice` (numbers 1-6) into `element`, lowest first. `spent`: a boolean per die of `dice` (dimmed, labelled
  * "used"); `rolling`: tumble them in (not under prefers-reduced-motion); `side`: whose roll it
  * is, drawn with that side's own pieces: "white" ivory dice with White's pieces (the default),
  * "black" stone-grey dice with Black's.
@@ -50,8 +50,10 @@ export function renderDice(element, dice, { spent = [], rolling = false, side = 
   element.dataset.side = side === "black" ? "black" : "white";
   if (!element.hasAttribute("role")) element.setAttribute("role", "group");
   if (!element.hasAttribute("aria-label")) element.setAttribute("aria-label", "dice");
-  const faces = dice.map((value, index) => {
-    const used = Boolean(spent[index]);
+  // lowest first, as a position's DFEN lists a roll's dice: the order the server rolled them in
+  // is not kept once a page reloads, so no page shows it, and the same roll always looks the same
+  const sorted = dice.map((value, index) => ({ value, used: Boolean(spent[index]) })).sort((a, b) => a.value - b.value);
+  const faces = sorted.map(({ value, used }) => {
     const die = document.createElement("span");
     die.className = `die${used ? " spent" : ""}`;
     die.dataset.die = String(value);

@@ -44,19 +44,20 @@ export function speak(pieces, uci) {
   return `${word} ${uci.slice(0, 2)} ${isCapture(pieces, uci) ? `takes ${king}` : "to "}${uci.slice(2, 4)}${promotion}`;
 }
 
-// A whole turn from `pieces`: its notation per micro-move, whether it took something, and
-// the pieces after it.
+// A whole turn from `pieces`: its notation per micro-move, whether it took something (and the
+// king, which ends the game), and the pieces after it.
 export function notateTurn(pieces, moves) {
   const texts = [], spoken = [];
-  let capture = false;
+  let capture = false, kingTaken = false;
   let now = pieces;
   for (const uci of moves) {
     texts.push(notate(now, uci));
     spoken.push(speak(now, uci));
     capture = capture || isCapture(now, uci);
+    kingTaken = kingTaken || takesKing(now, uci);
     now = applyMove(now, uci);
   }
-  return { texts, spoken, capture, after: now };
+  return { texts, spoken, capture, kingTaken, after: now };
 }
 
 // The chess move number of the game's turn at `index` (from 0): White's turn and the Black one
@@ -75,9 +76,9 @@ export function movedSquares(moves) {
   return moves.map((uci) => [uci.slice(0, 2), uci.slice(2, 4)]);
 }
 
-// A turn that offered a draw, as the move lists write it: " (offers a draw)", or
-// " (offers a draw; declined)" once it was; "" for any other turn.
-export function drawNote(offered, declined) {
+// A turn that offered a draw, as the move lists write it: " (offers a draw)", then
+// " (offers a draw; declined)" or " (offers a draw; accepted)" once answered; "" for any other turn.
+export function drawNote(offered, declined, accepted = false) {
   if (!offered) return "";
-  return declined ? " (offers a draw; declined)" : " (offers a draw)";
+  return declined ? " (offers a draw; declined)" : accepted ? " (offers a draw; accepted)" : " (offers a draw)";
 }

@@ -327,8 +327,10 @@ function drawControls() {
   const complete = myTurn() && Object.keys(view.node).length === 0 && view.partial.length > 0;
   $("my-controls").hidden = !mine || view.gone || view.ended;
   $("partial").dataset.moves = view.partial.join(" ");
+  let winning = false; // the turn built takes the king: it ends the game, so it offers no draw
   if (view.partial.length && view.dfen) {
-    const { texts } = notateTurn(parsePlacement(view.dfen), view.partial);
+    const { texts, kingTaken } = notateTurn(parsePlacement(view.dfen), view.partial);
+    winning = kingTaken;
     $("partial").replaceChildren(...texts.map((text, index) => {
       const chip = document.createElement("span");
       chip.className = "chip";
@@ -357,7 +359,7 @@ function drawControls() {
   // with turns played at once, the box is there while the turn is built (a complete turn goes at once)
   const offerable = quickTurns() ? myTurn() : complete;
   $("quick-turns").hidden = !mine; // a spectator plays no turn (a page whose seat was taken becomes one)
-  $("offer-draw-label").hidden = !offerable || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
+  $("offer-draw-label").hidden = !offerable || winning || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
   const answering = offer && mine && view.drawOfferFrom !== mine;
@@ -566,13 +568,15 @@ function drawMoves() {
     dice.className = "turn-dice small";
     dice.setAttribute("aria-hidden", "true");
     renderDice(dice, turn.dice || [], { side: turn.seat === "Black" ? "black" : "white" });
-    const named = (turn.dice || []).map((die) => DIE_WORDS[die]).join(", "); // as the live region says them
+    const named = [...(turn.dice || [])].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", "); // as the live region says them
     dice.title = `dice: ${named}`;
     button.append(moves, " ", dice);
     if (turn.drawOffer) {
       const note = document.createElement("span");
       note.className = "note";
-      note.textContent = drawNote(turn.drawOffer, turn.declined);
+      // the game's last turn, in a game drawn: the offer that was accepted
+      const accepted = Boolean(view.over?.result?.Draw) && index === view.turns.length - 1;
+      note.textContent = drawNote(turn.drawOffer, turn.declined, accepted);
       button.append(note);
     }
     button.setAttribute("aria-label", `${turn.seat}, dice ${named}: ${turn.moves.length ? spoken.join(", ") : "no legal move, passed"}`); // in words, as announced
@@ -801,6 +805,12 @@ function showOver(over, { fresh }) {
   }
   view.ended = true;
   view.over = over;
+  $("last-game").hidden = true; // the result below says this game's ratings, not the last one's
+  // A turn this page was building, or had sent, that the game ended before playing is not part of
+  // it (a played one came first, as TurnPlayed): the board goes back to the roll's position, where
+  // the game ended, as the opponent's page and a reload show it.
+  if (view.partial.length && view.dfen) undoAll();
+  view.waiting = false;
   view.node = null;
   view.clockSeat = null;
   view.confirming = false;
@@ -1167,11 +1177,15 @@ function fit() {
   // sideways on a phone (play.css): the panel and the strips beside the board, whatever the width
   const short = matchMedia("(orientation: landscape) and (max-height: 500px)").matches;
   const narrow = !short && matchMedia("(max-width: 760px)").matches;
-  const strips = short ? 0 : $("player-white").offsetHeight + $("player-black").offsetHeight;
+  // what the table holds beside the board (the strips, their gaps) and what the page keeps under
+  // it (the table's margin, main's and the body's padding): the page's foot stays in the window
+  const strips = short ? 0 : table.offsetHeight - $("board").offsetHeight;
+  const foot = [getComputedStyle(table).marginBottom, style.paddingBottom, getComputedStyle(document.body).paddingBottom]
+    .reduce((sum, length) => sum + (parseFloat(length) || 0), 0);
   const top = table.getBoundingClientRect().top + scrollY;
   const beside = short ? 14 * rem + 1 * rem + 7 * rem + 0.5 * rem : 17 * rem + 1.5 * rem; // panel, strips, gaps
   const byWidth = narrow ? room : room - beside;
-  const byHeight = innerHeight - top - strips - 12;
+  const byHeight = innerHeight - top - strips - foot - 4;
   const size = Math.floor(narrow && innerHeight > innerWidth ? byWidth : Math.min(byWidth, byHeight));
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
 }
@@ -1336,9 +1350,10 @@ async function showLastGame() {
   if (record?.status !== 200 || !record.body.rated || record.body.termination === "aborted" || Number.isNaN(endedAt)) return;
   const players = await getJson(`/games/${previous}/players`).catch(() => null);
   if (players?.status !== 200) return;
-  // once it is counted, the names' ratings here are the new ones too (the book follows the batch)
+  // once it is counted, the names' ratings here are the new ones too (the book follows the batch);
+  // once this game is over too, its own result says its ratings: the line about the last one goes
   followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null,
-    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings() });
+    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings(), until: () => view.ended });
 }
 showLastGame();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
@@ -1359,6 +1374,10 @@ if (typeof ResizeObserver === "function") {
   new ResizeObserver(() => {
     if (!view.gone && view.browsing === null) keepTurnInView();
   }).observe($("history"));
+  // The strips grow once their clocks and names are drawn (after the first fit): the board gives
+  // them the room, so the page's foot stays inside the window (their height never follows the board's).
+  const strips = new ResizeObserver(() => fit());
+  for (const id of ["player-white", "player-black"]) strips.observe($(id));
 }
 setInterval(tick, 100);
 draw();

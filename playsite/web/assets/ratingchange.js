@@ -34,8 +34,9 @@ export function changeAfter(points, endedAt) {
 // `endedAt` (ms since the epoch, from the game's record): a page opened after the game ended
 // finds the game's period by its end, where a page that saw the end compares with what it read then.
 // `lead`: the sentence's first words ("Rated game." under the game's own result); `onChange()`
-// is called when a new rating is known (the page may read the names' ratings again).
-export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game.", onChange = () => {} } = {}) {
+// is called when a new rating is known (the page may read the names' ratings again). `until()`:
+// once it says true, the sentence is put away and no more is read (a game whose place it had).
+export async function followRatingChanges(element, players, you, { endedAt = null, lead = "Rated game.", onChange = () => {}, until = () => false } = {}) {
   // the player's own change first ("New ratings: you 1662 (+162), bob 1338 (−162)."), then the other's
   const seats = you?.toLowerCase() === "black" ? ["black", "white"] : ["white", "black"];
   const rated = seats.map((seat) => ({ seat, face: players?.[seat] }))
@@ -45,6 +46,10 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
   const started = Date.now();
   const changes = new Map();
   const show = () => {
+    if (until()) {
+      element.hidden = true;
+      return;
+    }
     const parts = rated.filter((entry) => changes.has(entry.seat)).map((entry) => {
       const { rating, delta } = changes.get(entry.seat);
       const who = you && entry.seat === you.toLowerCase() ? "you" : faceName(entry.face);
@@ -75,6 +80,7 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
       changes.set(entry.seat, { rating: Math.round(last.rating), delta: Math.round(last.rating) - Math.round(previous) });
     }
     show();
+    if (until()) return;
     if (changes.size < rated.filter((entry) => entry.before !== null).length && Date.now() - started < GIVE_UP_MS) {
       setTimeout(read, PERIOD_MS);
     }

@@ -53,7 +53,13 @@ const CLOSED = {
 
 // Who declined or withdrew follows from who had consented: the one who offered (their consent
 // taken) is told the other declined; the one who was offered, that they declined themselves.
-function closedWords(state) {
+// An offer nobody answered in time says so to both (`offerSeen`: this page showed the
+// opponent's offer), where a window nobody used only closed.
+function closedWords(state, offerSeen = false) {
+  if (state.closedReason === "expired" && state.myConsent) {
+    return "Your rematch offer expired: your opponent did not answer in time.";
+  }
+  if (state.closedReason === "expired" && offerSeen) return "The rematch offer expired unanswered.";
   if (state.closedReason === "declined") {
     return state.myConsent ? "Your opponent declined the rematch." : "You declined the rematch.";
   }
@@ -97,6 +103,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
   const seatHeader = token ? { "X-Rematch-Seat-Token": token } : {};
   let shown = false;
   let last = null; // the last state read, rendered again after a refusal
+  let offerSeen = false; // the opponent's offer was shown here (its expiry is told as such)
   let deadline = null; // ms on this page's clock (Date.now()) when the current phase ends
   let lost = false;
   let sending = false;
@@ -191,6 +198,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
       offer(["Withdraw", "cancel"]);
     } else if (state.phase === "offered") {
       words = "Your opponent offers a rematch.";
+      offerSeen = true;
       offer(["Accept", "accept", true], ["Decline", "decline"]);
     } else {
       offer();
@@ -210,7 +218,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
       }
       return false;
     } else if (state.phase === "closed") {
-      text.textContent = closedWords(state);
+      text.textContent = closedWords(state, offerSeen);
       clearInterval(timer);
       return false;
     }

@@ -58,7 +58,7 @@ function show(step) {
   $("turn-seat").textContent = turn ? `Move ${moveNumber(view.step - 1)}, ${turn.activeColor}` : "The starting position";
   renderDice($("dice"), turn ? turn.dice : [], { side: turn?.activeColor === "Black" ? "black" : "white" });
   $("moves").textContent = turn
-    ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") + drawNote(turn.drawOffer, turn.drawDeclined) : "";
+    ? (turn.moves.length ? written(view.step - 1).join(" ") : "(forced pass)") + drawNote(turn.drawOffer, turn.drawDeclined, accepted(view.step - 1)) : "";
   const check = turn && view.checks.get(turn.turnNumber);
   // "checked" read as chess's check: these words are about the dice
   $("turn-check").textContent = check === undefined ? "" : check ? "\u2713 dice verified" : "\u2717 dice do not match";
@@ -67,6 +67,11 @@ function show(step) {
   $("next").disabled = $("last").disabled = view.step === turns.length;
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
   keepInView($("turns"), $("turns").querySelector("li.current"));
+}
+
+// Whether the turn at `index` carried the offer the game was drawn by: its last, in a game drawn by agreement.
+function accepted(index) {
+  return view.record?.termination === "draw_agreement" && index === view.turns.length - 1;
 }
 
 function listTurns() {
@@ -81,7 +86,7 @@ function listTurns() {
     // each move kept whole when a narrow list wraps them ("Ra8-b8", never "Ra8-" then "b8")
     written(index).forEach((text, at) => moves.append(...(at ? [" "] : []), element("span", text, { class: "micro" })));
     button.append(element("span", turn.activeColor, { class: "seat" }), dice, moves);
-    const note = drawNote(turn.drawOffer, turn.drawDeclined);
+    const note = drawNote(turn.drawOffer, turn.drawDeclined, accepted(index));
     if (note) button.append(element("span", note, { class: "note" }));
     button.addEventListener("click", () => show(index + 1));
     item.append(button);

@@ -88,7 +88,7 @@ function timeControlOfText(text) {
 export const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 const OUTCOME = { win: "won", loss: "lost", draw: "drew", unknown: "aborted" }; // under a profile's name
-const YOURS = { win: "You won", loss: "You lost", draw: "Drawn", unknown: "Aborted" };
+const YOURS = { win: "You won", loss: "You lost", draw: "You drew", unknown: "Aborted" };
 
 // One finished game from a player's own side (a profile's recent games, "Your games" on the
 // history page): "won as White against Ann" (`mine`: "You won as White against Ann"), then how it
@@ -138,7 +138,7 @@ function abortWords(abort, { you = null, opponent = null } = {}) {
   const who = !you || !abort.seat ? abort.seat : abort.seat === you ? "you" : opponent ?? abort.seat;
   switch (abort.cause) {
     case "first_move": return `${who} did not play a first move in time`;
-    case "resign": return `${who} resigned before both sides had played a turn`;
+    case "resign": return `${who} aborted the game before both sides had played a turn`;
     case "timeout": return `${who} ran out of time before both sides had played a turn`;
     case "disconnect": return `${who} left before both sides had played a turn`;
     case "both_away": return "both players were away";
