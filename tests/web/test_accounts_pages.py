@@ -86,6 +86,19 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#account-message")).to_have_text("")  # typing clears it
     page.fill("#nickname-input", "")
     expect(page.locator("#account-name")).to_have_text("alice_web")
+    # the menu closes as menus do (play-through, session 60): Escape, the focus back on the name;
+    # a click anywhere else; and its name carries a caret, never the browser's "▶" triangle
+    menu = page.locator("#account-menu")
+    page.keyboard.press("Escape")
+    expect(menu).not_to_have_attribute("open", "")
+    expect(page.locator("#account-menu summary")).to_be_focused()
+    page.click("#account-menu summary")
+    expect(menu).to_have_attribute("open", "")
+    page.mouse.click(5, 500)
+    expect(menu).not_to_have_attribute("open", "")
+    summary = page.locator("#account-menu summary")
+    assert summary.evaluate("s => getComputedStyle(s).listStyleType") == "none"
+    assert "\u25be" in summary.evaluate("s => getComputedStyle(s, '::after').content")
 
     converge(site.database_url)
     with psycopg.connect(site.database_url, autocommit=True) as conn:  # and a newcomer, provisional

@@ -110,6 +110,10 @@ def test_drag_and_drop_plays_a_legal_destination_and_refuses_an_illegal_one(serv
     drag(page, "g1", "g1")  # dropped where it was: it stays selected, its destinations shown
     expect(page.locator('[data-square="g1"]')).to_contain_class("selected")
     expect(page.locator(".target")).to_have_count(2)
+    # filled, the selected square is marked more than a movable one (play-through, session 60:
+    # the movable squares' glow took the fill away, so the piece picked was the least marked)
+    fill = page.locator('[data-square="g1"]').evaluate("s => getComputedStyle(s).backgroundImage")
+    assert fill.startswith("linear-gradient"), fill
     screenshot(page, artifacts, "board-selected-light")
     page.click('[data-square="f3"]')  # a click on a destination plays the selected piece
     assert moves(page) == [["e4", "d5"], ["g1", "f3"]]

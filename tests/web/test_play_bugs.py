@@ -232,6 +232,13 @@ def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
             return [{ x: box.x, y: box.y, width: box.width, height: box.height }, reach];
         }""")
         assert len(reach) >= 24, (viewport, link, reach)
+    # upright, however narrow, one line: cut short rather than "house/" over "greedy" (play-through,
+    # session 60: the break meant for the sideways column wrapped it at 360 px)
+    for width in (390, 360, 320):
+        page.set_viewport_size({"width": width, "height": 740})
+        tops = strip.locator("a span").evaluate(
+            "(s) => { const r = document.createRange(); r.selectNodeContents(s); return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
+        assert tops == 1, (width, tops)
     # held sideways, the name goes in the narrow column beside the board: it may go on a second
     # line after its slash, never inside a word (play-through s59: "house/gree" "dy")
     page.set_viewport_size({"width": 844, "height": 390})

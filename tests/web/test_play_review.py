@@ -157,15 +157,21 @@ def seated_on_a_phone(server, chromium, viewport):
         phone.close()
 
 
-def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts):
-    with seated_on_a_phone(server, chromium, PHONE) as (pages, seat):
+SMALL_PHONE = {"width": 360, "height": 740}
+
+
+@pytest.mark.parametrize("viewport", [PHONE, SMALL_PHONE], ids=["390x844", "360x740"])
+def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, artifacts, viewport):
+    # at 360 x 740 too (play-through, session 60: the dice's legend, a column of seven lines beside
+    # them, left 7 px of "Play this turn" on the screen)
+    with seated_on_a_phone(server, chromium, viewport) as (pages, seat):
         page = pages[seat]
         for shown in ("#board", "#dice-row", "#submit", "#undo"):
             box = page.locator(shown).bounding_box()
-            assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], f"{shown} is below the fold: {box}"
+            assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], f"{shown} is below the fold: {box}"
         header = page.locator("header.site").bounding_box()
         assert header["height"] <= 56, f"the header keeps to one line: {header}"
-        screenshot(page, artifacts, "phone-your-turn")
+        screenshot(page, artifacts, f"phone-your-turn-{viewport['width']}")
         # a passed roll's notice (two lines on a phone) comes after the turn's buttons, not between
         # them and the dice: it cannot push "Play this turn" off the screen
         page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with king, king, queen: turn passed.'; n.hidden = false; }")

@@ -227,6 +227,16 @@ function showSignedIn(corner, me) {
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
   menu.append(element("span", "Nickname", { class: "hint" }), form, message, out);
   details.append(summary, menu);
+  // A menu closes as menus do: a tap or click anywhere else, or Escape (the focus back on the name)
+  document.addEventListener("pointerdown", (event) => {
+    if (details.open && !details.contains(event.target)) details.open = false;
+  });
+  details.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !details.open) return;
+    event.stopPropagation(); // the menu's Escape, not the page's (the play page drops a selection)
+    details.open = false;
+    summary.focus();
+  });
   let warned = false; // the games signing out would give up were said: the next click signs out
   out.addEventListener("click", async () => {
     out.disabled = true;
