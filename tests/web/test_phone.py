@@ -8,6 +8,7 @@ import httpx
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE, finished_game
+from tests.support.waiting import wait_until_sync
 
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
@@ -46,3 +47,31 @@ def test_every_page_fits_a_phone_screen(server, chromium):
         assert page.evaluate(OVERFLOW) <= 0
     finally:
         phone.close()
+
+
+def test_a_turn_tapped_in_a_list_far_below_the_board_brings_the_board_back(server, chromium):
+    """Play-through (session 60): on a phone the list is under the panel, the board far above it;
+    a tap on a turn changed a board nobody could see. The board comes back into sight."""
+    base = server.base_url
+    finished = finished_game(server, 24)
+    # a short screen, so that the list's end leaves the whole board above it (as a live game's
+    # panel, dice and buttons do on a 360 x 740 one)
+    phone = chromium.new_context(viewport={"width": 360, "height": 560}, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        for path, turn, board in ((f"/play/{finished}", "#history .turn", "#table"),
+                                  (f"/replay/{finished}", "#turns li button", "#board")):
+            page.goto(base + path)
+            first = page.locator(turn).first
+            expect(first).to_be_visible()
+            page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+            seen = box(page, board)
+            assert seen["bottom"] < (seen["bottom"] - seen["top"]) / 2, f"{path}: the board is mostly out of sight"
+            first.tap()
+            wait_until_sync(lambda: (b := box(page, board))["top"] >= -1 and b["bottom"] <= 561, f"{path}: the board in sight")
+    finally:
+        phone.close()
+
+
+def box(page, selector: str) -> dict:
+    return page.locator(selector).evaluate("(e) => { const b = e.getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; }")

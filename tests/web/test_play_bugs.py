@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link
+from tests.support.turns import placement
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
@@ -273,3 +274,38 @@ def test_a_guest_s_second_tab_of_its_game_plays_its_seat(server, context):
         stranger.context.close()
     finally:
         other.close()
+
+
+WORDS = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "K": "king"}
+
+
+def test_a_piece_that_cannot_move_says_why(server, context):
+    """Play-through (session 60): a tap on one's own piece that no die lets move did nothing. The
+    page says why: no die for it, or no legal move with these dice; a move made takes it away."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    roll = wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+    seat = roll["activeSeat"]
+    page = pages[seat]
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    own = {square: piece for square, piece in placement(roll["dfen"]).items() if piece.isupper() == (seat == "White")}
+    movable = {uci[:2] for uci in roll["legalMoves"]}
+    dice = sorted({"PNBRQK".index(letter.upper()) + 1 for letter in roll["dfen"].split()[6]})
+    square = next(square for square in sorted(own) if square not in movable)  # a rook, at the start
+    word = WORDS[own[square].upper()]
+    page.click(f'[data-square="{square}"]')
+    if "PNBRQK".index(own[square].upper()) + 1 in dice:
+        said = f"The {word} on {square} has no legal move with these dice (a turn must use as many of them as it can)."
+    else:
+        said = f"No die for a {word}: this roll moves {', '.join(WORDS['PNBRQK'[die - 1]] for die in dice)}."
+    expect(page.locator("#message")).to_have_text(said)
+    expect(page.locator(".selected")).to_have_count(0)
+    first = next(uci for uci in sorted(roll["legalMoves"]) if len(uci) == 4)
+    page.click(f'[data-square="{first[:2]}"]')
+    page.click(f'[data-square="{first[2:4]}"]')
+    expect(page.locator("#message")).to_have_text("")  # a move made: the sentence goes
+    # the opponent's pieces explain nothing
+    theirs = next(square for square, piece in placement(roll["dfen"]).items() if piece.isupper() != (seat == "White"))
+    page.click(f'[data-square="{theirs}"]')
+    expect(page.locator("#message")).to_have_text("")

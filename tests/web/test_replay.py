@@ -204,6 +204,41 @@ def test_a_game_still_being_played_is_not_revealed_yet(server_with_a_game, conte
     expect(page.locator("#fairness")).to_contain_text("Not revealed yet")
 
 
+def test_the_commitment_shown_during_the_game_is_the_one_the_replay_checks(server_with_a_game, context):
+    """Play-through (session 60): the replay said both players had been shown the seed's
+    fingerprint, but no page showed it. The play page shows it while the game is played and keeps
+    it in the browser; the replay compares it with the record's, and a different one is a mismatch."""
+    server, game_id = server_with_a_game
+    commit = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()["fairness"]["commit"]
+    page = context.new_page()
+    page.goto(f"{server.base_url}/play/{game_id}")
+    expect(page.locator("#commitment")).to_be_visible()
+    expect(page.locator("#commit-short")).to_have_text(f"{commit[:12]}\u2026")
+    page.locator("#commitment summary").click()
+    expect(page.locator("#commit-full")).to_have_text(commit)
+    page.goto(f"{server.base_url}/replay/{game_id}")
+    expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+    expect(page.locator("#commit-seen")).to_have_attribute("data-ok", "true")
+    expect(page.locator("#commit-seen")).to_have_text(
+        "\u2713 This browser was shown the same commitment while the game was played.")
+    other = ("0" if commit[0] != "0" else "1") + commit[1:]
+    page.evaluate("([id, seen]) => localStorage.setItem('playsite.commitments', JSON.stringify([{ gameId: id, commit: seen }]))",
+                  [game_id, other])
+    page.reload()
+    expect(page.locator("#fairness")).to_have_attribute("data-state", "commitment")
+    expect(page.locator("#fairness")).to_contain_text("not the one this browser was shown during the game")
+    expect(page.locator("#commit-seen")).to_contain_text(other)
+    # a browser that never saw the game has only the record to go by, and says nothing of it
+    fresh = context.browser.new_context()
+    try:
+        elsewhere = fresh.new_page()
+        elsewhere.goto(f"{server.base_url}/replay/{game_id}")
+        expect(elsewhere.locator("#fairness")).to_have_attribute("data-state", "verified")
+        expect(elsewhere.locator("#commit-seen")).to_be_hidden()
+    finally:
+        fresh.close()
+
+
 def test_the_browser_verifier_reproduces_every_published_vector(server_with_a_game, context):
     server, _ = server_with_a_game
     page = context.new_page()

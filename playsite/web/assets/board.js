@@ -121,8 +121,10 @@ function slides(before, after, lastMove = []) {
  * onto its own rook plays the castling among them, `to` being the king's square); the caller
  * then sends the next `set({...})`. Every square is a button (`data-square`, `data-piece`, an aria-label like
  * "e2, white pawn") reachable with the arrow keys; Enter or Space picks it, as a click does.
+ * `onRefuse(square)` is called when a piece is picked that none of `dests` moves (the page may
+ * say why: in dice chess "why can't this piece move?" is the usual question).
  */
-export function createBoard(element, { onMove = () => {}, label = "board" } = {}) {
+export function createBoard(element, { onMove = () => {}, onRefuse = () => {}, label = "board" } = {}) {
   const state = {
     pieces: {}, orientation: "white", dests: {}, lastMove: [], selected: null,
   };
@@ -166,6 +168,7 @@ export function createBoard(element, { onMove = () => {}, label = "board" } = {}
     if (destsOf(square).length && selected !== square) state.selected = square;
     else state.selected = null;
     paint();
+    if (!destsOf(square).length && state.pieces[square]) onRefuse(square);
   }
 
   function layout() {

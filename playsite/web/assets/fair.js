@@ -114,3 +114,32 @@ export async function verifyRecord(record) {
   }
   return { state: "verified", checked: turns.length + 1, turns, unplayed };
 }
+
+// The commitment a play page was shown while its game was played, kept in this browser (the
+// newest SEEN_KEPT games) so that the replay can say whether the record's is the one the player
+// saw before the first roll: the check then rests on what this browser saw, not only on the record.
+const SEEN_KEY = "playsite.commitments";
+const SEEN_KEPT = 200;
+
+function seenCommitments() {
+  try {
+    const seen = JSON.parse(localStorage.getItem(SEEN_KEY));
+    return Array.isArray(seen) ? seen.filter((entry) => entry && typeof entry.gameId === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export function rememberCommitment(gameId, commit) {
+  if (typeof commit !== "string" || !commit) return;
+  const kept = seenCommitments().filter((entry) => entry.gameId !== gameId);
+  kept.push({ gameId, commit });
+  try {
+    localStorage.setItem(SEEN_KEY, JSON.stringify(kept.slice(-SEEN_KEPT)));
+  } catch { /* storage full or refused: the replay then has only the record to go by */ }
+}
+
+// The commitment this browser was shown for `gameId`, or null.
+export function commitmentSeen(gameId) {
+  return seenCommitments().find((entry) => entry.gameId === gameId)?.commit ?? null;
+}

@@ -5,11 +5,12 @@
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { renderDice, spentDice } from "./dice.js";
+import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +51,8 @@ const secondsUntil = (at) => Math.max(0, Math.ceil((at - Date.now()) / 1000));
 // What a complete turn asks for, on the status line and in the last step's announcement.
 const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
 const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
+const DIE_OF_WORD = Object.fromEntries(Object.entries(DIE_WORDS).map(([die, word]) => [word, Number(die)]));
+const PIECE_OF_LETTER = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king" };
 
 const view = {
   rematchWait: null, // the countdown of a rematch waiting for its players
@@ -63,6 +66,7 @@ const view = {
   tree: null, // my roll's tree, while I am to move
   node: null,
   partial: [],
+  refusal: null, // why the piece last picked cannot move (said under the buttons until a move)
   waiting: false, // a turn was sent, its verdict has not come
   ended: false,
   over: null,
@@ -131,7 +135,7 @@ function announce(text) {
 
 // ----- the board ---------------------------------------------------------------------------------
 
-const board = createBoard($("board"), { onMove, label: "board" });
+const board = createBoard($("board"), { onMove, onRefuse, label: "board" });
 
 function destsOf(node) {
   const dests = {};
@@ -141,6 +145,25 @@ function destsOf(node) {
     if (!dests[from].includes(to)) dests[from].push(to);
   }
   return dests;
+}
+
+// A piece of one's own picked that cannot move this turn: why, in words (the dice are the usual
+// reason, and the question every newcomer asks). Said under the turn's buttons until a move is made.
+function onRefuse(square) {
+  if (!myTurn()) return;
+  const piece = view.pieces[square];
+  const white = piece === piece.toUpperCase();
+  if (white !== (mine === "White")) return; // the opponent's piece: nothing to explain
+  const word = PIECE_OF_LETTER[piece.toUpperCase()];
+  const spent = spentDice(view.dice, parsePlacement(view.dfen), view.partial);
+  const left = view.dice.filter((_, index) => !spent[index]);
+  const named = [...new Set([...left].sort((a, b) => a - b).map((die) => DIE_WORDS[die]))].join(", ");
+  const text = !left.includes(DIE_OF_WORD[word])
+    ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${named}.`
+    : `The ${word} on ${square} has no legal move with these dice (a turn must use as many of them as it can).`;
+  view.refusal = text;
+  say(text, { news: true });
+  announce(text);
 }
 
 function onMove(from, to) {
@@ -177,7 +200,14 @@ function closePromotion() {
   board.closePromotion();
 }
 
+// A sentence about a piece that could not move goes once a move is made or taken back.
+function dropRefusal() {
+  if (view.refusal && $("message").textContent === view.refusal) say("");
+  view.refusal = null;
+}
+
 function play(uci) {
+  dropRefusal();
   const capture = Boolean(view.pieces[uci.slice(2, 4)]);
   const spoken = speak(view.pieces, uci);
   view.partial.push(uci);
@@ -203,6 +233,7 @@ function replayPartial(moves) {
 }
 
 function undo() {
+  dropRefusal();
   const undone = view.partial[view.partial.length - 1];
   const fromKeys = document.activeElement === $("undo");
   const kept = view.partial.slice(0, -1);
@@ -582,7 +613,7 @@ function drawMoves() {
     button.setAttribute("aria-label", `${turn.seat}, dice ${named}: ${turn.moves.length ? spoken.join(", ") : "no legal move, passed"}`); // in words, as announced
     button.setAttribute("aria-current", String(view.browsing === index));
     if (view.browsing === index) button.classList.add("current");
-    button.addEventListener("click", () => browse(index));
+    button.addEventListener("click", () => { browse(index); bringIntoSight($("table")); });
     row.append(button);
   });
   // The buttons are made anew: one that had the focus hands it to its successor (the turn shown),
@@ -993,6 +1024,16 @@ function setRated(rated) {
 // follow from the server's committed seed and both players' (docs/dice.md); none of the three
 // alone decides them. Sent again on each Snapshot until the first roll: the server keeps the
 // first it accepts and ignores the rest (and any after the roll).
+// The dice's commitment, shown while the game is played (the replay says it was) and kept in
+// this browser for the replay to compare with the record's.
+function showCommitment(commit) {
+  if (typeof commit !== "string" || !commit) return;
+  $("commit-short").textContent = `${commit.slice(0, 12)}\u2026`;
+  $("commit-full").textContent = commit;
+  $("commitment").hidden = false;
+  rememberCommitment(gameId, commit);
+}
+
 function offerSeed(state, history) {
   if (!mine || !state.status.Active || state.dicePending || history.length) return;
   socket.send({ SubmitSeed: { seed: randomSeed() } });
@@ -1064,6 +1105,7 @@ async function onEvent(event) {
       setStatus(mine ? STARTING : "Waiting for the game to start...", "waiting-players");
     }
     offerSeed(state, body.history);
+    showCommitment(state.commit);
   } else if (kind === "DiceRolled") {
     if (view.namesBeforeStart) {
       // The game begins once both seats are taken: whoever sat down after this page's Snapshot

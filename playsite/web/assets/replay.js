@@ -4,9 +4,9 @@
 import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
-import { verifyRecord } from "./fair.js";
+import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
-import { $, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel } from "./site.js";
+import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
@@ -88,7 +88,7 @@ function listTurns() {
     button.append(element("span", turn.activeColor, { class: "seat" }), dice, moves);
     const note = drawNote(turn.drawOffer, turn.drawDeclined, accepted(index));
     if (note) button.append(element("span", note, { class: "note" }));
-    button.addEventListener("click", () => show(index + 1));
+    button.addEventListener("click", () => { show(index + 1); bringIntoSight($("board")); });
     item.append(button);
     return item;
   }), ...unplayedItem());
@@ -133,7 +133,9 @@ function showVerdict(verdict, { unseeded = false } = {}) {
     mismatch: () => `Mismatch at ${verdict.unplayed && !verdict.unplayed.ok ? "the roll the game ended on" : `turn ${verdict.turnNumber}`}: `
       + `the seed gives ${verdict.expected.join(" ")}, `
       + `the record says ${Array.isArray(verdict.recorded) ? verdict.recorded.join(" ") : "nothing"}`,
-    commitment: () => "Mismatch: the revealed seed is not the one the server committed to",
+    commitment: () => verdict.seen
+      ? "Mismatch: the record's commitment is not the one this browser was shown during the game"
+      : "Mismatch: the revealed seed is not the one the server committed to",
     unrevealed: () => "Not revealed yet: the seed is published when the game ends",
     unsupported: () => "This browser cannot check the dice here (WebCrypto needs https)",
     unreadable: () => `The record cannot be checked: ${verdict.reason}`,
@@ -182,6 +184,16 @@ async function load() {
   $("outcome").textContent = `${resultText(record)}, ${WHEN.format(new Date(record.finishedAt))}`;
   $("game-kind").textContent = `${timeControlLabel(record.timeControl)}${kind}`;
   $("commit").textContent = record.fairness.commit;
+  // the fingerprint a play page of this browser was shown during the game, compared with the record's
+  const seen = commitmentSeen(gameId);
+  const seenAlike = seen !== null && seen.toLowerCase() === String(record.fairness.commit).toLowerCase();
+  if (seen !== null) {
+    $("commit-seen").textContent = seenAlike
+      ? "\u2713 This browser was shown the same commitment while the game was played."
+      : `\u2717 This browser was shown another commitment while the game was played: ${seen}`;
+    $("commit-seen").dataset.ok = String(seenAlike);
+    $("commit-seen").hidden = false;
+  }
   $("seed").textContent = record.fairness.seed ?? "(not revealed)";
   // a seed as the code it is, or in words when none was sent (an empty one adds nothing)
   const seed = (text) => (text ? element("code", JSON.stringify(text)) : "none sent");
@@ -193,7 +205,8 @@ async function load() {
   listTurns();
   show(view.turns.length);
   const seeds = record.fairness?.clientSeeds;
-  showVerdict(await verifyRecord(record), { unseeded: Boolean(seeds) && !seeds.white && !seeds.black });
+  const verdict = seen !== null && !seenAlike ? { state: "commitment", seen: true } : await verifyRecord(record);
+  showVerdict(verdict, { unseeded: Boolean(seeds) && !seeds.white && !seeds.black });
 }
 
 $("first").addEventListener("click", () => show(0));

@@ -336,6 +336,15 @@ export function whileVisible(read, periodMs) {
 
 // Scroll `list` (a scrolling container) just enough to show `item`, centring it when it was out
 // of view: the move lists follow the newest turn, or the one being looked at.
+// A board its page's list of turns changed (a tap on a turn on a phone, where the list is far
+// below it): scrolled back into sight when less than half of it is on the screen, so the
+// position asked for is seen. A board in sight (a desktop, the list beside it) is not moved.
+export function bringIntoSight(board) {
+  const box = board.getBoundingClientRect();
+  const seen = Math.min(box.bottom, innerHeight) - Math.max(box.top, 0);
+  if (seen < box.height / 2) board.scrollIntoView({ block: "start", behavior: "smooth" });
+}
+
 export function keepInView(list, item) {
   if (!item) return;
   const top = item.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
