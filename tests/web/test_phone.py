@@ -41,6 +41,13 @@ def test_every_page_fits_a_phone_screen(server, chromium):
             if "/play/" in path:  # no roll yet: the turn's own buttons wait (test_play_review)
                 page.locator("#resign").scroll_into_view_if_needed()
                 expect(page.locator("#resign")).to_be_in_viewport()
+            # a finger's targets (play-through, session 60: buttons 38 px, the header's links 32);
+            # the rows of a list of turns keep a list's height (the board's squares are ~45 px)
+            short = page.evaluate("""() => [...document.querySelectorAll('button, .button, header.site nav a')]
+                .filter((e) => e.offsetParent && !e.closest('.board, #board, .seek-table, #turns, #history'))
+                .map((e) => [e.id || e.textContent.trim().slice(0, 20), e.getBoundingClientRect().height])
+                .filter(([, height]) => height < (/* a link of the header */ 40) - 0.5)""")
+            assert short == [], f"{path}: under 40 px tall: {short}"
         page.goto(base + "/")
         page.click("#friend-create")
         expect(page.locator("#friend-links")).to_be_visible()  # with the friend's long link shown

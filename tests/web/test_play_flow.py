@@ -13,9 +13,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from playsite.rules import START_POSITION, format_dfen
 from playsite.wire import GameEnded, Resign, encode_command
 
-from tests.support.browser import PHONE, open_seats, pending, play_until_both_played, seat_link, turn_in_list
+from tests.support.browser import PHONE, open_seats, pending, play_turn, play_until_both_played, seat_link, turn_in_list
 from tests.support.client import TableInThread
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.turns import king_sparing_turn, placement
@@ -137,6 +138,64 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
     board = watcher.locator("#board").bounding_box()
     assert watcher.locator("#player-white").bounding_box()["y"] < board["y"]
     assert watcher.locator("#player-black").bounding_box()["y"] >= board["y"] + board["height"] - 1
+
+
+def test_two_passes_in_a_row_are_both_told(server, context):
+    """Play-through (session 60): "1. pass pass" told White only of Black's pass; its own, a
+    moment before, was gone from the page. Both are said, in order, on both pages and after a reload."""
+    base = server.base_url
+    pages = None
+    # both first rolls pass when neither holds a pawn or a knight die: about one game in eleven
+    for _ in range(120):
+        game = httpx.post(f"{base}/games", json={"timeControl": {"Unlimited": {}}}, timeout=10).json()
+        if pages is None:
+            pages = open_seats(context, base, game)
+        else:
+            for seat, page in pages.items():
+                page.goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
+        state = wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+        if state["activeSeat"] == "White" and state["dfen"].split()[0] == format_dfen(START_POSITION).split()[0] and state["version"] > 2:
+            break
+    else:
+        pytest.fail("no two passes in a row in 120 games")
+    die = "(bishop|rook|queen|king)"
+    dice = f"{die}, {die}, {die}"
+    expect(pages["White"].locator("#notice")).to_have_text(re.compile(
+        rf"^You had no legal move with {dice}: your turn passed\. Black has no legal move with {dice}: turn passed\.$"))
+    expect(pages["Black"].locator("#notice")).to_have_text(re.compile(
+        rf"^White has no legal move with {dice}: turn passed\. You had no legal move with {dice}: your turn passed\.$"))
+    pages["White"].reload()  # from the Snapshot: the same
+    expect(pages["White"].locator("#notice")).to_have_text(re.compile(
+        rf"^You had no legal move with {dice}: your turn passed\. Black has no legal move with {dice}: turn passed\.$"))
+
+
+def test_a_player_whose_rolls_passed_before_they_ever_moved_is_told(server, context):
+    """Play-through (session 60): a bot's quick turns in between, a person's first rolls passed
+    before the page was open and nothing said so. Until they have moved, the page says it."""
+    base = server.base_url
+    rng = random.Random(5)
+    for _ in range(30):
+        game = httpx.post(f"{base}/games", json={"timeControl": {"Unlimited": {}}}, timeout=10).json()
+        game_id = game["gameId"]
+        pages = open_seats(context, base, game)
+        state = wait_until_sync(lambda: pending(base, game_id), "the first roll")
+        if state["activeSeat"] == "White":
+            version = state["version"]
+            play_turn(pages["White"], base, game_id, "White", rng)
+            state = wait_until_sync(lambda: (s := pending(base, game_id)) and s["version"] > version and s, "the next roll")
+            if state["activeSeat"] == "White":  # Black's roll passed: White plays on, then Black's roll
+                version = state["version"]
+                play_turn(pages["White"], base, game_id, "White", rng)
+                state = wait_until_sync(lambda: (s := pending(base, game_id)) and s["version"] > version and s, "the next roll")
+                if state["activeSeat"] == "Black":
+                    break
+        for page in pages.values():
+            page.close()
+    else:
+        pytest.fail("no Black roll passed between two of White's in 30 games")
+    black = pages["Black"]
+    black.reload()
+    expect(black.locator("#notice")).to_have_text("Your roll before had no legal move: passed.")
 
 
 def test_a_forced_pass_is_announced_in_words(server, context):

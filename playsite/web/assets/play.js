@@ -1040,9 +1040,26 @@ function offerSeed(state, history) {
 }
 
 function rollNotice(seat, dice) {
-  const words = dice.map((die) => DIE_WORDS[die]).join(", ");
+  const words = [...dice].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", ");
   if (seat === mine) return `You had no legal move with ${words}: your turn passed.`;
   return `${seat} has no legal move with ${words}: turn passed.`;
+}
+
+const PASSES_SAID = 3;
+
+// Every pass since the last turn that moved something, each in its sentence (the newest
+// PASSES_SAID): two in a row ("1. pass pass") are both said, not only the second. `current`: a
+// roll just made that passes, not yet among the turns. A player who has not moved yet and whose
+// rolls passed before the page was open (a bot playing fast in between) is told so too.
+function passNotice(current = null) {
+  const run = [];
+  for (let at = view.turns.length - 1; at >= 0 && !view.turns[at].moves.length; at -= 1) run.unshift(view.turns[at]);
+  if (current) run.push(current);
+  const said = run.slice(-PASSES_SAID).map((turn) => rollNotice(turn.seat, turn.dice));
+  const earlier = mine && !view.turns.some((turn) => turn.seat === mine && turn.moves.length)
+    ? view.turns.filter((turn) => turn.seat === mine && !run.includes(turn)).length : 0;
+  if (earlier) said.unshift(`Your ${earlier === 1 ? "roll" : `${earlier} rolls`} before had no legal move: passed.`);
+  return said.join(" ");
 }
 
 async function onEvent(event) {
@@ -1083,8 +1100,7 @@ async function onEvent(event) {
       if (last) { view.dice = last.dice; view.diceSeat = last.seat; }
       showOver(state.status.Ended.over, { fresh: false });
     } else if (state.dicePending) {
-      const last = view.turns[view.turns.length - 1];
-      if (last && !last.moves.length) view.notice = rollNotice(last.seat, last.dice);
+      view.notice = passNotice();
       view.dice = diceOf(state.dfen);
       view.diceSeat = state.activeSeat;
       if (state.activeSeat === mine) {
@@ -1121,10 +1137,10 @@ async function onEvent(event) {
     view.dfen = body.dfen;
     view.pieces = parsePlacement(body.dfen);
     const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
-    if (pass) view.notice = rollNotice(body.seat, body.dice); // it stays until a turn moves something
+    if (pass) view.notice = passNotice({ seat: body.seat, dice: body.dice }); // it stays until a turn moves something
     playSound("dice");
     const words = body.dice.map((die) => DIE_WORDS[die]).join(", ");
-    if (pass) announce(view.notice);
+    if (pass) announce(rollNotice(body.seat, body.dice));
     else if (body.seat === mine) announce(`Your turn. Dice: ${words}.`);
     else announce(`${body.seat} rolled ${words}.`);
     if (body.seat === mine && !pass) {
