@@ -281,7 +281,7 @@ WORDS = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "
 
 def test_a_piece_that_cannot_move_says_why(server, context):
     """Play-through (session 60): a tap on one's own piece that no die lets move did nothing. The
-    page says why: no die for it, or no legal move with these dice; a move made takes it away."""
+    page says why: no die for it, or no legal move this turn; a move made takes it away."""
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
     pages = open_seats(context, base, game)
@@ -296,7 +296,7 @@ def test_a_piece_that_cannot_move_says_why(server, context):
     word = WORDS[own[square].upper()]
     page.click(f'[data-square="{square}"]')
     if "PNBRQK".index(own[square].upper()) + 1 in dice:
-        said = f"The {word} on {square} has no legal move with these dice (a turn must use as many of them as it can)."
+        said = f"The {word} on {square} has no legal move this turn."
     else:
         said = f"No die for a {word}: this roll moves {', '.join(WORDS['PNBRQK'[die - 1]] for die in dice)}."
     expect(page.locator("#message")).to_have_text(said)

@@ -160,7 +160,7 @@ function onRefuse(square) {
   const named = [...new Set([...left].sort((a, b) => a - b).map((die) => DIE_WORDS[die]))].join(", ");
   const text = !left.includes(DIE_OF_WORD[word])
     ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${named}.`
-    : `The ${word} on ${square} has no legal move with these dice (a turn must use as many of them as it can).`;
+    : `The ${word} on ${square} has no legal move this turn.`;
   view.refusal = text;
   say(text, { news: true });
   announce(text);
