@@ -419,3 +419,11 @@ def test_a_spectator_is_not_offered_the_turn_toggle(server, context):
     stranger.goto(seat_link(server.base_url, game, "White"))
     expect(stranger.locator("#role")).to_have_text("Watching")
     expect(stranger.locator("#quick-turns")).to_be_hidden()
+    # nor is a player once the game is over (play-through, session 60: it stayed under the result)
+    seats = open_seats(context, server.base_url, game)
+    expect(seats["White"].locator("#quick-turns")).to_be_visible()
+    seats["White"].click("#resign")
+    seats["White"].click("#confirm-yes")
+    for page in seats.values():
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#quick-turns")).to_be_hidden()

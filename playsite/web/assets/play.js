@@ -389,7 +389,8 @@ function drawControls() {
   const bothWillHavePlayed = new Set([...playedSeats(), mine]).size === 2;
   // with turns played at once, the box is there while the turn is built (a complete turn goes at once)
   const offerable = quickTurns() ? myTurn() : complete;
-  $("quick-turns").hidden = !mine; // a spectator plays no turn (a page whose seat was taken becomes one)
+  // a spectator plays no turn (a page whose seat was taken becomes one), nor anyone once it is over
+  $("quick-turns").hidden = !mine || view.ended;
   $("offer-draw-label").hidden = !offerable || winning || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
   const offer = view.drawOfferFrom && !view.ended;
   $("draw-offer").hidden = !offer;
