@@ -290,7 +290,6 @@ async def test_a_turn_that_takes_the_king_offers_no_draw(autojump_clock):
     store = MemoryStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(human_seats(), purpose_general(), ())
-        watcher = await attach(room)
         rng = random.Random(21)
         taking = None
         while taking is None:
@@ -304,6 +303,8 @@ async def test_a_turn_that_takes_the_king_offers_no_draw(autojump_clock):
                     break
             if room.game.tree:
                 assert (await command(room, seat, SubmitTurn(sparing_turn(room, rng)))).applied
+        # watching from here: a queue nobody reads during a long game would fill up and be dropped
+        watcher = await attach(room)
         verdict = await command(room, seat, SubmitTurn(tuple(taking), offer_draw=True))
         assert verdict.applied, verdict.reason
         await room.finished.wait()
