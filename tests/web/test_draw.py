@@ -85,6 +85,20 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(page.locator("#connection")).to_have_attribute("data-state", "open")
         expect(page.locator(f'#history .turn[data-seat="{offerer}"] .note')).to_have_text(" (offers a draw; declined)")
 
+    # reloaded, the offerer's page still knows its offer was declined: on its next roll no box
+    # (CI, session 60: it showed one after a reload, and the server refuses such an offer)
+    for _ in range(8):
+        seat = roll_of(base, game_id)
+        build_turn(pages[seat], base, game_id, seat, rng)
+        if seat == offerer:
+            expect(pages[seat].locator("#offer-draw-label")).to_be_hidden()
+        pages[seat].click("#submit")
+        expect(pages[seat].locator("#partial")).to_have_attribute("data-moves", "")
+        if seat == offerer:
+            break
+    else:
+        pytest.fail("the offerer never had a roll again")
+
     # now the decliner offers (the first offerer may not offer again until then); a forced
     # pass may hand the roll back to the first offerer, who then plays on without an offer
     for _ in range(6):

@@ -1084,6 +1084,10 @@ async function onEvent(event) {
       seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter,
       drawOffer: Boolean(turn.drawOffer), declined: Boolean(turn.drawDeclined), // playsite's extensions
     }));
+    // a page opened after this seat's offer was declined (a reload) knows it may not offer again
+    // until the opponent has: the newest offer of the history says (the server refuses it too)
+    const newestOffer = [...view.turns].reverse().find((turn) => turn.drawOffer);
+    view.drawBlocked = Boolean(mine && newestOffer?.seat === mine && newestOffer.declined);
     view.pieces = parsePlacement(state.dfen);
     view.dfen = state.dfen;
     const kept = { dfen: view.dfen, partial: view.partial };
