@@ -30,6 +30,26 @@ def roll_of(base: str, game_id: str) -> str:
     return wait_until_sync(pending, "a roll waiting to be played")
 
 
+def play_built(page) -> None:
+    """Play the turn built on `page` and wait until the page has seen it played."""
+    page.click("#submit")
+    expect(page.locator("#partial")).to_have_attribute("data-moves", "")
+
+
+def built_on_the_roll_of(want: str, pages: dict, base: str, game_id: str, rng, *, blocked: str, tries: int) -> None:
+    """Play turns (built by clicks, no offer) until `want` has a roll, and build its turn without
+    sending it; on every roll of `blocked`, whose offer was declined, the page offers no draw."""
+    for _ in range(tries):
+        seat = roll_of(base, game_id)
+        build_turn(pages[seat], base, game_id, seat, rng)
+        if seat == blocked:
+            expect(pages[seat].locator("#offer-draw-label")).to_be_hidden()
+        if seat == want:
+            return
+        play_built(pages[seat])
+    pytest.fail(f"{want} never had a roll in {tries}")
+
+
 def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     base = server.base_url
     game = httpx.post(f"{base}/games", json={}, timeout=10).json()
@@ -87,33 +107,15 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
 
     # reloaded, the offerer's page still knows its offer was declined: on its next roll no box
     # (CI, session 60: it showed one after a reload, and the server refuses such an offer)
-    for _ in range(8):
-        seat = roll_of(base, game_id)
-        build_turn(pages[seat], base, game_id, seat, rng)
-        if seat == offerer:
-            expect(pages[seat].locator("#offer-draw-label")).to_be_hidden()
-        pages[seat].click("#submit")
-        expect(pages[seat].locator("#partial")).to_have_attribute("data-moves", "")
-        if seat == offerer:
-            break
-    else:
-        pytest.fail("the offerer never had a roll again")
+    built_on_the_roll_of(offerer, pages, base, game_id, rng, blocked=offerer, tries=8)
+    play_built(pages[offerer])
 
     # now the decliner offers (the first offerer may not offer again until then); a forced
     # pass may hand the roll back to the first offerer, who then plays on without an offer
-    for _ in range(6):
-        seat = roll_of(base, game_id)
-        build_turn(pages[seat], base, game_id, seat, rng)
-        if seat == offerer:
-            expect(pages[seat].locator("#offer-draw-label")).to_be_hidden()
-            pages[seat].click("#submit")
-            expect(pages[seat].locator("#partial")).to_have_attribute("data-moves", "")
-            continue
-        pages[seat].check("#offer-draw")
-        pages[seat].click("#submit")
-        break
-    else:
-        pytest.fail("the decliner never had a roll to offer with")
+    decliner = OTHER[offerer]
+    built_on_the_roll_of(decliner, pages, base, game_id, rng, blocked=offerer, tries=6)
+    pages[decliner].check("#offer-draw")
+    pages[decliner].click("#submit")
     expect(pages[offerer].locator("#draw-offer")).to_contain_text(f"{OTHER[offerer]} offers a draw")
     pages[offerer].click("#draw-accept")
     for page in pages.values():

@@ -7,7 +7,7 @@
 import { applyMove, pieceImage } from "./board.js";
 
 export const DIE_PIECE = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
-const DIE_OF_LETTER = { P: 1, N: 2, B: 3, R: 4, Q: 5, K: 6 };
+export const DIE_OF_LETTER = { P: 1, N: 2, B: 3, R: 4, Q: 5, K: 6 };
 const LETTER_OF_DIE = { 1: "P", 2: "N", 3: "B", 4: "R", 5: "Q", 6: "K" };
 const FILES = "abcdefgh";
 

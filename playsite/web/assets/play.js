@@ -4,7 +4,7 @@
 // submits it at once. Around the board: the dice, the clocks, the move list (browsable),
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
-import { renderDice, spentDice } from "./dice.js";
+import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
@@ -50,9 +50,9 @@ const secondsUntil = (at) => Math.max(0, Math.ceil((at - Date.now()) / 1000));
 
 // What a complete turn asks for, on the status line and in the last step's announcement.
 const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
-const DIE_WORDS = { 1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king" };
-const DIE_OF_WORD = Object.fromEntries(Object.entries(DIE_WORDS).map(([die, word]) => [word, Number(die)]));
-const PIECE_OF_LETTER = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king" };
+const DIE_WORDS = DIE_PIECE;
+// A roll's dice in words, lowest first, as the dice are drawn: "pawn, knight, king".
+const diceWords = (dice) => [...dice].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", ");
 
 const view = {
   rematchWait: null, // the countdown of a rematch waiting for its players
@@ -154,12 +154,12 @@ function onRefuse(square) {
   const piece = view.pieces[square];
   const white = piece === piece.toUpperCase();
   if (white !== (mine === "White")) return; // the opponent's piece: nothing to explain
-  const word = PIECE_OF_LETTER[piece.toUpperCase()];
+  const die = DIE_OF_LETTER[piece.toUpperCase()];
+  const word = DIE_WORDS[die];
   const spent = spentDice(view.dice, parsePlacement(view.dfen), view.partial);
   const left = view.dice.filter((_, index) => !spent[index]);
-  const named = [...new Set([...left].sort((a, b) => a - b).map((die) => DIE_WORDS[die]))].join(", ");
-  const text = !left.includes(DIE_OF_WORD[word])
-    ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${named}.`
+  const text = !left.includes(die)
+    ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${diceWords(new Set(left))}.`
     : `The ${word} on ${square} has no legal move this turn.`;
   view.refusal = text;
   say(text, { news: true });
@@ -600,7 +600,7 @@ function drawMoves() {
     dice.className = "turn-dice small";
     dice.setAttribute("aria-hidden", "true");
     renderDice(dice, turn.dice || [], { side: turn.seat === "Black" ? "black" : "white" });
-    const named = [...(turn.dice || [])].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", "); // as the live region says them
+    const named = diceWords(turn.dice || []); // as the live region says them
     dice.title = `dice: ${named}`;
     button.append(moves, " ", dice);
     if (turn.drawOffer) {
@@ -1021,10 +1021,6 @@ function setRated(rated) {
   else if (same) say("This game is casual now: the same player holds both seats.", { news: true });
 }
 
-// This seat's share of the dice: a random client seed sent before the first roll, so the rolls
-// follow from the server's committed seed and both players' (docs/dice.md); none of the three
-// alone decides them. Sent again on each Snapshot until the first roll: the server keeps the
-// first it accepts and ignores the rest (and any after the roll).
 // The dice's commitment, shown while the game is played (the replay says it was) and kept in
 // this browser for the replay to compare with the record's.
 function showCommitment(commit) {
@@ -1035,13 +1031,17 @@ function showCommitment(commit) {
   rememberCommitment(gameId, commit);
 }
 
+// This seat's share of the dice: a random client seed sent before the first roll, so the rolls
+// follow from the server's committed seed and both players' (docs/dice.md); none of the three
+// alone decides them. Sent again on each Snapshot until the first roll: the server keeps the
+// first it accepts and ignores the rest (and any after the roll).
 function offerSeed(state, history) {
   if (!mine || !state.status.Active || state.dicePending || history.length) return;
   socket.send({ SubmitSeed: { seed: randomSeed() } });
 }
 
 function rollNotice(seat, dice) {
-  const words = [...dice].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", ");
+  const words = diceWords(dice);
   if (seat === mine) return `You had no legal move with ${words}: your turn passed.`;
   return `${seat} has no legal move with ${words}: turn passed.`;
 }
