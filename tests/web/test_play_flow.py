@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from playsite.rules import START_POSITION, format_dfen
+from playsite.rules import START_POSITION, format_dfen, parse_dfen
 from playsite.wire import GameEnded, Resign, encode_command
 
 from tests.support.browser import PHONE, open_seats, pending, play_turn, play_until_both_played, seat_link, turn_in_list
@@ -24,6 +24,7 @@ from tests.support.waiting import wait_until_sync
 
 NOTATION = re.compile(r"^(pass|((O-O(-O)?|[KQRBN]?[a-h][1-8][-x][a-h][1-8](=[QRBN])?#?) ?){1,3})$")
 FILES = "abcdefgh"
+DIE_NAMES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
 
 
 @pytest.fixture
@@ -81,7 +82,10 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
         seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")
         expect(pages[seat].locator("#status")).to_have_attribute("data-status", "your-turn")
         expect(pages[seat]).to_have_title(re.compile(r"^\u25CF Your turn"))  # the tab says so
-        expect(pages[seat].locator("#announce")).to_contain_text("Your turn. Dice:")
+        dice = parse_dfen(pending(base, game_id)["dfen"]).dice
+        # the dice are said lowest first, as they are drawn (play-through s60: rolled order)
+        words = ", ".join(DIE_NAMES[die] for die in sorted(dice))
+        expect(pages[seat].locator("#announce")).to_contain_text(f"Your turn. Dice: {words}.")
         if turn:  # what came just before (the other's turn, or a pass) is said with it, not replaced
             expect(pages[seat].locator("#announce")).to_have_text(re.compile(r"^\S.*\. Your turn\. Dice: "))
         expect(pages[{"White": "Black", "Black": "White"}[seat]]).not_to_have_title(re.compile("Your turn"))

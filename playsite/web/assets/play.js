@@ -1144,7 +1144,7 @@ async function onEvent(event) {
     const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
     if (pass) view.notice = passNotice({ seat: body.seat, dice: body.dice }); // it stays until a turn moves something
     playSound("dice");
-    const words = body.dice.map((die) => DIE_WORDS[die]).join(", ");
+    const words = diceWords(body.dice); // lowest first, as the dice are drawn
     if (pass) announce(rollNotice(body.seat, body.dice));
     else if (body.seat === mine) announce(`Your turn. Dice: ${words}.`);
     else announce(`${body.seat} rolled ${words}.`);
