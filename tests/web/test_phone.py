@@ -34,6 +34,14 @@ def test_every_page_fits_a_phone_screen(server, chromium):
             expect(page.locator(shown)).to_be_visible()
             assert page.evaluate(OVERFLOW) <= 0, f"{path} is wider than the screen"
             expect(page.locator("#account")).to_be_empty()  # this server has no sign-in
+            if path == "/history":  # play-through s60: each pill's words on two lines, a row four lines
+                lines = page.evaluate("""() => [...document.querySelectorAll('.choice a')].map((a) => {
+                    const words = document.createRange(); words.selectNodeContents(a);
+                    return [a.textContent, new Set([...words.getClientRects()].map((r) => Math.round(r.top))).size]; })""")
+                assert all(count == 1 for _, count in lines), f"a filter's words wrap: {lines}"
+                row = page.locator(f'li[data-game="{finished}"]')
+                facts, whole = row.locator(".meta").bounding_box(), row.bounding_box()
+                assert facts["width"] >= 0.9 * whole["width"], "the game's facts share their line with Replay"
             if "/play/" in path or "/replay/" in path:
                 board = page.locator("#board").bounding_box()
                 assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"], path
