@@ -185,6 +185,35 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         screenshot(waiting, artifacts, "phone-their-turn")
 
 
+@pytest.mark.parametrize("viewport", [PHONE, SMALL_PHONE], ids=["390x844", "360x740"])
+def test_on_a_phone_play_this_turn_stays_under_the_thumb_as_the_turn_completes(server, chromium, artifacts, viewport):
+    """Play-through (session 61): the status went from two lines ("...move the pieces your dice
+    allow.") to one ("...complete: play it or undo.") with the turn's last move, and "Offer a draw
+    with this turn" came in above the buttons: "Play this turn" jumped 22 px up, a quick tap landed
+    where it had been (nothing, or at 360 px "Resign", wrapped under it). The buttons stay put and
+    on one line, the first turn (its countdown) and a later one (the draw box) alike."""
+    base = server.base_url
+    with seated_on_a_phone(server, chromium, viewport) as (pages, seat):
+        game_id = pages[seat].url.split("/play/")[1].split("#")[0]
+        rng = random.Random(8)
+        for turn in ("first", "later"):
+            page = pages[seat]
+            expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+            before = {button: page.locator(button).bounding_box() for button in ("#submit", "#undo", "#resign")}
+            assert len({round(box["y"]) for box in before.values()}) == 1, f"the turn's buttons on two lines: {before}"
+            build_turn(page, base, game_id, seat, rng)
+            expect(page.locator("#submit")).to_be_enabled()
+            if turn == "later":
+                expect(page.locator("#offer-draw-label")).to_be_visible()
+            for button, box in before.items():
+                now = page.locator(button).bounding_box()
+                assert abs(now["y"] - box["y"]) < 1, f"{turn} turn: {button} moved from {box['y']} to {now['y']}"
+            screenshot(page, artifacts, f"phone-turn-complete-{turn}-{viewport['width']}")
+            if turn == "first":
+                page.click("#submit")
+                seat = play_until_both_played(pages, base, game_id, rng)
+
+
 def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_back_on_return(server, chromium):
     """Presence frames (asked for with &presence=1): the other player and a spectator see the
     one who left "left the game: loses in N s unless back" within the 30 s grace, and nothing
