@@ -70,7 +70,17 @@ def test_an_abort_on_time_before_both_have_played_says_who_ran_out(server, conte
         who = "You" if seat == mover else "Your opponent"
         expect(page.locator("#result-detail")).to_have_text(
             f"{who} ran out of time before both sides had played a turn: no result, no rating.")
+        flagged_in_red(page, mover)
     late = context.browser.new_context().new_page()  # a spectator opened after the end: the final clocks say it too
     late.goto(f"{base}/play/{game['gameId']}")  # (another browser: this one's tabs play the seats)
     expect(late.locator("#result-detail")).to_have_text(
         f"{mover} ran out of time before both sides had played a turn: no result, no rating.")
+    flagged_in_red(late, mover)
+
+
+def flagged_in_red(page, mover: str) -> None:
+    """The clock that ran out stays red after the end (play-through s61: "0:00.0" in plain text),
+    the other one not."""
+    other = "black" if mover == "White" else "white"
+    expect(page.locator(f"#clock-{mover.lower()}")).to_have_class(re.compile(r"\blow\b"))
+    expect(page.locator(f"#clock-{other}")).not_to_have_class(re.compile(r"\blow\b"))

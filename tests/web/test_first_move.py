@@ -66,6 +66,8 @@ def test_a_first_mover_who_never_moves_is_counted_down_and_the_game_aborted(serv
     page.goto(f"{server.base_url}/history")
     listed = page.locator(f"[data-game='{game['gameId']}'] .result")
     expect(listed).to_have_text(f"Aborted: {mover} did not play a first move in time")
+    # without a count of moves (play-through s61: an abort's passes read "1 move")
+    expect(page.locator(f"[data-game='{game['gameId']}'] .meta")).not_to_have_text(re.compile(r"\d\s+moves?\b"))
 
 
 def test_a_first_turn_played_moves_the_count_to_the_other_side(server, context):

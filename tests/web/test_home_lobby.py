@@ -319,7 +319,7 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
         pairing = page.locator("#pairing-grid .clock-main").all_inner_texts()
         assert page.locator("#bot-clock option").all_inner_texts() == pairing
         assert page.locator("#friend-clock option").all_inner_texts() == [
-            *pairing, "30+20", "15 minutes, no increment", "No clock"]
+            *pairing, "30+20", "15+0", "No clock"]
         expect(page.locator("#friend-clock option:checked")).to_have_text("10+5")
         page.select_option("#friend-side", "Black")
         page.click("#friend-create")
@@ -336,11 +336,13 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
         expect(page.locator("#friend-links")).to_be_hidden()
         expect(page.locator("#friend-side")).to_be_enabled()
         expect(page.locator("#friend-rated")).to_be_disabled()
+        page.select_option("#friend-clock", label="15+0")  # 15 minutes without increment, said so in the game too
         page.click("#friend-create")
         expect(page.locator("#friend-links")).to_be_visible()
         assert page.locator("#friend-link").input_value() != first_link, "a new game"
         page.click("#friend-play")
         expect(page.locator("#role")).to_have_text("You play Black")
+        expect(page.locator("#time-control")).to_contain_text("15+0")
         expect(page.locator("#table")).to_have_attribute("data-orientation", "black")
         sides = set()
         for _ in range(20):  # a random side is one of the two, each seen (20 draws: 1 in 524,288 to miss one)

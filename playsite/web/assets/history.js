@@ -21,12 +21,15 @@ function gameRow(game) {
   players.append(faceLink(game.players?.white), " vs ", faceLink(game.players?.black));
   // Counted as a chess player counts: moves, White's and Black's turn of each number together
   // (a forced pass is a turn too, so the seats take turns strictly: 55 turns are 28 moves).
+  // An abort is said without a count: its turns are at most one side's, often only passes
+  // (play-through s61: "aborted before both sides had played a turn · 1 move").
+  const aborted = game.termination === "aborted";
   const moves = Math.ceil(game.turns / 2);
-  const turns = `${moves} ${moves === 1 ? "move" : "moves"}`;
+  const turns = aborted ? "" : ` \u00b7 ${moves} ${moves === 1 ? "move" : "moves"}`;
   const meta = element("span", null, { class: "meta" });
   meta.append(
     element("span", resultText(game), { class: "result" }),
-    ` \u00b7 ${turns}${game.rated && game.termination !== "aborted" ? " \u00b7 rated" : ""} \u00b7 `, // an abort rates nothing
+    `${turns}${game.rated && !aborted ? " \u00b7 rated" : ""} \u00b7 `, // an abort rates nothing
     element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }),
   );
   item.append(players, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);

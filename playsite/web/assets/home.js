@@ -490,7 +490,7 @@ function buildClockChoices() {
     return option;
   }));
   // A friend game offers the same clocks as the pairing and the bots, and the longer ones two
-  // friends may want: 30+20, fifteen minutes with no increment, no clock at all.
+  // friends may want: 30+20, fifteen minutes with no increment (15+0), no clock at all.
   const friendClocks = [...CLOCKS, [30, 20]].map((clock) => {
     const option = element("option", clockLabel(clock), { value: `Fischer:${clock[0] * 60}:${clock[1]}` });
     option.selected = clockLabel(clock) === FRIEND_DEFAULT;
@@ -498,7 +498,7 @@ function buildClockChoices() {
   });
   $("friend-clock").replaceChildren(
     ...friendClocks,
-    element("option", "15 minutes, no increment", { value: "SuddenDeath:900" }),
+    element("option", "15+0", { value: "SuddenDeath:900" }), // as the others are written
     element("option", "No clock", { value: "Unlimited" }),
   );
 }

@@ -735,7 +735,8 @@ function tick() {
     const text = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}${tenths ? `.${Math.floor((seconds * 10) % 10)}` : ""}`;
     if (element.textContent !== text) element.textContent = text;
     element.classList.toggle("running", Boolean(running));
-    const low = left < lowThreshold() && !view.ended;
+    // red while it runs low, and for good on the clock that ran out (a flag, as lichess marks it)
+    const low = view.ended ? left === 0 : left < lowThreshold();
     element.classList.toggle("low", low);
     if (running && low && !view.lowWarned && mine && mine.toLowerCase() === seat) {
       view.lowWarned = true;

@@ -61,15 +61,15 @@ export function faceLink(face) {
   return href ? element("a", faceName(face), { href }) : element("span", faceName(face));
 }
 
-// A wire time control in words, as every page writes it: "5+3", "15 min", "30 s a turn",
-// "no clock".
+// A wire time control in words, as every page writes it: "5+3", "15+0" (no increment, as the
+// home page offers it), "30 s a turn", "no clock".
 export function timeControlLabel(tc) {
   if (!tc) return "";
-  if (tc.Fischer) {
-    const minutes = tc.Fischer.initialSeconds / 60;
-    return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${tc.Fischer.incrementSeconds}`;
+  const fischer = tc.Fischer ?? (tc.SuddenDeath && { ...tc.SuddenDeath, incrementSeconds: 0 });
+  if (fischer) {
+    const minutes = fischer.initialSeconds / 60;
+    return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${fischer.incrementSeconds}`;
   }
-  if (tc.SuddenDeath) return `${Math.round(tc.SuddenDeath.initialSeconds / 60)} min`;
   if (tc.PerMove) return `${tc.PerMove.secondsPerMove} s a turn`;
   return "no clock";
 }
