@@ -267,7 +267,11 @@ function showSignedIn(corner, me) {
   // A message answers the last attempt only: typing clears it, and a malformed name (which
   // the browser stops before it is sent) gets the rule, never the previous answer.
   input.addEventListener("input", () => say(""));
-  input.addEventListener("invalid", () => say("A nickname is 3 to 20 letters, digits, _ or -."));
+  // the rule in the menu's words only: the browser's own bubble hid half of them (play-through s61)
+  input.addEventListener("invalid", (event) => {
+    event.preventDefault();
+    say("A nickname is 3 to 20 letters, digits, _ or -.");
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const answer = await sendJson("PATCH", "/auth/me", { nickname: input.value });
