@@ -69,7 +69,11 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
         # The control shows on the authoritative end, for both players; the watcher gets none.
         for page in pages.values():
             expect(page.locator("#rematch-slot")).to_have_attribute("data-phase", "available")
-        expect(watcher.locator("#rematch-slot")).to_be_hidden()
+        # ... only what the public projection says: the players may still agree (play-through s61:
+        # the spectator was told nothing until the page changed under them)
+        expect(watcher.locator("#rematch-status")).to_have_text(
+            re.compile(r"^The players may still agree to a rematch \(\d+\s+s left\)\.$"))
+        expect(watcher.locator("#rematch-slot button")).to_have_count(0)
         screenshot(pages["White"], artifacts, "rematch-available")
         # By keyboard: the page reads the rematch every second, and a read that changes nothing
         # keeps the focused button (it was made anew each time: focus fell to the page, Enter did nothing).
@@ -91,7 +95,7 @@ def test_a_rematch_is_proposed_and_accepted_in_two_browsers_and_a_spectator_foll
         for page in pages.values():  # the colours drawn afresh are said, not left to be guessed
             seat = page.locator("#role").inner_text().split()[-1]
             expect(page.locator("#message")).to_have_text(f"A rematch: colours are drawn afresh, and you play {seat}.")
-        expect(watcher.locator("#message")).to_have_text("")
+        expect(watcher.locator("#message")).to_have_text("A rematch of the game before: the colours are drawn afresh.")
         expect(watcher.locator("#role")).to_have_text("Watching")
         state = wait_until_sync(lambda: _begun(base, successor), "the successor begins with both seats here")
         assert state["rematchStartup"] == {"phase": "active"}
@@ -134,6 +138,7 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
     left unanswered (play-through, session 60: both read only that the window had closed)."""
     base = server.base_url
     contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
+    onlooker = chromium.new_context()
     try:
         for refusal, refuser, words in (
             ("decline", "Black", {"White": "Your opponent declined the rematch.", "Black": "You declined the rematch."}),
@@ -150,8 +155,12 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
                 pages[seat].goto(f"{base}/play/{game['gameId']}#seat={seat}&token={game['seats'][seat.lower()]['token']}")
                 expect(pages[seat].locator("#connection")).to_have_attribute("data-state", "open")
             wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+            watcher = onlooker.new_page()  # told no more than the public projection: no who, no why
+            watcher.goto(f"{base}/play/{game['gameId']}")
+            expect(watcher.locator("#connection")).to_have_attribute("data-state", "open")
             pages["White"].click("#resign")
             pages["White"].click("#confirm-yes")  # an abort by the players: a rematch is still theirs to have
+            expect(watcher.locator("#rematch-status")).to_contain_text("The players may still agree to a rematch")
             pages["White"].click('#rematch-slot button[data-action="propose"]')
             expect(pages["Black"].locator('#rematch-slot button[data-action="accept"]')).to_be_visible()
             if refusal:
@@ -160,8 +169,10 @@ def test_who_declined_or_withdrew_a_rematch_is_told_from_each_side(server, chrom
                 # unanswered, the offer lasts the window's 15 s from the end (OFFER_WINDOW_S)
                 expect(page.locator("#rematch-status")).to_have_text(words[seat], timeout=30_000)
                 page.close()
+            expect(watcher.locator("#rematch-status")).to_have_text("No rematch.", timeout=30_000)
+            watcher.close()
     finally:
-        for context in contexts.values():
+        for context in (*contexts.values(), onlooker):
             context.close()
 
 

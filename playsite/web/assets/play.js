@@ -1078,8 +1078,9 @@ async function onEvent(event) {
     setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
     // a rematch draws colours afresh (not swapped, as a player may expect): said before it begins
-    if (state.rematchStartup && mine && !body.history.length && !state.status.Ended) {
-      say(`A rematch: colours are drawn afresh, and you play ${mine}.`, { news: true });
+    if (state.rematchStartup && !body.history.length && !state.status.Ended) {
+      say(mine ? `A rematch: colours are drawn afresh, and you play ${mine}.`
+        : "A rematch of the game before: the colours are drawn afresh.", { news: true }); // a spectator who followed too
     }
     view.turns = body.history.map((turn) => ({
       seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter,

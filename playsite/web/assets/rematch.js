@@ -261,11 +261,28 @@ function rematchPlayed(nextGameId, label) {
 // a page that was there for it is carried along: one that saw the game end (`watchedEnd`) or
 // saw the rematch still being decided. A page opened on a game whose rematch was already
 // played stays on the game asked for, with a link to the next one in `slot`.
+//
+// While the window is open the spectator is told the players may still agree to one (with the
+// seconds left), and "No rematch." once it closed unused: the public projection says nothing of
+// who offered or declined (service.md), so neither does the page.
 export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
   const visited = JSON.parse(sessionStorage.getItem(VISITED) || "[]");
   if (!visited.includes(gameId)) visited.push(gameId);
   sessionStorage.setItem(VISITED, JSON.stringify(visited.slice(-50)));
   let watched = watchedEnd;
+  let windowSeen = false; // this page saw the window open: its closing is news
+  const say = (text) => {
+    if (!slot) return;
+    let line = slot.querySelector("#rematch-status");
+    if (!line) {
+      line = document.createElement("p");
+      line.id = "rematch-status";
+      slot.replaceChildren(line);
+    }
+    line.textContent = text;
+    slot.className = "rematch";
+    slot.hidden = false;
+  };
   return poller(async () => {
     const response = await fetch(`/games/${gameId}/continuation`);
     if (response.status === 429 || response.status >= 500) throw new Error(String(response.status));
@@ -284,7 +301,15 @@ export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
       }
       return false;
     }
-    if (state.phase === "waiting") watched = true; // there while it is decided: follow it
+    if (state.phase === "waiting") {
+      watched = true; // there while it is decided: follow it
+      windowSeen = true;
+      const left = state.deadlineAt && state.serverNow
+        ? Math.max(0, Math.round((Date.parse(state.deadlineAt) - Date.parse(state.serverNow)) / 1000)) : null;
+      say(`The players may still agree to a rematch${left === null ? "" : ` (${left}\u00a0s left)`}.`);
+    } else if (windowSeen) {
+      say("No rematch.");
+    }
     return state.phase === "waiting";
   });
 }
