@@ -382,17 +382,24 @@ def test_held_sideways_the_replay_board_fits_the_height(server_with_a_game, chro
 
 def test_a_player_s_own_replay_is_seen_from_their_side(server_with_a_game, context):
     """Play-through (session 57): Black's replay showed White at the bottom, where Black's game
-    page had Black. A browser that held the Black seat sees the replay from Black's side."""
+    page had Black. A browser that held the Black seat sees the replay from Black's side, its
+    name marked "(you)"."""
     server, game_id = server_with_a_game
     page = context.new_page()
     page.goto(f"{server.base_url}/replay/{game_id}")
     expect(page.locator("#name-bottom .side")).to_have_text("White")  # anyone else: White's side
+    expect(page.locator("#name-bottom .you, #name-top .you")).to_have_count(0)
     page.evaluate("(id) => localStorage.setItem('playsite.seats', JSON.stringify([{gameId: id, seat: 'Black', token: 't'}]))",
                   game_id)
     page.reload()
     expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
     expect(page.locator("#name-bottom .side")).to_have_text("Black")
     expect(page.locator("#name-top .side")).to_have_text("White")
+    # and its own side is marked, as the game's page marked it (play-through s61: "Anonymous" only)
+    expect(page.locator("#name-bottom .you")).to_have_text("(you)")
+    expect(page.locator("#name-top .you")).to_have_count(0)
+    page.keyboard.press("f")  # the mark follows the side across a flip
+    expect(page.locator("#name-top .you")).to_have_text("(you)")
 
 
 def test_the_history_offers_older_games_page_after_page(server_with_a_game, context):

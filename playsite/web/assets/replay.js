@@ -9,7 +9,7 @@ import { getJson, keptSeat } from "./net.js";
 import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
-const view = { record: null, players: null, turns: [], step: 0, checks: new Map() }; // players: named as they are now
+const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null }; // players: named as they are now; mine: this browser's or account's seat
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
 const board = createBoard($("board"), { label: "board" });
 
@@ -30,8 +30,9 @@ function written(index) {
 function placeNames() {
   const black = board.orientation === "white";
   const players = view.players || view.record?.players || {};
-  // as the play page's strips: the side, then the name
-  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face)];
+  // as the play page's strips: the side, then the name, and "(you)" on one's own seat
+  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face),
+    ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
   $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
 }
@@ -170,7 +171,8 @@ async function load() {
   view.turns = [...record.turns].sort((a, b) => a.turnNumber - b.turnNumber);
   // a player's own replay is seen from their side, as their game was (this browser's seat, or
   // the signed-in account's)
-  if (await ownSeat() === "Black") board.set({ orientation: "black" });
+  view.mine = await ownSeat();
+  if (view.mine === "Black") board.set({ orientation: "black" });
   placeNames();
   // The record names no person (it is kept forever; a nickname changes, a deleted account's
   // goes): the names they go by now come beside it.
