@@ -42,6 +42,10 @@ def test_every_page_fits_a_phone_screen(server, chromium):
                 row = page.locator(f'li[data-game="{finished}"]')
                 facts, whole = row.locator(".meta").bounding_box(), row.bounding_box()
                 assert facts["width"] >= 0.9 * whole["width"], "the game's facts share their line with Replay"
+                off = row.locator("a.replay").evaluate("""(a) => { const words = document.createRange();
+                    words.selectNodeContents(a); const w = words.getBoundingClientRect(), b = a.getBoundingClientRect();
+                    return (w.top + w.bottom) / 2 - (b.top + b.bottom) / 2; }""")
+                assert abs(off) <= 2, f"'Replay' sits {off:.1f} px off its button's middle (play-through s61: high)"
             if "/play/" in path or "/replay/" in path:
                 board = page.locator("#board").bounding_box()
                 assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"], path
