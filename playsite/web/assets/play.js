@@ -1067,6 +1067,9 @@ function passNotice(current = null) {
 async function onEvent(event) {
   const [kind, body] = Object.entries(event)[0];
   if (kind === "Snapshot") {
+    // this page's socket is held now: a spectator counts itself (the read as the page loaded
+    // came before it, and the next is 20 s away)
+    watching?.now();
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
     view.unarrived = {};
@@ -1423,7 +1426,7 @@ async function showLastGame() {
 showLastGame();
 // "N watching": the spectators this server holds for the game, read while the tab is visible.
 const WATCHING_PERIOD_MS = 20_000;
-whileVisible(async () => {
+const watching = whileVisible(async () => {
   if (view.gone) return;
   const answer = await getJson(`/games/${gameId}/watching`).catch(() => null); // the next read retries
   const count = answer?.status === 200 ? answer.body.watching : 0;

@@ -277,6 +277,7 @@ export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
     if (!line) {
       line = document.createElement("p");
       line.id = "rematch-status";
+      line.className = "hint"; // news of the players', quieter than their own control
       slot.replaceChildren(line);
     }
     line.textContent = text;

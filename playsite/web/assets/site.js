@@ -322,20 +322,26 @@ export function ratingLabel(rating, provisional, { compact = false } = {}) {
 }
 
 // Calls `read` now and then every `periodMs` while the tab is visible; a hidden tab pauses,
-// and coming back reads at once. `read` may be async; a slow read is never overlapped.
+// and coming back reads at once. `read` may be async; a slow read is never overlapped. The
+// handle's `now()` reads at once, or right after a read under way (which may have been asked
+// before what `now()` knows changed); the period starts again from it.
 export function whileVisible(read, periodMs) {
   let timer = null;
   let busy = false;
+  let again = false;
   async function tick() {
     clearTimeout(timer);
     timer = null;
-    if (document.hidden || busy) return;
+    if (document.hidden) return;
+    if (busy) { again = true; return; }
     busy = true;
     try { await read(); } finally { busy = false; }
+    if (again) { again = false; tick(); return; }
     if (!document.hidden) timer = setTimeout(tick, periodMs);
   }
-  document.addEventListener("visibilitychange", () => { if (!document.hidden && timer === null) tick(); });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && timer === null && !busy) tick(); });
   tick();
+  return { now: tick };
 }
 
 // Scroll `list` (a scrolling container) just enough to show `item`, centring it when it was out
