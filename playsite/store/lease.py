@@ -24,6 +24,8 @@ log = logging.getLogger("playsite.lease")
 LEASE_KEY = 0x706C61797369_7465 & 0x7FFF_FFFF_FFFF_FFFF
 """The advisory lock key ("playsite" in ASCII, as a positive bigint)."""
 CHECK_EVERY_S = 2.0
+RELEASE_TIMEOUT_S = 2.0
+"""How long stopping waits for PostgreSQL to take the lease back."""
 
 
 class LeaseTaken(Exception):
@@ -66,6 +68,14 @@ class ServingLease:
 
     def _drop(self) -> None:
         if self._conn is not None:
+            # Given back before the connection closes: a closed connection's lock is released by
+            # its backend as it exits, after this process has gone on, and a holder that follows
+            # at once (the demo's real boot after its private one) found it still taken.
+            try:
+                if not self._conn.closed:
+                    self._conn.execute("SELECT pg_advisory_unlock(%s)", (LEASE_KEY,))
+            except psycopg.Error:
+                pass  # the connection is gone: so is the lock, once its backend has noticed
             self._conn.close()
             self._conn = None
 
@@ -93,7 +103,10 @@ class ServingLease:
             log.info("serving lease: held again")
 
     async def close(self) -> None:
-        await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
+        """Give the lease back, waiting RELEASE_TIMEOUT_S at most for a PostgreSQL that does not
+        answer (the abandoned thread's connection goes with the process)."""
+        with trio.move_on_after(RELEASE_TIMEOUT_S):
+            await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
 
 
 async def run_serving_lease(url: str, *, task_status: trio.TaskStatus[ServingLease] = trio.TASK_STATUS_IGNORED) -> None:
