@@ -117,6 +117,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     assert "1612\u00a0\u00b180" in page.locator("#bot-ranking tbody").text_content()  # never wrapped apart
     expect(page.locator("#player-ranking tbody")).to_contain_text("alice_web")
     screenshot(page, artifacts, "ranking-signed-in")
+    # one table above the other, their columns line up (play-through s61: the ratings 50 px apart)
+    edges = [page.locator(f"{table} thead th").evaluate_all("(ths) => ths.map((th) => Math.round(th.getBoundingClientRect().right))")
+             for table in ("#bot-ranking", "#player-ranking")]
+    assert all(abs(a - b) <= 1 for a, b in zip(*edges)), f"the columns' right edges differ: {edges}"
     expect(page.locator("#bot-ranking tbody .sub")).to_be_hidden()  # the columns say it on a desktop
     # on a phone: rank, name and rating, the games and the record under the name, nothing cut off
     page.set_viewport_size({"width": 390, "height": 844})
