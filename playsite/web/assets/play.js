@@ -1081,9 +1081,11 @@ async function onEvent(event) {
     setRated(Boolean(state.rated));
     readTimeControl(state.timeControl); // and says rated or casual
     // a rematch draws colours afresh (not swapped, as a player may expect): said before it begins
-    if (state.rematchStartup && !body.history.length && !state.status.Ended) {
-      say(mine ? `A rematch: colours are drawn afresh, and you play ${mine}.`
-        : "A rematch of the game before: the colours are drawn afresh.", { news: true }); // a spectator who followed too
+    if (state.rematchStartup && !state.status.Ended) {
+      // a player, before it begins; a spectator whenever it comes (one who followed the players
+      // comes a poll later, when a passed first roll may already be in the history: CI, s61)
+      if (mine && !body.history.length) say(`A rematch: colours are drawn afresh, and you play ${mine}.`, { news: true });
+      else if (!mine) say("A rematch of the game before: the colours are drawn afresh.", { news: true });
     }
     view.turns = body.history.map((turn) => ({
       seat: turn.seat, dice: turn.dice, moves: turn.moves, fenAfter: turn.fenAfter,
