@@ -50,9 +50,8 @@ const secondsUntil = (at) => Math.max(0, Math.ceil((at - Date.now()) / 1000));
 
 // What a complete turn asks for, on the status line and in the last step's announcement.
 const PLAY_OR_UNDO = `play it${KEYBOARD ? " (Enter)" : ""} or undo.`;
-const DIE_WORDS = DIE_PIECE;
 // A roll's dice in words, lowest first, as the dice are drawn: "pawn, knight, king".
-const diceWords = (dice) => [...dice].sort((a, b) => a - b).map((die) => DIE_WORDS[die]).join(", ");
+const diceWords = (dice) => [...dice].sort((a, b) => a - b).map((die) => DIE_PIECE[die]).join(", ");
 
 const view = {
   rematchWait: null, // the countdown of a rematch waiting for its players
@@ -155,7 +154,7 @@ function onRefuse(square) {
   const white = piece === piece.toUpperCase();
   if (white !== (mine === "White")) return; // the opponent's piece: nothing to explain
   const die = DIE_OF_LETTER[piece.toUpperCase()];
-  const word = DIE_WORDS[die];
+  const word = DIE_PIECE[die];
   const spent = spentDice(view.dice, parsePlacement(view.dfen), view.partial);
   const left = view.dice.filter((_, index) => !spent[index]);
   const text = !left.includes(die)
@@ -1069,7 +1068,7 @@ async function onEvent(event) {
   if (kind === "Snapshot") {
     // this page's socket is held now: a spectator counts itself (the read as the page loaded
     // came before it, and the next is 20 s away)
-    watching?.now();
+    watching.now();
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
     view.unarrived = {};

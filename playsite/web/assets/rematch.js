@@ -69,14 +69,26 @@ function closedWords(state, offerSeen = false) {
   return CLOSED[state.closedReason] || "The rematch is closed.";
 }
 
-// No control in `slot`, only why (the opponent has gone: nobody would answer an offer).
-export function noRematch(slot, why) {
-  const text = document.createElement("p");
-  text.id = "rematch-status";
-  text.textContent = why;
-  slot.replaceChildren(text);
+// A line of words in `slot` in place of what it held, and no control (`hint`: quieter, news
+// of the players' for a spectator).
+function rematchLine(slot, words, { hint = false } = {}) {
+  const line = document.createElement("p");
+  line.id = "rematch-status";
+  if (hint) line.className = "hint";
+  line.textContent = words;
+  slot.replaceChildren(line);
   slot.className = "rematch";
   slot.hidden = false;
+}
+
+// No control in `slot`, only why (the opponent has gone: nobody would answer an offer).
+export function noRematch(slot, why) {
+  rematchLine(slot, why);
+}
+
+// The milliseconds left until the state's deadline, by the server's own clock; null without one.
+function msLeft(state) {
+  return state.deadlineAt && state.serverNow ? Date.parse(state.deadlineAt) - Date.parse(state.serverNow) : null;
 }
 
 // The player's control, in `slot`. `token` is this tab's seat token of the finished game.
@@ -185,9 +197,8 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
     shown = true;
     slot.hidden = false;
     slot.dataset.phase = state.phase;
-    deadline = state.deadlineAt && state.serverNow
-      ? Date.now() + (Date.parse(state.deadlineAt) - Date.parse(state.serverNow))
-      : null;
+    const left = msLeft(state);
+    deadline = left === null ? null : Date.now() + left;
     words = null;
     if (["available", "offered", "starting"].includes(state.phase)) watched = true; // being decided while this page looks on
     if (state.phase === "available") {
@@ -271,19 +282,7 @@ export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
   sessionStorage.setItem(VISITED, JSON.stringify(visited.slice(-50)));
   let watched = watchedEnd;
   let windowSeen = false; // this page saw the window open: its closing is news
-  const say = (text) => {
-    if (!slot) return;
-    let line = slot.querySelector("#rematch-status");
-    if (!line) {
-      line = document.createElement("p");
-      line.id = "rematch-status";
-      line.className = "hint"; // news of the players', quieter than their own control
-      slot.replaceChildren(line);
-    }
-    line.textContent = text;
-    slot.className = "rematch";
-    slot.hidden = false;
-  };
+  const say = (words) => slot && rematchLine(slot, words, { hint: true });
   return poller(async () => {
     const response = await fetch(`/games/${gameId}/continuation`);
     if (response.status === 429 || response.status >= 500) throw new Error(String(response.status));
@@ -305,9 +304,8 @@ export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
     if (state.phase === "waiting") {
       watched = true; // there while it is decided: follow it
       windowSeen = true;
-      const left = state.deadlineAt && state.serverNow
-        ? Math.max(0, Math.round((Date.parse(state.deadlineAt) - Date.parse(state.serverNow)) / 1000)) : null;
-      say(`The players may still agree to a rematch${left === null ? "" : ` (${left}\u00a0s left)`}.`);
+      const left = msLeft(state);
+      say(`The players may still agree to a rematch${left === null ? "" : ` (${Math.max(0, Math.round(left / 1000))}\u00a0s left)`}.`);
     } else if (windowSeen) {
       say("No rematch.");
     }
