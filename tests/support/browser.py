@@ -157,3 +157,9 @@ def play_until_both_played(pages: dict, base: str, game_id: str, rng: random.Ran
 def turn_in_list(page, seat: str, moves: list[str]):
     """The move list's entry for a turn `seat` played (its micro-moves in `data-moves`)."""
     return page.locator(f'#history .turn[data-seat="{seat}"][data-moves="{" ".join(moves)}"]')
+
+
+def text_lines(locator) -> int:
+    """On how many lines the element's text is laid out (its text's boxes by their tops)."""
+    return locator.evaluate("""(e) => { const words = document.createRange(); words.selectNodeContents(e);
+        return new Set([...words.getClientRects()].map((r) => Math.round(r.top))).size; }""")

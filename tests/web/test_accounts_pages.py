@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
+from tests.support.browser import text_lines
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
 from tests.support.server import free_port
@@ -133,8 +134,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
         assert cell.locator(".figures").evaluate("f => getComputedStyle(f, '::after').content") == '"?"'
         tops = cell.evaluate("c => [...c.getClientRects()].map((r) => [Math.round(r.top), Math.round(r.height)])")
         assert len({top for top, height in tops if height}) == 1, tops
-    lines = page.locator("#bot-ranking tbody .sub").evaluate(  # one line, never "30 games ·" over the record
-        "s => { const r = document.createRange(); r.selectNodeContents(s); return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
+    lines = text_lines(page.locator("#bot-ranking tbody .sub"))  # one line, never "30 games ·" over the record
     assert lines == 1, lines
     expect(page.locator("#bot-ranking thead th").nth(3)).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0

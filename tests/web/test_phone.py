@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE, finished_game
+from tests.support.browser import PHONE, finished_game, text_lines
 from tests.support.waiting import wait_until_sync
 
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
@@ -35,9 +35,7 @@ def test_every_page_fits_a_phone_screen(server, chromium):
             assert page.evaluate(OVERFLOW) <= 0, f"{path} is wider than the screen"
             expect(page.locator("#account")).to_be_empty()  # this server has no sign-in
             if path == "/history":  # play-through s60: each pill's words on two lines, a row four lines
-                lines = page.evaluate("""() => [...document.querySelectorAll('.choice a')].map((a) => {
-                    const words = document.createRange(); words.selectNodeContents(a);
-                    return [a.textContent, new Set([...words.getClientRects()].map((r) => Math.round(r.top))).size]; })""")
+                lines = [[pill.text_content(), text_lines(pill)] for pill in page.locator(".choice a").all()]
                 assert all(count == 1 for _, count in lines), f"a filter's words wrap: {lines}"
                 row = page.locator(f'li[data-game="{finished}"]')
                 facts, whole = row.locator(".meta").bounding_box(), row.bounding_box()

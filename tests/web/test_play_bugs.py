@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link
+from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.turns import placement
 from tests.support.waiting import wait_until_sync
 
@@ -237,8 +237,7 @@ def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):
     # session 60: the break meant for the sideways column wrapped it at 360 px)
     for width in (390, 360, 320):
         page.set_viewport_size({"width": width, "height": 740})
-        tops = strip.locator("a span").evaluate(
-            "(s) => { const r = document.createRange(); r.selectNodeContents(s); return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
+        tops = text_lines(strip.locator("a span"))
         assert tops == 1, (width, tops)
     # held sideways, the name goes in the narrow column beside the board: it may go on a second
     # line after its slash, never inside a word (play-through s59: "house/gree" "dy")

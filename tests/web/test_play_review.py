@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
-from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_until_both_played, seat_link
+from tests.support.browser import PHONE, build_turn, finished_game, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site  # noqa: F401 (a fixture)
@@ -185,8 +185,7 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         # whose roll it is, on one line (play-through s61: "White's" / "roll")
         owner = waiting.locator("#dice-owner")
         expect(owner).to_have_text(f"{seat}'s roll")
-        lines = owner.evaluate("""(e) => { const words = document.createRange(); words.selectNodeContents(e);
-            return new Set([...words.getClientRects()].map((r) => Math.round(r.top))).size; }""")
+        lines = text_lines(owner)
         assert lines == 1, f"{seat}'s roll on {lines} lines"
         screenshot(waiting, artifacts, "phone-their-turn")
 
