@@ -33,11 +33,14 @@ def test_black_has_its_own_strip_and_clock_at_the_bottom(server, context):
     pages = open_seats(context, base, game)
     for seat, page in pages.items():
         expect(page.locator(f"#clock-{seat.lower()}")).to_have_text(re.compile(r"\d+:\d\d"))
-        board = page.locator("#board").bounding_box()
-        mine = page.locator(f"#player-{seat.lower()}").bounding_box()
-        theirs = page.locator(f"#player-{OTHER[seat].lower()}").bounding_box()
-        assert mine["y"] >= board["y"] + board["height"] - 1, f"{seat}'s own strip is below the board"
-        assert theirs["y"] + theirs["height"] <= board["y"] + 1, f"{seat}'s opponent's strip is above it"
+        # read together, once the board has been fitted to the strips their clocks grew (the
+        # refit follows them: three reads apart caught a board of before it, CI s61)
+        ids = ["board", f"player-{seat.lower()}", f"player-{OTHER[seat].lower()}"]
+        read = lambda: page.evaluate(  # noqa: E731
+            "(ids) => ids.map((id) => { const b = document.getElementById(id).getBoundingClientRect();"
+            " return { top: b.top, bottom: b.bottom }; })", ids)
+        wait_until_sync(lambda: (b := read())[1]["top"] >= b[0]["bottom"] - 1, f"{seat}'s own strip below the board")
+        wait_until_sync(lambda: (b := read())[2]["bottom"] <= b[0]["top"] + 1, f"{seat}'s opponent's strip above it")
         assert page.locator(f"#player-{seat.lower()} #clock-{seat.lower()}").count() == 1
     # The flip button turns the board, the strips and the clocks together.
     black = pages["Black"]
