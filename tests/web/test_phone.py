@@ -92,3 +92,57 @@ def test_a_turn_tapped_in_a_list_far_below_the_board_brings_the_board_back(serve
 
 def box(page, selector: str) -> dict:
     return page.locator(selector).evaluate("(e) => { const b = e.getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; }")
+
+
+def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium):
+    """Play-through (session 61): on a phone the move list was a screen below the board. A line of
+    the game's turns runs over the board, as on lichess's phone page: in the list's words, the
+    newest marked and scrolled into view; a tap looks at a turn, a tap on the newest goes back.
+    It holds its height before the first turn (the board never moves down when it comes), and a
+    desktop, with the list beside the board, has no such line."""
+    base = server.base_url
+    finished = finished_game(server, 24)
+    live = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        page.goto(f"{base}/play/{live['gameId']}")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        empty = page.locator("#move-strip").bounding_box()
+        page.goto(f"{base}/play/{finished}")
+        strip, turns = page.locator("#move-strip"), page.locator("#move-strip .turn")
+        expect(turns).to_have_count(24)
+        assert strip.bounding_box()["height"] == empty["height"] > 20, "the line's height comes and goes"
+        expect(strip).to_have_attribute("aria-hidden", "true")  # the list below says the same
+        board = page.locator("#board").bounding_box()
+        assert strip.bounding_box()["y"] + strip.bounding_box()["height"] <= board["y"], "the line is over the board"
+        listed = [" ".join(t.split()) for t in page.locator("#history .turn .turn-moves").all_text_contents()]
+        assert [t or "pass" for t in listed] == turns.all_text_contents()
+        numbers = page.locator("#move-strip .number").all_text_contents()
+        assert numbers == [f"{n}." for n in range(1, 13)], numbers
+        newest = turns.nth(23)
+        expect(newest).to_have_class("turn current")
+
+        def in_view(item) -> bool:
+            shown, seen = item.bounding_box(), strip.bounding_box()
+            return shown["x"] >= seen["x"] - 1 and shown["x"] + shown["width"] <= seen["x"] + seen["width"] + 1
+
+        wait_until_sync(lambda: in_view(newest), "the newest turn in view")
+        assert not in_view(turns.nth(0)), "24 turns fit a phone's width: the test shows nothing"
+        page.evaluate("document.getElementById('move-strip').scrollLeft = 0")
+        turns.nth(2).tap()
+        expect(page.locator("#browse-note")).to_have_text("After White's move 2")
+        expect(page.locator("#history .turn.current")).to_have_attribute("data-index", "2")
+        expect(turns.nth(2)).to_have_class("turn current")
+        expect(newest).to_have_class("turn")
+        wait_until_sync(lambda: in_view(turns.nth(2)), "the turn looked at in view")
+        page.evaluate("document.getElementById('move-strip').scrollLeft = 1e6")
+        newest.tap()
+        expect(page.locator("#browse-note")).to_be_hidden()
+        expect(page.locator("#history .turn.current")).to_have_count(0)
+        page.set_viewport_size({"width": 1366, "height": 900})
+        expect(strip).to_be_hidden()
+        page.set_viewport_size({"width": 740, "height": 360})  # a phone held sideways: the list is beside
+        expect(strip).to_be_hidden()
+    finally:
+        phone.close()

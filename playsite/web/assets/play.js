@@ -557,9 +557,11 @@ function draw() {
 function drawMoves() {
   const list = $("history");
   const rows = [];
+  const strip = [];
   let pieces = parsePlacement(START_DFEN);
   view.turns.forEach((turn, index) => {
     const { texts, spoken, after } = notateTurn(pieces, turn.moves);
+    strip.push(texts.length ? texts.join(" ") : "pass");
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
     const number = moveNumber(index);
     let row = rows[rows.length - 1];
@@ -622,6 +624,7 @@ function drawMoves() {
   list.replaceChildren(...rows);
   if (focused) shownTurn(list)?.focus({ preventScroll: true });
   keepTurnInView();
+  drawStrip(strip);
   $("back-live").hidden = view.browsing === null;
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
   $("browse-note").hidden = view.browsing === null;
@@ -629,6 +632,33 @@ function drawMoves() {
     const shown = view.turns[view.browsing];
     $("browse-note").textContent = view.browsing < 0 ? "The start position"
       : `After ${shown.seat}'s move ${moveNumber(view.browsing)}`; // numbered as the list's rows
+  }
+}
+
+// A phone's line of moves over the board (play.css shows it up to 760 px wide, upright): the
+// game's turns in one row that scrolls sideways, the newest (or the one looked at) in view, as
+// lichess's phone page has them. A tap looks at a turn, as the list's buttons do; a tap on the
+// newest goes back to the game. The list under the panel says the same to a screen reader and a
+// keyboard, so this row is hidden from the first (aria-hidden) and holds nothing the second reaches.
+function drawStrip(texts) {
+  const strip = $("move-strip");
+  const items = [];
+  texts.forEach((text, index) => {
+    const seat = view.turns[index].seat;
+    if (seat === "White" || index === 0) {
+      items.push(element("span", `${moveNumber(index)}${seat === "White" ? "." : "..."}`, { class: "number" }));
+    }
+    const item = element("span", text, { class: "turn", "data-index": String(index) });
+    // the turn the board shows: the one looked at, or the newest
+    if (index === (view.browsing ?? texts.length - 1)) item.classList.add("current");
+    items.push(item);
+  });
+  strip.replaceChildren(...items);
+  if (view.browsing === -1) strip.scrollLeft = 0;
+  else if (view.browsing === null) strip.scrollLeft = strip.scrollWidth;
+  else {
+    const item = strip.querySelector(".current");
+    strip.scrollLeft = item.offsetLeft - (strip.clientWidth - item.offsetWidth) / 2;
   }
 }
 
@@ -1307,6 +1337,10 @@ $("quick-turns").addEventListener("click", () => {
   draw(); // the draw-offer box shows while a turn is built, or once it is complete
 });
 $("back-live").addEventListener("click", () => browse(null));
+$("move-strip").addEventListener("click", (event) => {
+  const turn = event.target.closest(".turn");
+  if (turn) browse(Number(turn.dataset.index));
+});
 $("first").addEventListener("click", () => browse(-1));
 $("previous").addEventListener("click", () => step(-1));
 $("next").addEventListener("click", () => step(1));
