@@ -184,7 +184,7 @@ def test_periods_seconds_apart_get_distinct_time_labels(site, migrated_url, chro
         for period in range(8):
             conn.execute("INSERT INTO rating_history VALUES ('bot:acme/quick', %s, %s, 200, 1, 1, 0, 0)",
                          (T0 + timedelta(seconds=10 * period), 1500 + 10 * period))
-    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    context = chromium.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     page = context.new_page()
     page.goto(f"{site.base_url}/@/acme/quick")
     graph = page.locator("svg.rating-chart")
@@ -195,14 +195,16 @@ def test_periods_seconds_apart_get_distinct_time_labels(site, migrated_url, chro
         ".map((t) => t.textContent)", float(bottom) - 8)
     assert len(labels) >= 2 and all(a != b for a, b in zip(labels, labels[1:])), labels
     assert all(label.count(":") == 2 for label in labels), labels  # hours, minutes and seconds
-    assert re.match(r"^[A-Z][a-z]{2} \d{1,2}, \d\d:", labels[0]), labels  # and the day, once
+    assert re.match(r"^[A-Z][a-z]{2} \d{1,2}, \d{1,2}:", labels[0]), labels  # and the day, once
+    # the time of day as the lists beside the graphs write it (Chromium's en-US: "5:28:29 AM")
+    assert all(re.search(r"\d{1,2}:\d\d:\d\d\s[AP]M$", label) for label in labels), labels
     assert not any(re.match(r"^[A-Z]", label) for label in labels[1:]), labels
     context.close()
 
 
 def test_labels_under_the_graphs_never_touch(site, migrated_url, chromium):  # noqa: F811
     """Play-through (session 53): with 14 periods under a minute apart, the last two time labels
-    of a desktop's graph stood against each other ("07:37:29 07:38:19"). The latest period keeps
+    of a desktop's graph stood against each other ("07:37:29 07:38:19", a 24-hour clock then). The latest period keeps
     its label; any that would touch it go."""
     with psycopg.connect(migrated_url, autocommit=True) as conn:
         conn.execute("INSERT INTO bots (id, team, name, token_hash) VALUES ('acme/busy', 'acme', 'busy', %s)",
@@ -211,7 +213,7 @@ def test_labels_under_the_graphs_never_touch(site, migrated_url, chromium):  # n
             conn.execute("INSERT INTO rating_history VALUES ('bot:acme/busy', %s, %s, 200, 1, 1, 0, 0)",
                          (T0 + timedelta(seconds=40 * period + 10 * (period % 3)), 1500 + 10 * period))
     for viewport in ({"width": 1366, "height": 900}, PHONE, {"width": 1000, "height": 800}):
-        context = chromium.new_context(viewport=viewport, timezone_id="UTC")
+        context = chromium.new_context(viewport=viewport, timezone_id="UTC", locale="en-US")
         page = context.new_page()
         page.goto(f"{site.base_url}/@/acme/busy")
         for chart in ("svg.rating-chart", "svg.results-chart"):
@@ -222,7 +224,7 @@ def test_labels_under_the_graphs_never_touch(site, migrated_url, chromium):  # n
                 " return [...svg.querySelectorAll('text.chart-tick')].filter((t) => Number(t.getAttribute('y')) === bottom)"
                 ".map((t) => { const b = t.getBBox(); return [b.x, b.x + b.width, t.textContent]; }); }")
             assert len(boxes) >= 2, (viewport, chart, boxes)
-            assert boxes[-1][2] == "12:08:50", boxes  # the latest period's
+            assert " ".join(boxes[-1][2].split()) == "12:08:50 PM", boxes  # the latest period's
             for (_, right, _), (left, _, _) in zip(boxes, boxes[1:]):
                 assert right + 4 <= left, (viewport, chart, boxes)
         context.close()

@@ -92,9 +92,11 @@ function shortDate(at) {
   return new Date(at).toLocaleDateString(undefined, { month: "short", day: "numeric" });
 }
 
+// The time of day in the reader's own way, as the lists beside the graphs write it ("5:28 AM" in
+// the US, "05:28" in Britain): a 24-hour clock here and a 12-hour one there misread each other.
 function shortTime(at, seconds = false) {
   return new Date(at).toLocaleTimeString(undefined, {
-    hour: "2-digit", minute: "2-digit", ...(seconds ? { second: "2-digit" } : {}), hourCycle: "h23",
+    hour: "numeric", minute: "2-digit", ...(seconds ? { second: "2-digit" } : {}),
   });
 }
 

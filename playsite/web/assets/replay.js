@@ -6,11 +6,10 @@ import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
-import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel } from "./site.js";
+import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null }; // players: named as they are now; mine: this browser's or account's seat
-const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }); // as the history writes it
 const board = createBoard($("board"), { label: "board" });
 
 function positionAt(step) {
