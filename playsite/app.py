@@ -84,7 +84,7 @@ def create_app(services: Services) -> QuartTrio:
             services.rematches, services.accounts, services.origins, trusted_proxies=settings.trusted_proxies
         ),
         websocket_routes(
-            services.registry, services.accounts, services.sockets,
+            services.registry, services.accounts, services.sockets, services.stopping,
             connects_per_minute=settings.socket_connects_per_minute,
         ),
         archive_routes(services.store, services.database),
@@ -95,7 +95,7 @@ def create_app(services: Services) -> QuartTrio:
         ),
         gameplay_routes(services.registry, services.bots, settings),
         stream_routes(
-            services.bots, services.bot_events, services.registry,
+            services.bots, services.bot_events, services.registry, services.stopping,
             keepalive_s=settings.ndjson_keepalive_ms / 1000,
         ),
         webhook_routes(services.webhooks, services.bots),

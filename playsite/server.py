@@ -27,6 +27,7 @@ from playsite.http.asgi import finish_sends
 from playsite.http.listening import accept_queues
 from playsite.http.wsfail import install as install_websocket_failing
 from playsite.services import Services, boot
+from playsite.stopping import Stopping
 from playsite.wire import MAX_COMMAND_BYTES
 
 log = logging.getLogger("playsite")
@@ -67,11 +68,14 @@ async def serve(
     print(f"playsite: open files limit {now}{raised}: at most that many sockets and database connections",
           file=sys.stderr, flush=True)
     after_boot = _AfterBoot(task_status, settings, services)
-    await run_http(wrap(app) if wrap is not None else app, settings, shutdown, task_status=after_boot)
+    await run_http(
+        wrap(app) if wrap is not None else app, settings, shutdown, stopping=services.stopping, task_status=after_boot
+    )
+    await services.stopping.finish()  # HTTP drained; the loops, the database's included, still run
 
 
 async def run_http(
-    app: ASGIFramework, settings: Settings, shutdown: trio.Event, *,
+    app: ASGIFramework, settings: Settings, shutdown: trio.Event, *, stopping: Stopping | None = None,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     install_websocket_failing(WEBSOCKET_MESSAGE_MAX)
@@ -90,9 +94,15 @@ async def run_http(
     config.websocket_max_message_size = WEBSOCKET_MESSAGE_MAX
     once = _RunningOnOnce()
     config.errorlog.addFilter(once)
+
+    async def stop_serving() -> None:
+        await shutdown.wait()
+        if stopping is not None:
+            stopping.begin()  # game sockets close 1013, streams end: the drain is short
+
     try:
         await hypercorn_serve(
-            wsbatch.expose(finish_sends(app)), config, shutdown_trigger=shutdown.wait, task_status=_Announce(task_status)
+            wsbatch.expose(finish_sends(app)), config, shutdown_trigger=stop_serving, task_status=_Announce(task_status)
         )
     finally:
         config.errorlog.removeFilter(once)

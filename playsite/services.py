@@ -42,6 +42,7 @@ from playsite.rooms.admission import Admission
 from playsite.rooms.registry import Registry
 from playsite.rooms.trees import TreePool
 from playsite.showcase.table import ShowcaseTable
+from playsite.stopping import Stopping
 from playsite.store import Store, run_store
 from playsite.store.database import Database
 from playsite.store.lease import ServingLease, run_serving_lease
@@ -101,6 +102,8 @@ class Services:
     """How late the event loop wakes up (its lag), measured while the services run."""
     heap_trim: HeapTrim
     """The C heap's free pages given back to the system, once serving (PLAY_HEAP_TRIM_INTERVAL_S)."""
+    stopping: Stopping
+    """The server's stop, in order: long-lived responses end, then the last work (stopping.py)."""
 
 
 async def boot(
@@ -114,6 +117,7 @@ async def boot(
 
     `store` and `seed_source` replace the configured ones (tests: a store that fails on
     purpose, dice from fixed seeds)."""
+    stopping = Stopping()
     gc_watch = await nursery.start(run_gc_watch, settings.gc_full_interval_s)
     loop_watch = await nursery.start(run_loop_watch)
     heap_trim = await nursery.start(run_heap_trim, settings.heap_trim_interval_s)
@@ -204,6 +208,7 @@ async def boot(
     management = None
     if settings.session_management_mountable and database is not None:  # mountable implies persistence
         admins = await nursery.start(AdminAuthority(database, settings.admins).run)
+        stopping.at_finish(admins.withdraw)  # while the database is open
         management = WebhookManagement(database, webhooks, bots, admins)
     elif settings.webhook_session_management_enabled:
         log.warning("webhook management (/me, /admin) is not mounted: missing %s", "; ".join(settings.management_missing()))
@@ -245,6 +250,7 @@ async def boot(
         gc_watch=gc_watch,
         loop_watch=loop_watch,
         heap_trim=heap_trim,
+        stopping=stopping,
     )
 
 

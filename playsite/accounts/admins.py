@@ -60,6 +60,9 @@ class AdminAuthority:
         self.instance_id = instance_id or uuid.uuid4()
         self.on_sole: list[Callable[[], Awaitable[object]]] = []
         """Async callables run after a beat that found this generation the only live one."""
+        self.withdrawn = False
+        """The row is taken away (`withdraw`): no beat writes it again."""
+        self._writing = trio.Lock()  # a beat and the withdrawal, one at a time: no beat after it
 
     def is_admin(self, account_id: str | uuid.UUID) -> bool:
         """In this instance's list (authority also needs `sole`)."""
@@ -83,29 +86,42 @@ class AdminAuthority:
         return self.sole(conn)
 
     async def run(self, *, task_status: trio.TaskStatus[AdminAuthority] = trio.TASK_STATUS_IGNORED) -> None:
-        """Beat every HEARTBEAT_S until cancelled (the first beat before `started`), then take
-        this instance's row away so a clean stop does not hold the generation live."""
+        """Beat every HEARTBEAT_S until withdrawn or cancelled (the first beat before
+        `started`). A clean stop withdraws the row while the database is still open (boot
+        registers `withdraw` with the server's stop, stopping.py); cancelled without that,
+        the row is taken away here if the database still answers."""
         try:
             await self._beat_once()
             task_status.started(self)
-            while True:
+            while not self.withdrawn:
                 await trio.sleep(HEARTBEAT_S)
                 await self._beat_once()
         finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(2):
-                try:
-                    await self.database.run(
-                        lambda conn: conn.execute("DELETE FROM admin_generations WHERE instance_id = %s", (self.instance_id,))
-                    )
-                except Exception as error:  # the row then simply ages out
-                    log.info("admin heartbeat: row not removed at stop: %s", type(error).__name__)
+            if not self.withdrawn:
+                with trio.CancelScope(shield=True), trio.move_on_after(2):
+                    try:
+                        await self.withdraw()
+                    except Exception as error:  # the row then simply ages out
+                        log.info("admin heartbeat: row not removed at stop: %s", type(error).__name__)
+
+    async def withdraw(self) -> None:
+        """Take this instance's row away, for good: a clean stop does not hold its generation
+        live, and a restart with another list is not refused for LIVE_S."""
+        async with self._writing:
+            self.withdrawn = True
+            await self.database.run(
+                lambda conn: conn.execute("DELETE FROM admin_generations WHERE instance_id = %s", (self.instance_id,))
+            )
 
     async def _beat_once(self) -> None:
-        try:
-            sole = await self.database.run(self.beat)
-        except Exception as error:  # a missed beat fails closed by itself (LIVE_S)
-            log.warning("admin heartbeat failed: %s", type(error).__name__)
-            return
+        async with self._writing:
+            if self.withdrawn:
+                return
+            try:
+                sole = await self.database.run(self.beat)
+            except Exception as error:  # a missed beat fails closed by itself (LIVE_S)
+                log.warning("admin heartbeat failed: %s", type(error).__name__)
+                return
         if sole:
             for work in list(self.on_sole):
                 try:

@@ -13,18 +13,21 @@ from playsite.games.refusals import GAME_STATUSES, game_not_found
 from playsite.http.auth import calling_bot
 from playsite.http.errors import RouteFamily
 from playsite.rooms.registry import Registry
+from playsite.stopping import Stopping
 from playsite.wire import SEATS
 
 
-def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, keepalive_s: float) -> RouteFamily:
+def stream_routes(
+    bots: BotDirectory, events: BotEvents, registry: Registry, stopping: Stopping, *, keepalive_s: float
+) -> RouteFamily:
     """A bot's own event stream (from `events`) and any game's stream (from `registry`), a
-    keep-alive line every `keepalive_s` while quiet."""
+    keep-alive line every `keepalive_s` while quiet; both end when the server stops."""
     routes = RouteFamily("ndjson_routes", __name__, statuses=GAME_STATUSES)
 
     @routes.get("/bot/stream/event")
     async def account_stream() -> Response:
         account = calling_bot(bots)
-        return ndjson_response(account_lines(events, account.id, keepalive_s))
+        return ndjson_response(account_lines(events, account.id, keepalive_s, stopping))
 
     @routes.get("/bot/game/stream/<game_id>")
     async def game_stream(game_id: str) -> Response:
@@ -33,7 +36,7 @@ def stream_routes(bots: BotDirectory, events: BotEvents, registry: Registry, *, 
         if room is None:
             raise game_not_found()
         seated = any(room.setup.seat(seat).principal == account.principal for seat in SEATS)
-        return ndjson_response(game_lines(room, keepalive_s, seated=seated))
+        return ndjson_response(game_lines(room, keepalive_s, stopping, seated=seated))
 
     return routes
 

@@ -26,6 +26,7 @@ from playsite.bots.events import BotEvents
 from playsite.rooms.fanout import QueueSubscriber
 from playsite.rooms.intents import Attach, Detach
 from playsite.rooms.room import Room
+from playsite.stopping import Stopping
 
 DETACH_TIMEOUT_S = 5
 NDJSON = "application/x-ndjson"
@@ -33,7 +34,7 @@ KEEPALIVE_LINE = b"\n"
 _GAME_ENDED_PREFIX = '{"GameEnded"'
 
 
-async def account_lines(events: BotEvents, bot_id: str, keepalive: float) -> AsyncIterator[bytes]:
+async def account_lines(events: BotEvents, bot_id: str, keepalive: float, stopping: Stopping) -> AsyncIterator[bytes]:
     """The bot's account events until it disconnects (or lags past its bound).
 
     The first line is a blank keep-alive, sent once the subscription is live: a bot that
@@ -42,13 +43,13 @@ async def account_lines(events: BotEvents, bot_id: str, keepalive: float) -> Asy
     subscriber = events.open(bot_id)
     try:
         yield KEEPALIVE_LINE
-        async for line in queued_lines(subscriber, keepalive):
+        async for line in queued_lines(subscriber, keepalive, stopping):
             yield line
     finally:
         events.close(bot_id, subscriber)
 
 
-async def game_lines(room: Room, keepalive: float, *, seated: bool = False) -> AsyncIterator[bytes]:
+async def game_lines(room: Room, keepalive: float, stopping: Stopping, *, seated: bool = False) -> AsyncIterator[bytes]:
     """Snapshot, then the room's events until GameEnded; Detach however it ends. `seated`: the
     caller sits in this game, and reads it as its seat's socket does, legal-move trees
     included (it is not attached as that seat: its presence is not the stream's)."""
@@ -59,7 +60,7 @@ async def game_lines(room: Room, keepalive: float, *, seated: bool = False) -> A
         yield room.snapshot_text().encode() + b"\n"
         return
     try:
-        async for line in queued_lines(subscriber, keepalive):
+        async for line in queued_lines(subscriber, keepalive, stopping):
             yield line
             if line.startswith(_GAME_ENDED_PREFIX.encode()):
                 return
@@ -68,14 +69,17 @@ async def game_lines(room: Room, keepalive: float, *, seated: bool = False) -> A
             await room.send(Detach(subscriber))
 
 
-async def queued_lines(subscriber: QueueSubscriber, keepalive: float) -> AsyncIterator[bytes]:
-    """Each queued text as a line, a blank line after `keepalive` s of silence; ends with the queue."""
+async def queued_lines(subscriber: QueueSubscriber, keepalive: float, stopping: Stopping) -> AsyncIterator[bytes]:
+    """Each queued text as a line, a blank line after `keepalive` s of silence; ends with the
+    queue, or when the server stops (the body then ends cleanly: reconnect for a Snapshot)."""
     while True:
         text = None
-        with trio.move_on_after(keepalive):
+        with trio.move_on_after(keepalive) as wait, stopping.ends(wait):
             try:
                 text = await subscriber.events.receive()
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 return
+        if stopping.begun:
+            return
         # Never yield inside the cancel scope: the consumer runs while we are suspended.
         yield KEEPALIVE_LINE if text is None else text.encode() + b"\n"

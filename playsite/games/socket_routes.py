@@ -39,6 +39,7 @@ from playsite.principals import Kind, canonical_uuid, kind_of
 from playsite.rooms.intents import Attach, Detach, Rebind
 from playsite.rooms.registry import Registry
 from playsite.rooms.room import Room
+from playsite.stopping import Stopping
 from playsite.tokens import matches
 from playsite.wire import SEATS
 
@@ -49,7 +50,7 @@ answered with the last published state and closed 1013 (try again)."""
 
 
 def websocket_routes(
-    registry: Registry, accounts: Accounts, sockets: SocketLimits, *, connects_per_minute: int
+    registry: Registry, accounts: Accounts, sockets: SocketLimits, stopping: Stopping, *, connects_per_minute: int
 ) -> RouteFamily:
     routes = RouteFamily(
         "game_socket", __name__, statuses={**GAME_STATUSES, **SOCKET_LIMIT_STATUSES},
@@ -65,7 +66,7 @@ def websocket_routes(
                 raise Refusal(403, "seat_taken", refused)
             await websocket.accept()
             presence = websocket.args.get("presence") == "1"
-            await serve_subscriber(room, SocketSubscriber(rebind.seat, presence=presence), sockets.pace())
+            await serve_subscriber(room, SocketSubscriber(rebind.seat, presence=presence), sockets.pace(), stopping)
 
     @routes.websocket("/games/<game_id>/ws")
     async def game_socket(game_id: str) -> None:
@@ -113,7 +114,7 @@ def websocket_routes(
             return
         with sockets.holding(room.game_id, client_address(), spectator=True):
             await websocket.accept()
-            await serve_subscriber(room, SocketSubscriber(None, presence=presence), sockets.pace())
+            await serve_subscriber(room, SocketSubscriber(None, presence=presence), sockets.pace(), stopping)
 
     return routes
 
@@ -146,7 +147,7 @@ async def close_socket(code: int, reason: str = "") -> None:
         pass
 
 
-async def serve_subscriber(room: Room, subscriber: SocketSubscriber, pace: FramePace) -> None:
+async def serve_subscriber(room: Room, subscriber: SocketSubscriber, pace: FramePace, stopping: Stopping) -> None:
     """Pump the subscriber's queue to the socket and the socket's commands, at their pace, to the room."""
     if room.persistence_stalled:
         # The room is halted on a failing write: show the last durable state, ask to retry.
@@ -176,20 +177,23 @@ async def serve_subscriber(room: Room, subscriber: SocketSubscriber, pace: Frame
     try:
         try:
             async with trio.open_nursery() as nursery:
-                commands = SocketCommands(room, subscriber, nursery.cancel_scope, pace)
-                inbox = cast("Inbox | None", websocket.scope.get(INBOX_KEY))  # put there by http/wsreceive.py
-                if inbox is not None:
-                    inbox.handler = commands.take  # a frame while the reader waits: taken at once
-                nursery.start_soon(commands.read, websocket.receive)
-                while (texts := await subscriber.next_texts()) is not None:
-                    if subscriber.lagging:
-                        break  # dropped for lagging: close now rather than push stale events
-                    await send(texts)
-                nursery.cancel_scope.cancel()
+                with stopping.ends(nursery.cancel_scope):
+                    commands = SocketCommands(room, subscriber, nursery.cancel_scope, pace)
+                    inbox = cast("Inbox | None", websocket.scope.get(INBOX_KEY))  # put there by http/wsreceive.py
+                    if inbox is not None:
+                        inbox.handler = commands.take  # a frame while the reader waits: taken at once
+                    nursery.start_soon(commands.read, websocket.receive)
+                    while (texts := await subscriber.next_texts()) is not None:
+                        if subscriber.lagging:
+                            break  # dropped for lagging: close now rather than push stale events
+                        await send(texts)
+                    nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:
             raise_cancelled_alone(group)  # the client left: no garbage cycles (http/cycles.py)
             raise
-        if subscriber.lagging or subscriber.dropped:
+        if stopping.begun:
+            await close_socket(1013, "the server is restarting: reconnect for a fresh snapshot")
+        elif subscriber.lagging or subscriber.dropped:
             await close_socket(1013, "too slow: reconnect for a fresh snapshot")
         elif not room.completed:
             # Closed by the room without an ending (a stalled write): the game goes on.

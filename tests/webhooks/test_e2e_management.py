@@ -154,3 +154,26 @@ async def test_a_changed_admin_list_fails_closed_until_the_old_generation_expire
         refused = await http.post(f"{slot}/setup/activate", json={}, headers=as_person(first, read["revision"]))
         assert refused.status_code == 409 and refused.json()["code"] == "no_setup"
     assert "Traceback" not in new.output()
+
+
+async def test_a_clean_stop_takes_its_admin_generation_away_so_a_changed_list_holds_at_once(serve, migrated_url):
+    """Play-through (session 62): every stop logged "admin heartbeat: row not removed at stop:
+    DatabaseUnavailable" (the row's removal ran after the database had closed, all loops being
+    cancelled at once), so a restart with another list refused admins until the old beat aged
+    out. The stop now withdraws the row while the database is open."""
+    first, second = account(migrated_url, "first"), account(migrated_url, "second")
+
+    def generations() -> int:
+        with psycopg.connect(migrated_url) as conn:
+            return conn.execute("SELECT count(*) FROM admin_generations").fetchone()[0]
+
+    old = serve(env_for(migrated_url, str(first.id)))
+    assert generations() == 1
+    assert old.stop() == 0
+    assert generations() == 0, old.output()
+    assert "row not removed" not in old.output()
+    new = serve(env_for(migrated_url, f"{first.id},{second.id}"))
+    async with httpx.AsyncClient(base_url=new.base_url, timeout=20) as http:
+        admitted = await http.get("/admin/bots", headers=as_person(second, write=False))
+        assert admitted.status_code == 200, admitted.text  # the new list at once, not 20 s later
+    assert "Traceback" not in new.output() + old.output()
