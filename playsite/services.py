@@ -23,6 +23,7 @@ from playsite.archive.retention import run_retention
 from playsite.bots.directory import BotDirectory
 from playsite.bots.events import BotEvents
 from playsite.bots.games import BotGames
+from playsite.bots.resumed import abort_games_of_forgotten_bots
 from playsite.bots.store import bot_store_for
 from playsite.config import Settings
 from playsite.dice import SeedSource, SystemSeedSource
@@ -147,6 +148,7 @@ async def boot(
         ).run
     )
     await registry.resume_all()
+    await abort_games_of_forgotten_bots(registry)
 
     bot_events = BotEvents()
     bot_games = BotGames(
