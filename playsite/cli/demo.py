@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from playsite.demo.exclusive import DemoRunning, hold
     from playsite.demo.postgres import LocalPostgres, PostgresFailed, PostgresMissing, cluster_place, remove_cluster
     from playsite.demo.settings import (
-        demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, reserve_port, resolve_address,
+        demo_metrics_token, demo_secrets_key, demo_session_secret, demo_settings, is_loopback, origins_for, reserve_port,
+        resolve_address,
     )
     from playsite.store.migrations import apply_pending, load_migrations
 
@@ -126,22 +127,36 @@ def run(args: argparse.Namespace) -> int:
             ).fetchone() is not None
         provider = None
         sign_in = None
+        operator = None
         if own_provider:
-            from playsite.demo.identity import DemoIdentityProvider
+            from playsite.accounts import queries as accounts_store
+            from playsite.demo.identity import OPERATOR, DemoIdentityProvider, subject_of
 
             provider = DemoIdentityProvider(state_dir, host="127.0.0.1" if is_loopback(host) else host)
             public, _ = origins_for(host, port)
             sign_in = {**provider.configure(os.environ.get("PLAY_PUBLIC_ORIGIN", "").strip() or public),
                        "PLAY_SESSION_SECRET": demo_session_secret(state_dir)}
+            # the operator's account, made as its first sign-in would make it: "admin" is the demo's administrator
+            with psycopg.connect(postgres.url) as conn:
+                operator = accounts_store.sign_in(
+                    conn, provider.issuer, subject_of(OPERATOR), {"nickname": OPERATOR, "preferred_username": OPERATOR})
+                conn.commit()
         try:
             settings = demo_settings(os.environ, postgres.url, host=host, port=port,
-                                     secrets_key=demo_secrets_key(state_dir), sign_in=sign_in)
+                                     secrets_key=demo_secrets_key(state_dir), sign_in=sign_in,
+                                     metrics_token=demo_metrics_token(state_dir),
+                                     operator=str(operator.id) if operator is not None else None)
         except ConfigError as error:
             for problem in error.problems:
                 print(f"playsite demo: configuration error: {problem}", file=sys.stderr)
             return EXIT_CONFIG
         if provider is not None and settings.oidc_issuer == provider.issuer and settings.public_origin is not None:
             provider.configure(settings.public_origin)
+        print("playsite: effective configuration", file=sys.stderr)
+        for name, value in settings.effective():  # as `playsite serve` says it, secrets redacted
+            print(f"  {name}={value}", file=sys.stderr)
+        for line in operator_lines(settings, state_dir, postgres.url, operator is not None):
+            print(f"playsite demo: {line}", file=sys.stderr)
         print(f"playsite demo: ready to serve after {time.monotonic() - started:.1f} s; data in {state_dir};"
               " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
         league = None if args.no_league else {"think_s": args.league_think, "rest_s": args.league_rest}
@@ -159,6 +174,24 @@ def run(args: argparse.Namespace) -> int:
         postgres.stop()
         print("playsite demo: stopped (PostgreSQL too)", file=sys.stderr, flush=True)
     return 0
+
+
+def operator_lines(settings: Settings, state_dir: Path, database_url: str, operator: bool) -> list[str]:
+    """How to be the demo's operator: its administrator, its metrics, its database (no secret
+    in them: the metrics token is named by its file)."""
+    from playsite.demo.identity import OPERATOR
+    from playsite.demo.settings import METRICS_TOKEN_FILE, demo_metrics_token
+
+    origin = settings.public_origin or f"http://{settings.host}:{settings.port}"
+    lines = []
+    if operator and settings.session_management_mountable and settings.admins:
+        lines.append(f'the operator: sign in as "{OPERATOR}" for /admin (administrator) and /me (docs/webhook-management.md)')
+    if settings.metrics_token:
+        token = (f"$(cat {state_dir / METRICS_TOKEN_FILE})" if settings.metrics_token == demo_metrics_token(state_dir)
+                 else "$PLAY_METRICS_TOKEN")
+        lines.append(f'metrics: curl -H "Authorization: Bearer {token}" {origin}/metrics')
+    lines.append(f"its database: DATABASE_URL={database_url} (for `playsite accounts`, `playsite migrate --check`)")
+    return lines
 
 
 async def serve_demo(

@@ -64,6 +64,15 @@ PORT_FILE = "identity-port"
 CLIENT_SECRET_FILE = "identity-client-secret"
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+OPERATOR = "admin"
+"""The nickname whose account the demo makes its administrator (PLAY_ADMINS: cli/demo.py)."""
+
+
+def subject_of(nickname: str) -> str:
+    """The subject a nickname signs in as: without case, so the same nickname is the same account."""
+    return f"demo:{nickname.lower()}"
+
+
 AUTHORIZE_FIELDS = ("client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method")
 CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' {site}; frame-ancestors 'none'; base-uri 'none'"
 """form-action also covers where the form's answer redirects: the server's callback."""
@@ -312,7 +321,7 @@ class DemoIdentityProvider:
         now = int(time.time())
         claims = {
             "iss": self.issuer,
-            "sub": f"demo:{grant.nickname.lower()}",
+            "sub": subject_of(grant.nickname),
             "aud": CLIENT_ID,
             "iat": now,
             "auth_time": now,

@@ -37,6 +37,7 @@ RATING_PERIOD_S = 10
 
 SECRETS_KEY_FILE = "secrets-key"
 SESSION_SECRET_FILE = "session-secret"
+METRICS_TOKEN_FILE = "metrics-token"
 
 
 def kept_secret(state_dir: Path, name: str, make: Callable[[], str]) -> str:
@@ -65,6 +66,11 @@ def demo_secrets_key(state_dir: Path) -> str:
 def demo_session_secret(state_dir: Path) -> str:
     """The demo's PLAY_SESSION_SECRET (64 URL-safe characters)."""
     return kept_secret(state_dir, SESSION_SECRET_FILE, lambda: secrets.token_urlsafe(48))
+
+
+def demo_metrics_token(state_dir: Path) -> str:
+    """The demo's PLAY_METRICS_TOKEN: the bearer token GET /metrics asks for (43 URL-safe characters)."""
+    return kept_secret(state_dir, METRICS_TOKEN_FILE, lambda: secrets.token_urlsafe(32))
 
 
 def is_loopback(host: str) -> bool:
@@ -132,9 +138,13 @@ def demo_settings(
     port: int | None = None,
     secrets_key: str | None = None,
     sign_in: Mapping[str, str] | None = None,
+    metrics_token: str | None = None,
+    operator: str | None = None,
 ) -> Settings:
     """`sign_in`: OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PLAY_SESSION_SECRET of
-    the demo's own identity provider, or None (sign-in off, or configured by the operator)."""
+    the demo's own identity provider, or None (sign-in off, or configured by the operator).
+    `metrics_token` mounts GET /metrics; `operator`, an account id, is the one administrator
+    (PLAY_ADMINS) of `/admin`, mounted with `/me` (WEBHOOK_SESSION_MANAGEMENT_ENABLED)."""
     host, port = resolve_address(environ, host, port)
     public, allowed = origins_for(host, port)
     values = {
@@ -142,6 +152,8 @@ def demo_settings(
         "PLAY_PUBLIC_ORIGIN": public,
         "PLAY_CORS_ORIGINS": ",".join(allowed),
         **(sign_in or {}),
+        **({"PLAY_METRICS_TOKEN": metrics_token} if metrics_token else {}),
+        **({"WEBHOOK_SESSION_MANAGEMENT_ENABLED": "true", "PLAY_ADMINS": operator} if operator else {}),
         **environ,
         "DATABASE_URL": database_url,
         "PERSISTENCE_ENABLED": "true",

@@ -356,3 +356,38 @@ def test_as_root_the_demo_works_from_a_directory_closed_to_other_users():
         assert not place.exists() and not data.exists(), "--reset removes both places"
     finally:
         shutil.rmtree(closed, ignore_errors=True)
+
+
+def test_the_demos_operator_is_admin_reads_the_metrics_and_reaches_the_database(demo_dir):
+    """Play-through (session 62): the demo mounted neither /metrics nor /admin, and never said
+    where its database was; an operator had to chain four documents and restart it with three
+    variables. Now the demo's "admin" account is its administrator, the metrics need the token
+    kept in its directory (named there, never printed), and the start says all three."""
+    data = demo_dir / "demo"
+    demo = Demo(data, demo_dir / "demo.log", "--no-league")
+    base = demo.url
+    try:
+        out = demo.this_run()
+        token = (data / "metrics-token").read_text().strip()
+        assert len(token) >= 32 and token not in out, "the metrics token is named by its file, never printed"
+        assert oct((data / "metrics-token").stat().st_mode & 0o777) == "0o600"
+        assert 'the operator: sign in as "admin" for /admin' in out, out
+        assert f'curl -H "Authorization: Bearer $(cat {data.resolve() / "metrics-token"})" {base}/metrics' in out, out
+        assert "playsite: effective configuration" in out and "PLAY_METRICS_TOKEN=<redacted>" in out, out
+        assert demo.get("/metrics").status_code == 401
+        metrics = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        assert metrics.status_code == 200 and "playsite_" in metrics.text
+        database = re.search(r"its database: DATABASE_URL=(\S+)", out)[1]
+        shown = subprocess.run([sys.executable, "-m", "playsite", "accounts", "show", "admin"], capture_output=True,
+                               text=True, env={**os.environ, "DATABASE_URL": database}, timeout=60)
+        assert shown.returncode == 0 and "admin" in shown.stdout, shown.stdout + shown.stderr
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            for nickname, status in (("admin", 200), ("carol", 403)):
+                page = browser.new_context().new_page()
+                sign_in(page, base, nickname)
+                answer = page.request.get(f"{base}/admin/bots")
+                assert answer.status == status, (nickname, answer.text())
+            browser.close()
+    finally:
+        assert demo.stop() == 0, demo.output()
