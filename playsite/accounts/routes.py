@@ -9,12 +9,15 @@
 
 Mutations pass the browser boundary (`http.origin`): exact Origin, `X-Game-CSRF: 1`, JSON;
 a failure is 403 `csrf_origin_rejected`. Errors are problem+json. A failed callback answers
-one generic 400 `sign_in_failed`; the log says why, never with a code or a token in it.
+one generic 400 `sign_in_failed` (or 403 `account_deactivated`, 503 `provider_unavailable`,
+429); the log says why, never with a code or a token in it. A browser (it accepts HTML) is sent
+to the page `/sign-in-failed?reason=<code>` instead, which says it in words.
 """
 
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlencode
 
 from quart import Response, request
 
@@ -41,6 +44,8 @@ CHANGES_PER_MINUTE = 30
 """`PATCH` and `DELETE /auth/me` per account per minute."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 NEXT_MAX = 512
+SIGN_IN_FAILED_PAGE = "/sign-in-failed"
+"""Where a browser goes when its sign-in cannot complete: the page says why (`?reason=<code>`)."""
 
 
 def csrf_origin_rejected() -> Refusal:
@@ -137,6 +142,24 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
 
     @routes.get("/auth/callback")
     async def callback() -> Response:
+        try:
+            account, next_path = await signed_in_account()
+        except Refusal as refusal:
+            if "text/html" not in (mime for mime, _quality in request.accept_mimetypes):
+                raise  # an API client (a "*/*" is not a browser's navigation)
+            # A person's browser, sent here by the provider: a page that says why, not an error
+            # body (play-through s62: a deactivated account read raw problem+json here).
+            where = f"{SIGN_IN_FAILED_PAGE}?{urlencode({'reason': refusal.code})}"
+            return Response(b"", status=303, headers={"Location": where, **PRIVATE})
+        response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
+        clear(response, LOGIN_COOKIE, path="/auth/callback")
+        sessions, _ = sign_in_parts(accounts)
+        cookie(response, SESSION_COOKIE, sessions.issue(account), max_age=sessions.lifetime_s, path="/")
+        log.info("signed in: account %s", account.id)
+        return response
+
+    async def signed_in_account() -> tuple[Account, str]:
+        """The account the provider's answer signs in and where to send it; a Refusal if none."""
         limit_by_address(sign_ins, "sign-in attempts")
         try:
             account, next_path = await complete_sign_in()
@@ -149,12 +172,7 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         if not account.active:
             log.info("sign-in refused: account %s is %s", account.id, account.status)
             raise Refusal(403, "account_deactivated", "this account is deactivated")
-        response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
-        clear(response, LOGIN_COOKIE, path="/auth/callback")
-        sessions, _ = sign_in_parts(accounts)
-        cookie(response, SESSION_COOKIE, sessions.issue(account), max_age=sessions.lifetime_s, path="/")
-        log.info("signed in: account %s", account.id)
-        return response
+        return account, next_path
 
     async def complete_sign_in() -> tuple[Account, str]:
         sessions, oidc = sign_in_parts(accounts)

@@ -60,7 +60,7 @@ REFERENCE = {
     ),
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
-PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "notfound")
+PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "notfound", "signinfailed")
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -198,6 +198,10 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     @routes.get("/write-a-bot")
     async def write_a_bot() -> Response:
         return page("bots")
+
+    @routes.get("/sign-in-failed")
+    async def sign_in_failed() -> Response:
+        return page("signinfailed")
 
     @routes.get("/@/<nickname>")
     async def player(nickname: str) -> Response:

@@ -203,6 +203,17 @@ async def test_deactivation_revokes_at_once_and_deletion_forgets_the_account(sit
         start = await browser.get("/auth/login")
         back = await sign_in_at_provider(provider_http, start.headers["location"], "gina")
         again = await browser.get(relative(back), headers={"Cookie": f"signin_state={set_cookies(start)['signin_state'][0]}"})
+        # a person's browser (it asks for HTML) is sent to a page that says why (play-through
+        # s62: it showed the problem+json above as it is)
+        start = await browser.get("/auth/login")
+        back = await sign_in_at_provider(provider_http, start.headers["location"], "gina")
+        page = await browser.get(relative(back), headers={
+            "Cookie": f"signin_state={set_cookies(start)['signin_state'][0]}",
+            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"})
+        assert page.status_code == 303 and page.headers["location"] == "/sign-in-failed?reason=account_deactivated"
+        assert "access_token" not in set_cookies(page)
+        shown = await browser.get(page.headers["location"])
+        assert shown.status_code == 200 and shown.headers["content-type"].startswith("text/html")
     assert again.status_code == 403 and again.json()["code"] == "account_deactivated"
     assert "access_token" not in set_cookies(again)
     subprocess.run(

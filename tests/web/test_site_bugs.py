@@ -102,3 +102,26 @@ def test_the_site_read_answers_200_with_what_this_server_has(server):
     assert answer.json() == {"signIn": False, "account": None, "showcase": False, "ratings": False}
     assert answer.headers["cache-control"] == "no-store, private" and answer.headers["vary"] == "Cookie"
     assert httpx.get(server.base_url + "/auth/me", timeout=10).status_code == 404, "no sign-in here: /auth/me unchanged"
+
+
+def test_a_sign_in_that_cannot_complete_says_why_in_words(server, context):
+    """Play-through (session 62): a deactivated account signing in read raw problem+json at
+    /auth/callback. A browser is sent to /sign-in-failed?reason=<code> (test_sign_in_e2e), which
+    says why and what to do next; a deactivated account is not offered to sign in again."""
+    page = context.new_page()
+    errors = console_errors(page)
+    for reason, title, again in (
+        ("account_deactivated", "This account is deactivated", False),
+        ("provider_unavailable", "The sign-in provider is not answering", True),
+        ("rate_limited", "Too many sign-in attempts", True),
+        ("sign_in_failed", "Sign-in did not complete", True),
+        ("something-else", "Sign-in did not complete", True),
+    ):
+        answer = page.goto(f"{server.base_url}/sign-in-failed?reason={reason}")
+        assert answer.status == 200 and answer.headers["content-type"].startswith("text/html")
+        expect(page.locator("h1")).to_have_text(title)
+        assert page.title() == f"{title}: playsite"
+        offered = expect(page.locator("#failed-again"))
+        offered.to_be_visible() if again else offered.to_be_hidden()
+        expect(page.locator("main a[href='/']")).to_be_visible()
+    assert errors == []
