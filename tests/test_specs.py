@@ -584,7 +584,7 @@ async def test_real_socket_frames_and_handshake_refusals_match_the_documents(ser
         game = (await http.post("/games", json={})).json()
     game_id = game["gameId"]
 
-    async def refused(path: str, status: int) -> None:
+    async def refused(path: str, status: int) -> bytes:
         with pytest.raises(ConnectionRejected) as rejected:
             async with open_websocket_url(server.ws_url + path):
                 pass
@@ -592,11 +592,17 @@ async def test_real_socket_frames_and_handshake_refusals_match_the_documents(ser
         assert answer.status_code == status, path
         content_type = dict((k.decode().lower(), v.decode()) for k, v in answer.headers).get("content-type")
         documented.check("get", "/games/{id}/ws", status, content_type, answer.body)
+        return answer.body
 
     await refused(f"/games/{uuid.uuid4()}/ws?mode=spectator", 404)
     await refused(game["seats"]["black"]["wsUrl"], 400)  # a seat nobody holds yet: who sits?
     await refused(f"/games/{game_id}/ws?token=wrong&guest={uuid.uuid4()}", 403)
-    await refused(game["seats"]["white"]["wsUrl"] + "&guest=not-a-uuid", 400)
+    malformed = await refused(game["seats"]["white"]["wsUrl"] + "&guest=not-a-uuid", 400)
+    assert b"guest must be a UUID" in malformed, malformed  # named as malformed, not as missing
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        plain = await http.get(f"/games/{game_id}/ws")  # no WebSocket upgrade
+    documented.check("get", "/games/{id}/ws", plain.status_code, plain.headers["content-type"], plain.content)
+    assert plain.status_code == 426 and plain.headers["upgrade"] == "websocket"
 
     with trio.fail_after(20):
         async with open_websocket_url(server.ws_url + game["spectatorWsUrl"]) as spectator:

@@ -25,6 +25,7 @@ import hmac
 import json
 import random
 import secrets
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,7 +70,10 @@ class Bot:
         self.failed: Exception | None = None
 
     def log(self, message: str) -> None:
-        print(f"[{self.id}] {message}", flush=True)
+        # one write a line: print() writes the text and its newline apart, and two bots' threads
+        # ran their lines together ("...over: {...}[acme/b] game ... over: ...")
+        sys.stdout.write(f"[{self.id}] {message}\n")
+        sys.stdout.flush()
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         response = self.http.request(method, path, json=body)

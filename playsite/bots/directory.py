@@ -90,6 +90,8 @@ def slugify(value: str) -> str:
 
 
 def check_slug(kind: str, value: object) -> str:
+    if value is None:
+        raise IdentityError("invalid_request", f"{kind} is required: 1-32 of a-z, 0-9 and '-', starting with a letter or digit")
     if not isinstance(value, str) or not SLUG.fullmatch(value):
         raise IdentityError("invalid_request", f"{kind} must be 1-32 of a-z, 0-9 and '-', starting with a letter or digit")
     return value

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from quart import Quart, Response, has_request_context, has_websocket_context, request, websocket
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import WebsocketMismatch
 
 from playsite.http.auth import TRUSTED_PROXIES
 from playsite.http.bodies import BODY_MAX_ANY, read_body_first
@@ -106,6 +107,10 @@ def refusal_of(error: HTTPException) -> Refusal:
         return Refusal(405, "method_not_allowed", f"{request.method} is not allowed here", {"Allow": allowed} if allowed else None)
     if error.code == 413:
         return too_large(BODY_MAX_ANY)
+    if isinstance(error, WebsocketMismatch):
+        # a plain request to a WebSocket's address (werkzeug's own words name no cause)
+        return Refusal(426, "upgrade_required", "this address is a WebSocket: connect with a WebSocket client",
+                       {"Upgrade": "websocket"})
     if error.code == 400:
         return invalid_request(error.description or "malformed request")
     return Refusal(error.code or 500, "http_error", error.description or "request refused")

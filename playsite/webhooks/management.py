@@ -39,7 +39,7 @@ import httpx
 import psycopg
 
 from playsite import principals
-from playsite.accounts.admins import AdminAuthority
+from playsite.accounts.admins import LIVE_S, AdminAuthority
 from playsite.accounts.model import Account
 from playsite.bots import owners
 from playsite.bots.directory import BotDirectory
@@ -76,6 +76,18 @@ def bot_not_found() -> SlotRefusal:
 
 def admin_required() -> SlotRefusal:
     return SlotRefusal("admin_required", "administrator authority is not available for this request")
+
+
+def admin_authority_unsettled() -> SlotRefusal:
+    """An administrator on this process's list, while another list is still live too (a deploy
+    that changed PLAY_ADMINS: the old process's beats age out within LIVE_S), or while this
+    process's own beats fail: the same refusal, saying so, and when to try again."""
+    return SlotRefusal(
+        "admin_required",
+        "administrator authority is not settled: another list of administrators is still live (a deploy), or"
+        " this server's heartbeat is failing; try again shortly",
+        retry_after_s=LIVE_S,
+    )
 
 
 @attrs.frozen
@@ -139,12 +151,16 @@ class WebhookManagement:
 
     # ----- authority -----------------------------------------------------------------------
 
+    def _admin_refused(self, actor: Actor) -> SlotRefusal:
+        """Why an admin request is refused: not on this list, or the list not settled yet."""
+        return admin_authority_unsettled() if self.admins.is_admin(actor.account.id) else admin_required()
+
     def _authorise(self, conn: psycopg.Connection, actor: Actor, bot_id: str) -> Slot:
         """The slot under the fence when `actor` may manage `bot_id`; refusals otherwise. An
         admin's authority is checked first, so a refusal says nothing about the bot."""
         if actor.authority == "admin":
             if not self.admins.admits(conn, actor.account.id):
-                raise admin_required()
+                raise self._admin_refused(actor)
             slot = slot_queries.fence(conn, bot_id)
         else:
             slot = slot_queries.fence(conn, bot_id)
@@ -292,7 +308,7 @@ class WebhookManagement:
         def work(conn: psycopg.Connection) -> list[dict]:
             if actor.authority == "admin":
                 if not self.admins.admits(conn, actor.account.id):
-                    raise admin_required()
+                    raise self._admin_refused(actor)
                 rows = owners.owned_bots(conn, None)
             else:
                 rows = owners.owned_bots(conn, actor.account.id)

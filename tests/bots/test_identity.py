@@ -108,6 +108,17 @@ def test_register_with_an_invalid_slug_is_400(shared_api, body):
     assert_error(shared_api.call("POST", "/bot/register", json=body), 400, "invalid_request")
 
 
+def test_register_without_a_name_or_team_says_it_is_required(shared_api):
+    """Play-through (session 62): a missing name read "name must be 1-32 of a-z, ...", as if
+    the one sent were malformed."""
+    for body, missing in (({"team": "dragons"}, "name"), ({"name": "smaug"}, "team")):
+        message = assert_error(shared_api.call("POST", "/bot/register", json=body), 400, "invalid_request")
+        assert message.startswith(f"{missing} is required"), message
+    message = assert_error(shared_api.call("POST", "/bot/register", json={"team": "dragons", "name": "-x"}), 400,
+                           "invalid_request")
+    assert message.startswith("name must be 1-32"), message
+
+
 @pytest.mark.parametrize("team", ["anon", "house"])
 def test_register_a_reserved_team_is_400(shared_api, team):
     assert_error(shared_api.call("POST", "/bot/register", json={"team": team, "name": "mine"}), 400, "invalid_request")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import resource
 import signal
+import uuid
 from pathlib import Path
 
 import httpx
@@ -124,6 +125,12 @@ def test_unknown_paths_methods_and_huge_bodies_get_json_errors(serve):
         assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
         huge = http.post("/games", content=b"{" + b" " * (70 * 1024) + b"}", headers={"Content-Type": "application/json"})
         assert huge.status_code == 413 and huge.json()["error"]["code"] == "request_too_large"
+        # a plain GET to the game socket's address (play-through s62: werkzeug's "The browser (or
+        # proxy) sent a request that this server could not understand.")
+        plain = http.get(f"/games/{uuid.uuid4()}/ws")
+        assert plain.status_code == 426 and plain.headers["upgrade"] == "websocket", plain.text
+        assert plain.json()["error"] == {"code": "upgrade_required",
+                                         "message": "this address is a WebSocket: connect with a WebSocket client"}
     assert "Traceback" not in server.output()
 
 

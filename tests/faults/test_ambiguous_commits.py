@@ -77,10 +77,11 @@ async def test_a_move_whose_commit_answer_was_lost_stands_and_is_played_before_a
 
 async def accept_challenge(base_url: str, answer: list) -> None:
     """Register two bots, one challenges the other, the other accepts: `answer` gets the
-    accept's response (and the bots' tokens are kept for later calls)."""
+    accept's response (and the bots' tokens are kept for later calls). Registered, not anonymous:
+    the game must outlive a restart, which forgets anonymous bots and aborts their games."""
     async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
-        challenger = (await http.post("/bot/anon")).json()
-        target = (await http.post("/bot/anon")).json()
+        challenger = (await http.post("/bot/register", json={"team": "faults", "name": "challenger"})).json()
+        target = (await http.post("/bot/register", json={"team": "faults", "name": "target"})).json()
         body = {"team": target["team"], "name": target["name"], "timeControl": {"Unlimited": {}}}
         auth = {"Authorization": f"Bearer {challenger['token']}"}
         challenge = await http.post("/bot/challenge", json=body, headers=auth)

@@ -111,7 +111,10 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         empty = page.locator("#move-strip").bounding_box()
         page.goto(f"{base}/play/{finished}")
         strip, turns = page.locator("#move-strip"), page.locator("#move-strip .turn")
-        expect(turns).to_have_count(24)
+        # the dice may pass a side's roll (a turn of its own): the list's count, not the 24 played
+        played = page.locator("#history .turn:not(.blank)")
+        expect(played).not_to_have_count(0)
+        expect(turns).to_have_count(played.count())
         assert strip.bounding_box()["height"] == empty["height"] > 20, "the line's height comes and goes"
         expect(strip).to_have_attribute("aria-hidden", "true")  # the list below says the same
         board = page.locator("#board").bounding_box()
@@ -119,8 +122,9 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         listed = [" ".join(t.split()) for t in page.locator("#history .turn .turn-moves").all_text_contents()]
         assert [t or "pass" for t in listed] == turns.all_text_contents()
         numbers = page.locator("#move-strip .number").all_text_contents()
-        assert numbers == [f"{n}." for n in range(1, 13)], numbers
-        newest = turns.nth(23)
+        assert numbers == page.locator("#history .number").all_text_contents(), numbers  # White's turns, numbered
+        assert numbers[:3] == ["1.", "2.", "3."] and len(numbers) >= 12, numbers
+        newest = turns.last
         expect(newest).to_have_class("turn current")
 
         def in_view(item) -> bool:
@@ -128,7 +132,7 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
             return shown["x"] >= seen["x"] - 1 and shown["x"] + shown["width"] <= seen["x"] + seen["width"] + 1
 
         wait_until_sync(lambda: in_view(newest), "the newest turn in view")
-        assert not in_view(turns.nth(0)), "24 turns fit a phone's width: the test shows nothing"
+        assert not in_view(turns.nth(0)), "every turn fits a phone's width: the test shows nothing"
         page.evaluate("document.getElementById('move-strip').scrollLeft = 0")
         turns.nth(2).tap()
         expect(page.locator("#browse-note")).to_have_text("After White's move 2")

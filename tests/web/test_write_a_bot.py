@@ -38,6 +38,12 @@ def test_the_page_s_commands_and_its_bot_play_against_the_house_bot(server, cont
     expect(page.locator("#bot-source")).to_contain_text("def choose(tree")
     screenshot(page, artifacts, "write-a-bot")
 
+    # on a laptop's screen every command is read whole (play-through s62: three lines ran out
+    # of the box, to be scrolled to)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    overflow = page.locator("#shell").evaluate("(e) => e.scrollWidth - e.clientWidth")
+    assert overflow <= 0, f"the commands are {overflow} px wider than their box"
+
     # the shell session, exactly as the page shows it: the last answer is the turn applied
     ran = subprocess.run(["bash", "-euo", "pipefail", "-c", page.locator("#shell").inner_text()],
                          capture_output=True, text=True, timeout=90)

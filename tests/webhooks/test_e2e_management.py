@@ -125,6 +125,7 @@ async def test_a_changed_admin_list_fails_closed_until_the_old_generation_expire
         assert (await http.get("/admin/bots", headers=as_person(first, write=False))).status_code == 200
         other = await http.get("/admin/bots", headers=as_person(second, write=False))
         assert other.status_code == 403 and other.json()["code"] == "admin_required"  # not on this list
+        assert "retry-after" not in other.headers  # waiting changes nothing for them
         revision = (await read_slot(http, first, slot))["revision"]
         staged = await http.put(f"{slot}/setup", json={"url": "https://hook.example/x"}, headers=as_person(first, revision))
         assert staged.status_code == 200 and staged.json()["setup"]["authority"] == "admin"
@@ -134,6 +135,9 @@ async def test_a_changed_admin_list_fails_closed_until_the_old_generation_expire
     async with httpx.AsyncClient(base_url=new.base_url, timeout=20) as http:
         overlap = await http.get("/admin/bots", headers=as_person(second, write=False))
         assert overlap.status_code == 403 and overlap.json()["code"] == "admin_required"
+        # on the new list: told the authority is not settled yet, and when to try again (play-through
+        # s62: the same bare refusal as for anyone, no Retry-After)
+        assert overlap.headers["retry-after"] == "20" and "not settled" in overlap.json()["title"], overlap.text
         with psycopg.connect(migrated_url) as conn:  # two live generations: nobody scrubs
             (state,) = conn.execute("SELECT state FROM webhook_setups WHERE bot_id = 'e2e/managed'").fetchone()
         assert state == "pending"
