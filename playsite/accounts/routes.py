@@ -9,9 +9,9 @@
 
 Mutations pass the browser boundary (`http.origin`): exact Origin, `X-Game-CSRF: 1`, JSON;
 a failure is 403 `csrf_origin_rejected`. Errors are problem+json. A failed callback answers
-one generic 400 `sign_in_failed` (or 403 `account_deactivated`, 503 `provider_unavailable`,
-429); the log says why, never with a code or a token in it. A browser (it accepts HTML) is sent
-to the page `/sign-in-failed?reason=<code>` instead, which says it in words.
+one generic `sign_in_failed` (or `account_deactivated`, `provider_unavailable`, `rate_limited`),
+as a 303 to the page `/sign-in-failed?reason=<code>`, which says it in words (only a browser
+comes to the callback); the log says why, never with a code or a token in it.
 """
 
 from __future__ import annotations
@@ -58,8 +58,13 @@ def not_signed_in() -> Refusal:
     return Refusal(401, "not_signed_in", "sign in first (GET /auth/login)")
 
 
-def sign_in_failed() -> Refusal:
-    return Refusal(400, "sign_in_failed", "sign-in did not complete; start again from the sign-in link")
+class SignInRefused(Exception):
+    """Why a callback signs nobody in: the `reason` the page SIGN_IN_FAILED_PAGE says in words
+    (`sign_in_failed`, `account_deactivated`, `provider_unavailable`, `rate_limited`)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def provider_unavailable() -> Refusal:
@@ -144,12 +149,10 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
     async def callback() -> Response:
         try:
             account, next_path = await signed_in_account()
-        except Refusal as refusal:
-            if "text/html" not in (mime for mime, _quality in request.accept_mimetypes):
-                raise  # an API client (a "*/*" is not a browser's navigation)
-            # A person's browser, sent here by the provider: a page that says why, not an error
-            # body (play-through s62: a deactivated account read raw problem+json here).
-            where = f"{SIGN_IN_FAILED_PAGE}?{urlencode({'reason': refusal.code})}"
+        except SignInRefused as refused:
+            # Only a browser comes here (the provider sends it): a page that says why, never an
+            # error body (play-through s62: a deactivated account read raw problem+json here).
+            where = f"{SIGN_IN_FAILED_PAGE}?{urlencode({'reason': refused.reason})}"
             return Response(b"", status=303, headers={"Location": where, **PRIVATE})
         response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
         clear(response, LOGIN_COOKIE, path="/auth/callback")
@@ -159,19 +162,22 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         return response
 
     async def signed_in_account() -> tuple[Account, str]:
-        """The account the provider's answer signs in and where to send it; a Refusal if none."""
-        limit_by_address(sign_ins, "sign-in attempts")
+        """The account the provider's answer signs in and where to send it; SignInRefused if none."""
+        try:
+            limit_by_address(sign_ins, "sign-in attempts")
+        except Refusal as refusal:
+            raise SignInRefused(refusal.code) from None
         try:
             account, next_path = await complete_sign_in()
         except SignInFailed as error:
             log.warning("sign-in failed from %s: %s", client_address(), error)
-            raise sign_in_failed() from None
+            raise SignInRefused("sign_in_failed") from None
         except ProviderUnavailable as error:
             log.warning("sign-in: provider unavailable: %s", error)
-            raise provider_unavailable() from None
+            raise SignInRefused("provider_unavailable") from None
         if not account.active:
             log.info("sign-in refused: account %s is %s", account.id, account.status)
-            raise Refusal(403, "account_deactivated", "this account is deactivated")
+            raise SignInRefused("account_deactivated")
         return account, next_path
 
     async def complete_sign_in() -> tuple[Account, str]:

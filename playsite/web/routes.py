@@ -163,6 +163,7 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
                 if family != routes.name and family:
                     api_segments.add(first_segment(rule.rule))
             api_segments.discard("")  # "/" itself is the home page
+            api_segments.update(UNMOUNTED_API_SEGMENTS)
         return first_segment(path) in api_segments
 
     @routes.app_errorhandler(NotFound)
@@ -259,6 +260,13 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         return static_response(packed[name], content_type=media, headers=headers)
 
     return routes
+
+
+UNMOUNTED_API_SEGMENTS = frozenset({"metrics", "admin", "me", "auth", "showcase"})
+"""The first segments of API families a server may leave unmounted (`/metrics` without
+PLAY_METRICS_TOKEN, `/admin` and `/me` without webhook management, `/auth` without sign-in,
+`/showcase` without the table): their 404 is JSON all the same, so a scraper or a client of a
+server configured without them is told so in its own terms, not with the web's HTML page."""
 
 
 def first_segment(path: str) -> str:

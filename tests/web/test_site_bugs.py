@@ -56,8 +56,10 @@ def test_an_unknown_path_is_an_html_page_for_browsers_and_json_for_api_families(
     expect(page.locator("main a[href='/']")).to_be_visible()
     assert page.title().startswith("Not found")
     assert [e for e in errors if "404" not in e] == []  # the page's own 404 is the only one
+    # ... and the API families this server does not mount (play-through s62: a scrape of /metrics
+    # on a server without PLAY_METRICS_TOKEN read the HTML page)
     for path in ("/games/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44/nothing", "/bot/nothing", "/lobby/nothing",
-                 "/assets/nothing.000000000000.js"):
+                 "/assets/nothing.000000000000.js", "/metrics", "/admin/bots", "/me/bots"):
         for accept in ("text/html", "application/json"):
             refused = httpx.get(server.base_url + path, headers={"Accept": accept}, timeout=10)
             assert refused.status_code == 404 and refused.headers["content-type"] == "application/json", path
