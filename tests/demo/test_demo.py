@@ -129,6 +129,19 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                 watcher.goto(f"{demo.url}/play/{game_id}")
                 expect(watcher.locator('[data-square="e2"]')).to_be_visible()
                 expect(watcher.locator("#status")).to_have_attribute("data-status", re.compile(".+"))
+                # Its end offers the table again (play-through s61: only "New game", to the home
+                # page, where the table is): a new game of this visitor's, not a rematch. White's turn
+                # waits for the visitor, so the game is over only if the bot ended it already.
+                if "Active" in demo.get(f"/games/{game_id}").json()["status"]:
+                    page.click("#resign")
+                    page.click("#confirm-yes")
+                again = page.locator("#showcase-again")
+                expect(again).to_have_text("Play demo/featured again")
+                expect(watcher.locator("#showcase-again")).to_be_hidden()  # a spectator is offered no seat
+                again.click()
+                expect(page).not_to_have_url(re.compile(game_id), timeout=30_000)
+                expect(page.locator("#role")).to_have_text(re.compile("^You play (White|Black)$"))
+                expect(page.locator("#player-black .name, #player-white .name")).to_contain_text(["featured"])
             finally:
                 browser.close()
     finally:

@@ -2,8 +2,9 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { getJson, guestId, keepInvite, keepSeat, keptGameIds, keptSeat, postJson, randomSeed, sendJson } from "./net.js";
+import { getJson, guestId, keepInvite, keepSeat, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
+import { claimShowcase } from "./showcase.js";
 import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
@@ -78,18 +79,14 @@ async function pollShowcase() {
 
 async function claim() {
   $("showcase-claim").disabled = true;
-  const answer = await postJson("/showcase/claim", { guestId: guestId(), clientEntropy: randomSeed() }, { "Idempotency-Key": crypto.randomUUID() });
+  const claimed = await claimShowcase();
   $("showcase-claim").disabled = false;
-  if (answer.status !== 200) {
-    $("showcase-message").textContent = errorText(answer, "The table could not be claimed; try again.");
+  if (claimed.message) {
+    $("showcase-message").textContent = claimed.message;
     return;
   }
-  if (answer.body.outcome === "claimed") {
-    goPlay(answer.body.gameId, answer.body.seat, answer.body.seatToken);
-  } else {
-    $("showcase-message").textContent = "Someone else was quicker: watch their game.";
-    location.assign(`/play/${answer.body.gameId}`);
-  }
+  if (claimed.taken) $("showcase-message").textContent = "Someone else was quicker: watch their game.";
+  location.assign(`/play/${claimed.gameId}`);
 }
 
 // ----- a friend game ---------------------------------------------------------------------------

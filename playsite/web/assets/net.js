@@ -23,13 +23,18 @@ export function randomSeed() {
 const SEATS = "playsite.seats";
 const SEATS_KEPT = 30;
 
-function browserSeats() {
+// A JSON list kept in `storage` under `key`: [] when there is none, or what is there is not a list.
+export function keptList(storage, key) {
   try {
-    const seats = JSON.parse(localStorage.getItem(SEATS));
-    return Array.isArray(seats) ? seats : [];
+    const kept = JSON.parse(storage.getItem(key));
+    return Array.isArray(kept) ? kept : [];
   } catch {
     return [];
   }
+}
+
+function browserSeats() {
+  return keptList(localStorage, SEATS);
 }
 
 function keepBrowserSeats(seats) {

@@ -10,6 +10,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
+import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
 import { bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
@@ -937,6 +938,7 @@ function showOver(over, { fresh }) {
       followRatings(Number.isNaN(endedAt) ? null : endedAt);
     }).catch(() => followRatings());
   }
+  offerShowcaseAgain();
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.
   if (!afterGame) {
@@ -962,6 +964,49 @@ function showOver(over, { fresh }) {
 }
 
 let afterGame = null; // the rematch poller, once the game is over
+
+// ----- the showcase: play again -------------------------------------------------------------------
+
+// A showcase game this tab claimed has no rematch (the table has one seat for everyone): its end
+// offers "Play <bot> again", which claims the table once it has opened again.
+async function offerShowcaseAgain() {
+  if (!mine || !playedAtTheShowcase(gameId) || !$("showcase-again").hidden) return;
+  const table = await showcaseTable();
+  if (!table) return; // no table on this server any more
+  $("showcase-again").textContent = `Play ${featuredName(table)} again`;
+  $("showcase-again").hidden = false;
+}
+
+const AGAIN_TRIES = 20; // a second apart: the table reopens a moment after its game's end
+async function playShowcaseAgain() {
+  const button = $("showcase-again");
+  const note = $("showcase-again-note");
+  button.disabled = true;
+  note.hidden = false;
+  for (let tries = 0; tries < AGAIN_TRIES; tries += 1) {
+    const table = await showcaseTable();
+    if (table?.status === "open") {
+      const claimed = await claimShowcase();
+      if (claimed.gameId) {
+        note.textContent = claimed.taken ? "Someone else was quicker: watching their game..." : "Your new game...";
+        location.assign(`/play/${claimed.gameId}`);
+        return;
+      }
+    } else if (table?.status === "live" && table.currentGame !== gameId) {
+      note.textContent = "Someone else is playing the featured bot now: you can watch their game from the lobby.";
+      button.disabled = false;
+      return;
+    } else if (!table || table.status === "unavailable") {
+      note.textContent = "The table is closed for now: try again later, from the lobby.";
+      button.disabled = false;
+      return;
+    }
+    note.textContent = "The table opens again in a moment...";
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  note.textContent = "The table has not opened again yet: try again in a moment.";
+  button.disabled = false;
+}
 
 // ----- connection -----------------------------------------------------------------------------------
 
@@ -1337,6 +1382,7 @@ $("quick-turns").addEventListener("click", () => {
   draw(); // the draw-offer box shows while a turn is built, or once it is complete
 });
 $("back-live").addEventListener("click", () => browse(null));
+$("showcase-again").addEventListener("click", playShowcaseAgain);
 $("move-strip").addEventListener("click", (event) => {
   const turn = event.target.closest(".turn");
   if (turn) browse(Number(turn.dataset.index));
