@@ -185,7 +185,8 @@ def operator_lines(settings: Settings, state_dir: Path, database_url: str, opera
     origin = settings.public_origin or f"http://{settings.host}:{settings.port}"
     lines = []
     if operator and settings.session_management_mountable and settings.admins:
-        lines.append(f'the operator: sign in as "{OPERATOR}" for /admin (administrator) and /me (docs/webhook-management.md)')
+        lines.append(f'the operator: sign in as "{OPERATOR}", then GET /admin/bots (administrator: every bot\'s webhook slot)'
+                     " and /me/bots (docs/webhook-management.md)")
     if settings.metrics_token:
         token = (f"$(cat {state_dir / METRICS_TOKEN_FILE})" if settings.metrics_token == demo_metrics_token(state_dir)
                  else "$PLAY_METRICS_TOKEN")

@@ -371,7 +371,7 @@ def test_the_demos_operator_is_admin_reads_the_metrics_and_reaches_the_database(
         token = (data / "metrics-token").read_text().strip()
         assert len(token) >= 32 and token not in out, "the metrics token is named by its file, never printed"
         assert oct((data / "metrics-token").stat().st_mode & 0o777) == "0o600"
-        assert 'the operator: sign in as "admin" for /admin' in out, out
+        assert 'the operator: sign in as "admin", then GET /admin/bots' in out, out  # an address that answers
         assert f'curl -H "Authorization: Bearer $(cat {data.resolve() / "metrics-token"})" {base}/metrics' in out, out
         assert "playsite: effective configuration" in out and "PLAY_METRICS_TOKEN=<redacted>" in out, out
         assert demo.get("/metrics").status_code == 401

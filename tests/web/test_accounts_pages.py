@@ -59,6 +59,11 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     page.set_viewport_size({"width": 360, "height": 740})  # the most common Android width
     signed_out = page.locator("header.site").bounding_box()
     assert signed_out["height"] <= 56, f"signed out, the header keeps to one line at 360 px: {signed_out}"
+    # from the page of a failed sign-in, signing in lands home, not on the failure's words again
+    # (play-through s62: signed in as carol, "Sign-in did not complete")
+    page.goto(base + "/sign-in-failed?reason=sign_in_failed")
+    expect(page.locator("#sign-in")).to_have_attribute("href", "/auth/login?next=%2F")
+    page.goto(base + "/history")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#sign-in")
     sign_in_at_the_provider(page, "alice")

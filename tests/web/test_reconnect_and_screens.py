@@ -82,3 +82,31 @@ def test_every_page_on_a_desktop_and_a_phone(server, chromium, artifacts):
         finally:
             context.close()
         assert not errors, f"script errors on the {device}: {errors}"
+
+
+def test_a_server_that_says_it_is_restarting_is_tried_again_every_second(server, context):
+    """Play-through (session 62): after a restart the page's backoff (1, 2, 4, 8, 15 s) came
+    back 8 s after the new process answered, and the player to move lost those seconds. A close
+    saying "the server is restarting" (1013, as a stopping server sends it) is followed by a try
+    every second: here the next four are refused (the server still down), the fifth comes about
+    5 s after the close, where the backoff's would come after 30."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    attempts = []
+
+    def relay(route):
+        attempts.append(route)
+        if 1 < len(attempts) <= 5:
+            route.close(code=1011, reason="down")  # refused before it opens, as a closed port is
+            return
+        route.connect_to_server()
+
+    page = context.new_page()
+    page.route_web_socket(re.compile(r".*/games/.*/ws.*"), relay)
+    page.goto(f"{base}/play/{game['gameId']}#seat=White&token={game['seats']['white']['token']}")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+    attempts[0].close(code=1013, reason="the server is restarting: reconnect for a fresh snapshot")
+    expect(page.locator("#connection")).not_to_have_attribute("data-state", "open")
+    expect(page.locator("#connection")).to_have_attribute("data-state", "open", timeout=15_000)
+    assert len(attempts) == 6, len(attempts)
+    expect(page.locator("#connection-lost")).to_be_hidden()

@@ -128,9 +128,14 @@ export async function sendJson(method, path, body, headers = {}) {
 // A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over (the
 // server's normal close, 1000: state "ended"). A socket that closes before it ever opened asks
 // `giveUp()` (when given) whether to stop for good: an unknown game is refused before the
-// socket opens, and browsers say nothing of why, so the page asks the server and stops.
+// socket opens, and browsers say nothing of why, so the page asks the server and stops. A server
+// that says it is restarting (1013, "the server is restarting") is tried every second for a
+// while instead: the backoff came back 8 s after the new process answered, and the player to
+// move lost those seconds on the clock (play-through s62).
+const RESTART_TRIES = 90;
 export function gameSocket(path, { onEvent, onState, giveUp = null }) {
   let delay = 1000;
+  let steady = 0; // attempts left a second apart: the server said it is restarting
   let stopped = false;
   let opened = false;
   let socket = null;
@@ -138,7 +143,7 @@ export function gameSocket(path, { onEvent, onState, giveUp = null }) {
   function connect() {
     onState("connecting");
     socket = new WebSocket(url());
-    socket.onopen = () => { delay = 1000; opened = true; onState("open"); };
+    socket.onopen = () => { delay = 1000; steady = 0; opened = true; onState("open"); };
     socket.onmessage = (message) => onEvent(JSON.parse(message.data));
     socket.onclose = async (closed) => {
       if (stopped) return;
@@ -148,8 +153,14 @@ export function gameSocket(path, { onEvent, onState, giveUp = null }) {
         return;
       }
       onState("closed");
+      if (closed.code === 1013 && closed.reason.includes("restarting")) steady = RESTART_TRIES;
       if (!opened && giveUp && await giveUp()) {
         stopped = true;
+        return;
+      }
+      if (steady > 0) {
+        steady -= 1;
+        setTimeout(connect, 1000);
         return;
       }
       setTimeout(connect, delay);

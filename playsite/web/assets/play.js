@@ -639,8 +639,9 @@ function drawMoves() {
 // A phone's line of moves over the board (play.css shows it up to 760 px wide, upright): the
 // game's turns in one row that scrolls sideways, the newest (or the one looked at) in view, as
 // lichess's phone page has them. A tap looks at a turn, as the list's buttons do; a tap on the
-// newest goes back to the game. The list under the panel says the same to a screen reader and a
-// keyboard, so this row is hidden from the first (aria-hidden) and holds nothing the second reaches.
+// newest, or on "Back to the game" (at the line's end while looking back), goes back to the
+// game. The list under the panel says the same to a screen reader and a keyboard, so this row
+// is hidden from the first (aria-hidden) and holds nothing the second reaches.
 function drawStrip(texts) {
   const strip = $("move-strip");
   const items = [];
@@ -654,6 +655,10 @@ function drawStrip(texts) {
     if (index === (view.browsing ?? texts.length - 1)) item.classList.add("current");
     items.push(item);
   });
+  // looking back: a way to the game at the line's end, on the first screen (the list's "Back to
+  // the game" is a screen below on a phone)
+  if (view.browsing !== null) items.push(element("span", view.ended ? "Back to the end" : "Back to the game", { class: "strip-live" }));
+  strip.dataset.browsing = String(view.browsing !== null);
   strip.replaceChildren(...items);
   if (view.browsing === -1) strip.scrollLeft = 0;
   else if (view.browsing === null) strip.scrollLeft = strip.scrollWidth;
@@ -1384,8 +1389,16 @@ $("quick-turns").addEventListener("click", () => {
 $("back-live").addEventListener("click", () => browse(null));
 $("showcase-again").addEventListener("click", playShowcaseAgain);
 $("move-strip").addEventListener("click", (event) => {
+  if (event.target.closest(".strip-live")) {
+    browse(null);
+    return;
+  }
   const turn = event.target.closest(".turn");
-  if (turn) browse(Number(turn.dataset.index));
+  if (!turn) return;
+  const index = Number(turn.dataset.index);
+  // the newest: back to the game, with the turn being built (the list's button shows the
+  // position after it, without that turn: play-through s62 was stuck there on a phone)
+  browse(index === view.turns.length - 1 ? null : index);
 });
 $("first").addEventListener("click", () => browse(-1));
 $("previous").addEventListener("click", () => step(-1));

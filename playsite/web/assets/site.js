@@ -192,8 +192,10 @@ async function showAccount(corner) {
   const info = await siteInfo();
   if (info.account) return showSignedIn(corner, info.account);
   if (info.signIn) {
-    // sign-in is mounted: come back here afterwards
-    const next = encodeURIComponent(location.pathname + location.search);
+    // sign-in is mounted: come back here afterwards (from the page of a failed sign-in, home: a
+    // sign-in that works would land on the failure's words again)
+    const here = location.pathname === "/sign-in-failed" ? "/" : location.pathname + location.search;
+    const next = encodeURIComponent(here);
     corner.replaceChildren(element("a", "Sign in", { href: `/auth/login?next=${next}`, id: "sign-in", class: "button" }));
     return;
   }
