@@ -90,10 +90,11 @@ def slugify(value: str) -> str:
 
 
 def check_slug(kind: str, value: object) -> str:
+    rule = "1-32 of a-z, 0-9 and '-', starting with a letter or digit"
     if value is None:
-        raise IdentityError("invalid_request", f"{kind} is required: 1-32 of a-z, 0-9 and '-', starting with a letter or digit")
+        raise IdentityError("invalid_request", f"{kind} is required: {rule}")
     if not isinstance(value, str) or not SLUG.fullmatch(value):
-        raise IdentityError("invalid_request", f"{kind} must be 1-32 of a-z, 0-9 and '-', starting with a letter or digit")
+        raise IdentityError("invalid_request", f"{kind} must be {rule}")
     return value
 
 

@@ -141,10 +141,10 @@ def run(args: argparse.Namespace) -> int:
                 operator = accounts_store.sign_in(
                     conn, provider.issuer, subject_of(OPERATOR), {"nickname": OPERATOR, "preferred_username": OPERATOR})
                 conn.commit()
+        metrics_token = demo_metrics_token(state_dir)
         try:
             settings = demo_settings(os.environ, postgres.url, host=host, port=port,
-                                     secrets_key=demo_secrets_key(state_dir), sign_in=sign_in,
-                                     metrics_token=demo_metrics_token(state_dir),
+                                     secrets_key=demo_secrets_key(state_dir), sign_in=sign_in, metrics_token=metrics_token,
                                      operator=str(operator.id) if operator is not None else None)
         except ConfigError as error:
             for problem in error.problems:
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         print("playsite: effective configuration", file=sys.stderr)
         for name, value in settings.effective():  # as `playsite serve` says it, secrets redacted
             print(f"  {name}={value}", file=sys.stderr)
-        for line in operator_lines(settings, state_dir, postgres.url, operator is not None):
+        for line in operator_lines(settings, state_dir, postgres.url, operator is not None, metrics_token):
             print(f"playsite demo: {line}", file=sys.stderr)
         print(f"playsite demo: ready to serve after {time.monotonic() - started:.1f} s; data in {state_dir};"
               " Ctrl-C stops it, `playsite demo --reset --yes` starts over", file=sys.stderr, flush=True)
@@ -176,11 +176,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def operator_lines(settings: Settings, state_dir: Path, database_url: str, operator: bool) -> list[str]:
+def operator_lines(
+    settings: Settings, state_dir: Path, database_url: str, operator: bool, demo_token: str
+) -> list[str]:
     """How to be the demo's operator: its administrator, its metrics, its database (no secret
-    in them: the metrics token is named by its file)."""
+    in them: the metrics token is named by its file, `demo_token` being the one kept there)."""
     from playsite.demo.identity import OPERATOR
-    from playsite.demo.settings import METRICS_TOKEN_FILE, demo_metrics_token
+    from playsite.demo.settings import METRICS_TOKEN_FILE
 
     origin = settings.public_origin or f"http://{settings.host}:{settings.port}"
     lines = []
@@ -188,8 +190,7 @@ def operator_lines(settings: Settings, state_dir: Path, database_url: str, opera
         lines.append(f'the operator: sign in as "{OPERATOR}", then GET /admin/bots (administrator: every bot\'s webhook slot)'
                      " and /me/bots (docs/webhook-management.md)")
     if settings.metrics_token:
-        token = (f"$(cat {state_dir / METRICS_TOKEN_FILE})" if settings.metrics_token == demo_metrics_token(state_dir)
-                 else "$PLAY_METRICS_TOKEN")
+        token = f"$(cat {state_dir / METRICS_TOKEN_FILE})" if settings.metrics_token == demo_token else "$PLAY_METRICS_TOKEN"
         lines.append(f'metrics: curl -H "Authorization: Bearer {token}" {origin}/metrics')
     lines.append(f"its database: DATABASE_URL={database_url} (for `playsite accounts`, `playsite migrate --check`)")
     return lines

@@ -107,10 +107,9 @@ def websocket_routes(
                 # Who sits down: the signed-in account (its session counts only from an allowed
                 # page), else the guest id. An account always wins over a guest id.
                 caller = await accounts.caller(credentials(), guest)
-                if caller is None and guest is not None:
-                    raise invalid_request(f"guest must be a UUID (the id this browser keeps), got {guest[:40]!r}")
-                if caller is None:
-                    raise invalid_request("taking a seat needs guest=<uuid>, or signing in")
+                if caller is None:  # no session, and no guest id, or one that is not a UUID
+                    raise invalid_request("taking a seat needs guest=<uuid>, or signing in" if guest is None
+                                          else f"guest must be a UUID (the id this browser keeps), got {guest[:40]!r}")
                 rebind = Rebind(seat, caller.principal, caller.name)
             await play_seat(room, rebind, "this seat was already taken by someone else")
             return

@@ -108,6 +108,9 @@ export async function getJson(path, etag) {
   return { status: response.status, etag: response.headers.get("ETag"), body };
 }
 
+// What a refusal's body says for people (the JSON error's message, or a problem's title), else `fallback`.
+export const errorText = (answer, fallback) => answer.body?.error?.message || answer.body?.title || fallback;
+
 export async function postJson(path, body, headers = {}) {
   return sendJson("POST", path, body, headers);
 }

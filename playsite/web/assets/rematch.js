@@ -6,7 +6,7 @@
 // tab only) or at `closed`. A spectator reads the public continuation the same way and, at
 // `matched`, opens the successor in spectator mode: A -> B -> C, never revisiting a game
 // (a visited-id guard) and backing off when reads fail. No token is ever put in a URL.
-import { keepSeat, postJson } from "./net.js";
+import { keepSeat, keptList, postJson } from "./net.js";
 
 const POLL_MS = 1000;
 const BACKOFF_MAX_MS = 15000;
@@ -277,7 +277,7 @@ function rematchPlayed(nextGameId, label) {
 // seconds left), and "No rematch." once it closed unused: the public projection says nothing of
 // who offered or declined (service.md), so neither does the page.
 export function followContinuation(gameId, { slot, watchedEnd = false } = {}) {
-  const visited = JSON.parse(sessionStorage.getItem(VISITED) || "[]");
+  const visited = keptList(sessionStorage, VISITED);
   if (!visited.includes(gameId)) visited.push(gameId);
   sessionStorage.setItem(VISITED, JSON.stringify(visited.slice(-50)));
   let watched = watchedEnd;

@@ -1,11 +1,9 @@
 // The showcase table from a page: claiming its seat (the home page's "Play the featured bot", the
 // play page's "Play ... again" after a showcase game), and which games this tab played there.
-import { getJson, guestId, keepSeat, keptList, postJson, randomSeed } from "./net.js";
+import { errorText, getJson, guestId, keepSeat, keptList, postJson, randomSeed } from "./net.js";
 
 const PLAYED_KEY = "playsite.showcaseGames";
 const PLAYED_KEPT = 20;
-
-const errorText = (answer, fallback) => answer.body?.error?.message || answer.body?.title || fallback;
 
 // Claim the table's seat. `{ gameId, seat, seatToken }` when this tab got it (the seat is kept, as
 // a friend game's is, and the game remembered as a showcase game); `{ gameId, taken: true }` when
