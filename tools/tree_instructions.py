@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -34,13 +35,16 @@ CORPUS = ROOT / "bench" / "corpus" / "rules_positions.txt"
 LARGEST_SHARE = 0.03
 
 _CHILD = """
-import sys
-sys.path.insert(0, sys.argv[1])
+import importlib.util, sys
+root, site_packages, corpus, mode, passes = sys.argv[1:]
+sys.path.append(site_packages)
+spec = importlib.util.spec_from_file_location("playsite", root + "/playsite/__init__.py")
+sys.modules["playsite"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sys.modules["playsite"])
 from playsite.rules import legal_tree, parse_dfen
 from playsite.rules.movegen import forget_moves
-positions = [parse_dfen(line) for line in open(sys.argv[2]).read().splitlines() if line.strip()]
-mode, passes = sys.argv[3], int(sys.argv[4])
-for _ in range(passes):
+positions = [parse_dfen(line) for line in open(corpus).read().splitlines() if line.strip()]
+for _ in range(int(passes)):
     for position in positions:
         if mode == "cold":
             forget_moves()
@@ -49,11 +53,19 @@ for _ in range(passes):
 
 
 def _instructions(root: Path, corpus: Path, mode: str, passes: int) -> int:
-    """Instructions of one child run (valgrind's `I refs`)."""
+    """Instructions of one child run (valgrind's `I refs`).
+
+    The child sees nothing that may change between two runs: no .pth files (-S: the editable
+    install's put the checkout's root on the path), no working directory on its path (-P), a fixed
+    environment, and playsite loaded from its own directory. Each import lists the directories on
+    the path, so a file that appeared in the checkout's root between two runs moved the count by
+    hundreds of instructions (by 42,000 in CI, where other tests write files meanwhile)."""
     completed = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, "-c", _CHILD, str(root), str(corpus), mode, str(passes)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+         sys.executable, "-S", "-P", "-c", _CHILD,
+         str(root.resolve()), sysconfig.get_path("purelib"), str(corpus.resolve()), mode, str(passes)],
+        capture_output=True, text=True, cwd=root,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LC_ALL": "C.UTF-8"},
     )
     found = re.search(r"I\s+refs:\s+([\d,]+)", completed.stderr)
     if completed.returncode != 0 or found is None:
