@@ -99,7 +99,8 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
     the game's turns runs over the board, as on lichess's phone page: in the list's words, the
     newest marked and scrolled into view; a tap looks at a turn, a tap on the newest goes back.
     It holds its height before the first turn (the board never moves down when it comes), and a
-    desktop, with the list beside the board, has no such line."""
+    desktop, with the list beside the board, has no such line. Held sideways, it is a column
+    between the clocks."""
     base = server.base_url
     finished = finished_game(server, 24)
     live = httpx.post(f"{base}/games", json={}, timeout=10).json()
@@ -127,9 +128,9 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         newest = turns.last
         expect(newest).to_have_class("turn current")
 
-        def in_view(item) -> bool:
+        def in_view(item, start: str = "x", length: str = "width") -> bool:  # (upright: across)
             shown, seen = item.bounding_box(), strip.bounding_box()
-            return shown["x"] >= seen["x"] - 1 and shown["x"] + shown["width"] <= seen["x"] + seen["width"] + 1
+            return shown[start] >= seen[start] - 1 and shown[start] + shown[length] <= seen[start] + seen[length] + 1
 
         wait_until_sync(lambda: in_view(newest), "the newest turn in view")
         assert not in_view(turns.nth(0)), "every turn fits a phone's width: the test shows nothing"
@@ -146,7 +147,29 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         expect(page.locator("#history .turn.current")).to_have_count(0)
         page.set_viewport_size({"width": 1366, "height": 900})
         expect(strip).to_be_hidden()
-        page.set_viewport_size({"width": 740, "height": 360})  # a phone held sideways: the list is beside
-        expect(strip).to_be_hidden()
+        # a phone held sideways (session 63: it showed no move on its first screen): the line is a
+        # column between the clocks, as lichess has its list, with the newest turn in view
+        page.set_viewport_size({"width": 740, "height": 360})
+        expect(strip).to_be_visible()
+        above, below = page.locator("#player-black").bounding_box(), page.locator("#player-white").bounding_box()
+        seen = strip.bounding_box()
+        assert above["y"] + above["height"] <= seen["y"] and seen["y"] + seen["height"] <= below["y"], (above, seen, below)
+        assert seen["height"] >= 50, "room for a few turns' lines"
+        assert seen["x"] >= board["x"] + page.locator("#board").bounding_box()["width"] - 1, "beside the board"
+
+        def in_column(item) -> bool:
+            return in_view(item, "y", "height")
+
+        wait_until_sync(lambda: in_column(newest), "the newest turn in the column")
+        assert not in_column(turns.nth(0)), "every turn fits the column: the test shows nothing"
+        page.evaluate("document.getElementById('move-strip').scrollTop = 0")
+        turns.nth(1).tap()
+        expect(page.locator("#browse-note")).to_have_text("After Black's move 1")
+        expect(turns.nth(1)).to_have_class("turn current")
+        live_chip = page.locator("#move-strip .strip-live")
+        wait_until_sync(lambda: in_column(live_chip), "the way back to the game at the column's foot")
+        live_chip.tap()
+        expect(page.locator("#browse-note")).to_be_hidden()
+        wait_until_sync(lambda: in_column(newest), "the newest turn in the column again")
     finally:
         phone.close()

@@ -562,7 +562,7 @@ function drawMoves() {
   let pieces = parsePlacement(START_DFEN);
   view.turns.forEach((turn, index) => {
     const { texts, spoken, after } = notateTurn(pieces, turn.moves);
-    strip.push(texts.length ? texts.join(" ") : "pass");
+    strip.push(texts.length ? texts : ["pass"]);
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
     const number = moveNumber(index);
     let row = rows[rows.length - 1];
@@ -636,23 +636,25 @@ function drawMoves() {
   }
 }
 
-// A phone's line of moves over the board (play.css shows it up to 760 px wide, upright): the
-// game's turns in one row that scrolls sideways, the newest (or the one looked at) in view, as
-// lichess's phone page has them. A tap looks at a turn, as the list's buttons do; a tap on the
+// A phone's line of moves (play.css): upright, over the board, one row that scrolls sideways, as
+// lichess's phone page has it; held sideways, a column between the clocks that scrolls down. The
+// newest turn (or the one looked at) is in view. A tap looks at a turn, as the list's buttons do; a tap on the
 // newest, or on "Back to the game" (at the line's end while looking back), goes back to the
 // game. The list under the panel says the same to a screen reader and a keyboard, so this row
 // is hidden from the first (aria-hidden) and holds nothing the second reaches.
-function drawStrip(texts) {
+function drawStrip(turns) {
   const strip = $("move-strip");
   const items = [];
-  texts.forEach((text, index) => {
+  turns.forEach((moves, index) => {
     const seat = view.turns[index].seat;
     if (seat === "White" || index === 0) {
       items.push(element("span", `${moveNumber(index)}${seat === "White" ? "." : "..."}`, { class: "number" }));
     }
-    const item = element("span", text, { class: "turn", "data-index": String(index) });
+    // a move breaks across lines only between moves (at its "-" it wrapped in a narrow column)
+    const item = element("span", "", { class: "turn", "data-index": String(index) });
+    moves.forEach((move, at) => item.append(...(at ? [" "] : []), element("span", move, { class: "micro" })));
     // the turn the board shows: the one looked at, or the newest
-    if (index === (view.browsing ?? texts.length - 1)) item.classList.add("current");
+    if (index === (view.browsing ?? turns.length - 1)) item.classList.add("current");
     items.push(item);
   });
   // looking back: a way to the game at the line's end, on the first screen (the list's "Back to
@@ -660,11 +662,20 @@ function drawStrip(texts) {
   if (view.browsing !== null) items.push(element("span", view.ended ? "Back to the end" : "Back to the game", { class: "strip-live" }));
   strip.dataset.browsing = String(view.browsing !== null);
   strip.replaceChildren(...items);
-  if (view.browsing === -1) strip.scrollLeft = 0;
-  else if (view.browsing === null) strip.scrollLeft = strip.scrollWidth;
+  keepStripTurnInView();
+}
+
+// The line shows the turn the board shows; it is called again when the line changes size (a
+// phone turned: the column it became had the game's first turns in view).
+function keepStripTurnInView() {
+  const strip = $("move-strip");
+  // (one of the two ways does not scroll: setting it does nothing)
+  if (view.browsing === -1) strip.scrollTo(0, 0);
+  else if (view.browsing === null) strip.scrollTo(strip.scrollWidth, strip.scrollHeight);
   else {
     const item = strip.querySelector(".current");
-    strip.scrollLeft = item.offsetLeft - (strip.clientWidth - item.offsetWidth) / 2;
+    strip.scrollTo(item.offsetLeft - (strip.clientWidth - item.offsetWidth) / 2,
+      item.offsetTop - (strip.clientHeight - item.offsetHeight) / 2);
   }
 }
 
@@ -1536,6 +1547,7 @@ if (typeof ResizeObserver === "function") {
   new ResizeObserver(() => {
     if (!view.gone && view.browsing === null) keepTurnInView();
   }).observe($("history"));
+  new ResizeObserver(() => { if (!view.gone) keepStripTurnInView(); }).observe($("move-strip"));
   // The strips grow once their clocks and names are drawn (after the first fit): the board gives
   // them the room, so the page's foot stays inside the window (their height never follows the board's).
   const strips = new ResizeObserver(() => fit());
