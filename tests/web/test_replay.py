@@ -375,9 +375,40 @@ def test_held_sideways_the_replay_board_fits_the_height(server_with_a_game, chro
             steps = page.locator("#steps").bounding_box()
             assert steps["x"] >= board["x"] + board["width"], f"the steps beside the board: {steps}"
             assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+            expect(page.locator("#move-strip")).to_be_hidden()  # the list is beside the board
             screenshot(page, artifacts, f"replay-sideways-{viewport['width']}")
         finally:
             context.close()
+
+
+def test_a_phone_s_replay_has_the_line_of_turns_over_the_board(server_with_a_game, chromium):
+    """As the play page's (session 63): on a phone the list was a screen below the board, under
+    the steps and the fairness box. The line over the board says each turn in the list's words,
+    marks the turn shown and steps to a turn tapped; a desktop has none."""
+    server, game_id = server_with_a_game
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        page.goto(f"{server.base_url}/replay/{game_id}")
+        expect(page.locator("#fairness")).to_have_attribute("data-state", "verified")
+        strip, turns = page.locator("#move-strip"), page.locator("#move-strip .turn")
+        listed = page.locator("#turns li:not(.unplayed) .moves")
+        expect(turns).to_have_count(listed.count())
+        assert turns.all_text_contents() == [" ".join(t.split()) or "pass" for t in listed.all_text_contents()]
+        expect(strip).to_have_attribute("aria-hidden", "true")
+        line, board = strip.bounding_box(), page.locator("#board").bounding_box()
+        assert line["y"] + line["height"] <= board["y"] and line["height"] > 20, (line, board)
+        expect(turns.last).to_have_class("turn current")  # the replay opens at the end
+        turns.first.tap()
+        expect(page.locator("#step")).to_have_attribute("data-step", "1")
+        expect(page.locator("#turns li.current")).to_have_attribute("data-step", "1")
+        expect(turns.first).to_have_class("turn current")
+        page.locator("#first").tap()
+        expect(page.locator("#move-strip .turn.current")).to_have_count(0)  # the start: no turn marked
+        page.set_viewport_size({"width": 1366, "height": 900})
+        expect(strip).to_be_hidden()
+    finally:
+        phone.close()
 
 
 def test_a_player_s_own_replay_is_seen_from_their_side(server_with_a_game, context):

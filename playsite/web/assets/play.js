@@ -7,6 +7,7 @@ import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
+import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
@@ -562,7 +563,7 @@ function drawMoves() {
   let pieces = parsePlacement(START_DFEN);
   view.turns.forEach((turn, index) => {
     const { texts, spoken, after } = notateTurn(pieces, turn.moves);
-    strip.push(texts.length ? texts : ["pass"]);
+    strip.push({ seat: turn.seat, texts });
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
     const number = moveNumber(index);
     let row = rows[rows.length - 1];
@@ -625,7 +626,9 @@ function drawMoves() {
   list.replaceChildren(...rows);
   if (focused) shownTurn(list)?.focus({ preventScroll: true });
   keepTurnInView();
-  drawStrip(strip);
+  // the phone's line: the turn looked at, or the newest; "Back to the game" while looking back
+  drawMoveStrip($("move-strip"), strip, view.browsing ?? strip.length - 1,
+    view.browsing === null ? null : view.ended ? "Back to the end" : "Back to the game");
   $("back-live").hidden = view.browsing === null;
   $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
   $("browse-note").hidden = view.browsing === null;
@@ -633,49 +636,6 @@ function drawMoves() {
     const shown = view.turns[view.browsing];
     $("browse-note").textContent = view.browsing < 0 ? "The start position"
       : `After ${shown.seat}'s move ${moveNumber(view.browsing)}`; // numbered as the list's rows
-  }
-}
-
-// A phone's line of moves (play.css): upright, over the board, one row that scrolls sideways, as
-// lichess's phone page has it; held sideways, a column between the clocks that scrolls down. The
-// newest turn (or the one looked at) is in view. A tap looks at a turn, as the list's buttons do; a tap on the
-// newest, or on "Back to the game" (at the line's end while looking back), goes back to the
-// game. The list under the panel says the same to a screen reader and a keyboard, so this row
-// is hidden from the first (aria-hidden) and holds nothing the second reaches.
-function drawStrip(turns) {
-  const strip = $("move-strip");
-  const items = [];
-  turns.forEach((moves, index) => {
-    const seat = view.turns[index].seat;
-    if (seat === "White" || index === 0) {
-      items.push(element("span", `${moveNumber(index)}${seat === "White" ? "." : "..."}`, { class: "number" }));
-    }
-    // a move breaks across lines only between moves (at its "-" it wrapped in a narrow column)
-    const item = element("span", "", { class: "turn", "data-index": String(index) });
-    moves.forEach((move, at) => item.append(...(at ? [" "] : []), element("span", move, { class: "micro" })));
-    // the turn the board shows: the one looked at, or the newest
-    if (index === (view.browsing ?? turns.length - 1)) item.classList.add("current");
-    items.push(item);
-  });
-  // looking back: a way to the game at the line's end, on the first screen (the list's "Back to
-  // the game" is a screen below on a phone)
-  if (view.browsing !== null) items.push(element("span", view.ended ? "Back to the end" : "Back to the game", { class: "strip-live" }));
-  strip.dataset.browsing = String(view.browsing !== null);
-  strip.replaceChildren(...items);
-  keepStripTurnInView();
-}
-
-// The line shows the turn the board shows; it is called again when the line changes size (a
-// phone turned: the column it became had the game's first turns in view).
-function keepStripTurnInView() {
-  const strip = $("move-strip");
-  // (one of the two ways does not scroll: setting it does nothing)
-  if (view.browsing === -1) strip.scrollTo(0, 0);
-  else if (view.browsing === null) strip.scrollTo(strip.scrollWidth, strip.scrollHeight);
-  else {
-    const item = strip.querySelector(".current");
-    strip.scrollTo(item.offsetLeft - (strip.clientWidth - item.offsetWidth) / 2,
-      item.offsetTop - (strip.clientHeight - item.offsetHeight) / 2);
   }
 }
 
@@ -1547,7 +1507,7 @@ if (typeof ResizeObserver === "function") {
   new ResizeObserver(() => {
     if (!view.gone && view.browsing === null) keepTurnInView();
   }).observe($("history"));
-  new ResizeObserver(() => { if (!view.gone) keepStripTurnInView(); }).observe($("move-strip"));
+  new ResizeObserver(() => { if (!view.gone) keepStripTurnInView($("move-strip")); }).observe($("move-strip"));
   // The strips grow once their clocks and names are drawn (after the first fit): the board gives
   // them the room, so the page's foot stays inside the window (their height never follows the board's).
   const strips = new ResizeObserver(() => fit());

@@ -4,12 +4,15 @@
 import { createBoard, parsePlacement } from "./board.js";
 import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
+import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
 import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
-const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null }; // players: named as they are now; mine: this browser's or account's seat
+// players: named as they are now; mine: this browser's or account's seat; written: each turn's
+// moves in words, for the phone's line
+const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null, written: [] };
 const board = createBoard($("board"), { label: "board" });
 
 function positionAt(step) {
@@ -67,6 +70,7 @@ function show(step) {
   $("next").disabled = $("last").disabled = view.step === turns.length;
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
   keepInView($("turns"), $("turns").querySelector("li.current"));
+  drawMoveStrip($("move-strip"), view.written, view.step - 1); // a phone's line over the board
 }
 
 // Whether the turn at `index` carried the offer the game was drawn by: its last, in a game drawn by agreement.
@@ -75,6 +79,7 @@ function accepted(index) {
 }
 
 function listTurns() {
+  view.written = view.turns.map((turn, index) => ({ seat: turn.activeColor, texts: written(index) }));
   $("turns").replaceChildren(...view.turns.map((turn, index) => {
     const item = element("li");
     item.value = moveNumber(index); // "5. White", "5. Black": as the play page (the archive numbers each turn)
@@ -215,6 +220,13 @@ $("prev").addEventListener("click", () => show(view.step - 1));
 $("next").addEventListener("click", () => show(view.step + 1));
 $("last").addEventListener("click", () => show(view.turns.length));
 $("flip").addEventListener("click", flip);
+$("move-strip").addEventListener("click", (event) => {
+  const turn = event.target.closest(".turn");
+  if (turn) show(Number(turn.dataset.index) + 1);
+});
+if (typeof ResizeObserver === "function") {
+  new ResizeObserver(() => keepStripTurnInView($("move-strip"))).observe($("move-strip"));
+}
 document.addEventListener("keydown", (event) => {
   // a key the board used (an arrow moving across its squares) does not also step the game
   if (event.defaultPrevented || event.target.closest?.("input, textarea, select")) return;
