@@ -149,7 +149,7 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         expect(strip).to_be_hidden()
         # a phone held sideways (session 63: it showed no move on its first screen): the line is a
         # column between the clocks, as lichess has its list, with the newest turn in view
-        page.set_viewport_size({"width": 740, "height": 360})
+        page.set_viewport_size({"width": 600, "height": 290})  # a small one, less its browser's bars
         expect(strip).to_be_visible()
         above, below = page.locator("#player-black").bounding_box(), page.locator("#player-white").bounding_box()
         seen = strip.bounding_box()
@@ -168,6 +168,13 @@ def test_a_phone_shows_the_games_moves_in_a_line_over_the_board(server, chromium
         expect(turns.nth(1)).to_have_class("turn current")
         live_chip = page.locator("#move-strip .strip-live")
         wait_until_sync(lambda: in_column(live_chip), "the way back to the game at the column's foot")
+        # a turn from the middle, looked at: in the column above the way back, not under it
+        later = turns.nth(turns.count() // 2)
+        later.tap()
+        expect(later).to_have_class("turn current")
+        wait_until_sync(
+            lambda: in_column(later) and later.bounding_box()["y"] + later.bounding_box()["height"] <= live_chip.bounding_box()["y"] + 1,
+            "the turn looked at above the way back")
         live_chip.tap()
         expect(page.locator("#browse-note")).to_be_hidden()
         wait_until_sync(lambda: in_column(newest), "the newest turn in the column again")

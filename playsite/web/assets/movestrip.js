@@ -28,12 +28,14 @@ export function drawMoveStrip(strip, turns, shown, back = null) {
   keepStripTurnInView(strip);
 }
 
-// The marked turn in the middle of the line (the newest at its end), or the line's start when
-// none is: called again when the line changes size (a phone turned: a column that became a row
-// had the game's first turns in view). One of the two ways does not scroll: setting it does nothing.
+// The marked turn in the middle of what the way back leaves of the line (the newest at its end),
+// or the line's start when none is marked: called again when the line changes size (a phone
+// turned: a column that became a row had the game's first turns in view). One of the two ways
+// does not scroll: setting it does nothing.
 export function keepStripTurnInView(strip) {
   const item = strip.querySelector(".current");
+  const back = strip.querySelector(".strip-live"); // held at the line's end, over the turns there
   if (!item) strip.scrollTo(0, 0);
-  else strip.scrollTo(item.offsetLeft - (strip.clientWidth - item.offsetWidth) / 2,
-    item.offsetTop - (strip.clientHeight - item.offsetHeight) / 2);
+  else strip.scrollTo(item.offsetLeft - (strip.clientWidth - (back?.offsetWidth ?? 0) - item.offsetWidth) / 2,
+    item.offsetTop - (strip.clientHeight - (back?.offsetHeight ?? 0) - item.offsetHeight) / 2);
 }
