@@ -144,7 +144,7 @@ def bot_principal(conn: psycopg.Connection, bot_id: str) -> str | None:
 
 def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
     """One point per rating period the player played in, oldest first: its rating and deviation
-    after the period, and the period's games."""
+    after the period, whether that rating was still provisional, and the period's games."""
     rows = conn.execute(
         """
         SELECT period_at, rating, rd, games, wins, draws, losses FROM (
@@ -154,8 +154,8 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
         (principal, HISTORY_POINTS_MAX),
     ).fetchall()
     return [
-        {"at": encode_instant(at), "rating": float(rating), "rd": float(rd), "games": games, "wins": wins, "draws": draws,
-         "losses": losses}
+        {"at": encode_instant(at), "rating": float(rating), "rd": float(rd), "provisional": float(rd) > PROVISIONAL_RD,
+         "games": games, "wins": wins, "draws": draws, "losses": losses}
         for at, rating, rd, games, wins, draws, losses in rows
     ]
 

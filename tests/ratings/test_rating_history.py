@@ -40,6 +40,9 @@ async def test_each_period_adds_one_point_with_its_own_games(store, database_url
         assert points[0]["rating"] == pytest.approx(after_1[ann.principal].rating, abs=1e-9)
         assert points[1]["rating"] == pytest.approx(after_2[ann.principal].rating, abs=1e-9)
         assert points[1]["rd"] == pytest.approx(after_2[ann.principal].rd, abs=1e-9)
+        # three games in: still provisional, as the profile says (the play page's "?" reads it)
+        assert [p["provisional"] for p in points] == [True, True]
+        assert (await (await client.get("/players/ann")).get_json())["provisional"] is True
         assert points[0]["at"] < points[1]["at"]
         ant = await (await client.get("/bots/red/ant/rating-history")).get_json()
         assert [p["games"] for p in ant["points"]] == [3, 1]
@@ -70,3 +73,7 @@ async def test_ratings_stored_before_the_history_existed_become_its_first_point(
         migrate(conn, load_migrations())
         rows = conn.execute("SELECT principal, rating, rd, games, wins FROM rating_history").fetchall()
     assert rows == [("bot:red/ant", 1620.0, 80.0, 12, 7)]
+    settings = Settings(database_url=database_url, persistence_enabled=True)
+    async with booted(settings) as services:
+        body = await (await test_client(services).get("/bots/red/ant/rating-history")).get_json()
+    assert [(p["rating"], p["rd"], p["provisional"]) for p in body["points"]] == [(1620.0, 80.0, False)]  # converged

@@ -138,5 +138,12 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     expect(notes).to_have_count(2)
     expect(notes.first).to_have_text(" (offers a draw; declined)")
     expect(notes.last).to_have_text(" (offers a draw; accepted)")
+    # under the turn's moves, which keep their one line (play-through s63: the note beside them
+    # squeezed them to one a line)
+    for note in notes.all():
+        moves = note.locator("xpath=ancestor::li[1]").locator(".micro")
+        tops = {round(box["y"]) for box in (moves.nth(i).bounding_box() for i in range(moves.count()))}
+        assert len(tops) == 1, f"the moves on one line: {tops}"
+        assert note.bounding_box()["y"] > tops.pop(), "the note under them"
     expect(late.locator("#last")).to_be_disabled()  # the replay opens at the end: the last turn's line
     expect(late.locator("#moves")).to_contain_text("(offers a draw; accepted)")

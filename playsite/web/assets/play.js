@@ -1039,12 +1039,13 @@ async function readRatings(live = !view.ended) {
   drawPlayers();
 }
 
-// A finished rated game's new ratings ({white: 1662, black: 1338}), as the result box tells
-// them: the strips show them too, rather than the ratings the game began with.
+// A finished rated game's new ratings ({white: {rating: 1662, provisional: true}, ...}), as the
+// result box tells them: the strips show them too ("1662?" while provisional), rather than the
+// ratings the game began with. A page opened after the game knows no others.
 function showNewRatings(known) {
   for (const [seat, rating] of Object.entries(known)) {
     const name = seat === "white" ? "White" : "Black";
-    view.ratings = { ...view.ratings, [name]: { ...view.ratings?.[name], rating } };
+    view.ratings = { ...view.ratings, [name]: { ...view.ratings?.[name], ...rating } };
   }
   drawPlayers();
 }

@@ -23,11 +23,16 @@ const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value
 
 // The change a game that ended at `endedAt` (ms) made: the first period that ends at or after
 // it holds the game; the point before it (or the starting 1500) is the rating it started from.
+// `provisional`: whether the new rating still was (the strips write it "1662?").
 export function changeAfter(points, endedAt) {
   const at = points.findIndex((point) => Date.parse(point.at) >= endedAt);
   if (at < 0) return null;
-  const previous = at > 0 ? points[at - 1].rating : 1500;
-  return { rating: Math.round(points[at].rating), delta: Math.round(points[at].rating) - Math.round(previous) };
+  return changeTo(points[at], at > 0 ? points[at - 1].rating : 1500);
+}
+
+function changeTo(point, previous) {
+  const rating = Math.round(point.rating);
+  return { rating, delta: rating - Math.round(previous), provisional: Boolean(point.provisional) };
 }
 
 // `players`: {white, black} faces; `element` receives the sentence; `you`: "White", "Black" or null.
@@ -57,8 +62,10 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
     });
     if (parts.length) {
       const text = `${lead} New ratings: ${parts.join(", ")}.`;
-      // told the new ratings by seat ({white: 1662}), for the page's own strips
-      if (element.textContent !== text || element.hidden) onChange(Object.fromEntries([...changes].map(([seat, change]) => [seat, change.rating])));
+      // told the new ratings by seat ({white: {rating: 1662, provisional: true}}), for the page's own strips
+      if (element.textContent !== text || element.hidden) {
+        onChange(Object.fromEntries([...changes].map(([seat, { rating, provisional }]) => [seat, { rating, provisional }])));
+      }
       element.textContent = text;
       element.hidden = false;
     }
@@ -75,9 +82,8 @@ export async function followRatingChanges(element, players, you, { endedAt = nul
         continue;
       }
       if (points.length <= entry.before.length) continue;
-      const last = points[points.length - 1];
       const previous = entry.before.length ? entry.before[entry.before.length - 1].rating : 1500;
-      changes.set(entry.seat, { rating: Math.round(last.rating), delta: Math.round(last.rating) - Math.round(previous) });
+      changes.set(entry.seat, changeTo(points[points.length - 1], previous));
     }
     show();
     if (until()) return;

@@ -90,9 +90,10 @@ function listTurns() {
     const moves = element("span", turn.moves.length ? null : "pass", { class: "moves" });
     // each move kept whole when a narrow list wraps them ("Ra8-b8", never "Ra8-" then "b8")
     written(index).forEach((text, at) => moves.append(...(at ? [" "] : []), element("span", text, { class: "micro" })));
-    button.append(element("span", turn.activeColor, { class: "seat" }), dice, moves);
+    // a draw offer's note under the moves (beside them, it squeezed them to one a line: s63)
     const note = drawNote(turn.drawOffer, turn.drawDeclined, accepted(index));
-    if (note) button.append(element("span", note, { class: "note" }));
+    if (note) moves.append(element("span", note, { class: "note" }));
+    button.append(element("span", turn.activeColor, { class: "seat" }), dice, moves);
     button.addEventListener("click", () => { show(index + 1); bringIntoSight($("board")); });
     item.append(button);
     return item;

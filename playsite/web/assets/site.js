@@ -240,8 +240,20 @@ function showSignedIn(corner, me) {
     summary.focus();
   });
   let warned = false; // the games signing out would give up were said: the next click signs out
+  let busy = false; // a click is being answered: the button stays, focus and all (a disabled one
+  // handed the focus to the page, and Escape then never reached the menu: play-through s63)
+  // A warning holds while the menu is open: closed and opened again, the button asks anew.
+  details.addEventListener("toggle", () => {
+    if (details.open || !warned) return;
+    warned = false;
+    out.textContent = "Sign out everywhere";
+    say("");
+  });
   out.addEventListener("click", async () => {
-    out.disabled = true;
+    if (busy) return;
+    busy = true;
+    out.setAttribute("aria-busy", "true");
+    const done = () => { busy = false; out.removeAttribute("aria-busy"); };
     if (!warned) {
       const now = await getJson("/auth/me").catch(() => null);
       const playing = now?.status === 200 ? now.body.playing || [] : [];
@@ -251,7 +263,7 @@ function showSignedIn(corner, me) {
         say(`You are playing ${games}: signed out, you lose ${playing.length === 1 ? "it" : "them"}`
           + " unless you sign in again within 30 s.");
         out.textContent = "Sign out anyway";
-        out.disabled = false;
+        done();
         details.open = true;
         return;
       }
@@ -262,7 +274,7 @@ function showSignedIn(corner, me) {
       location.reload(); // and no page goes on as the account's (a game's page watches from now on)
       return;
     }
-    out.disabled = false;
+    done();
     say(answer.body?.title || "Signing out failed; try again.");
     details.open = true;
   });
