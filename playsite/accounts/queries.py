@@ -7,6 +7,7 @@ Every function takes a connection and runs inside `Database.run`'s transaction.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -35,6 +36,16 @@ def _found(row: tuple[Any, ...] | None) -> Account | None:
 
 def find(conn: psycopg.Connection, account_id: uuid.UUID) -> Account | None:
     return _found(conn.execute(f"SELECT {_COLUMNS} FROM accounts WHERE id = %s", (account_id,)).fetchone())
+
+
+def find_session(conn: psycopg.Connection, account_id: uuid.UUID, session_id: str | None) -> Account | None:
+    """The account of a session, unless that session was signed out on its own (`end_session`);
+    the caller checks the account's status and session generation."""
+    return _found(conn.execute(
+        f"SELECT {_COLUMNS} FROM accounts WHERE id = %s"
+        " AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = %s)",
+        (account_id, session_id),
+    ).fetchone())
 
 
 def find_by_subject(conn: psycopg.Connection, issuer: str, subject: str) -> Account | None:
@@ -96,6 +107,18 @@ def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Ac
 def _former_owner(conn: psycopg.Connection, nickname: str) -> uuid.UUID | None:
     row = conn.execute("SELECT account_id FROM former_nicknames WHERE lower(nickname) = lower(%s)", (nickname,)).fetchone()
     return None if row is None else row[0]
+
+
+def end_session(conn: psycopg.Connection, account_id: uuid.UUID, session_id: str, expires_at: datetime) -> None:
+    """Sign out one session: the others of the account go on. Its row is needed only until the
+    session would have expired; the rows past that are purged here, so the table holds no more
+    than the sessions signed out within one session lifetime."""
+    conn.execute("DELETE FROM ended_sessions WHERE expires_at < now()")
+    conn.execute(
+        "INSERT INTO ended_sessions (session_id, account_id, expires_at) VALUES (%s, %s, %s)"
+        " ON CONFLICT (session_id) DO NOTHING",
+        (session_id, account_id, expires_at),
+    )
 
 
 def end_sessions(conn: psycopg.Connection, account_id: uuid.UUID) -> None:

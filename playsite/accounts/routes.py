@@ -5,7 +5,8 @@
     GET    /auth/me                 the signed-in account (401 not_signed_in)
     PATCH  /auth/me                 {"nickname": "..."}: 409 nickname_taken
     DELETE /auth/me                 {"confirm": "delete my account"}: the account is forgotten
-    POST   /auth/logout             sign out everywhere: every session of the account ends
+    POST   /auth/logout             sign out: every session of the account ends, or with
+                                    {"everywhere": false} this one alone
 
 Mutations pass the browser boundary (`http.origin`): exact Origin, `X-Game-CSRF: 1`, JSON;
 a failure is 403 `csrf_origin_rejected`. Errors are problem+json. A failed callback answers
@@ -17,6 +18,7 @@ comes to the callback); the log says why, never with a code or a token in it.
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from urllib.parse import urlencode
 
 from quart import Response, request
@@ -256,12 +258,24 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         return response
 
     @routes.post("/auth/logout")
+    @body_limit(1024)
     async def logout() -> Response:
         await write_checks()
-        account = await accounts.signed_in(credentials())
-        if account is not None:
-            await accounts.run(lambda conn: queries.end_sessions(conn, account.id))
-            log.info("signed out everywhere: account %s", account.id)
+        body = await json_object()
+        reject_unknown_fields(body, {"everywhere"})
+        everywhere = body.get("everywhere", True)
+        if not isinstance(everywhere, bool):
+            raise invalid_request("everywhere: true (every session of the account, the default) or false (this one)")
+        found = await accounts.session(credentials())
+        if found is not None:
+            account, claims = found
+            if everywhere or claims.session_id is None:  # a session without an id ends only with all of them
+                await accounts.run(lambda conn: queries.end_sessions(conn, account.id))
+                log.info("signed out everywhere: account %s", account.id)
+            else:
+                session_id, ends = claims.session_id, datetime.fromtimestamp(claims.expires_at, timezone.utc)
+                await accounts.run(lambda conn: queries.end_session(conn, account.id, session_id, ends))
+                log.info("signed out one session: account %s", account.id)
         response = Response(b"", status=204, headers=PRIVATE)
         clear(response, SESSION_COOKIE, path="/")
         return response

@@ -27,7 +27,7 @@ from playsite import principals
 from playsite.accounts import queries
 from playsite.accounts.model import Account
 from playsite.accounts.oidc import OidcClient
-from playsite.accounts.sessions import Sessions
+from playsite.accounts.sessions import SessionClaims, Sessions
 from playsite.config import Settings
 from playsite.credentials import Credentials, SessionBoundary
 from playsite.principals import canonical_uuid
@@ -83,16 +83,21 @@ class Accounts:
     async def signed_in(self, credentials: Credentials) -> Account | None:
         """The active account whose current session cookie came with `credentials` (wherever
         the request came from: the caller applies the browser boundary, see `caller`)."""
+        found = await self.session(credentials)
+        return None if found is None else found[0]
+
+    async def session(self, credentials: Credentials) -> tuple[Account, SessionClaims] | None:
+        """`signed_in`'s account with the session's own claims (which session it is)."""
         if self.sessions is None:
             return None
         token = credentials.session
         claims = self.sessions.verify(token) if token else None
         if claims is None:
             return None
-        account = await self.run(lambda conn: queries.find(conn, claims.account_id))
+        account = await self.run(lambda conn: queries.find_session(conn, claims.account_id, claims.session_id))
         if account is None or not account.active or account.session_generation != claims.generation:
             return None
-        return account
+        return account, claims
 
     async def caller(self, credentials: Credentials, guest_id: str | None = None) -> Caller | None:
         """The calling principal: `user:<uuid>` when signed in (an account always wins over a

@@ -1,8 +1,9 @@
 """The session: a short HMAC-signed JWT in the `access_token` cookie, and the sign-in state.
 
-The session token proves only *who* signed in (the account id) and under which session
-generation; it grants nothing by itself. Every authenticated request re-reads the account
-(`Accounts.signed_in`), so "sign out everywhere" (the generation moves on), deactivation
+The session token proves only *who* signed in (the account id), under which session
+generation, and which session it is (a random id, `sid`); it grants nothing by itself. Every
+authenticated request re-reads the account (`Accounts.signed_in`), so "sign out everywhere"
+(the generation moves on), a sign-out of this session alone (its id is ended), deactivation
 and deletion take effect at the next request, not when the token expires.
 
 Keys: PLAY_SESSION_SECRET is never used directly. HKDF-SHA256 derives one key per purpose
@@ -14,6 +15,8 @@ RS256 with the secret taken as a public key, ...) is refused before its signatur
 from __future__ import annotations
 
 import hmac
+import re
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -43,10 +46,17 @@ def derive_key(secret: str, purpose: str) -> OctKey:
     return OctKey.import_key(raw)
 
 
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+"""A session's id: 16 random bytes, base64url without padding."""
+
+
 @attrs.frozen
 class SessionClaims:
     account_id: uuid.UUID
     generation: int
+    session_id: str | None
+    """None for a session issued before sessions had ids: it ends only with all of them."""
+    expires_at: int
 
 
 @attrs.frozen
@@ -75,6 +85,7 @@ class Sessions:
             "aud": SESSION_COOKIE,
             "sub": str(account.id),
             "gen": account.session_generation,
+            "sid": secrets.token_urlsafe(16),
             "iat": now,
             "exp": now + self.lifetime_s,
         }
@@ -91,7 +102,11 @@ class Sessions:
             return None
         if not isinstance(generation, int) or isinstance(generation, bool) or generation < 0:
             return None
-        return SessionClaims(account_id=uuid.UUID(subject), generation=generation)
+        session_id = claims.get("sid")
+        if session_id is not None and not (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
+            return None
+        return SessionClaims(account_id=uuid.UUID(subject), generation=generation, session_id=session_id,
+                             expires_at=int(claims["exp"]))
 
     # ----- the sign-in state cookie -----------------------------------------------------------
 

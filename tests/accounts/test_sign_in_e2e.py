@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 import uuid
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -18,9 +19,10 @@ import httpx
 import psycopg
 import pytest
 import trio
+from joserfc import jwt
 from trio_websocket import ConnectionRejected, open_websocket_url
 
-from playsite.accounts.sessions import Sessions
+from playsite.accounts.sessions import Sessions, derive_key
 from playsite.ratings.batch import apply_pending
 from playsite.store.database import Database
 from playsite.wire import GameEnded, Resign, Snapshot, encode_command
@@ -116,6 +118,33 @@ async def test_sign_out_ends_every_session_of_the_account(site):
         assert refused.status_code == 401 and refused.json()["code"] == "not_signed_in"
         assert set_cookies(refused)["access_token"][0] == "", "a dead session cookie is cleared"
     assert (await site.me(await site.sign_in("bob"))).status_code == 200, "signing in again works"
+
+
+async def test_sign_out_of_one_session_leaves_the_others(site):
+    """As lichess's "Sign out": the laptop's session ends, the phone's goes on; a session from
+    before sessions had ids ends only with all of them (it names none to end)."""
+    laptop = await site.sign_in("dora")
+    phone = await site.sign_in("dora")
+    for body in ({"everywhere": "no"}, {"everywhere": False, "also": 1}, [False]):
+        refused = await site.write("POST", "/auth/logout", laptop, json=body)
+        assert refused.status_code == 400 and refused.json()["code"] == "invalid_request", body
+    assert (await site.me(laptop)).status_code == 200, "a refused sign-out signs nobody out"
+    out = await site.write("POST", "/auth/logout", laptop, json={"everywhere": False})
+    assert out.status_code == 204 and set_cookies(out)["access_token"][0] == ""
+    assert (await site.me(laptop)).status_code == 401, "the laptop's session ended"
+    assert (await site.me(phone)).status_code == 200, "the phone's goes on"
+    again = await site.write("POST", "/auth/logout", laptop, json={"everywhere": False})
+    assert again.status_code == 204, "signing out an ended session only clears the cookie"
+    assert (await site.me(phone)).status_code == 200
+
+    account_id = (await site.me(phone)).json()["id"]
+    older = jwt.encode({"alg": "HS256", "typ": "JWT"}, {
+        "iss": "playsite", "aud": "access_token", "sub": account_id, "gen": 0,
+        "iat": int(time.time()), "exp": int(time.time()) + 3600}, derive_key(SECRET, "session"))
+    assert (await site.me(older)).status_code == 200, "a session without an id is still a session"
+    out = await site.write("POST", "/auth/logout", older, json={"everywhere": False})
+    assert out.status_code == 204
+    assert (await site.me(older)).status_code == 401 and (await site.me(phone)).status_code == 401
 
 
 async def test_forged_sessions_are_refused(site):

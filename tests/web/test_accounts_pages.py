@@ -183,8 +183,9 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#profile-message")).to_have_text("alice is now called alice_web.")
     expect(page).to_have_url(base + "/@/alice_web")
 
-    page.click("#account-menu summary")  # signing out is in the account's menu
-    expect(page.locator("#sign-out")).to_have_text("Sign out everywhere")  # it ends every session
+    page.click("#account-menu summary")  # signing out is in the account's menu: here, or everywhere
+    expect(page.locator("#sign-out-everywhere")).to_have_text("Sign out everywhere")
+    expect(page.locator("#sign-out")).to_have_text("Sign out")
     page.click("#sign-out")
     expect(page.locator("#sign-in")).to_be_visible()
     page.reload()

@@ -568,7 +568,7 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator.locator("#account-menu")).not_to_have_attribute("open", "")
         expect(creator.locator("#account-menu summary")).to_be_focused()
         creator.click("#account-menu summary")
-        expect(creator.locator("#sign-out")).to_have_text("Sign out everywhere")
+        expect(creator.locator("#sign-out")).to_have_text("Sign out")
         expect(creator.locator("#account-message")).to_have_text("")
         creator.click("#sign-out")
         expect(creator.locator("#sign-out")).to_have_text("Sign out anyway")
@@ -577,6 +577,41 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator.locator("#role")).to_have_text("Watching")  # no longer "You play ..." (session 56)
         assert creator.evaluate("localStorage.getItem('playsite.seats')") is None
         assert creator.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('playsite.seat.'))") == []
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_a_draw_offer_and_its_answer_name_the_players(site, chromium):  # noqa: F811
+    """Play-through (session 63): "White offers a draw." between two named players, where lichess
+    writes "alice offers a draw" (a rematch draws the colours again: "White" is not one person)."""
+    base = site.origin
+    contexts = {}
+    try:
+        for name in ("alice", "bob"):
+            contexts[name] = chromium.new_context()
+            contexts[name].add_cookies([{"name": "access_token", "value": trio.run(site.sign_in, name), "url": base}])
+        game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+        pages = {}
+        for seat, name in (("White", "alice"), ("Black", "bob")):
+            pages[seat] = contexts[name].new_page()
+            pages[seat].goto(seat_link(base, game, seat))
+        for page in pages.values():
+            expect(page.locator("#player-white .name a")).to_have_text("alice")
+            expect(page.locator("#player-black .name a")).to_have_text("bob")
+        rng = random.Random(9)
+        offerer = play_until_both_played(pages, base, game["gameId"], rng)
+        answerer = "Black" if offerer == "White" else "White"
+        names = {"White": "alice", "Black": "bob"}
+        expect(pages[offerer].locator("#status")).to_have_attribute("data-status", "your-turn")
+        build_turn(pages[offerer], base, game["gameId"], offerer, rng)
+        pages[offerer].check("#offer-draw")
+        pages[offerer].click("#submit")
+        expect(pages[answerer].locator("#draw-offer-text")).to_have_text(f"{names[offerer]} offers a draw.")
+        expect(pages[offerer].locator("#status")).to_have_text(f"Waiting for {names[answerer]}'s answer.")
+        pages[answerer].click("#draw-decline")
+        expect(pages[offerer].locator("#message")).to_have_text(f"{names[answerer]} declined the draw.")
+        expect(pages[answerer].locator("#message")).to_have_text("You declined the draw.")
     finally:
         for context in contexts.values():
             context.close()

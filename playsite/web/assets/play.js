@@ -320,6 +320,14 @@ function drawBoard() {
   $("table").dataset.orientation = view.orientation;
 }
 
+// Who plays a seat, in a sentence about the game: the player's name where they have one, as
+// lichess writes "alice offers a draw" (a rematch draws the colours again: "White" was another
+// person from one game to the next), else the colour.
+function seatWho(seatName) {
+  const face = view.players?.[seatName.toLowerCase()];
+  return face?.name ? faceName(face) : seatName;
+}
+
 // The other seat of this page's game, before the game begins, still empty.
 function awaitedSeat(seatName) {
   const face = view.players?.[seatName.toLowerCase()];
@@ -401,7 +409,7 @@ function drawControls() {
   if (offer) {
     $("draw-offer-text").textContent = view.drawOfferFrom === mine
       ? "You offered a draw; waiting for the answer."
-      : `${view.drawOfferFrom} offers a draw.`;
+      : `${seatWho(view.drawOfferFrom)} offers a draw.`;
   }
   $("notice").textContent = view.notice;
   $("notice").hidden = !view.notice;
@@ -443,8 +451,8 @@ function drawStatus() {
     const answerer = OTHER[view.drawOfferFrom];
     // the banner below holds the offer's words (and the answerer's buttons): the status says what to do
     if (mine === answerer) return setStatus("Your answer: accept the draw or decline it.", "draw-answer");
-    if (mine) return setStatus(`Waiting for ${answerer}'s answer.`, "draw-answer");
-    return setStatus(`${answerer} is answering ${view.drawOfferFrom}'s draw offer.`, "draw-answer");
+    if (mine) return setStatus(`Waiting for ${seatWho(answerer)}'s answer.`, "draw-answer");
+    return setStatus(`${seatWho(answerer)} is answering ${seatWho(view.drawOfferFrom)}'s draw offer.`, "draw-answer");
   }
   if (!view.diceSeat) return;
   if (view.diceSeat === mine && view.waiting) return setStatus("Turn sent...", "sent");
@@ -1271,7 +1279,7 @@ async function onEvent(event) {
     const offered = [...view.turns].reverse().find((turn) => turn.drawOffer);
     if (offered) offered.declined = true;
     view.drawOfferFrom = null;
-    const declined = body.seat === mine ? "You declined the draw." : `${body.seat} declined the draw.`;
+    const declined = body.seat === mine ? "You declined the draw." : `${seatWho(body.seat)} declined the draw.`;
     say(declined, { news: true });
     announce(declined);
   } else if (kind === "Error" && body.reason?.startsWith("seed ignored")) {
@@ -1508,7 +1516,7 @@ if (typeof ResizeObserver === "function") {
   new ResizeObserver(() => {
     if (!view.gone && view.browsing === null) keepTurnInView();
   }).observe($("history"));
-  new ResizeObserver(() => { if (!view.gone) keepStripTurnInView($("move-strip")); }).observe($("move-strip"));
+  new ResizeObserver(([seen]) => { if (!view.gone) keepStripTurnInView(seen.target); }).observe($("move-strip"));
   // The strips grow once their clocks and names are drawn (after the first fit): the board gives
   // them the room, so the page's foot stays inside the window (their height never follows the board's).
   const strips = new ResizeObserver(() => fit());

@@ -226,7 +226,8 @@ $("move-strip").addEventListener("click", (event) => {
   if (turn) show(Number(turn.dataset.index) + 1);
 });
 if (typeof ResizeObserver === "function") {
-  new ResizeObserver(() => keepStripTurnInView($("move-strip"))).observe($("move-strip"));
+  // (the line itself, not looked up: a game not found has taken it off the page)
+  new ResizeObserver(([seen]) => keepStripTurnInView(seen.target)).observe($("move-strip"));
 }
 document.addEventListener("keydown", (event) => {
   // a key the board used (an arrow moving across its squares) does not also step the game

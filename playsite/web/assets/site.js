@@ -204,8 +204,12 @@ async function showAccount(corner) {
 
 function showSignedIn(corner, me) {
   const name = element("span", me.nickname || "signed in", { id: "account-name" });
-  // Signing out ends every session of the account (docs/accounts.md): the button says so.
-  const out = element("button", "Sign out everywhere", { id: "sign-out", type: "button", title: "Ends your session on every device" });
+  // Signing out ends this browser's session, or every session of the account (docs/accounts.md),
+  // as lichess's menu has both.
+  const outs = [
+    { everywhere: false, words: "Sign out", button: element("button", "Sign out", { id: "sign-out", type: "button", title: "Ends your session in this browser" }) },
+    { everywhere: true, words: "Sign out everywhere", button: element("button", "Sign out everywhere", { id: "sign-out-everywhere", type: "button", title: "Ends your session on every device" }) },
+  ];
   const form = element("form", null, { id: "nickname-form" });
   const input = element("input", null, {
     id: "nickname-input", name: "nickname", required: "", pattern: "[A-Za-z0-9_\\-]{3,20}",
@@ -227,7 +231,7 @@ function showSignedIn(corner, me) {
   summary.append(name);
   const menu = element("div", null, { class: "menu" });
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
-  menu.append(element("span", "Nickname", { class: "hint" }), form, message, out);
+  menu.append(element("span", "Nickname", { class: "hint" }), form, message, ...outs.map((out) => out.button));
   details.append(summary, menu);
   // A menu closes as menus do: a tap or click anywhere else, or Escape (the focus back on the name)
   document.addEventListener("pointerdown", (event) => {
@@ -239,36 +243,40 @@ function showSignedIn(corner, me) {
     details.open = false;
     summary.focus();
   });
-  let warned = false; // the games signing out would give up were said: the next click signs out
+  let warned = null; // the sign-out whose games to give up were said: its next click signs out
   let busy = false; // a click is being answered: the button stays, focus and all (a disabled one
   // handed the focus to the page, and Escape then never reached the menu: play-through s63)
+  const unwarn = () => {
+    if (warned) warned.button.textContent = warned.words;
+    warned = null;
+  };
   // A warning holds while the menu is open: closed and opened again, the button asks anew.
   details.addEventListener("toggle", () => {
     if (details.open || !warned) return;
-    warned = false;
-    out.textContent = "Sign out everywhere";
+    unwarn();
     say("");
   });
-  out.addEventListener("click", async () => {
+  const signOut = async (out) => {
     if (busy) return;
     busy = true;
-    out.setAttribute("aria-busy", "true");
-    const done = () => { busy = false; out.removeAttribute("aria-busy"); };
-    if (!warned) {
+    out.button.setAttribute("aria-busy", "true");
+    const done = () => { busy = false; out.button.removeAttribute("aria-busy"); };
+    if (warned !== out) {
+      unwarn();
       const now = await getJson("/auth/me").catch(() => null);
       const playing = now?.status === 200 ? now.body.playing || [] : [];
       if (playing.length) {
-        warned = true;
+        warned = out;
         const games = playing.length === 1 ? "a game" : `${playing.length} games`;
         say(`You are playing ${games}: signed out, you lose ${playing.length === 1 ? "it" : "them"}`
           + " unless you sign in again within 30 s.");
-        out.textContent = "Sign out anyway";
+        out.button.textContent = `${out.words} anyway`;
         done();
         details.open = true;
         return;
       }
     }
-    const answer = await sendJson("POST", "/auth/logout", {});
+    const answer = await sendJson("POST", "/auth/logout", { everywhere: out.everywhere });
     if (answer.status === 204) {
       forgetSeats(); // the next person at this browser is not seated in this account's games
       location.reload(); // and no page goes on as the account's (a game's page watches from now on)
@@ -277,7 +285,8 @@ function showSignedIn(corner, me) {
     done();
     say(answer.body?.title || "Signing out failed; try again.");
     details.open = true;
-  });
+  };
+  for (const out of outs) out.button.addEventListener("click", () => signOut(out));
   // A message answers the last attempt only: typing clears it, and a malformed name (which
   // the browser stops before it is sent) gets the rule, never the previous answer.
   input.addEventListener("input", () => say(""));
