@@ -409,3 +409,27 @@ def test_a_long_name_s_seek_keeps_its_accept_on_a_phone(server, chromium):
     finally:
         phone.close()
         httpx.delete(f"{server.base_url}/lobby/seeks/{seek['seekId']}", params={"secret": seek["secret"]}, timeout=10)
+
+
+def test_a_live_game_s_tile_writes_a_bot_s_name_whole_on_a_small_phone(server, chromium):
+    """Play-through (session 63): at half a phone's width a tile cut "demo/featu…" short beside
+    its clock. The bot's name, with the dot of the side to move, fits at 360 px."""
+    player = chromium.new_context()
+    phone = chromium.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    try:
+        game = player.new_page()
+        game.goto(server.base_url + "/")
+        game.click('button[data-bot="house/greedy"]')
+        expect(game.locator("#role")).to_contain_text("You play")
+        game_id = game.url.split("/play/")[1]
+        page = phone.new_page()
+        page.goto(server.base_url + "/")
+        name = page.locator(f'#live-games li[data-game="{game_id}"] .who', has_text="house/greedy")
+        expect(name).to_be_visible()
+        # as when the bot is to move (bold, after a dot), the widest it gets: measured at once
+        fits = name.evaluate("""(who) => { who.parentElement.classList.add("to-move");
+            return who.scrollWidth <= who.clientWidth; }""")
+        assert fits, "the name cut short"
+    finally:
+        player.close()
+        phone.close()
