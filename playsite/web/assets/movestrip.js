@@ -23,7 +23,6 @@ export function drawMoveStrip(strip, turns, shown, back = null) {
     items.push(item);
   });
   if (back) items.push(element("span", back, { class: "strip-live" }));
-  strip.dataset.browsing = String(back !== null);
   strip.replaceChildren(...items);
   keepStripTurnInView(strip);
 }

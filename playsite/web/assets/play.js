@@ -634,11 +634,11 @@ function drawMoves() {
   list.replaceChildren(...rows);
   if (focused) shownTurn(list)?.focus({ preventScroll: true });
   keepTurnInView();
-  // the phone's line: the turn looked at, or the newest; "Back to the game" while looking back
-  drawMoveStrip($("move-strip"), strip, view.browsing ?? strip.length - 1,
-    view.browsing === null ? null : view.ended ? "Back to the end" : "Back to the game");
+  const back = view.ended ? "Back to the end" : "Back to the game";
+  // the phone's line: the turn looked at, or the newest; the way back while looking back
+  drawMoveStrip($("move-strip"), strip, view.browsing ?? strip.length - 1, view.browsing === null ? null : back);
   $("back-live").hidden = view.browsing === null;
-  $("back-live").textContent = view.ended ? "Back to the end" : "Back to the game";
+  $("back-live").textContent = back;
   $("browse-note").hidden = view.browsing === null;
   if (view.browsing !== null) {
     const shown = view.turns[view.browsing];
