@@ -25,6 +25,7 @@ from playsite.rooms.counters import RoomCounters
 from playsite.rooms.intents import Verdict
 from playsite.rooms.model import (
     DISCONNECT_GRACE_S,
+    RECONNECT_WINDOW_S,
     ClockState,
     Ending,
     RoomPhase,
@@ -93,6 +94,8 @@ class SeatState:
     connections: int = 0
     joined: bool = False
     grace_until: float | None = None
+    reconnect_until: float | None = None
+    """After a restart: until when this seat, whose player was here before it, is on its way back."""
 
 
 class Game:
@@ -346,6 +349,13 @@ class Game:
                     seat.grace_until = now + self._claim_grace_left()  # never taken: the claim deadline holds
                 else:
                     seat.grace_until = now + DISCONNECT_GRACE_S
+                    if restarted and seat.joined:
+                        seat.reconnect_until = now + RECONNECT_WINDOW_S
+
+    def reconnecting(self, seat_name: Seat, now: float) -> bool:
+        """The seat's player was here before a restart and may still be on the way back."""
+        until = self.seats[seat_name].reconnect_until
+        return until is not None and now < until
 
     def _begin(self, now: float) -> None:
         """Both seats are here (or need not be): open the seed window, or roll at once when it
@@ -385,6 +395,7 @@ class Game:
             self.dirty = True  # durable: a successor's connection history, a claimed seat taken
         seat.joined = True
         seat.grace_until = None
+        seat.reconnect_until = None
         if self.phase is RoomPhase.AWAITING_JOINS and self._ready_to_begin():
             self._begin(now)
         elif self.phase is RoomPhase.SEEDING and self.seed_deadline is None and not self._claims_awaited():
@@ -394,6 +405,7 @@ class Game:
         """A subscriber of `seat_name` is gone: the last one starts the disconnect grace."""
         seat = self.seats[seat_name]
         seat.connections -= 1
+        seat.reconnect_until = None
         if seat.connections == 0 and self.phase in PRESENT_PHASES:
             if not seat.setup.always_present:
                 seat.grace_until = now + DISCONNECT_GRACE_S

@@ -37,6 +37,9 @@ from playsite.wire import (
 
 DISCONNECT_GRACE_S = 30
 """rules.md / service.md: a seat of an active game may stay away this long."""
+RECONNECT_WINDOW_S = 10
+"""After a restart, how long a seat whose player was here is told as reconnecting (its page or
+bot is on its way back to the new process) rather than as gone; its grace runs all the same."""
 FRIEND_JOIN_WINDOW_S = 600
 """How long a friend game waits for both seats to connect before it is aborted."""
 REQUIRED = "required"

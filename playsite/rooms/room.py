@@ -553,15 +553,20 @@ class Room:
         return state.connections == 0 and state.grace_until is not None and not self.game.ended
 
     def _presence_text(self, seat: Seat, now: float) -> str:
-        """`{"Presence": {seat, away, forfeitAt?, arrived?}}`: a playsite frame, sent only to
-        subscribers that asked for it; `forfeitAt` is when the seat loses unless it comes back,
-        `arrived: false` says its player was never here (a seat not taken yet)."""
+        """`{"Presence": {seat, away, forfeitAt?, arrived?, reconnectingUntil?}}`: a playsite
+        frame, sent only to subscribers that asked for it; `forfeitAt` is when the seat loses
+        unless it comes back, `arrived: false` says its player was never here (a seat not taken
+        yet), `reconnectingUntil` that the server restarted and until then the player, who was
+        here, is on the way back rather than gone."""
         body: dict[str, object] = {"seat": str(seat), "away": self._away(seat)}
         state = self.game.seats[seat]
         if body["away"] and state.grace_until is not None:
             body["forfeitAt"] = self._instant_of(state.grace_until, now)
             if not state.joined:
                 body["arrived"] = False
+            if self.game.reconnecting(seat, now):
+                assert state.reconnect_until is not None
+                body["reconnectingUntil"] = self._instant_of(state.reconnect_until, now)
         return compact_json({"Presence": body})
 
     def _tell_presence(self, seat: Seat, now: float) -> None:

@@ -6,15 +6,30 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
+import trio
 import trio.testing
 
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Detach, Rebind
-from playsite.rooms.model import DISCONNECT_GRACE_S
+from playsite.rooms.model import DISCONNECT_GRACE_S, RECONNECT_WINDOW_S
+from playsite.wire.termination import Abort
+from playsite.store.memory import MemoryStore
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
-from tests.support.rooms import attach, command, drained, received, room_setup, running_registry, seat_setup, sparing_turn
+from tests.support.rooms import (
+    EPOCH,
+    attach,
+    command,
+    drained,
+    play_one_turn,
+    received,
+    room_setup,
+    running_registry,
+    seat_setup,
+    sparing_turn,
+    trio_wall,
+)
 
 
 async def test_spectators_get_rolls_without_the_tree_and_seats_with_it(autojump_clock):
@@ -120,3 +135,67 @@ def presence(texts: list[str]) -> list[dict]:
     return [json.loads(text)["Presence"] for text in texts if text.startswith('{"Presence"')]
 
 
+
+
+async def played_before_a_restart(store, rng: random.Random) -> str:
+    """A game of two people, both at the board, with a turn written to `store`; then the
+    registry is gone (a restart, as far as the store knows), and the players' pages with it."""
+    setup = room_setup(white=seat_setup(always_present=False), black=seat_setup(always_present=False))
+    async with running_registry(store=store, wall_clock=trio_wall) as registry:
+        room = await registry.create(setup, Purpose.GENERAL, ())
+        for seat in (WHITE, BLACK):
+            await attach(room, seat)
+        await play_one_turn(room, rng)  # written with both seats joined
+    return room.game_id
+
+
+async def test_after_a_restart_a_player_who_was_here_is_told_as_reconnecting_for_ten_seconds(autojump_clock):
+    """Play-through (session 63): a moment after a restart the spectator read "left the game" of
+    both players, whose pages were a second from coming back. A resumed game tells a seat whose
+    player was here as `reconnectingUntil` 10 s on (its grace runs from the restart all the
+    same); back in time: `away` false; not back by then: away as anyone who left."""
+    store = MemoryStore()
+    game_id = await played_before_a_restart(store, random.Random(1))
+    async with running_registry(store=store, wall_clock=trio_wall) as registry:
+        assert await registry.resume_all() == 1
+        room = registry.live[game_id]
+        await trio.testing.wait_all_tasks_blocked()
+        restarted_at = trio.current_time()
+        watcher, plain = await attach(room, None, presence=True), await attach(room, None)
+        told = presence(drained(watcher))
+        until = (EPOCH + timedelta(seconds=restarted_at + RECONNECT_WINDOW_S)).isoformat(timespec="milliseconds")
+        forfeit = (EPOCH + timedelta(seconds=restarted_at + DISCONNECT_GRACE_S)).isoformat(timespec="milliseconds")
+        assert told == [
+            {"seat": seat, "away": True, "forfeitAt": forfeit.replace("+00:00", "Z"), "reconnectingUntil": until.replace("+00:00", "Z")}
+            for seat in ("White", "Black")
+        ]
+        assert not presence(drained(plain))
+        await attach(room, WHITE)  # White's page is back in time
+        await trio.testing.wait_all_tasks_blocked()
+        assert presence(drained(watcher)) == [{"seat": "White", "away": False}]
+        await trio.sleep(RECONNECT_WINDOW_S)  # Black's is not
+        late = await attach(room, None, presence=True)
+        assert presence(drained(late)) == [{"seat": "Black", "away": True, "forfeitAt": forfeit.replace("+00:00", "Z")}]
+        white_again = await attach(room, WHITE, presence=True)
+        assert "reconnectingUntil" not in presence(drained(white_again))[0]
+        assert not room.ended, "the grace runs from the restart: 30 s, not 10"
+        await trio.sleep(DISCONNECT_GRACE_S - RECONNECT_WINDOW_S)
+        await trio.testing.wait_all_tasks_blocked()  # the room's own deadline fell due at the same instant
+        # Black's leaving ends it: a loss, or an abort while one side has not played a turn yet
+        assert room.ended and (room.ending.winner == WHITE or room.ending.abort == Abort("disconnect", BLACK)), room.ending
+
+
+async def test_a_player_who_leaves_after_coming_back_from_a_restart_has_left(autojump_clock):
+    """The reconnecting words are for the way back from a restart only: a player who came back
+    and then left again is told away like anyone who leaves, at once."""
+    store = MemoryStore()
+    game_id = await played_before_a_restart(store, random.Random(2))
+    async with running_registry(store=store, wall_clock=trio_wall) as registry:
+        await registry.resume_all()
+        room = registry.live[game_id]
+        watcher = await attach(room, None, presence=True)
+        black = await attach(room, BLACK)
+        assert await room.send(Detach(black))
+        await trio.testing.wait_all_tasks_blocked()
+        [*_, last] = [told for told in presence(drained(watcher)) if told["seat"] == "Black"]
+        assert last["away"] is True and "reconnectingUntil" not in last

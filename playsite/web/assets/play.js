@@ -92,6 +92,7 @@ const view = {
   notice: "",
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
+  reconnecting: {}, // seat -> until when (ms) its player, here before the server restarted, is on the way back
   firstMove: null, // {seat, at}: the seat to move has not played yet, and the game is aborted at `at` (ms) unless it does
   present: {}, // seat -> true once told it is here (the game began: both seats are taken)
   forfeit: false, // the game record says the loser forfeited by leaving (a page opened after the end)
@@ -694,6 +695,8 @@ function lowThreshold() {
 function awayWords(seatName) {
   const at = view.away[seatName];
   const left = typeof at === "number" ? secondsUntil(at) : null;
+  // the server restarted a moment ago: this player was here and their page (or bot) is coming back
+  if (reconnecting(seatName)) return [["reconnecting", false], [" after a server restart", true]];
   // [text, spared on a phone]: the words a narrow strip does without, so the count stays whole
   if (view.unarrived[seatName]) {
     return left === null ? [["not here", false], [" yet", true]]
@@ -703,6 +706,8 @@ function awayWords(seatName) {
   // before both sides have played a turn, leaving aborts the game rather than losing it
   return [["left", false], [" the game", true], [`: ${abortable() ? "aborted" : "loses"} in ${left} s`, false], [" unless back", true]];
 }
+
+const reconnecting = (seatName) => Boolean(view.reconnecting[seatName]) && Date.now() < view.reconnecting[seatName];
 
 // "first move: 23 s left, or the game is aborted" (on a phone "first move: 23 s") under the name of a
 // player who has not played a turn yet (FirstMove frames), counted down here; red from 10 s.
@@ -723,6 +728,7 @@ function showAway(away, seatName) {
   if (away.title === whole) return;
   away.replaceChildren(...parts.map(([text, spared]) => (spared ? element("span", text, { class: "spared" }) : text)));
   away.title = whole;
+  away.classList.toggle("reconnecting", reconnecting(seatName));
 }
 
 function tick() {
@@ -730,6 +736,10 @@ function tick() {
   for (const seatName of ["White", "Black"]) {
     const strip = $(`player-${seatName.toLowerCase()}`);
     const away = strip.querySelector(".away");
+    if (view.reconnecting[seatName] && !reconnecting(seatName)) {
+      view.reconnecting[seatName] = null; // not back in time: gone, as any player who left
+      if (view.away[seatName] && !view.ended) announce(`${seatName} left the game.`);
+    }
     if (away && view.away[seatName]) showAway(away, seatName);
     const due = strip.querySelector(".first-move");
     if (due && view.firstMove?.seat === seatName) showFirstMove(due);
@@ -1132,6 +1142,7 @@ async function onEvent(event) {
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
     view.unarrived = {};
+    view.reconnecting = {};
     view.firstMove = null; // and whose first move is due
     view.ended = false;
     view.waiting = false;
@@ -1245,7 +1256,9 @@ async function onEvent(event) {
     const was = Boolean(view.away[body.seat]);
     view.away[body.seat] = body.away ? (body.forfeitAt ? Date.parse(body.forfeitAt) : true) : null;
     view.unarrived[body.seat] = body.away && body.arrived === false;
-    if (body.away && !was) {
+    view.reconnecting[body.seat] = body.away && body.reconnectingUntil ? Date.parse(body.reconnectingUntil) : null;
+    if (body.away && !was && reconnecting(body.seat)) announce(`${body.seat} is reconnecting after a server restart.`);
+    else if (body.away && !was) {
       announce(view.unarrived[body.seat] ? `${body.seat} is not here yet.` : `${body.seat === mine ? "You" : body.seat} left the game.`);
     }
     else if (!body.away && was) announce(`${body.seat} is back.`);
