@@ -22,7 +22,7 @@ from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE, build_turn, click_turn, finished_game, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
-from tests.support.sign_in import site  # noqa: F401 (a fixture)
+from tests.support.sign_in import sign_in_at_the_provider, site  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until_sync
 
 IN_VIEW = """([list, item]) => {
@@ -440,6 +440,14 @@ def test_a_signed_in_player_who_closed_the_tab_returns_to_the_seat(site, chromiu
             context.close()
 
 
+def a_rated_friend_game(base: str, host) -> tuple[dict, object]:
+    """A rated friend game (10+10) and its White page, opened in the `host` browser context."""
+    game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
+    white = host.new_page()
+    white.goto(seat_link(base, game, "White"))
+    return game, white
+
+
 @pytest.mark.postgres
 def test_a_rated_game_that_turns_casual_says_why(site, chromium):  # noqa: F811
     """Play-through (session 51): a rated friend game turned "Casual" without a word when a guest
@@ -453,12 +461,12 @@ def test_a_rated_game_that_turns_casual_says_why(site, chromium):  # noqa: F811
             (guest, "This game is casual now: a player who is not signed in took a seat."),
             (alice, "This game is casual now: the same player holds both seats."),
         ):
-            game = httpx.post(f"{base}/games", json={"rated": True}, timeout=10).json()
-            white = alice.new_page()
-            white.goto(seat_link(base, game, "White"))
+            game, white = a_rated_friend_game(base, alice)
             expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
             black = other.new_page()
             black.goto(seat_link(base, game, "Black"))
+            if other is guest:  # asked first, and chooses to play as a guest
+                black.click("#rated-gate-guest")
             expect(black.locator("#role")).to_have_text("You play Black")
             expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Casual")
             expect(white.locator("#message")).to_have_text(why)
@@ -698,3 +706,46 @@ def test_a_page_waiting_for_its_opponent_hears_that_they_sat_down_before_the_fir
         for context in contexts:
             context.close()
         process.close()
+
+
+@pytest.mark.postgres
+def test_a_friend_signed_out_is_asked_to_sign_in_before_a_rated_game_turns_casual(site, chromium):  # noqa: F811
+    """Play-through (session 63): a guest who opened a rated friend game's link took the seat at
+    once, and the game turned casual for both without the guest ever being told. Signed out, the
+    friend is asked first ("alice invites you to a rated game (10+10)."): nothing is taken until
+    they choose, and signing in there comes back to the game, the seat theirs by their account,
+    the game still rated on both pages."""
+    base = site.origin
+    alice = chromium.new_context()
+    alice.add_cookies([{"name": "access_token", "value": trio.run(site.sign_in, "alice"), "url": base}])
+    friend = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        game, white = a_rated_friend_game(base, alice)
+        expect(white.locator("#player-white .name")).to_contain_text("alice")
+        black = friend.new_page()
+        black.goto(seat_link(base, game, "Black"))
+        gate = black.locator("#rated-gate")
+        expect(gate).to_be_visible()
+        expect(black.locator("#rated-gate-title")).to_have_text("alice invites you to a rated game (10+10).")
+        expect(black.locator("#rated-gate-title")).to_be_focused()
+        assert gate.bounding_box()["y"] + gate.bounding_box()["height"] <= 844, "on a phone's first screen"
+        expect(black.locator("#board [data-piece]")).to_have_count(32)  # the board as it will begin
+        expect(black.locator("#player-white .name")).to_contain_text("alice")
+        black.wait_for_timeout(1000)  # a moment to choose: nothing is taken meanwhile
+        state = httpx.get(f"{base}/games/{game['gameId']}", timeout=10).json()
+        assert state["rated"] is True and state["players"]["black"]["name"] is None, state
+        expect(white.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
+        black.click("#rated-gate-sign-in")
+        sign_in_at_the_provider(black, "bob")
+        expect(black).to_have_url(f"{base}/play/{game['gameId']}")  # back at the game, the seat kept for the tab
+        expect(black.locator("#role")).to_have_text("You play Black")
+        expect(gate).to_be_hidden()
+        expect(black.locator("#player-black .name")).to_contain_text("bob")
+        expect(white.locator("#player-black .name")).to_contain_text("bob")
+        for page in (white, black):
+            expect(page.locator("#time-control")).to_have_text("10+10 \u00b7 Rated")
+        assert httpx.get(f"{base}/games/{game['gameId']}", timeout=10).json()["rated"] is True
+        expect(white.locator("#message")).not_to_contain_text("casual")
+    finally:
+        alice.close()
+        friend.close()

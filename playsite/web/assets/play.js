@@ -1492,6 +1492,35 @@ function openSocket() {
     },
   });
 }
+// A friend's link to a rated game opened signed out, where sign-in is offered, for a seat nobody
+// holds yet: taken as a guest, the game turns casual for both players (a guest is never rated),
+// so the page asks first, as a chess site asks a visitor to sign in before a rated game. "Sign
+// in" comes back to this page, the seat kept for this tab; "Play as a guest" takes the seat.
+async function ratedOrGuest() {
+  if (!token || !mine) return;
+  const [info, answer] = await Promise.all([siteInfo(), getJson(`/games/${gameId}`).catch(() => null)]);
+  const game = answer?.status === 200 ? answer.body : null;
+  if (info.account || !info.signIn || !game?.rated || game.status?.Ended) return;
+  if (game.players?.[mine.toLowerCase()]?.name) return; // the seat is an account's already: the socket says whose
+  const host = game.players?.[OTHER[mine].toLowerCase()];
+  const clock = timeControlLabel(game.timeControl);
+  $("rated-gate-title").textContent = host?.name
+    ? `${faceName(host)} invites you to a rated game${clock ? ` (${clock})` : ""}.`
+    : `This game${clock ? ` (${clock})` : ""} is rated.`;
+  $("rated-gate-sign-in").href = `/auth/login?next=${encodeURIComponent(location.pathname)}`;
+  // the board as the game will begin, from this seat's side, and who is there: nothing is live yet
+  view.pieces = parsePlacement(START_DFEN);
+  setPlayers(game.players);
+  drawBoard();
+  drawPlayers();
+  for (const id of ["status", "connection"]) $(id).hidden = true;
+  $("rated-gate").hidden = false;
+  $("rated-gate-title").focus();
+  await new Promise((resolve) => $("rated-gate-guest").addEventListener("click", resolve, { once: true }));
+  $("rated-gate").hidden = true;
+  for (const id of ["status", "connection"]) $(id).hidden = false;
+}
+await ratedOrGuest();
 let socket = openSocket();
 
 // A rematch opened from the game before it (rematch.js notes which): that game's rating change,
