@@ -149,6 +149,12 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             for seat in pages:
                 new = int(ratings[nicknames[seat]]["rating"] + 0.5)
                 expect(watcher.locator(f"#player-{seat.lower()} .rating")).to_have_text(f"{new}?")
+            # and the replay says what the game made of both ratings (play-through s63: not a word)
+            watcher.goto(f"{base}/replay/{game_id}")
+            change = watcher.locator("#rating-change")
+            expect(change).to_have_attribute("data-ratings", "applied")
+            words = [f"{n} {int(ratings[n]['rating'] + 0.5)} (" for n in ("alice", "bob")]
+            expect(change).to_contain_text(re.compile(rf"^Rated game\. New ratings: ({re.escape(words[0])}.*{re.escape(words[1])}|{re.escape(words[1])}.*{re.escape(words[0])})"))
             later.close()
 
             # Rematch: alice proposes, bob accepts, both land on the successor.

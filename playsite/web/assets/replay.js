@@ -7,6 +7,7 @@ import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
+import { followRatingChanges } from "./ratingchange.js";
 import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
@@ -180,11 +181,15 @@ async function load() {
   if (view.mine === "Black") board.set({ orientation: "black" });
   placeNames();
   // The record names no person (it is kept forever; a nickname changes, a deleted account's
-  // goes): the names they go by now come beside it.
+  // goes): the names they go by now come beside it. A rated game then says what it made of
+  // their ratings, as its play page did at the end: the rating period that holds its end.
   getJson(`/games/${gameId}/players`).then((now) => {
     if (now.status !== 200 || !now.body) return;
     view.players = now.body;
     placeNames();
+    if (record.rated && record.termination !== "aborted") {
+      followRatingChanges($("rating-change"), now.body, view.mine, { endedAt: Date.parse(record.finishedAt) });
+    }
   }).catch(() => {});
   // how it ended, and what kind of game it was (an abort rated nothing, whatever was asked)
   const kind = record.termination === "aborted" ? "" : record.rated ? " \u00b7 Rated" : " \u00b7 Casual";
