@@ -163,6 +163,9 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             pages["White"].click('#rematch-slot button[data-action="propose"]')
             accept = pages["Black"].locator('#rematch-slot button[data-action="accept"]')
             expect(accept).to_be_visible()
+            # each side names the other, as a draw offer does (play-through s64: "Your opponent")
+            expect(pages["Black"].locator("#rematch-status")).to_contain_text(f"{nicknames['White']} offers a rematch.")
+            expect(pages["White"].locator("#rematch-status")).to_contain_text(f"Rematch offered; waiting for {nicknames['Black']}.")
             shot(pages["Black"], "rematch-offered")
             accept.click()
             successor = wait_until_sync(

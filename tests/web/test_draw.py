@@ -88,6 +88,10 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
     accept_box, decline_box = (answerer.locator(b).bounding_box() for b in ("#draw-accept", "#draw-decline"))
     assert abs(accept_box["y"] - decline_box["y"]) < 2, (accept_box, decline_box)
     answerer.set_viewport_size({"width": 1280, "height": 800})
+    # on both, the answers right under the status's question, Resign below them (play-through
+    # s64: on a desktop Resign stood between the question and its answers)
+    status_box, accept_box, resign_box = (answerer.locator(b).bounding_box() for b in ("#status", "#draw-accept", "#resign"))
+    assert status_box["y"] < accept_box["y"] < resign_box["y"], (status_box, accept_box, resign_box)
     answerer.click("#draw-decline")
     expect(answerer.locator("#message")).to_have_text("You declined the draw.")  # not "Black declined"
     expect(pages[offerer].locator("#message")).to_have_text(f"{OTHER[offerer]} declined the draw.")

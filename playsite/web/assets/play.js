@@ -951,7 +951,10 @@ function showOver(over, { fresh }) {
         return;
       }
       afterGame = mine
-        ? mountRematch($("rematch-slot"), { gameId, token, onConnection: showConnectionLost, watchedEnd: fresh })
+        ? mountRematch($("rematch-slot"), {
+          gameId, token, opponent: view.players?.[opponent.toLowerCase()]?.name ? faceName(view.players[opponent.toLowerCase()]) : null,
+          onConnection: showConnectionLost, watchedEnd: fresh,
+        })
         : followContinuation(gameId, { slot: $("rematch-slot"), watchedEnd: fresh });
     });
   }

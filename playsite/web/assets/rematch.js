@@ -54,17 +54,18 @@ const CLOSED = {
 // Who declined or withdrew follows from who had consented: the one who offered (their consent
 // taken) is told the other declined; the one who was offered, that they declined themselves.
 // An offer nobody answered in time says so to both (`offerSeen`: this page showed the
-// opponent's offer), where a window nobody used only closed.
-function closedWords(state, offerSeen = false) {
+// opponent's offer), where a window nobody used only closed. The opponent by name when they
+// have one ("bob declined the rematch.", as a draw offer names them), else "your opponent".
+function closedWords(state, offerSeen, them) {
   if (state.closedReason === "expired" && state.myConsent) {
-    return "Your rematch offer expired: your opponent did not answer in time.";
+    return `Your rematch offer expired: ${them} did not answer in time.`;
   }
   if (state.closedReason === "expired" && offerSeen) return "The rematch offer expired unanswered.";
   if (state.closedReason === "declined") {
-    return state.myConsent ? "Your opponent declined the rematch." : "You declined the rematch.";
+    return state.myConsent ? `${capital(them)} declined the rematch.` : "You declined the rematch.";
   }
   if (state.closedReason === "cancelled") {
-    return state.myConsent ? "You withdrew your rematch offer." : "Your opponent withdrew the rematch offer.";
+    return state.myConsent ? "You withdrew your rematch offer." : `${capital(them)} withdrew the rematch offer.`;
   }
   return CLOSED[state.closedReason] || "The rematch is closed.";
 }
@@ -99,7 +100,12 @@ function msLeft(state) {
 // it stops and every button is disabled. A refused command shows why and gives the control back.
 // `watchedEnd`: this page saw the game end. A page that neither saw it end nor saw the rematch
 // being decided (an old game's link opened again) is not carried to the rematch: it links to it.
-export function mountRematch(slot, { gameId, token, onConnection = () => {}, watchedEnd = false }) {
+// "your opponent" begins a sentence capitalised; a nickname is written as its owner wrote it
+const capital = (words) => (words === "your opponent" ? "Your opponent" : words);
+
+// `opponent`: the other player's name, or null (a guest: "your opponent").
+export function mountRematch(slot, { gameId, token, opponent = null, onConnection = () => {}, watchedEnd = false }) {
+  const them = opponent || "your opponent";
   slot.replaceChildren();
   slot.className = "rematch";
   const text = document.createElement("p");
@@ -205,10 +211,10 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
       words = "Play again with the same settings?";
       offer(["Rematch", "propose", true]);
     } else if (state.phase === "offered" && actions.includes("cancel")) {
-      words = "Rematch offered; waiting for your opponent.";
+      words = `Rematch offered; waiting for ${them}.`;
       offer(["Withdraw", "cancel"]);
     } else if (state.phase === "offered") {
-      words = "Your opponent offers a rematch.";
+      words = `${capital(them)} offers a rematch.`;
       offerSeen = true;
       offer(["Accept", "accept", true], ["Decline", "decline"]);
     } else {
@@ -229,7 +235,7 @@ export function mountRematch(slot, { gameId, token, onConnection = () => {}, wat
       }
       return false;
     } else if (state.phase === "closed") {
-      text.textContent = closedWords(state, offerSeen);
+      text.textContent = closedWords(state, offerSeen, them);
       clearInterval(timer);
       return false;
     }
