@@ -176,7 +176,10 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     assert abs((recent["x"] + recent["width"]) - (summary["x"] + summary["width"])) < 2, (summary, recent)
     screenshot(page, artifacts, "profile-signed-in")
     page.goto(base + "/@/nobody_here")
-    expect(page.locator("#profile-message")).to_have_text("No player called nobody_here.")
+    # as every page of something not here: what, and the ways on (play-through s64: a red line only)
+    expect(page.locator(".notfound h1")).to_have_text("No player called nobody_here")
+    expect(page.locator(".notfound a[href='/']")).to_be_visible()
+    expect(page.locator(".notfound a[href='/history']")).to_be_visible()
     # the name alice gave up still leads to her, under the name she has now
     page.goto(base + "/@/alice")
     expect(page.locator("#profile-name")).to_have_text("alice_web")

@@ -277,6 +277,27 @@ def test_a_bot_whose_program_is_not_running_is_not_played(server, context):
     assert page.url.rstrip("/") == server.base_url, "no game was begun"
     assert httpx.get(f"{server.base_url}/bot/games", headers={"Authorization": f"Bearer {token}"}, timeout=10).json() == {"games": []}
 
+def test_the_bots_list_is_read_again_and_keeps_the_focus(server, context):
+    """Play-through (session 64): the bots' ratings in "Play a bot" never moved while the page
+    was open (the seeks and the wall are read every 3 s). The list is read again every 30 s: a
+    bot opened to people meanwhile appears, and a card kept keeps the focus on its Play."""
+    page = context.new_page()
+    page.clock.install()
+    page.goto(server.base_url + "/")
+    play = page.locator('button[data-bot="house/random"]')
+    expect(play).to_be_visible()
+    play.focus()
+    name = f"late{uuid.uuid4().hex[:8]}"
+    token = httpx.post(f"{server.base_url}/bot/register", json={"team": "fresh", "name": name}, timeout=10).json()["token"]
+    opened = httpx.post(f"{server.base_url}/bot/open-to-humans", json={}, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert opened.status_code == 200, opened.text
+    page.clock.run_for(10_000)
+    expect(page.locator(f'button[data-bot="fresh/{name}"]')).to_have_count(0)  # not yet: 30 s apart
+    page.clock.run_for(21_000)
+    expect(page.locator(f'button[data-bot="fresh/{name}"]')).to_be_visible()
+    expect(play).to_be_focused()
+
+
 def two_seats(server) -> TableInThread:
     """A friend game whose seats wait for a roll; `act()` plays one random legal turn."""
     return TableInThread(

@@ -86,7 +86,7 @@ def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
     # and the way to the games this browser played before signing in (play-through s59: gone from view)
     note = page.locator("#mine-note")
     expect(note).to_contain_text("Your games while signed in.")
-    note.get_by_role("link", name="this browser's games").click()
+    note.get_by_role("link", name="Games played in this browser without signing in").click()
     expect(page).to_have_url(site.server.base_url + "/history?mine=browser")
     expect(page.locator("#finished-games .game-row")).to_have_count(1)
     expect(page.locator(f'#finished-games .game-row[data-game="{before}"]')).to_contain_text("You lost as White")

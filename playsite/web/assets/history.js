@@ -92,8 +92,8 @@ async function listMine(before = null) {
   // signing in), or this browser's (and, where sign-in is offered, what signing in adds)
   const note = $("mine-note");
   if (account) {
-    note.replaceChildren("Your games while signed in. Games played in this browser without signing in: ",
-      element("a", "this browser's games", { href: "/history?mine=browser" }), ".");
+    note.replaceChildren("Your games while signed in. ",
+      element("a", "Games played in this browser without signing in", { href: "/history?mine=browser" }), " are listed apart.");
   } else {
     note.textContent = `The games played in this browser without signing in.${info.signIn && !info.account ? " Sign in to keep your games wherever you play." : ""}`;
   }

@@ -168,28 +168,53 @@ async function copyFriendLink() {
 
 // ----- bots ------------------------------------------------------------------------------------
 
+// Read again every 30 s while the page is seen (ratings move as the bots play, a busy bot frees
+// a game): a card kept from one read to the next is updated in place, so focus on its Play
+// button survives, and a Play under way (its wake asked) keeps its button disabled.
+const BOTS_PERIOD_MS = 30_000;
+const botCards = new Map(); // "team/name" -> {item, about, button, playing}
+
+function botCard(bot) {
+  const id = `${bot.team}/${bot.name}`;
+  const item = element("li", null, { class: "bot" });
+  item.dataset.card = id;
+  const about = element("div", null, { class: "bot-about" });
+  const button = element("button", "Play", { type: "button", "aria-label": `Play ${botName(bot.team, bot.name)}` });
+  button.dataset.bot = id;
+  const card = { item, about, button, playing: false };
+  button.addEventListener("click", async () => {
+    card.playing = true;
+    try { await playBot(bot, button); } finally { card.playing = false; }
+  });
+  item.append(about, button);
+  return card;
+}
+
+function showBot(card, bot) {
+  const name = element("a", botName(bot.team, bot.name), { href: `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`, class: "bot-name" });
+  card.about.replaceChildren(name, " ", ratingLabel(bot.rating, bot.provisional));
+  if (bot.description) card.about.append(element("span", bot.description, { class: "hint bot-description" }));
+  // said in words, not only in a tooltip a phone never shows
+  if (!bot.available) card.about.append(element("span", "Busy: playing as many games as it can; try again soon.", { class: "hint bot-busy" }));
+  if (!card.playing) card.button.disabled = !bot.available;
+  if (bot.available) card.button.removeAttribute("title");
+  else card.button.title = "This bot is playing as many games as it can; try again soon.";
+}
+
 async function listBots() {
-  const answer = await getJson("/lobby/bots");
-  if (answer.status !== 200) return;
-  $("bot-list").replaceChildren(...answer.body.bots.map((bot) => {
+  const answer = await getJson("/lobby/bots").catch(() => null); // the next read retries
+  if (answer?.status !== 200) return;
+  const { bots } = answer.body;
+  const listed = new Set(bots.map((bot) => `${bot.team}/${bot.name}`));
+  for (const id of [...botCards.keys()]) if (!listed.has(id)) botCards.delete(id);
+  const items = bots.map((bot) => {
     const id = `${bot.team}/${bot.name}`;
-    const item = element("li", null, { class: "bot" });
-    item.dataset.card = id;
-    const about = element("div", null, { class: "bot-about" });
-    const name = element("a", botName(bot.team, bot.name), { href: `/@/${encodeURIComponent(bot.team)}/${encodeURIComponent(bot.name)}`, class: "bot-name" });
-    about.append(name, " ", ratingLabel(bot.rating, bot.provisional));
-    if (bot.description) about.append(element("span", bot.description, { class: "hint bot-description" }));
-    // said in words, not only in a tooltip a phone never shows
-    if (!bot.available) about.append(element("span", "Busy: playing as many games as it can; try again soon.", { class: "hint bot-busy" }));
-    const button = element("button", "Play", { type: "button", "aria-label": `Play ${botName(bot.team, bot.name)}` });
-    button.dataset.bot = id;
-    button.disabled = !bot.available;
-    if (!bot.available) button.title = "This bot is playing as many games as it can; try again soon.";
-    button.addEventListener("click", () => playBot(bot, button));
-    item.append(about, button);
-    return item;
-  }));
-  if (!answer.body.bots.length) $("bot-list").replaceChildren(element("li", "No bot takes on people right now.", { class: "hint" }));
+    if (!botCards.has(id)) botCards.set(id, botCard(bot));
+    const card = botCards.get(id);
+    showBot(card, bot);
+    return card.item;
+  });
+  keepChildren($("bot-list"), items.length ? items : [element("li", "No bot takes on people right now.", { class: "hint" })]);
 }
 
 // The bot is asked first whether it is there (its program running: the account stream held, or
@@ -522,7 +547,7 @@ siteInfo().then((info) => {
     readLobby(); // a rated seek offers a guest the way to sign in, not an Accept that fails
   }
 });
-listBots();
+whileVisible(listBots, BOTS_PERIOD_MS);
 // Leaving the page (closing the tab, another page, a reload) withdraws the seek at once, as a
 // closed lobby does on lichess: nobody should sit down at a table its creator has left.
 window.addEventListener("pagehide", () => {

@@ -3,7 +3,7 @@
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, faceLink, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, siteInfo } from "./site.js";
+import { $, element, faceLink, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, showMissing, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -34,9 +34,16 @@ async function load() {
   const answer = await getJson(source);
   if (answer.status !== 200) {
     const code = answer.body?.error?.code;
+    if (code === "player_not_found" || code === "bot_not_found") {
+      // as every page of something that is not here: what, and the ways on
+      showMissing(`No ${isBot ? "bot" : "player"} called ${title}`, isBot
+        ? "The link is wrong, or no bot of that name has ever been registered here."
+        : "The link is wrong, or nobody has ever gone by that nickname here.");
+      document.title = "playsite: not found";
+      return;
+    }
     $("profile-message").textContent = code === "persistence_required"
       ? "This server keeps no profiles (it runs without a database)."
-      : code === "player_not_found" || code === "bot_not_found" ? `No ${isBot ? "bot" : "player"} called ${title}.`
       : "The profile could not be read; reload to try again.";
     return;
   }
