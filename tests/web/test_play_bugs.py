@@ -49,6 +49,13 @@ def test_black_has_its_own_strip_and_clock_at_the_bottom(server, context):
     board = black.locator("#board").bounding_box()
     assert black.locator("#player-white").bounding_box()["y"] >= board["y"] + board["height"] - 1
     assert black.locator("#player-black").bounding_box()["y"] < board["y"]
+    # and in the page's order too, as Tab meets them (play-through s64: the stylesheet alone turned them)
+    order = black.evaluate("[...document.querySelectorAll('#table > .player, #table > #board')].map((e) => e.id)")
+    assert order == ["player-black", "board", "player-white"], order
+    black.click("#flip")
+    expect(black.locator("#board")).to_have_attribute("data-orientation", "black")
+    order = black.evaluate("[...document.querySelectorAll('#table > .player, #table > #board')].map((e) => e.id)")
+    assert order == ["player-white", "board", "player-black"], order
 
 
 def test_a_draw_offer_runs_the_answerers_clock_and_says_who_answers(server, context):

@@ -319,6 +319,20 @@ function drawBoard() {
   $("board").dataset.orientation = view.orientation;
   $("board").dataset.browsing = view.browsing === null ? "" : String(view.browsing);
   $("table").dataset.orientation = view.orientation;
+  placeStrips();
+}
+
+// The strips in the page's order as on the screen, the top one before the board and the bottom
+// one after it, so Tab (and a screen reader) meets them as they are seen, flipped or not (the
+// stylesheet's order alone turned them on screen only: play-through s64). Focus inside a moved
+// strip is given back.
+function placeStrips() {
+  const [top, bottom] = view.orientation === "white" ? [$("player-black"), $("player-white")] : [$("player-white"), $("player-black")];
+  if ($("board").previousElementSibling === top) return;
+  const focused = document.activeElement;
+  $("board").before(top);
+  $("board").after(bottom);
+  if (focused && focused !== document.activeElement && (top.contains(focused) || bottom.contains(focused))) focused.focus();
 }
 
 // Who plays a seat, in a sentence about the game: the player's name where they have one, as
