@@ -33,19 +33,27 @@ class Account:
         return self.status == ACTIVE
 
 
-def suggested_nickname(claims: dict, taken_suffix: int = 0) -> str:
-    """A first nickname from the provider's claims (preferred_username, nickname, the email's
+def claimed_nickname(claims: dict) -> str | None:
+    """The nickname the provider's claims ask for (preferred_username, nickname, the email's
     local part), reduced to the allowed characters and kept whole when it fits (up to
-    NICKNAME_MAX characters); with `taken_suffix`, that name cut just enough to end in `-<n>`.
-    `player-xxxxxx` when nothing fits."""
+    NICKNAME_MAX characters); None when nothing fits."""
     for claim in ("preferred_username", "nickname", "name", "email"):
         value = claims.get(claim)
         if not isinstance(value, str):
             continue
         base = re.sub(r"[^A-Za-z0-9_-]", "", value.split("@")[0].replace(" ", "_"))[:NICKNAME_MAX]
         if len(base) >= 3:
-            if taken_suffix == 0:
-                return base
-            suffix = f"-{taken_suffix}"
-            return base[: NICKNAME_MAX - len(suffix)] + suffix
-    return f"player-{uuid.uuid4().hex[:6]}"
+            return base
+    return None
+
+
+def suggested_nickname(claims: dict, taken_suffix: int = 0) -> str:
+    """A first nickname: the claimed one; with `taken_suffix`, that name cut just enough to end
+    in `-<n>`; `player-xxxxxx` when the claims give none."""
+    base = claimed_nickname(claims)
+    if base is None:
+        return f"player-{uuid.uuid4().hex[:6]}"
+    if taken_suffix == 0:
+        return base
+    suffix = f"-{taken_suffix}"
+    return base[: NICKNAME_MAX - len(suffix)] + suffix

@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 
-from playsite.accounts.model import ACTIVE, DEACTIVATED, DELETED, Account, suggested_nickname
+from playsite.accounts.model import ACTIVE, DEACTIVATED, DELETED, Account, claimed_nickname, suggested_nickname
 
 _COLUMNS = "id, nickname, status, session_generation"
 NICKNAME_ATTEMPTS = 20
@@ -73,6 +73,15 @@ def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[st
         if row is not None:
             return _account(row)
     raise NicknameTaken("no free nickname could be derived from the provider's claims")
+
+
+def sign_in_reporting_nickname(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[str, object]) -> tuple[Account, str | None]:
+    """`sign_in`, and the nickname the claims asked for when it made a new account that could not
+    have it (another account's, now or before): the page tells the person, who may choose again."""
+    new = find_by_subject(conn, issuer, subject) is None
+    account = sign_in(conn, issuer, subject, claims)
+    wanted = claimed_nickname(claims)
+    return account, wanted if new and wanted is not None and account.nickname != wanted else None
 
 
 def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Account | None:

@@ -48,6 +48,9 @@ PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 NEXT_MAX = 512
 SIGN_IN_FAILED_PAGE = "/sign-in-failed"
 """Where a browser goes when its sign-in cannot complete: the page says why (`?reason=<code>`)."""
+NICKNAME_TAKEN_PARAM = "nickname_taken"
+"""Added to the address a first sign-in returns to when the new account could not have the
+nickname the provider asked for (another account's): its value is that nickname."""
 
 
 def csrf_origin_rejected() -> Refusal:
@@ -150,12 +153,16 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
     @routes.get("/auth/callback")
     async def callback() -> Response:
         try:
-            account, next_path = await signed_in_account()
+            account, next_path, wanted = await signed_in_account()
         except SignInRefused as refused:
             # Only a browser comes here (the provider sends it): a page that says why, never an
             # error body (play-through s62: a deactivated account read raw problem+json here).
             where = f"{SIGN_IN_FAILED_PAGE}?{urlencode({'reason': refused.reason})}"
             return Response(b"", status=303, headers={"Location": where, **PRIVATE})
+        if wanted is not None:
+            # a new account that could not have the nickname it asked for: the page says so
+            # (and offers the menu to choose another), then takes the word out of its address
+            next_path += ("&" if "?" in next_path else "?") + urlencode({NICKNAME_TAKEN_PARAM: wanted})
         response = Response(b"", status=303, headers={"Location": next_path, **PRIVATE})
         clear(response, LOGIN_COOKIE, path="/auth/callback")
         sessions, _ = sign_in_parts(accounts)
@@ -163,14 +170,15 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         log.info("signed in: account %s", account.id)
         return response
 
-    async def signed_in_account() -> tuple[Account, str]:
-        """The account the provider's answer signs in and where to send it; SignInRefused if none."""
+    async def signed_in_account() -> tuple[Account, str, str | None]:
+        """The account the provider's answer signs in, where to send it, and the nickname a new
+        account asked for and could not have; SignInRefused if none."""
         try:
             limit_by_address(sign_ins, "sign-in attempts")
         except Refusal as refusal:
             raise SignInRefused(refusal.code) from None
         try:
-            account, next_path = await complete_sign_in()
+            account, next_path, wanted = await complete_sign_in()
         except SignInFailed as error:
             log.warning("sign-in failed from %s: %s", client_address(), error)
             raise SignInRefused("sign_in_failed") from None
@@ -180,9 +188,9 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
         if not account.active:
             log.info("sign-in refused: account %s is %s", account.id, account.status)
             raise SignInRefused("account_deactivated")
-        return account, next_path
+        return account, next_path, wanted
 
-    async def complete_sign_in() -> tuple[Account, str]:
+    async def complete_sign_in() -> tuple[Account, str, str | None]:
         sessions, oidc = sign_in_parts(accounts)
         if "error" in request.args:
             # The provider's error code is a short registered word (access_denied, ...).
@@ -198,8 +206,10 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
             raise SignInFailed("state does not match this browser's sign-in, or it expired")
         id_token = await oidc.exchange(code, login_state.verifier)
         claims = await oidc.verify_id_token(id_token, login_state.nonce)
-        account = await accounts.run(lambda conn: queries.sign_in(conn, oidc.issuer, claims["sub"], claims))
-        return account, login_state.next_path
+        account, wanted = await accounts.run(
+            lambda conn: queries.sign_in_reporting_nickname(conn, oidc.issuer, claims["sub"], claims)
+        )
+        return account, login_state.next_path, wanted
 
     @routes.get("/auth/me")
     async def read_me() -> Response:

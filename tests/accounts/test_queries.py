@@ -35,6 +35,19 @@ def test_a_taken_nickname_gets_a_suffix_whatever_its_case(migrated_url):
     assert none.nickname.startswith("player-")
 
 
+def test_a_first_sign_in_reports_the_nickname_it_could_not_have_and_only_then(migrated_url):
+    def signed(subject, claims):
+        return in_transaction(migrated_url, lambda c: queries.sign_in_reporting_nickname(c, ISSUER, subject, claims))
+
+    carol, wanted = signed("c1", {"preferred_username": "carol"})
+    assert (carol.nickname, wanted) == ("carol", None), "had it: nothing to tell"
+    other, wanted = signed("c2", {"preferred_username": "carol"})
+    assert (other.nickname, wanted) == ("carol-1", "carol")
+    assert signed("c2", {"preferred_username": "carol"}) == (other, None), "an account found again: nothing new"
+    nameless, wanted = signed("c3", {"preferred_username": "!!"})
+    assert nameless.nickname.startswith("player-") and wanted is None, "asked for nothing"
+
+
 def test_a_nickname_of_twenty_characters_is_kept_whole_and_its_suffix_fits_in_twenty(migrated_url):
     name = "frankie_longname_xyz"  # 20: the most a nickname may have
     first = in_transaction(migrated_url, lambda c: queries.sign_in(c, ISSUER, "f1", {"preferred_username": name}))

@@ -193,3 +193,21 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#sign-in")).to_be_visible()
     page.reload()
     expect(page.locator("#sign-in")).to_be_visible()  # the session is gone from the browser too
+
+    # Someone new signs in with a name that is now alice's: a new account "alice_web-1", told why
+    # in the opened menu, the word gone from the address (play-through s64: not a word was said)
+    newcomer = context.browser.new_context()  # another person, unknown to the provider too
+    try:
+        page = newcomer.new_page()
+        page.goto(base + "/ranking?x=1")
+        page.click("#sign-in")
+        sign_in_at_the_provider(page, "alice_web")
+        expect(page).to_have_url(base + "/ranking?x=1")
+        expect(page.locator("#account-name")).to_have_text("alice_web-1")
+        expect(page.locator("#account-menu")).to_have_attribute("open", "")
+        expect(page.locator("#account-message")).to_have_text(
+            "alice_web is another player's nickname, so you are alice_web-1. Choose another here if you like.")
+        page.reload()
+        expect(page.locator("#account-menu")).not_to_have_attribute("open", "")  # said once
+    finally:
+        newcomer.close()

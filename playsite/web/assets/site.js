@@ -313,6 +313,21 @@ function showSignedIn(corner, me) {
     }
   });
   corner.replaceChildren(details);
+  tellNicknameTaken(details, say, me.nickname);
+}
+
+// A first sign-in whose nickname was another account's comes back with `?nickname_taken=<it>`:
+// the menu opens to say so, beside the field for another name, and the word leaves the address
+// (a reload or a shared link says nothing again).
+function tellNicknameTaken(details, say, nickname) {
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get("nickname_taken");
+  if (!wanted) return;
+  params.delete("nickname_taken");
+  const rest = params.toString();
+  history.replaceState(history.state, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
+  details.open = true;
+  say(`${wanted} is another player's nickname, so you are ${nickname}. Choose another here if you like.`, { info: true });
 }
 
 export function mountHeader() {
