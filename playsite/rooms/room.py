@@ -43,6 +43,7 @@ from playsite.rooms.model import (
 from playsite.rooms.persistence import DurabilityPolicy, RoomStore, attempt_write, read_back_durably, telemetry
 from playsite.rooms.trees import Trees
 from playsite.rooms.view import PublicView, Turn
+from playsite.rooms.watchers import Watchers
 from playsite.rooms.writes import game_ending, game_write
 from playsite.rules import Termination
 from playsite.store.base import GameWrite
@@ -87,6 +88,8 @@ class Room:
         self.policy = policy if policy is not None else DurabilityPolicy.for_store(store)
         """How hard a write is tried (the registry hands every room the same one)."""
         self.fanout = Fanout(self.counters.fanout)
+        self.watchers = Watchers(self.fanout, self.spawn)
+        """How many watch, told to the clients that asked for Presence."""
         self._commands_taken: list[float] = []
         """When each player command of the version being written was taken off the queue."""
         self.seated: dict[Subscriber, Seat] = {}
@@ -543,6 +546,7 @@ class Room:
                     subscriber.offer(self._presence_text(seat, now))
             if (first_move := self._first_move_text(now)) is not None:
                 subscriber.offer(first_move)
+        self.watchers.attached(subscriber)
         return True
 
     # ----- presence: who is away, for the clients that asked ----------------------------------
@@ -604,6 +608,7 @@ class Room:
 
     def _detach(self, subscriber: Subscriber, now: float) -> None:
         self.fanout.remove(subscriber)
+        self.watchers.detached(subscriber)
         self._seat_left(subscriber, now)
 
     def _seat_left(self, subscriber: Subscriber, now: float) -> None:

@@ -14,6 +14,7 @@ import trio.testing
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import Detach, Rebind
 from playsite.rooms.model import DISCONNECT_GRACE_S, RECONNECT_WINDOW_S
+from playsite.rooms.watchers import TELL_EVERY_S
 from playsite.wire.termination import Abort
 from playsite.store.memory import MemoryStore
 from playsite.wire import BLACK, WHITE, DiceRolled, Snapshot, SubmitTurn
@@ -69,7 +70,7 @@ async def test_presence_frames_go_only_to_subscribers_that_asked_and_count_down_
         watcher, plain = await attach(room, None, presence=True), await attach(room, None)
         await trio.testing.wait_all_tasks_blocked()
         for subscriber in (white, black, watcher, plain):
-            received(subscriber)
+            drained(subscriber)
         assert await room.send(Detach(black))
         await trio.testing.wait_all_tasks_blocked()
         [frame] = [text for text in drained(watcher) if text.startswith('{"Presence"')]
@@ -127,7 +128,7 @@ async def test_both_seats_are_told_present_when_a_friend_game_begins(autojump_cl
         assert presence(told["white"]) == [{"seat": "Black", "away": False}]
         assert presence(told["black"]) == [{"seat": "White", "away": False}]
         assert presence(told["watcher"]) == [{"seat": "White", "away": False}, {"seat": "Black", "away": False}]
-        kinds = [next(iter(json.loads(text))) for text in told["black"]]
+        kinds = [next(iter(json.loads(text))) for text in told["black"] if not text.startswith('{"Watching"')]
         assert kinds[:2] == ["Snapshot", "Presence"], "told as the game begins, before its first roll"
 
 
@@ -199,3 +200,38 @@ async def test_a_player_who_leaves_after_coming_back_from_a_restart_has_left(aut
         await trio.testing.wait_all_tasks_blocked()
         [*_, last] = [told for told in presence(drained(watcher)) if told["seat"] == "Black"]
         assert last["away"] is True and "reconnectingUntil" not in last
+
+
+async def test_the_watchers_are_counted_after_the_snapshot_and_told_once_a_second_when_changed(autojump_clock):
+    """`Watching {count}` to the subscribers that asked for Presence: after their Snapshot, and
+    when the number of spectators (no seat, no trees) changed, at most once a second: a crowd
+    arriving is one frame; one leaving and another coming within that second tells nothing."""
+    async with running_registry() as registry:
+        room = await registry.create(room_setup(), Purpose.GENERAL, ())
+        white = await attach(room, WHITE, presence=True)
+        assert watching(drained(white)) == [0], "after the Snapshot: nobody watches"
+        plain = await attach(room, None)
+        crowd = [await attach(room, None, presence=True) for _ in range(3)]
+        assert watching(drained(crowd[0])) == [2], "its own Snapshot's count, itself included"
+        await told_after(TELL_EVERY_S)
+        assert watching(drained(white)) == [4], "four arrived: one frame"
+        assert watching(drained(crowd[0])) == [4]
+        assert not watching(drained(plain)), "asked for nothing, told nothing"
+        await attach(room, BLACK)  # a seat is no watcher
+        assert await room.send(Detach(crowd[2]))
+        await attach(room, None)
+        await told_after(TELL_EVERY_S)
+        assert watching(drained(white)) == [], "one left and one came: the same four"
+        assert await room.send(Detach(plain))
+        await told_after(TELL_EVERY_S)
+        assert watching(drained(white)) == [3]
+
+
+async def told_after(seconds: float) -> None:
+    """`seconds` on, and the room's tasks due then have run (they wake at the same instant)."""
+    await trio.sleep(seconds)
+    await trio.testing.wait_all_tasks_blocked()
+
+
+def watching(texts: list[str]) -> list[int]:
+    return [json.loads(text)["Watching"]["count"] for text in texts if text.startswith('{"Watching"')]

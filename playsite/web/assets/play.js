@@ -1153,9 +1153,6 @@ function passNotice(current = null) {
 async function onEvent(event) {
   const [kind, body] = Object.entries(event)[0];
   if (kind === "Snapshot") {
-    // this page's socket is held now: a spectator counts itself (the read as the page loaded
-    // came before it, and the next is 20 s away)
-    watching.now();
     const state = body.state;
     view.away = {}; // the server tells who is away after a Snapshot
     view.unarrived = {};
@@ -1287,6 +1284,11 @@ async function onEvent(event) {
       drawInvite();
     }
     drawPlayers();
+  } else if (kind === "Watching") {
+    // "N watching": the game's spectators, a spectator's own page among them, told after the
+    // Snapshot and within a second of a change
+    $("watching").textContent = `${body.count} watching`;
+    $("watching").hidden = body.count === 0;
   } else if (kind === "FirstMove") {
     view.firstMove = { seat: body.seat, at: Date.parse(body.abortAt) };
     // A person's first turn is not on their clock (the limit stands in for it): it shows what
@@ -1557,15 +1559,6 @@ async function showLastGame() {
     { endedAt, lead: "Your last game, rated.", onChange: () => readRatings(), until: () => view.ended });
 }
 showLastGame();
-// "N watching": the spectators this server holds for the game, read while the tab is visible.
-const WATCHING_PERIOD_MS = 20_000;
-const watching = whileVisible(async () => {
-  if (view.gone) return;
-  const answer = await getJson(`/games/${gameId}/watching`).catch(() => null); // the next read retries
-  const count = answer?.status === 200 ? answer.body.watching : 0;
-  $("watching").textContent = `${count} watching`;
-  $("watching").hidden = count === 0;
-}, WATCHING_PERIOD_MS);
 const RATINGS_PERIOD_MS = 30_000; // as often as the server's rating book is refreshed
 whileVisible(() => (view.ratings && !view.ended ? readRatings() : null), RATINGS_PERIOD_MS);
 // The move list keeps its newest turn in view when it changes size too (a desktop): the result
