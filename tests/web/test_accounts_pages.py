@@ -72,10 +72,15 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     site_read = page.evaluate("fetch('/web/site').then((r) => r.json())")
     assert site_read["signIn"] is True and site_read["ratings"] is True and site_read["account"]["nickname"] == "alice"
     assert httpx.get(base + "/web/site", timeout=10).json()["account"] is None, "without the cookie: nobody"
+    other = context.new_page()  # another tab of the site, in the same browser
+    other.goto(base + "/ranking")
+    expect(other.locator("#account-name")).to_have_text("alice")
     page.click("#account-menu summary")
     page.fill("#nickname-input", "alice_web")
     page.click("#nickname-form button[type=submit]")
     expect(page.locator("#account-name")).to_have_text("alice_web")
+    # ... shows the new name at once too (play-through s63: only after a reload)
+    expect(other.locator("#account-name")).to_have_text("alice_web")
     expect(page.locator("#account-message")).to_have_text("Saved.")
     expect(page.locator("#account-message")).to_have_class(re.compile(r"\binfo\b"))  # news, not an error's red
     expect(page.locator("#account-profile")).to_have_attribute("href", "/@/alice_web")
@@ -191,6 +196,7 @@ def test_sign_in_rename_ranking_profiles_and_sign_out_from_the_header(site, cont
     expect(page.locator("#sign-out")).to_have_text("Sign out")
     page.click("#sign-out")
     expect(page.locator("#sign-in")).to_be_visible()
+    expect(other.locator("#sign-in")).to_be_visible()  # the other tab, reloaded, goes on as nobody's
     page.reload()
     expect(page.locator("#sign-in")).to_be_visible()  # the session is gone from the browser too
 

@@ -202,6 +202,31 @@ async function showAccount(corner) {
   corner.replaceChildren(); // this server has no sign-in
 }
 
+// The account as this browser's other tabs of the site should know it at once, as lichess's
+// do: a new nickname shows in their headers, a sign-out reloads them (none goes on as the
+// account). Told through `localStorage`, whose changes reach every other tab of the site.
+const ACCOUNT_NEWS = "playsite.accountNews";
+
+function tellOtherTabs(news) {
+  try { localStorage.setItem(ACCOUNT_NEWS, JSON.stringify({ ...news, at: Date.now() })); } catch { /* storage off */ }
+}
+
+function heedOtherTabs() {
+  window.addEventListener("storage", (event) => {
+    if (event.key !== ACCOUNT_NEWS || !event.newValue) return;
+    let news = null;
+    try { news = JSON.parse(event.newValue); } catch { return; }
+    if (news?.signedOut) location.reload();
+    else if (typeof news?.nickname === "string" && $("account-name")) showNickname(news.nickname);
+  });
+}
+
+function showNickname(nickname) {
+  $("account-name").textContent = nickname;
+  const profile = $("account-profile");
+  if (profile) profile.href = `/@/${encodeURIComponent(nickname)}`;
+}
+
 function showSignedIn(corner, me) {
   const name = element("span", me.nickname || "signed in", { id: "account-name" });
   // Signing out ends this browser's session, or every session of the account (docs/accounts.md),
@@ -279,6 +304,7 @@ function showSignedIn(corner, me) {
     const answer = await sendJson("POST", "/auth/logout", { everywhere: out.everywhere });
     if (answer.status === 204) {
       forgetSeats(); // the next person at this browser is not seated in this account's games
+      tellOtherTabs({ signedOut: true });
       location.reload(); // and no page goes on as the account's (a game's page watches from now on)
       return;
     }
@@ -299,11 +325,10 @@ function showSignedIn(corner, me) {
     event.preventDefault();
     const answer = await sendJson("PATCH", "/auth/me", { nickname: input.value });
     if (answer.status === 200) {
-      name.textContent = answer.body.nickname;
+      showNickname(answer.body.nickname);
       input.value = "";
       say("Saved.", { info: true });
-      const profile = menu.querySelector("#account-profile");
-      if (profile) profile.href = `/@/${encodeURIComponent(answer.body.nickname)}`;
+      tellOtherTabs({ nickname: answer.body.nickname });
     } else {
       const problem = answer.body || {}; // the accounts' refusals are problem details: {code, title}
       say(problem.code === "nickname_taken" ? "Another player has this nickname."
@@ -332,7 +357,9 @@ function tellNicknameTaken(details, say, nickname) {
 
 export function mountHeader() {
   const corner = $("account");
-  if (corner) showAccount(corner);
+  if (!corner) return;
+  showAccount(corner);
+  heedOtherTabs();
 }
 
 // A rating as people read it: "1500" or, while the rating rests on few games, "1500, provisional"
