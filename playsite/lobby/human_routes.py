@@ -3,7 +3,8 @@
 
 No login needed: a guest names itself with a stable `guestId` (UUID); a signed-in person
 (session cookie, from an allowed page) plays as the account and needs no guestId. Either gets
-a seat token back, shown once. Both writes are rate-limited per client address.
+a seat token back, shown once. Both writes are rate-limited per client address. A game
+against a catalog bot is casual unless a signed-in person asks for it rated.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from playsite.bots.directory import BotDirectory
 from playsite.bots.games import BotGame, Human
 from playsite.http.auth import credentials
 from playsite.http.bodies import json_object
-from playsite.http.errors import RouteFamily
+from playsite.http.errors import Refusal, RouteFamily
 from playsite.http.ratelimit import RateLimiter, limit_by_address
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.lobby import bodies
@@ -47,7 +48,11 @@ def mount_human_routes(
         bot_id = f"{bodies.required_string(body, 'team')}/{bodies.required_string(body, 'name')}"
         time_control = bodies.time_control(body, default=None)
         preferred = bodies.optional_side(body, "preferredColor")
-        game, seat = await lobby.play_catalog_bot(guest, bot_id, time_control, preferred)
+        rated = bodies.optional_flag(body, "rated")
+        if rated and id_of(guest.principal, Kind.USER) is None:
+            # people and bots are rated in one pool, but a guest has no rating to keep
+            raise Refusal(401, "not_signed_in", "a rated game needs a signed-in player: sign in first (GET /auth/login)")
+        game, seat = await lobby.play_catalog_bot(guest, bot_id, time_control, preferred, rated=rated)
         return seat_response(game, seat, guest)
 
     @routes.post("/lobby/accept")

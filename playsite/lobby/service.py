@@ -102,9 +102,10 @@ class Lobby:
     # ----- catalog --------------------------------------------------------------------------
 
     async def play_catalog_bot(
-        self, guest: Human, bot_id: str, time_control: TimeControl, preferred: str | None
+        self, guest: Human, bot_id: str, time_control: TimeControl, preferred: str | None, *, rated: bool = False
     ) -> tuple[BotGame, str]:
-        """A guest against an open-to-humans bot; returns the game and the guest's seat."""
+        """A guest (or an account: `rated` only then) against an open-to-humans bot; returns the
+        game and the guest's seat."""
         if isinstance(time_control, Unlimited):
             raise Refused("invalid_request", "a catalog game needs a clock: Unlimited is not offered")
         registry = self.games.registry
@@ -117,7 +118,9 @@ class Lobby:
         white, black = (guest, bot) if seat == WHITE else (bot, guest)
         self._seating_guests.add(guest.principal)
         try:
-            game = await self.start_game(white=white, black=black, time_control=time_control, origin=CATALOG_ORIGIN)
+            game = await self.start_game(
+                white=white, black=black, time_control=time_control, origin=CATALOG_ORIGIN, rated=rated
+            )
         finally:
             self._seating_guests.discard(guest.principal)
         return game, seat

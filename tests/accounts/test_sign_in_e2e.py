@@ -23,12 +23,11 @@ from joserfc import jwt
 from trio_websocket import ConnectionRejected, open_websocket_url
 
 from playsite.accounts.sessions import Sessions, derive_key
-from playsite.ratings.batch import apply_pending
-from playsite.store.database import Database
 from playsite.wire import GameEnded, Resign, Snapshot, encode_command
 from tests.support.documented import Documented
 from tests.support.client import Player, Table
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.ratings import one_period
 from tests.support.oidc_provider import oidc_provider, sign_in_at_provider  # noqa: F401 (fixture)
 from tests.support.sign_in import CSRF, SECRET, relative, set_cookies, site  # noqa: F401 (site: a fixture)
 
@@ -299,12 +298,7 @@ async def test_accounts_take_seats_play_rated_and_reach_the_leaderboard(site):
             casual = (await http.get(f"/games/{guest_game['gameId']}")).json()
         assert casual["rated"] is False and casual["players"]["white"]["name"] is None
 
-    database = Database(site.database_url, pool_size=1)
-    await database.open()
-    try:
-        assert await apply_pending(database) == 1
-    finally:
-        await database.close()
+    assert await one_period(site.database_url) == 1
     async with site.client() as http:
         profile = await http.get("/players/BOB")
         leaders = (await http.get("/leaderboard")).json()

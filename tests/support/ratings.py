@@ -13,6 +13,7 @@ import pytest
 from psycopg.types.json import Jsonb
 
 from playsite.accounts import queries as accounts
+from playsite.ratings.batch import apply_pending
 from playsite.ratings.glicko2 import Rating, rate
 from playsite.store.database import Database
 from playsite.store.migrations import apply_pending as migrate
@@ -88,3 +89,13 @@ def account(url: str, nickname: str):
         made = accounts.sign_in(conn, "https://id.example", nickname, {"nickname": nickname})
         conn.commit()
     return made
+
+
+async def one_period(database_url: str) -> int:
+    """One run of the rating batch on its own connection: how many results it applied."""
+    database = Database(database_url, pool_size=1)
+    await database.open()
+    try:
+        return await apply_pending(database)
+    finally:
+        await database.close()

@@ -78,8 +78,8 @@ def relative(url: str) -> str:
     return urlunsplit(("", "", parts.path, parts.query, ""))
 
 
-@pytest.fixture
-def site(serve, migrated_url, oidc_provider):
+def started_site(serve, migrated_url: str, oidc_provider, **env: str) -> Site:
+    """A `playsite serve` with sign-in through `oidc_provider` and PostgreSQL, and `env` besides."""
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
     server = serve(
@@ -93,11 +93,23 @@ def site(serve, migrated_url, oidc_provider):
             "PLAY_PUBLIC_ORIGIN": origin,
             "PLAY_CORS_ORIGINS": origin,
             "DICE_SEED_WINDOW_MS": "0",
+            **env,
         }
     )
     site = Site(server, oidc_provider)
     site.database_url = migrated_url
     return site
+
+
+@pytest.fixture
+def site(serve, migrated_url, oidc_provider):
+    return started_site(serve, migrated_url, oidc_provider)
+
+
+@pytest.fixture
+def site_with_house_bots(serve, migrated_url, oidc_provider):
+    """`site`, with the house bots playing (house/random, house/greedy in the catalog)."""
+    return started_site(serve, migrated_url, oidc_provider, PLAY_HOUSE_BOTS="true")
 
 
 def sign_in_at_the_provider(page, login: str) -> None:

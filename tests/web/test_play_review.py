@@ -22,7 +22,7 @@ from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE, build_turn, click_turn, finished_game, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
-from tests.support.sign_in import sign_in_at_the_provider, site  # noqa: F401 (a fixture)
+from tests.support.sign_in import sign_in_at_the_provider, site, site_with_house_bots  # noqa: F401 (fixtures)
 from tests.support.waiting import wait_until_sync
 
 IN_VIEW = """([list, item]) => {
@@ -749,3 +749,33 @@ def test_a_friend_signed_out_is_asked_to_sign_in_before_a_rated_game_turns_casua
     finally:
         alice.close()
         friend.close()
+
+
+@pytest.mark.postgres
+def test_a_signed_in_player_plays_a_bot_rated(site_with_house_bots, chromium):  # noqa: F811
+    """Play-through (session 63): a game against a bot from the lobby was always casual, so a
+    signed-in person with nobody about could never play for a rating. Signed in, "Rated" under
+    the bots' clock makes it rated (people and bots share one pool); signed out, the box is off."""
+    site = site_with_house_bots
+    base = site.origin
+    signed_in, guest = chromium.new_context(), chromium.new_context()
+    signed_in.add_cookies([{"name": "access_token", "value": trio.run(site.sign_in, "dora"), "url": base}])
+    try:
+        stranger = guest.new_page()
+        stranger.goto(base + "/")
+        expect(stranger.locator('button[data-bot="house/random"]')).to_be_visible()
+        expect(stranger.locator("#bot-rated")).to_be_disabled()
+        page = signed_in.new_page()
+        page.goto(base + "/")
+        expect(page.locator("#account-name")).to_have_text("dora")
+        expect(page.locator("#bot-rated")).to_be_enabled()
+        page.check("#bot-rated")
+        page.click('button[data-bot="house/random"]')
+        expect(page.locator("#role")).to_contain_text("You play")
+        expect(page.locator("#time-control")).to_have_text("5+3 \u00b7 Rated")
+        game_id = page.url.split("/play/")[1]
+        assert httpx.get(f"{base}/games/{game_id}", timeout=10).json()["rated"] is True
+        expect(page.locator('#player-white .name, #player-black .name').filter(has_text="house/random")).to_have_count(1)
+    finally:
+        signed_in.close()
+        guest.close()

@@ -239,6 +239,7 @@ async function playBot(bot, button) {
   const clock = CLOCKS.find((c) => clockLabel(c) === $("bot-clock").value) || [5, 3];
   const answer = await postJson("/lobby/play-bot", {
     guestId: guestId(), team: bot.team, name: bot.name, timeControl: fischer(clock),
+    rated: ratedOffered && $("bot-rated").checked,
   });
   button.disabled = false;
   if (answer.status !== 201) {
@@ -536,10 +537,12 @@ siteInfo().then((info) => {
   account = info.account || null;
   if (account) readLobby(); // its own seeks from other tabs shown as its own
   if (info.showcase) pollShowcase();
-  // A rated game needs both players signed in: signed out, the box cannot promise one.
+  // A rated game needs both players signed in: signed out, the box cannot promise one (nor can
+  // a server that keeps no ratings, for a bot's game).
+  if (!info.account || !info.ratings) $("bot-rated").disabled = true;
   if (!info.account) {
     ratedOffered = false;
-    for (const id of ["friend-rated", "seek-rated"]) {
+    for (const id of ["friend-rated", "seek-rated", "bot-rated"]) {
       $(id).checked = false;
       $(id).disabled = true;
       $(id).closest("label").title = "Sign in to play rated games";
