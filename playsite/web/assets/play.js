@@ -504,8 +504,9 @@ function drawPlayers() {
     const awaited = awaitedSeat(seatName);
     const href = profileHref(face);
     const label = awaited ? "waiting for a player..." : face ? faceName(face) : ""; // no name before the players are known
-    let text = document.createTextNode(label);
-    if (href) { // the name in a span of its own: a narrow strip cuts it short there (play.css)
+    // the name in a span of its own, linked or not: a narrow strip cuts it short there (play.css)
+    let text = element("span", label, { class: "label" });
+    if (href) {
       text = Object.assign(document.createElement("a"), { href });
       // a bot's "team/name" may go on a line after its slash (the column beside the board on a
       // phone held sideways), rather than break inside a word (play-through s59: "house/rand" "om")

@@ -1,0 +1,193 @@
+"""The pages on a narrow phone (320 x 640, and 390 x 844), in real Chromium against a real
+`playsite serve` (play-through s64): one's own strip keeps "(you)" whole while the name gives
+way, a bot's team and name are read whole beside its clock, the header keeps to one line, the
+turn's three buttons share a line, the board's letters wear a halo over the pieces, the small
+targets that are not buttons are 24 px tall, and a guest's "Sign in to play" reads as two even,
+centred lines."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+from tests.support.browser import PHONE, finished_game, text_lines
+from tests.support.server import module_server
+
+server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
+
+SMALL = {"width": 320, "height": 640}
+
+# The horizontal room an element's content needs against the room it has, and where "(you)" ends
+# against the strip's clipping box.
+STRIP = """(strip) => {
+  const who = strip.querySelector(".who"), line = strip.querySelector(".name .line");
+  const you = [...line.children].find((c) => c.textContent === "(you)");
+  return { whoOver: who.scrollWidth - who.clientWidth, lineOver: line.scrollWidth - line.clientWidth,
+           youRight: you ? you.getBoundingClientRect().right : null, whoRight: who.getBoundingClientRect().right };
+}"""
+
+
+def phone(chromium, size=SMALL, **options):
+    return chromium.new_context(viewport=size, is_mobile=True, has_touch=True, **options)
+
+
+def play_a_bot(page, base: str, bot: str = "house/random") -> tuple[str, str]:
+    """A game against `bot` from the home page, as a guest: (my seat, the bot's seat), lower case."""
+    page.goto(base + "/")
+    page.click(f'button[data-bot="{bot}"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    mine = page.locator("#role").inner_text().split()[-1].lower()
+    return mine, "white" if mine == "black" else "black"
+
+
+def test_one_s_own_strip_keeps_you_whole_and_a_bot_s_name_whole_at_320(server, chromium):
+    """Play-through s64: at 320 px one's own strip read "White Anonymous (you" on one's turn (the
+    ▶ and the first-move line shown), and the bot's "Black BOT hous… 1223?", house/random not
+    told from house/greedy."""
+    made = phone(chromium)
+    try:
+        page = made.new_page()
+        mine, theirs = play_a_bot(page, server.base_url)
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        own = page.locator(f"#player-{mine}")
+        expect(own).to_have_attribute("data-to-move", "true")  # the ▶ shown
+        expect(own.locator(".first-move")).to_be_visible()  # and the first move's count under the name
+        expect(own.locator(".name")).to_contain_text("Anonymous (you)")
+        measured = own.evaluate(STRIP)
+        assert measured["whoOver"] <= 0 and measured["lineOver"] <= 0, measured  # nothing cut
+        assert measured["youRight"] <= measured["whoRight"] + 0.5, measured  # "(you)" not clipped
+        # a longer name gives way, never "(you)" (measured at once, before the page redraws)
+        longer = own.evaluate("""(strip) => { const label = strip.querySelector(".name .line > .label, .name .line > a > span");
+            label.textContent = "Anonymous player with a long name"; return label.scrollWidth > label.clientWidth; }""")
+        assert longer, "the name cut short with an ellipsis"
+        measured = own.evaluate(STRIP)
+        assert measured["whoOver"] <= 0 and measured["youRight"] <= measured["whoRight"] + 0.5, measured
+
+        bot = page.locator(f"#player-{theirs}")
+        name = bot.locator(".name a > span")
+        expect(name).to_have_text("house/random")
+        # with a rating after it, as where ratings are kept ("1500?"; this server keeps none), and
+        # as when the bot is to move (the ▶ before it), the widest it gets: measured at once
+        for to_move in ("false", "true"):
+            measured = bot.evaluate("""(strip, toMove) => {
+                const line = strip.querySelector(".name .line");
+                if (!line.querySelector(".rating")) line.append(" ", Object.assign(document.createElement("span"), { className: "rating", textContent: "1500?" }));
+                strip.dataset.toMove = toMove;
+                const name = line.querySelector("a > span"), who = strip.querySelector(".who").getBoundingClientRect();
+                return { nameOver: name.scrollWidth - name.clientWidth, whoRight: who.right,
+                         rights: [...line.children].map((c) => c.getBoundingClientRect().right) }; }""", to_move)
+            assert measured["nameOver"] <= 0, (to_move, measured)  # not cut short
+            assert max(measured["rights"]) <= measured["whoRight"] + 0.5, (to_move, measured)  # the rating whole
+        # the side's word is still there for a screen reader, only not drawn on so narrow a strip
+        expect(bot.locator(".side")).to_have_text(theirs.capitalize())
+    finally:
+        made.close()
+
+
+def test_the_turn_s_buttons_share_a_line_and_the_board_s_letters_read_over_the_pieces_at_320(server, chromium):
+    """Play-through s64: at 320 px "Abort" went under "Play this turn" and "Undo"; the first rank's
+    letters were lost against the pieces' feet."""
+    made = phone(chromium)
+    try:
+        page = made.new_page()
+        play_a_bot(page, server.base_url)
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        for last in ("Abort", "Resign"):  # "Resign" once both have played, the wider of the two
+            tops = page.evaluate("""(last) => { document.getElementById("resign").textContent = last;
+                return ["submit", "undo", "resign"].map((id) => Math.round(document.getElementById(id).getBoundingClientRect().top)); }""", last)
+            assert len(set(tops)) == 1, (last, tops)
+        halo = page.locator(".cb-board .coord.file").first.evaluate("(c) => getComputedStyle(c).textShadow")
+        assert halo != "none", halo
+    finally:
+        made.close()
+
+
+def test_the_header_keeps_to_one_line_at_320(server, chromium):
+    """Play-through s64: at 320 px "Sign in" went to a second line of the header (at 340 too)."""
+    for width in (320, 340):
+        made = phone(chromium, {"width": width, "height": 640})
+        try:
+            page = made.new_page()
+            account = {"signIn": True, "account": None, "showcase": False, "ratings": True}  # sign-in mounted, as in production
+            page.route("**/web/site", lambda route: route.fulfill(content_type="application/json", body=json.dumps(account)))
+            page.goto(server.base_url + "/")
+            expect(page.locator("#sign-in")).to_be_visible()
+            header = page.locator("header.site").bounding_box()
+            link = page.locator("header.site nav a").first.bounding_box()
+            sign_in = page.locator("#sign-in").bounding_box()
+            assert header["height"] < 60, (width, header)
+            assert sign_in["y"] < link["y"] + link["height"], (width, sign_in, link)  # beside the links
+            assert sign_in["x"] + sign_in["width"] <= width, (width, sign_in)
+
+            # signed in: the account's menu, a long nickname cut short, still on the line
+            account["account"] = {"id": "1", "nickname": "Phonecaller"}
+            page.reload()
+            expect(page.locator("#account-name")).to_have_text("Phonecaller")
+            header = page.locator("header.site").bounding_box()
+            menu = page.locator("#account summary").bounding_box()
+            assert header["height"] < 60, (width, header)
+            assert menu["y"] < link["y"] + link["height"] and menu["x"] + menu["width"] <= width, (width, menu)
+        finally:
+            made.close()
+
+
+def test_the_small_targets_are_24_px_tall_on_a_phone(server, chromium):
+    """Play-through s64, on a 390 px phone: the Rated boxes were 17 x 18 px, "Write your own bot"
+    16 px tall, the play page's "Fair dice" 20 px and the replay's "How the dice are checked" 23 px."""
+    game_id = finished_game(server, 2)
+    made = phone(chromium, PHONE)
+    try:
+        page = made.new_page()
+        page.goto(server.base_url + "/")
+        expect(page.locator("#bot-list .bot").first).to_be_visible()
+        heights = {
+            "seek Rated box": page.locator("#seek-rated").bounding_box()["height"],
+            "friend Rated box": page.locator("#friend-rated").bounding_box()["height"],
+            "seek Rated label": page.locator("label.seek-rated").bounding_box()["height"],
+            "friend Rated label": page.locator("label:has(#friend-rated)").bounding_box()["height"],
+            "Write your own bot": page.get_by_role("link", name="Write your own bot").bounding_box()["height"],
+        }
+        box = page.locator("#seek-rated").bounding_box()  # square, not squeezed by its label's words
+        play_a_bot(page, server.base_url)
+        summary = page.locator("#commitment summary")
+        expect(summary).to_be_visible()
+        heights["Fair dice"] = summary.bounding_box()["height"]
+        page.goto(f"{server.base_url}/replay/{game_id}")
+        summary = page.locator("#fairness-details summary")
+        expect(summary).to_be_visible()
+        heights["How the dice are checked"] = summary.bounding_box()["height"]
+        assert all(height >= 24 for height in heights.values()), heights
+        assert box["width"] >= 24, box
+    finally:
+        made.close()
+
+
+def test_a_guest_s_sign_in_to_play_reads_as_two_centred_lines_on_a_phone(server, chromium):
+    """Play-through s64: on a phone a rated seek's "Sign in to play" wrapped in its table cell,
+    its lines pushed to the right (three lines at 320 px: "Sign / in to / play"). Two even lines,
+    centred, within the card. The seek is served to the page as the lobby lists it (a rated seek
+    needs a signed-in seeker)."""
+    seek = {"id": "0f8b6c1e-1111-4222-8333-444455556666", "kind": "Human", "name": "bob", "rated": True,
+            "timeControl": {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}},
+            "rating": {"rating": 1433.0, "provisional": True}, "yours": False}
+    for size in (SMALL, PHONE):
+        made = phone(chromium, size)
+        try:
+            page = made.new_page()
+            page.route("**/lobby/seeks?viewer=*", lambda route: route.fulfill(content_type="application/json", body=json.dumps([seek])))
+            page.goto(server.base_url + "/")
+            button = page.locator("#seek-list").get_by_role("link", name="Sign in to play")
+            expect(button).to_be_visible()
+            assert text_lines(button) <= 2, size
+            lines = button.evaluate("""(b) => { const words = document.createRange(); words.selectNodeContents(b);
+                const box = b.getBoundingClientRect();
+                return [...words.getClientRects()].map((r) => [r.left - box.left, box.right - r.right]); }""")
+            for left, right in lines:
+                assert abs(left - right) <= 2, (size, lines)  # centred
+            box = button.bounding_box()
+            card = page.locator("#seek-table").locator("xpath=ancestor::section[1]").bounding_box()
+            assert box["x"] + box["width"] <= card["x"] + card["width"], (size, box, card)
+            assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+        finally:
+            made.close()
