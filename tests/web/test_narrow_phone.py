@@ -7,16 +7,20 @@ centred lines."""
 
 from __future__ import annotations
 
-import json
-
+import pytest
+import trio
 from playwright.sync_api import expect
 
 from tests.support.browser import PHONE, finished_game, text_lines
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.server import module_server
+from tests.support.sign_in import site, site_with_house_bots  # noqa: F401 (fixtures)
 
 server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
 
 SMALL = {"width": 320, "height": 640}
+CLOCK = {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}
 
 # The horizontal room an element's content needs against the room it has, and where "(you)" ends
 # against the strip's clipping box.
@@ -57,30 +61,51 @@ def test_one_s_own_strip_keeps_you_whole_and_a_bot_s_name_whole_at_320(server, c
         measured = own.evaluate(STRIP)
         assert measured["whoOver"] <= 0 and measured["lineOver"] <= 0, measured  # nothing cut
         assert measured["youRight"] <= measured["whoRight"] + 0.5, measured  # "(you)" not clipped
-        # a longer name gives way, never "(you)" (measured at once, before the page redraws)
-        longer = own.evaluate("""(strip) => { const label = strip.querySelector(".name .line > .label, .name .line > a > span");
-            label.textContent = "Anonymous player with a long name"; return label.scrollWidth > label.clientWidth; }""")
-        assert longer, "the name cut short with an ellipsis"
-        measured = own.evaluate(STRIP)
-        assert measured["whoOver"] <= 0 and measured["youRight"] <= measured["whoRight"] + 0.5, measured
-
         bot = page.locator(f"#player-{theirs}")
-        name = bot.locator(".name a > span")
-        expect(name).to_have_text("house/random")
-        # with a rating after it, as where ratings are kept ("1500?"; this server keeps none), and
-        # as when the bot is to move (the ▶ before it), the widest it gets: measured at once
-        for to_move in ("false", "true"):
-            measured = bot.evaluate("""(strip, toMove) => {
-                const line = strip.querySelector(".name .line");
-                if (!line.querySelector(".rating")) line.append(" ", Object.assign(document.createElement("span"), { className: "rating", textContent: "1500?" }));
-                strip.dataset.toMove = toMove;
-                const name = line.querySelector("a > span"), who = strip.querySelector(".who").getBoundingClientRect();
-                return { nameOver: name.scrollWidth - name.clientWidth, whoRight: who.right,
-                         rights: [...line.children].map((c) => c.getBoundingClientRect().right) }; }""", to_move)
-            assert measured["nameOver"] <= 0, (to_move, measured)  # not cut short
-            assert max(measured["rights"]) <= measured["whoRight"] + 0.5, (to_move, measured)  # the rating whole
+        expect(bot.locator(".name a > span")).to_have_text("house/random")
+        assert bot_strip_whole(bot), "the bot's team/name whole"
         # the side's word is still there for a screen reader, only not drawn on so narrow a strip
         expect(bot.locator(".side")).to_have_text(theirs.capitalize())
+    finally:
+        made.close()
+
+
+def bot_strip_whole(bot) -> bool:
+    """A bot's name strip shows its team/name and rating whole, as it is and as when the bot is to
+    move (the ▶ before it: the widest it gets, set here since the bot answers within moments)."""
+    for to_move in ("false", "true"):
+        measured = bot.evaluate("""(strip, toMove) => {
+            strip.dataset.toMove = toMove;
+            const line = strip.querySelector(".name .line");
+            const name = line.querySelector("a > span"), who = strip.querySelector(".who").getBoundingClientRect();
+            return { nameOver: name.scrollWidth - name.clientWidth, whoRight: who.right,
+                     rights: [...line.children].map((c) => c.getBoundingClientRect().right) }; }""", to_move)
+        assert measured["nameOver"] <= 0, (to_move, measured)  # not cut short
+        assert max(measured["rights"]) <= measured["whoRight"] + 0.5, (to_move, measured)  # the rating whole
+    return True
+
+
+@pytest.mark.postgres
+def test_a_twenty_letter_nickname_its_you_and_a_rated_bot_are_whole_at_320(site_with_house_bots, chromium):  # noqa: F811
+    """The same at 320 px for a signed-in player with a nickname of twenty letters, the most a
+    nickname has, and its rating: the strip holds them and "(you)" whole (a name too long would
+    be the one cut, with an ellipsis); the bot's strip carries its rating ("1500?") whole."""
+    site = site_with_house_bots
+    session = trio.run(site.sign_in, "Grandmaster_Longname")
+    made = phone(chromium)
+    made.add_cookies([{"name": "access_token", "value": session, "url": site.origin}])
+    try:
+        page = made.new_page()
+        mine, theirs = play_a_bot(page, site.origin)
+        own = page.locator(f"#player-{mine}")
+        expect(own.locator(".name")).to_contain_text("(you)")
+        expect(own.locator(".name .line > a > span")).to_have_text("Grandmaster_Longname")
+        expect(own.locator(".rating")).to_have_text("1500?")
+        measured = own.evaluate(STRIP)
+        assert measured["whoOver"] <= 0 and measured["youRight"] <= measured["whoRight"] + 0.5, measured
+        bot = page.locator(f"#player-{theirs}")
+        expect(bot.locator(".rating")).to_have_text("1500?")
+        assert bot_strip_whole(bot)
     finally:
         made.close()
 
@@ -103,15 +128,16 @@ def test_the_turn_s_buttons_share_a_line_and_the_board_s_letters_read_over_the_p
         made.close()
 
 
-def test_the_header_keeps_to_one_line_at_320(server, chromium):
-    """Play-through s64: at 320 px "Sign in" went to a second line of the header (at 340 too)."""
+@pytest.mark.postgres
+def test_the_header_keeps_to_one_line_at_320(site, chromium):  # noqa: F811
+    """Play-through s64: at 320 px "Sign in" went to a second line of the header (at 340 too).
+    Signed out with sign-in mounted, then signed in as an account with a long nickname."""
+    session = trio.run(site.sign_in, "Phonecaller")
     for width in (320, 340):
         made = phone(chromium, {"width": width, "height": 640})
         try:
             page = made.new_page()
-            account = {"signIn": True, "account": None, "showcase": False, "ratings": True}  # sign-in mounted, as in production
-            page.route("**/web/site", lambda route: route.fulfill(content_type="application/json", body=json.dumps(account)))
-            page.goto(server.base_url + "/")
+            page.goto(site.origin + "/")
             expect(page.locator("#sign-in")).to_be_visible()
             header = page.locator("header.site").bounding_box()
             link = page.locator("header.site nav a").first.bounding_box()
@@ -120,8 +146,8 @@ def test_the_header_keeps_to_one_line_at_320(server, chromium):
             assert sign_in["y"] < link["y"] + link["height"], (width, sign_in, link)  # beside the links
             assert sign_in["x"] + sign_in["width"] <= width, (width, sign_in)
 
-            # signed in: the account's menu, a long nickname cut short, still on the line
-            account["account"] = {"id": "1", "nickname": "Phonecaller"}
+            # signed in: the account's menu, the long nickname cut short, still on the line
+            made.add_cookies([{"name": "access_token", "value": session, "url": site.origin}])
             page.reload()
             expect(page.locator("#account-name")).to_have_text("Phonecaller")
             header = page.locator("header.site").bounding_box()
@@ -163,20 +189,19 @@ def test_the_small_targets_are_24_px_tall_on_a_phone(server, chromium):
         made.close()
 
 
-def test_a_guest_s_sign_in_to_play_reads_as_two_centred_lines_on_a_phone(server, chromium):
+@pytest.mark.postgres
+def test_a_guest_s_sign_in_to_play_reads_as_two_centred_lines_on_a_phone(site, chromium):  # noqa: F811
     """Play-through s64: on a phone a rated seek's "Sign in to play" wrapped in its table cell,
     its lines pushed to the right (three lines at 320 px: "Sign / in to / play"). Two even lines,
-    centred, within the card. The seek is served to the page as the lobby lists it (a rated seek
-    needs a signed-in seeker)."""
-    seek = {"id": "0f8b6c1e-1111-4222-8333-444455556666", "kind": "Human", "name": "bob", "rated": True,
-            "timeControl": {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}},
-            "rating": {"rating": 1433.0, "provisional": True}, "yours": False}
+    centred, within the card. The seek is a signed-in player's, posted for real."""
+    bob = trio.run(site.sign_in, "bob")
+    posted = trio.run(lambda: site.write("POST", "/lobby/seeks", bob, json={"rated": True, "timeControl": CLOCK}))
+    assert posted.status_code == 201, posted.text
     for size in (SMALL, PHONE):
         made = phone(chromium, size)
         try:
             page = made.new_page()
-            page.route("**/lobby/seeks?viewer=*", lambda route: route.fulfill(content_type="application/json", body=json.dumps([seek])))
-            page.goto(server.base_url + "/")
+            page.goto(site.origin + "/")
             button = page.locator("#seek-list").get_by_role("link", name="Sign in to play")
             expect(button).to_be_visible()
             assert text_lines(button) <= 2, size
