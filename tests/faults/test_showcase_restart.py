@@ -5,13 +5,12 @@ and a game resumed past it ends at once, after which the table reopens."""
 
 from __future__ import annotations
 
-import json
+import time
 import uuid
 
 import httpx
 import psycopg
 import pytest
-import trio
 
 from tests.support.receiver import WebhookReceiver
 from tests.support.showcase import created_earlier
@@ -106,12 +105,15 @@ async def test_a_restart_neither_restarts_nor_extends_the_claim_grace_of_a_game_
 ):
     game_id = await claimed_then_restarted(serve, migrated_url, receiver, DICE_SEED_WINDOW_MS="0")
     assert stored(migrated_url, game_id)[1] > 0  # under way: dice rolled
-    created_earlier(migrated_url, game_id, CLAIM_GRACE_S - 3)  # 3 s of the grace are left
+    left = 10
+    created_earlier(migrated_url, game_id, CLAIM_GRACE_S - left)  # 10 s of the grace are left
+    claim_deadline = time.monotonic() + left
     third = serve(env(migrated_url, DICE_SEED_WINDOW_MS="0"))
-    started = trio.current_time()
-    assert (await status(third))["status"] == "live"
-    await wait_until(lambda: _open(third), "the table to reopen once the claim deadline passed", 15, 0.05)
-    assert trio.current_time() - started < 10, "the grace started afresh at the restart"
+    if time.monotonic() < claim_deadline - 2:  # booted well in time (a loaded machine may not: CI s64)
+        assert (await status(third))["status"] == "live", "resumed, not ended at boot"
+    await wait_until(lambda: _open(third), "the table to reopen once the claim deadline passed", 40, 0.05)
+    # a grace started afresh at the restart would end 30 s after the boot, 20 s past this deadline at least
+    assert time.monotonic() < claim_deadline + 10, "the grace started afresh at the restart"
     assert stored(migrated_url, game_id)[0] == "ended"
 
 
