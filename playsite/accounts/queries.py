@@ -78,10 +78,11 @@ def sign_in(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[st
 def sign_in_reporting_nickname(conn: psycopg.Connection, issuer: str, subject: str, claims: dict[str, object]) -> tuple[Account, str | None]:
     """`sign_in`, and the nickname the claims asked for when it made a new account that could not
     have it (another account's, now or before): the page tells the person, who may choose again."""
-    new = find_by_subject(conn, issuer, subject) is None
+    if (found := find_by_subject(conn, issuer, subject)) is not None:
+        return found, None  # an account signing in again: nothing to tell
     account = sign_in(conn, issuer, subject, claims)
     wanted = claimed_nickname(claims)
-    return account, wanted if new and wanted is not None and account.nickname != wanted else None
+    return account, wanted if wanted is not None and account.nickname != wanted else None
 
 
 def rename(conn: psycopg.Connection, account_id: uuid.UUID, nickname: str) -> Account | None:

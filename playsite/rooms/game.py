@@ -352,10 +352,11 @@ class Game:
                     if restarted and seat.joined:
                         seat.reconnect_until = now + RECONNECT_WINDOW_S
 
-    def reconnecting(self, seat_name: Seat, now: float) -> bool:
-        """The seat's player was here before a restart and may still be on the way back."""
+    def reconnecting_until(self, seat_name: Seat, now: float) -> float | None:
+        """Until when the seat's player, here before a restart, may still be on the way back;
+        None when that is not (or no longer) so."""
         until = self.seats[seat_name].reconnect_until
-        return until is not None and now < until
+        return until if until is not None and now < until else None
 
     def _begin(self, now: float) -> None:
         """Both seats are here (or need not be): open the seed window, or roll at once when it

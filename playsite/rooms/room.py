@@ -568,9 +568,8 @@ class Room:
             body["forfeitAt"] = self._instant_of(state.grace_until, now)
             if not state.joined:
                 body["arrived"] = False
-            if self.game.reconnecting(seat, now):
-                assert state.reconnect_until is not None
-                body["reconnectingUntil"] = self._instant_of(state.reconnect_until, now)
+            if (reconnect_until := self.game.reconnecting_until(seat, now)) is not None:
+                body["reconnectingUntil"] = self._instant_of(reconnect_until, now)
         return compact_json({"Presence": body})
 
     def _tell_presence(self, seat: Seat, now: float) -> None:

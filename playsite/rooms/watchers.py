@@ -38,13 +38,14 @@ class Watchers:
     def count(self) -> int:
         return sum(1 for subscriber in self._fanout.subscribers if watches(subscriber))
 
-    def _text(self) -> str:
-        return compact_json({"Watching": {"count": self.count()}})
+    @staticmethod
+    def _text(count: int) -> str:
+        return compact_json({"Watching": {"count": count}})
 
     def attached(self, subscriber: Subscriber) -> None:
         """`subscriber` is in the fanout now, its Snapshot queued."""
         if subscriber.presence:
-            subscriber.offer(self._text())
+            subscriber.offer(self._text(self.count()))
         if watches(subscriber):
             self._changed()
 
@@ -63,7 +64,7 @@ class Watchers:
         if count == self._told:
             return  # came and went meanwhile: nothing new
         self._told = count
-        text = self._text()
+        text = self._text(count)
         for subscriber in self._fanout.subscribers:
             if subscriber.presence:
                 subscriber.offer(text)

@@ -539,7 +539,7 @@ siteInfo().then((info) => {
   if (info.showcase) pollShowcase();
   // A rated game needs both players signed in: signed out, the box cannot promise one (nor can
   // a server that keeps no ratings, for a bot's game).
-  if (!info.account || !info.ratings) $("bot-rated").disabled = true;
+  if (!info.ratings) $("bot-rated").disabled = true;
   if (!info.account) {
     ratedOffered = false;
     for (const id of ["friend-rated", "seek-rated", "bot-rated"]) {

@@ -335,13 +335,16 @@ function placeStrips() {
   if (focused && focused !== document.activeElement && (top.contains(focused) || bottom.contains(focused))) focused.focus();
 }
 
+// The name of the player of a seat, or null while it has none (a guest, a seat not taken yet).
+function playerName(seatName) {
+  const face = view.players?.[seatName.toLowerCase()];
+  return face?.name ? faceName(face) : null;
+}
+
 // Who plays a seat, in a sentence about the game: the player's name where they have one, as
 // lichess writes "alice offers a draw" (a rematch draws the colours again: "White" was another
 // person from one game to the next), else the colour.
-function seatWho(seatName) {
-  const face = view.players?.[seatName.toLowerCase()];
-  return face?.name ? faceName(face) : seatName;
-}
+const seatWho = (seatName) => playerName(seatName) ?? seatName;
 
 // The other seat of this page's game, before the game begins, still empty.
 function awaitedSeat(seatName) {
@@ -967,8 +970,7 @@ function showOver(over, { fresh }) {
       }
       afterGame = mine
         ? mountRematch($("rematch-slot"), {
-          gameId, token, opponent: view.players?.[opponent.toLowerCase()]?.name ? faceName(view.players[opponent.toLowerCase()]) : null,
-          onConnection: showConnectionLost, watchedEnd: fresh,
+          gameId, token, opponent: playerName(opponent), onConnection: showConnectionLost, watchedEnd: fresh,
         })
         : followContinuation(gameId, { slot: $("rematch-slot"), watchedEnd: fresh });
     });
