@@ -15,7 +15,8 @@ One run of `apply_pending` is one Glicko-2 rating period, done in ONE transactio
    ratings (`glicko2.rate`), count games/wins/draws/losses;
 4. upsert `bot_ratings` / `account_ratings`, add one `rating_history` row per player of the
    period (its rating after it and the period's games), and set `rating_applied_at = now()`
-   on exactly those rows.
+   on exactly those rows, with each side's PRE-period rating and the game's share of its
+   change (`glicko2.shares`: the shares of a player's period add up to its change).
 
 A crash or error anywhere rolls the whole period back: nothing is applied, and the next run
 selects the same rows again. The lock plus READ COMMITTED (each statement sees what the
@@ -45,7 +46,7 @@ import trio
 from playsite.periodic import run_every
 from playsite.principals import Kind, Principal
 from playsite.ratings.book import RatingBook
-from playsite.ratings.glicko2 import Rating, age, rate
+from playsite.ratings.glicko2 import Rating, age, rate, shares
 from playsite.store.database import Database
 
 log = logging.getLogger("playsite.ratings")
@@ -99,6 +100,15 @@ _HISTORY = (
     "INSERT INTO rating_history (principal, period_at, rating, rd, games, wins, draws, losses)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
+_APPLIED = """
+UPDATE game_results r
+   SET rating_applied_at = %s,
+       white_rating_before = c.white_before, white_rating_change = c.white_change,
+       black_rating_before = c.black_before, black_rating_change = c.black_change
+  FROM unnest(%s::uuid[], %s::float8[], %s::float8[], %s::float8[], %s::float8[])
+       AS c(game_id, white_before, white_change, black_before, black_change)
+ WHERE r.game_id = c.game_id AND r.rating_applied_at IS NULL
+"""
 _STORED = {
     Kind.BOT: "SELECT 'bot:' || bot_id, rating, rd, volatility, updated_at FROM bot_ratings"
     " WHERE bot_id = ANY(%s) FOR UPDATE",
@@ -153,13 +163,18 @@ def _apply_period(conn: psycopg.Connection, limit: int) -> int:
                 )
         before = {principal: stored.get(principal, Rating()) for principal in players}
         played: dict[str, list[tuple[Rating, float]]] = defaultdict(list)
-        for _, white, black, result in games:
+        seats: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (game id, "white"/"black"), as played
+        for game_id, white, black, result in games:
             played[white].append((before[black], _score(result, True)))
             played[black].append((before[white], _score(result, False)))
+            seats[white].append((game_id, "white"))
+            seats[black].append((game_id, "black"))
         rows: dict[Kind, list[tuple[object, ...]]] = defaultdict(list)
         history = []
+        changes: dict[tuple[str, str], float] = {}
         for principal in players:
             after = rate(before[principal], played[principal])
+            changes.update(zip(seats[principal], shares(before[principal], played[principal], after), strict=True))
             scores = [score for _, score in played[principal]]
             wins, draws = scores.count(1.0), scores.count(0.5)
             losses = len(scores) - wins - draws
@@ -173,8 +188,15 @@ def _apply_period(conn: psycopg.Connection, limit: int) -> int:
                 cursor.executemany(_UPSERT[kind], kind_rows)
             cursor.executemany(_HISTORY, history)
         applied = conn.execute(
-            "UPDATE game_results SET rating_applied_at = %s WHERE game_id = ANY(%s) AND rating_applied_at IS NULL",
-            (now, [game_id for game_id, _, _, _ in games]),
+            _APPLIED,
+            (
+                now,
+                [game_id for game_id, _, _, _ in games],
+                [before[white].rating for _, white, _, _ in games],
+                [changes[game_id, "white"] for game_id, _, _, _ in games],
+                [before[black].rating for _, _, black, _ in games],
+                [changes[game_id, "black"] for game_id, _, _, _ in games],
+            ),
         ).rowcount
         if applied != len(games):  # impossible under the lock; refuse to commit a double count
             raise RuntimeError(f"rating batch marked {applied} of {len(games)} results")

@@ -94,6 +94,24 @@ def rate(player: Rating, results: Sequence[tuple[Rating, float]], tau: float = T
     return Rating(SCALE * mu_new + INITIAL_RATING, SCALE * phi_new, sigma_new)
 
 
+def shares(player: Rating, results: Sequence[tuple[Rating, float]], after: Rating) -> list[float]:
+    """Each game's share of the rating change of a period: `after` is `rate(player, results)`.
+
+    Step 7 moves μ by φ'² Σ g(φⱼ)(sⱼ − E): a sum over the games, so game j's share is
+    φ'² g(φⱼ)(sⱼ − E(μ, μⱼ, φⱼ)) on the Glicko-2 scale, SCALE times that on the public one, and
+    the shares add up to `after.rating − player.rating` (up to rounding). What a player reads
+    as "+12" beside one game of a period that held several.
+    """
+    mu = (player.rating - INITIAL_RATING) / SCALE
+    phi_new = after.rd / SCALE
+    changes = []
+    for opponent, score in results:
+        mu_j = (opponent.rating - INITIAL_RATING) / SCALE
+        phi_j = opponent.rd / SCALE
+        changes.append(SCALE * phi_new * phi_new * g(phi_j) * (score - expected(mu, mu_j, phi_j)))
+    return changes
+
+
 def age(player: Rating, periods: int, *, max_rd: float = INITIAL_RD) -> Rating:
     """`periods` rating periods without games: φ² grows by σ² each, never beyond `max_rd`.
 

@@ -161,18 +161,25 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
 
 
 # A player's games (a bot's, a person's, a guest's), from its own side: its seat, the other
-# principal, its score (1/0/-1 or NULL when aborted). A game against itself (a board shared by
-# two people, or a bot never made to play itself) has no side to tell and is left out.
+# principal, its score (1/0/-1 or NULL when aborted), its rating going into the game's period
+# and the game's share of its change (both NULL until the batch applied the game). A game
+# against itself (a board shared by two people, or a bot never made to play itself) has no
+# side to tell and is left out.
 OWN_GAMES = """
     SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
-           'White' AS seat, black_principal AS other, result AS score
+           'White' AS seat, black_principal AS other, result AS score,
+           white_rating_before AS rating_before, white_rating_change AS rating_change
       FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
     UNION ALL
     SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
-           'Black' AS seat, white_principal AS other, -result AS score
+           'Black' AS seat, white_principal AS other, -result AS score,
+           black_rating_before, black_rating_change
       FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
 """
-OWN_GAME_COLUMNS = "game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at"
+OWN_GAME_COLUMNS = (
+    "game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at,"
+    " rating_before, rating_change"
+)
 """What `own_game` reads of a row selected from `OWN_GAMES`, in this order."""
 
 
@@ -245,7 +252,8 @@ def own_game(row: Sequence[Any], names: dict[str, str]) -> dict[str, Any]:
     player's history list it: a forfeit after the disconnect grace reads `resign` and
     `disconnect: true`, and a players' abort says why in `abort`, as in its record. The time
     control as the wire writes it (kept so in the results)."""
-    game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at = row
+    (game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at,
+     rating_before, rating_change) = row
     abort = None if abort_cause is None else {"cause": abort_cause, **({"seat": abort_seat} if abort_seat else {})}
     return {
         "gameId": str(game_id),
@@ -258,6 +266,43 @@ def own_game(row: Sequence[Any], names: dict[str, str]) -> dict[str, Any]:
         **({"abort": abort} if abort is not None else {}),
         "timeControl": time_control,
         "finishedAt": encode_instant(finished_at),
+        **({"ratingBefore": rating_before, "ratingChange": rating_change} if rating_change is not None else {}),
+    }
+
+
+def read_game_ratings(conn: psycopg.Connection, game_id: str) -> dict | None:
+    """What a finished game did to its players' ratings (`GET /games/{id}/rating-change`), None when
+    no finished game has this id. Per seat, once the batch applied the game, for a rated side:
+    its rating going into the period (`before`), the game's share of the period's change
+    (`change`; absent for games applied before shares were kept), and its rating and whether it
+    was provisional after the period (`after`, `provisional`)."""
+    row = conn.execute(
+        """
+        SELECT r.rated, r.rating_applied_at IS NOT NULL,
+               r.white_rating_before, r.white_rating_change, w.rating, w.rd,
+               r.black_rating_before, r.black_rating_change, b.rating, b.rd
+          FROM game_results r
+          LEFT JOIN rating_history w ON w.principal = r.white_principal AND w.period_at = r.rating_applied_at
+          LEFT JOIN rating_history b ON b.principal = r.black_principal AND b.period_at = r.rating_applied_at
+         WHERE r.game_id = %s
+        """,
+        (game_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    rated, applied, *sides = row
+
+    def seat(before: float | None, change: float | None, after: float | None, rd: float | None) -> dict | None:
+        if after is None or rd is None:
+            return None
+        known = {"before": before, "change": change} if change is not None else {}
+        return {**known, "after": after, "provisional": rd > PROVISIONAL_RD}
+
+    return {
+        "rated": bool(rated),
+        "applied": bool(applied),
+        "white": seat(*sides[:4]),
+        "black": seat(*sides[4:]),
     }
 
 

@@ -1,5 +1,6 @@
 """Public rating reads: GET /leaderboard, the profiles GET /bots/{team}/{name} and
-GET /players/{nickname}, and their rating histories (`.../rating-history`) (docs/ladder.md).
+GET /players/{nickname}, their rating histories (`.../rating-history`), and what one finished
+game did to its players' ratings (GET /games/{id}/rating-change) (docs/ladder.md).
 
 Both read PostgreSQL directly (`bots`, `bot_ratings`, `game_results`), so they exist only
 with persistence: on the memory store they answer 404, as the anchor does (see
@@ -17,6 +18,7 @@ from quart import Response, request
 
 from playsite.accounts.model import NICKNAME
 from playsite.bots.directory import SLUG
+from playsite.games.refusals import GAME_STATUSES, canonical_game_id
 from playsite.http.errors import Refusal, RouteFamily, read_or_unavailable, temporarily_unavailable
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.ratings.book import PROVISIONAL_RD
@@ -27,6 +29,7 @@ from playsite.ratings.queries import (
     read_player_leaders,
     read_player_profile,
     read_profile,
+    read_game_ratings,
     read_rating_history,
 )
 from playsite.store.database import Database, DatabaseUnavailable
@@ -36,7 +39,7 @@ T = TypeVar("T")
 
 def ratings_routes(database: Database | None) -> RouteFamily:
     """The rating reads over `database`; None (the memory store): each answers 404 `persistence_required`."""
-    routes = RouteFamily("ratings_routes", __name__)
+    routes = RouteFamily("ratings_routes", __name__, statuses=GAME_STATUSES)
 
     def persistent() -> Database:
         if database is None:
@@ -133,5 +136,15 @@ def ratings_routes(database: Database | None) -> RouteFamily:
         if points is None:
             raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response({"team": team, "name": name, "points": points}, headers=NO_CACHE)
+
+    @routes.get("/games/<game_id>/rating-change")
+    async def game_rating_change(game_id: str) -> Response:
+        persistent()
+        game_id = canonical_game_id(game_id)
+        found = await read(lambda conn: read_game_ratings(conn, game_id))
+        if found is None:
+            # perhaps still being played: the answer may change, so it must not be cached
+            raise Refusal(404, "game_not_found", "no finished game with this id", NO_CACHE)
+        return json_response(found, headers=NO_CACHE)
 
     return routes

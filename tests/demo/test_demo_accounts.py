@@ -203,6 +203,15 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 after = profile(base, nickname)
                 assert (after["rating"], after["games"]) == (before["rating"], 1)
                 assert any(game["gameId"] == game_id for game in after["recent"])
+            # Each one's own games say what the game did to their rating: "rated +12", green up, red down
+            for seat, page in pages.items():
+                new = int(ratings[nicknames[seat]]["rating"] + 0.5)
+                page.goto(f"{base}/history?mine=1")
+                change = page.locator(f'#finished-games [data-game="{game_id}"] .rating-change')
+                expect(change).to_have_text(f"+{new - 1500}" if new > 1500 else f"\u2212{1500 - new}")
+                expect(change).to_have_class(re.compile("rating-up" if new > 1500 else "rating-down"))
+                expect(page.locator(f'#finished-games [data-game="{game_id}"] .meta')).to_contain_text("rated ")
+            shot(pages["White"], "your-games-rated")
             # Signing in again as alice is the same account, not a new "alice-1".
             fresh = browser.new_context()
             sign_in(fresh.new_page(), base, "alice")

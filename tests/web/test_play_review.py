@@ -17,7 +17,6 @@ import pytest
 import trio
 from playwright.sync_api import expect
 
-from playsite.web.routes import Assets
 from tests.support.artifacts import screenshot
 from tests.support.browser import PHONE, build_turn, click_turn, finished_game, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
@@ -623,34 +622,6 @@ def test_a_draw_offer_and_its_answer_name_the_players(site, chromium):  # noqa: 
     finally:
         for context in contexts.values():
             context.close()
-
-
-def test_a_page_opened_after_a_rated_game_finds_its_rating_change_by_its_end(server, context):
-    """`changeAfter` (assets/ratingchange.js), as a page opened after the game uses it: the first
-    rating period ending at or after the game's end holds it; the point before is where it started.
-    Whether the new rating is provisional comes with it (the strips write "1662?")."""
-    page = context.new_page()
-    page.goto(f"{server.base_url}/history")
-    points = [
-        {"at": "2026-11-26T15:00:00.000Z", "rating": 1612.4, "provisional": True},
-        {"at": "2026-11-26T16:00:00.000Z", "rating": 1598.6, "provisional": False},
-        {"at": "2026-11-26T17:00:00.000Z", "rating": 1620.0, "provisional": False},
-    ]
-    ended = {"before any": "2026-11-26T14:10:00Z", "in the second": "2026-11-26T15:30:00Z",
-             "at a period's end": "2026-11-26T16:00:00Z", "not applied yet": "2026-11-26T17:20:00Z"}
-    found = page.evaluate(
-        """async ([module, points, ended]) => {
-            const { changeAfter } = await import(module);
-            return Object.fromEntries(Object.entries(ended).map(([name, at]) => [name, changeAfter(points, Date.parse(at))]));
-        }""",
-        [f"/assets/{Assets().names['ratingchange.js']}", points, ended],
-    )
-    assert found == {
-        "before any": {"rating": 1612, "delta": 112, "provisional": True},  # from the starting 1500
-        "in the second": {"rating": 1599, "delta": -13, "provisional": False},
-        "at a period's end": {"rating": 1599, "delta": -13, "provisional": False},
-        "not applied yet": None,
-    }
 
 
 LUMINANCE = """(id) => {

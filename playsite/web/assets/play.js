@@ -919,23 +919,16 @@ function showOver(over, { fresh }) {
     }).catch(() => {});
   }
   // The new ratings, once the batch has rated the game, beside the result and in the strips
-  // (which kept the old ones): found by the game's end as the record gives it, the server's time.
-  // Without the record, by what the histories held when this page read them first.
-  const rates = view.rated && over.result !== null;
-  const followRatings = (endedAt = null) => {
-    if (rates && view.over === over) followRatingChanges($("result-rated"), view.players, mine, { endedAt, onChange: showNewRatings });
-  };
+  // (which kept the old ones).
+  if (view.rated && over.result !== null) { // a later Snapshot's end takes over (until)
+    followRatingChanges($("result-rated"), gameId, view.players, mine, { onChange: showNewRatings, until: () => view.over !== over });
+  }
   let recordRead = Promise.resolve();
-  if (rates || over.termination === "Resign" || over.termination === "Aborted") {
+  if (over.termination === "Resign" || over.termination === "Aborted") {
     // The record says whether a "resignation" was a forfeit for leaving (or for never coming:
-    // a rematch's seat nobody took, which no Presence ever named away), why a game was
-    // aborted, and when the game ended, and so which period rated it.
+    // a rematch's seat nobody took, which no Presence ever named away) and why a game was aborted.
     recordRead = getJson(`/games/${gameId}/history`).then((answer) => {
-      if (view.over !== over) return;
-      if (answer.status !== 200) {
-        followRatings();
-        return;
-      }
+      if (view.over !== over || answer.status !== 200) return;
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
@@ -946,9 +939,7 @@ function showOver(over, { fresh }) {
         view.aborted = { abort: answer.body.abort ?? null, technical: !!answer.body.technical };
         showEndingDetail(over);
       }
-      const endedAt = Date.parse(answer.body.finishedAt);
-      followRatings(Number.isNaN(endedAt) ? null : endedAt);
-    }).catch(() => followRatings());
+    }).catch(() => {});
   }
   offerShowcaseAgain();
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
@@ -1552,14 +1543,13 @@ async function showLastGame() {
   const previous = sessionStorage.getItem(`playsite.rematchOf.${gameId}`);
   if (!previous) return;
   const record = await getJson(`/games/${previous}/history`).catch(() => null);
-  const endedAt = Date.parse(record?.body?.finishedAt);
-  if (record?.status !== 200 || !record.body.rated || record.body.termination === "aborted" || Number.isNaN(endedAt)) return;
+  if (record?.status !== 200 || !record.body.rated || record.body.termination === "aborted") return;
   const players = await getJson(`/games/${previous}/players`).catch(() => null);
   if (players?.status !== 200) return;
   // once it is counted, the names' ratings here are the new ones too (the book follows the batch);
   // once this game is over too, its own result says its ratings: the line about the last one goes
-  followRatingChanges($("last-game"), players.body, keptSeat(previous).seat || null,
-    { endedAt, lead: "Your last game, rated.", onChange: () => readRatings(), until: () => view.ended });
+  followRatingChanges($("last-game"), previous, players.body, keptSeat(previous).seat || null,
+    { lead: "Your last game, rated.", onChange: () => readRatings(), until: () => view.ended });
 }
 showLastGame();
 const RATINGS_PERIOD_MS = 30_000; // as often as the server's rating book is refreshed

@@ -188,7 +188,7 @@ async function load() {
     view.players = now.body;
     placeNames();
     if (record.rated && record.termination !== "aborted") {
-      followRatingChanges($("rating-change"), now.body, view.mine, { endedAt: Date.parse(record.finishedAt) });
+      followRatingChanges($("rating-change"), gameId, now.body, view.mine);
     }
   }).catch(() => {});
   // how it ended, and what kind of game it was (an abort rated nothing, whatever was asked)

@@ -106,12 +106,24 @@ export function ownGameRow(game, { mine = false } = {}) {
   const clock = typeof game.timeControl === "string" ? timeControlOfText(game.timeControl) : game.timeControl;
   const why = aborted ? abortWords(game.abort, mine ? { you: game.seat, opponent: "your opponent" } : {}) : null;
   const words = [aborted ? why ?? "no result" : endingWords(game.termination, game.disconnect), timeControlLabel(clock)];
-  if (game.rated && !aborted) words.push("rated");
   const meta = element("span", null, { class: "meta" });
-  meta.append(`${words.filter(Boolean).join(" \u00b7 ")} \u00b7 `,
-    element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }));
+  meta.append(`${words.filter(Boolean).join(" \u00b7 ")} \u00b7 `);
+  // rated: and once the batch has applied it, what it did to this side's rating ("rated +12")
+  if (game.rated && !aborted) meta.append(...ratedWords(game.ratingChange), " \u00b7 ");
+  meta.append(element("time", WHEN.format(new Date(game.finishedAt)), { datetime: game.finishedAt }));
   item.append(line, element("a", "Replay", { href: `/replay/${game.gameId}`, class: "replay button" }), meta);
   return item;
+}
+
+// A rating change as players write it: "+12", "−8" (a minus sign), "±0".
+export const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value}` : "\u00b10");
+
+// "rated", then the game's share of the rating change when known, green up and red down.
+function ratedWords(change) {
+  if (change === undefined || change === null) return ["rated"];
+  const rounded = Math.round(change);
+  const way = rounded > 0 ? "up" : rounded < 0 ? "down" : "even";
+  return ["rated ", element("span", signed(rounded), { class: `rating-change rating-${way}` })];
 }
 
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
