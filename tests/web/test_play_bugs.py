@@ -305,7 +305,8 @@ def test_a_piece_that_cannot_move_says_why(server, context):
     word = WORDS[own[square].upper()]
     page.click(f'[data-square="{square}"]')
     if "PNBRQK".index(own[square].upper()) + 1 in dice:
-        said = f"The {word} on {square} has no legal move this turn."
+        said = (f"The {word} on {square} cannot move now: it is blocked, or moving it plays fewer dice than the"
+                " roll allows (a turn plays as many as it can).")
     else:
         said = f"No die for a {word}: this roll moves {', '.join(WORDS['PNBRQK'[die - 1]] for die in dice)}."
     expect(page.locator("#message")).to_have_text(said)

@@ -563,6 +563,9 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         # Signing out in the middle of it warns first (play-through, session 55: the game was
         # silently left to the disconnect grace), then leaves this browser holding no seat.
         assert creator.evaluate("JSON.parse(localStorage.getItem('playsite.seats'))")
+        second = contexts["alice"].new_page()  # the same game in another tab of alice's
+        second.goto(creator.url)
+        expect(second.locator("#role")).to_have_text(creator.locator("#role").inner_text())
         creator.click("#account-menu summary")
         creator.click("#sign-out")
         expect(creator.locator("#account-message")).to_have_text(
@@ -584,6 +587,20 @@ def test_a_rated_seek_is_taken_by_a_signed_in_player_and_offers_a_guest_the_sign
         expect(creator.locator("#role")).to_have_text("Watching")  # no longer "You play ..." (session 56)
         assert creator.evaluate("localStorage.getItem('playsite.seats')") is None
         assert creator.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('playsite.seat.'))") == []
+        # Both tabs watch now, and say why and how to come back (play-through s65: the other tab
+        # said "This link's seat is taken by someone else", and the game was lost unawares)
+        for page in (creator, second):
+            expect(page.locator("#role")).to_have_text("Watching")
+            expect(page.locator("#signed-out")).to_have_text(
+                "You signed out, so you are watching. Sign in again to take your seat back before your time away runs out.")
+            expect(page.locator("#seat-refused")).to_be_hidden()
+        second.click("#signed-out-sign-in")
+        sign_in_at_the_provider(second, "alice")
+        expect(second).to_have_url(creator.url)
+        expect(second.locator("#role")).to_contain_text("You play")  # the seat again, by the session
+        expect(second.locator("#signed-out")).to_be_hidden()
+        for page in (taker, second):
+            expect(page.locator("#player-white .away, #player-black .away")).to_have_count(0)
     finally:
         for context in contexts.values():
             context.close()

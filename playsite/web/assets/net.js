@@ -71,6 +71,28 @@ export function forgetSeats() {
   try { localStorage.removeItem(SEATS); } catch { /* storage off */ }
 }
 
+// Signing out while playing: the games the account held a seat in, kept for this tab, so that
+// their pages (reloaded as a spectator's) say why and how to come back: sign in again within
+// the disconnect grace. A sign-in finds the seat again by the session.
+const SIGNED_OUT_OF = "playsite.signedOutOf";
+
+export function noteSignedOutOf(gameIds) {
+  try { sessionStorage.setItem(SIGNED_OUT_OF, JSON.stringify(gameIds)); } catch { /* storage off */ }
+}
+
+export function signedOutOf(gameId) {
+  try {
+    const games = JSON.parse(sessionStorage.getItem(SIGNED_OUT_OF) || "[]");
+    return Array.isArray(games) && games.includes(gameId);
+  } catch {
+    return false;
+  }
+}
+
+export function forgetSignedOut() {
+  sessionStorage.removeItem(SIGNED_OUT_OF);
+}
+
 // Whether a socket to `path` opens now (closed again at once): a probe of the server.
 export function socketOpens(path, timeoutMs = 5000) {
   return new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
-import { forgetSeat, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, socketOpens } from "./net.js";
+import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, signedOutOf, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
@@ -38,6 +38,10 @@ async function accountSeat() {
 }
 const returning = await accountSeat();
 let mine = token ? keptSeatName : returning; // null: spectator (also once the seat is refused)
+// Signed out while playing this game (in this tab or another): watching now, and told why and
+// how to come back (play-through s65: "taken by someone else", and the game lost unawares).
+const signedOut = !mine && !(await siteInfo()).account && signedOutOf(gameId);
+if ((await siteInfo()).account) forgetSignedOut(); // signed in again: the note has done its work
 const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
@@ -162,7 +166,8 @@ function onRefuse(square) {
   const left = view.dice.filter((_, index) => !spent[index]);
   const text = !left.includes(die)
     ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${diceWords(new Set(left))}.`
-    : `The ${word} on ${square} has no legal move this turn.`;
+    // a rolled piece kept still by the maximum-dice rule, which no board shows (play-through s65)
+    : `The ${word} on ${square} cannot move now: it is blocked, or moving it plays fewer dice than the roll allows (a turn plays as many as it can).`;
   view.refusal = text;
   say(text, { news: true });
   announce(text);
@@ -881,6 +886,7 @@ function showOver(over, { fresh }) {
   view.ended = true;
   view.over = over;
   $("last-game").hidden = true; // the result below says this game's ratings, not the last one's
+  $("signed-out").hidden = true; // no seat to take back
   // A turn this page was building, or had sent, that the game ended before playing is not part of
   // it (a played one came first, as TurnPlayed): the board goes back to the roll's position, where
   // the game ended, as the opponent's page and a reload show it.
@@ -1535,6 +1541,10 @@ async function ratedOrGuest() {
 }
 await ratedOrGuest();
 let socket = openSocket();
+if (signedOut) {
+  $("signed-out-sign-in").href = `/auth/login?next=${encodeURIComponent(location.pathname)}`;
+  $("signed-out").hidden = false;
+}
 
 // A rematch opened from the game before it (rematch.js notes which): that game's rating change,
 // which the rating period settles a moment after its end, is said here, at the panel's foot

@@ -1,6 +1,6 @@
 // What every page shares: the account corner of the header (sign in, the nickname, a
 // nickname change, sign out) and small helpers for names and links.
-import { forgetSeats, getJson, sendJson } from "./net.js";
+import { forgetSeats, getJson, noteSignedOutOf, sendJson } from "./net.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -228,7 +228,12 @@ function heedOtherTabs() {
     if (event.key !== ACCOUNT_NEWS || !event.newValue) return;
     let news = null;
     try { news = JSON.parse(event.newValue); } catch { return; }
-    if (news?.signedOut) location.reload();
+    if (news?.signedOut) {
+      // this tab's seats were the account's too: its game pages say so after the reload
+      forgetSeats();
+      noteSignedOutOf(Array.isArray(news.playing) ? news.playing : []);
+      location.reload();
+    }
     else if (typeof news?.nickname === "string" && $("account-name")) showNickname(news.nickname);
   });
 }
@@ -293,6 +298,7 @@ function showSignedIn(corner, me) {
     unwarn();
     say("");
   });
+  let playingAtSignOut = []; // the live games the account held a seat in, as the warning read them
   const signOut = async (out) => {
     if (busy) return;
     busy = true;
@@ -302,6 +308,7 @@ function showSignedIn(corner, me) {
       unwarn();
       const now = await getJson("/auth/me").catch(() => null);
       const playing = now?.status === 200 ? now.body.playing || [] : [];
+      playingAtSignOut = playing;
       if (playing.length) {
         warned = out;
         const games = playing.length === 1 ? "a game" : `${playing.length} games`;
@@ -316,7 +323,8 @@ function showSignedIn(corner, me) {
     const answer = await sendJson("POST", "/auth/logout", { everywhere: out.everywhere });
     if (answer.status === 204) {
       forgetSeats(); // the next person at this browser is not seated in this account's games
-      tellOtherTabs({ signedOut: true });
+      noteSignedOutOf(playingAtSignOut); // whose pages say how to come back, in every tab
+      tellOtherTabs({ signedOut: true, playing: playingAtSignOut });
       location.reload(); // and no page goes on as the account's (a game's page watches from now on)
       return;
     }

@@ -1,0 +1,48 @@
+"""The maximum-dice rule in words (play-through, session 65: a player rolled a rook and found
+both rooks refused, a knight offered two of its three squares, and nothing on the page said
+why). A rolled piece that cannot move says it may be the rule; the dice legend states the rule
+where there is room for it (a desktop), and a phone's one-line legend leaves it to the tap.
+
+The game starts from the usual position with a server seed whose first roll (White's) is
+pawn, pawn, rook: a rook die, and both rooks still behind their pawns
+(tests/support/positioned_server.py, tests/support/dice.py)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.dice import seed_rolling
+from tests.support.positioned_server import positioned_game, seats_in_browsers
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 -"
+PAWN_PAWN_ROOK = (1, 1, 4)
+RULE = "A turn plays as many dice as it can."
+
+
+@pytest.fixture(scope="module")
+def positioned():
+    with positioned_game(START, seed_rolling(lambda dice: tuple(sorted(dice)) == PAWN_PAWN_ROOK)) as started:
+        yield started
+
+
+def test_a_rolled_piece_that_cannot_move_names_the_rule_and_the_legend_states_it(positioned, chromium):
+    server, game = positioned
+    pages = seats_in_browsers(chromium, server, game)
+    try:
+        white = pages["White"]
+        expect(white.locator("#status")).to_have_attribute("data-status", "your-turn")
+        expect(white.locator(".legend-rule")).to_have_text(f" {RULE}")
+        expect(white.locator(".legend-rule")).to_be_visible()
+        white.click('[data-square="h1"]')
+        expect(white.locator("#message")).to_have_text(
+            "The rook on h1 cannot move now: it is blocked, or moving it plays fewer dice than the roll"
+            " allows (a turn plays as many as it can).")
+        white.click('[data-square="g1"]')  # no die for a knight: the other sentence
+        expect(white.locator("#message")).to_have_text("No die for a knight: this roll moves pawn, rook.")
+        # on a phone the legend keeps to one line: the rule is the tap's to say
+        white.set_viewport_size({"width": 390, "height": 844})
+        expect(white.locator(".legend-rule")).to_be_hidden()
+    finally:
+        for page in pages.values():
+            page.context.close()
