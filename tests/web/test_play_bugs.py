@@ -319,3 +319,31 @@ def test_a_piece_that_cannot_move_says_why(server, context):
     theirs = next(square for square, piece in placement(roll["dfen"]).items() if piece.isupper() != (seat == "White"))
     page.click(f'[data-square="{theirs}"]')
     expect(page.locator("#message")).to_have_text("")
+
+
+def test_a_turn_being_built_is_kept_through_a_reload(server, context):
+    """Play-through (session 65): "This turn: Bd3-a6", then a reload, and the turn was gone: the
+    bishop back on d3 and the clock running while it was made again. This tab keeps it, for the
+    same roll; played or undone, nothing is kept."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    pages = open_seats(context, base, game)
+    roll = wait_until_sync(lambda: pending(base, game["gameId"]), "the first roll")
+    page = pages[roll["activeSeat"]]
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    first = next(uci for uci in sorted(roll["legalMoves"]) if len(uci) == 4)
+    page.click(f'[data-square="{first[:2]}"]')
+    page.click(f'[data-square="{first[2:4]}"]')
+    expect(page.locator("#partial")).to_have_attribute("data-moves", first)
+    page.reload()
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    expect(page.locator("#partial")).to_have_attribute("data-moves", first)
+    expect(page.locator(f'[data-square="{first[2:4]}"]')).to_have_attribute("data-piece", re.compile("."))
+    expect(page.locator(f'[data-square="{first[:2]}"]')).not_to_have_attribute("data-piece", re.compile("."))
+    page.click("#undo")
+    expect(page.locator("#partial")).to_have_attribute("data-moves", "")
+    page.reload()
+    expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+    expect(page.locator("#partial")).to_have_attribute("data-moves", "")
+    # nothing is kept once the turn is undone
+    assert page.evaluate(f"sessionStorage.getItem('playsite.partial.{game['gameId']}')") is None

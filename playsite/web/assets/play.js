@@ -239,6 +239,26 @@ function replayPartial(moves) {
   }
 }
 
+// The turn being built, kept for this tab: a reload to the same roll builds it again (play-through
+// s65: "This turn: Bd3-a6" was gone after a reload, and the clock ran while it was made again).
+const PARTIAL_KEY = `playsite.partial.${gameId}`;
+function keepPartial() {
+  try {
+    if (view.partial.length && view.dfen) sessionStorage.setItem(PARTIAL_KEY, JSON.stringify({ dfen: view.dfen, partial: view.partial }));
+    else sessionStorage.removeItem(PARTIAL_KEY);
+  } catch { /* storage off: a reload starts the turn afresh */ }
+}
+
+function keptPartial() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(PARTIAL_KEY));
+    return typeof kept?.dfen === "string" && Array.isArray(kept.partial) ? kept : null;
+  } catch {
+    return null;
+  }
+}
+let partialBeforeReload = keptPartial(); // read once, for the first Snapshot (a draw rewrites the key)
+
 function undo() {
   dropRefusal();
   const undone = view.partial[view.partial.length - 1];
@@ -575,6 +595,7 @@ function keepTurnInView() {
 
 function draw() {
   if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
+  keepPartial();
   drawBoard();
   drawDice();
   drawControls();
@@ -1181,7 +1202,9 @@ async function onEvent(event) {
     view.drawBlocked = Boolean(mine && newestOffer?.seat === mine && newestOffer.declined);
     view.pieces = parsePlacement(state.dfen);
     view.dfen = state.dfen;
-    const kept = { dfen: view.dfen, partial: view.partial };
+    // the turn being built: this page's (a reconnect), else this tab's before a reload
+    const kept = view.partial.length ? { dfen: view.dfen, partial: view.partial } : partialBeforeReload ?? { dfen: null, partial: [] };
+    partialBeforeReload = null;
     view.tree = view.node = null;
     view.partial = [];
     closePromotion();
@@ -1201,7 +1224,8 @@ async function onEvent(event) {
       view.diceSeat = state.activeSeat;
       if (state.activeSeat === mine) {
         await takeRoll(state.dfen, state.legalMoves);
-        // A reconnect (a dropped network, not a reload) to the same roll keeps the turn being built.
+        // A reconnect or a reload to the same roll keeps the turn being built (only moves the
+        // roll's tree holds are replayed).
         if (kept.dfen === state.dfen) replayPartial(kept.partial);
       }
     } else if (body.history.length) {
