@@ -140,6 +140,9 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 # still marked provisional after one game
                 assert ratings[nicknames[seat]]["provisional"] is True
                 expect(page.locator(f"#player-{seat.lower()} .rating")).to_have_text(f"{new}?")
+                # with the game's change beside it, where lichess writes it (play-through s65)
+                expect(page.locator(f"#player-{seat.lower()} .rating-change")).to_have_text(f"{sign}{abs(new - 1500)}")
+            shot(pages["White"], "rated-game-over")
             # A page opened after the game reads the new ratings from the histories, "?" and all
             # (play-through s63: "1662" there, where the profile said provisional).
             later = browser.new_context()

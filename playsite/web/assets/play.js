@@ -12,7 +12,7 @@ import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, ke
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
-import { bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -555,6 +555,8 @@ function drawPlayers() {
       const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
       if (rating.provisional) shown.title = PROVISIONAL_NOTE;
       parts.push(shown);
+      // after a rated game, what it did to the rating, where lichess writes it: "1512? +12"
+      if (view.ended && typeof rating.change === "number") parts.push(ratingChangeTag(rating.change));
     }
     if (mine === seatName) parts.push(element("span", "(you)"));
     // the name's line (it never wraps: the name gives way), then a player's absence under it

@@ -118,12 +118,17 @@ export function ownGameRow(game, { mine = false } = {}) {
 // A rating change as players write it: "+12", "−8" (a minus sign), "±0".
 export const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value}` : "\u00b10");
 
-// "rated", then the game's share of the rating change when known, green up and red down.
-function ratedWords(change) {
-  if (change === undefined || change === null) return ["rated"];
+// A game's share of a rating change, green up and red down: "+12".
+export function ratingChangeTag(change) {
   const rounded = Math.round(change);
   const way = rounded > 0 ? "up" : rounded < 0 ? "down" : "even";
-  return ["rated ", element("span", signed(rounded), { class: `rating-change rating-${way}` })];
+  return element("span", signed(rounded), { class: `rating-change rating-${way}` });
+}
+
+// "rated", then the game's share of the rating change when known.
+function ratedWords(change) {
+  if (change === undefined || change === null) return ["rated"];
+  return ["rated ", ratingChangeTag(change)];
 }
 
 // How a finished game ended, in words: "White won by resignation", "Draw by agreement".
