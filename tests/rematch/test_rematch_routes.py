@@ -22,55 +22,15 @@ from playsite.tokens import matches
 from playsite.wire import BLACK, SEATS, WHITE, Fischer
 from tests.support.app import booted, friend_game, test_client
 from tests.support.database import migrated_url, refuse_writes, sql  # noqa: F401 (fixture)
-from tests.support.rematch import ORIGIN, WRITE, as_seat, finished_game, server
+from tests.support.rematch import (
+    ORIGIN, WRITE, accept, as_seat, continuation, finished_game, get, matched_state, post, rematched, seconds, server,
+)
 from tests.support.rooms import attach
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
 
 SECRET = "rematch-session-secret-" + "r" * 20
-
-
-async def post(client, game_id: str, token: str | None, action: str, request_id: str | None = None,
-               scope_base: dict | None = None, **headers):
-    body = {"requestId": request_id or str(uuid.uuid4()), "action": action}
-    sent = {**WRITE, **(as_seat(token) if token else {}), **headers}
-    response = await client.post(f"/games/{game_id}/rematch", json=body, headers=sent, scope_base=scope_base)
-    return response.status_code, await response.get_json(), response.headers
-
-
-async def accept(client, game_id: str, token: str, action: str = "accept") -> dict:
-    """Accept the offer as `token`'s seat (with `action`: the other's `propose` is consent too):
-    the matched state that seat then reads. The answer says `starting` when the successor's
-    commit took longer than the request waits for it (a loaded machine): the seat then reads on
-    until it is matched, as a client polls."""
-    status, body, _ = await post(client, game_id, token, action)
-    assert status == 200 and body["phase"] in ("starting", "matched"), body
-    if body["phase"] == "matched":
-        return body
-    return await wait_until(lambda: _matched(client, game_id, token), "the successor hosted", timeout=20)
-
-
-async def rematched(client, game_id: str, tokens: dict) -> None:
-    """The source offers a rematch (Black reads it available), White proposes, Black accepts:
-    a successor other than the source is matched."""
-    _, body, _ = await get(client, game_id, tokens[BLACK])
-    assert body["phase"] == "available" and body["allowedActions"] == ["propose"]
-    status, body, _ = await post(client, game_id, tokens[WHITE], "propose")
-    assert status == 200 and body["phase"] == "offered"
-    body = await accept(client, game_id, tokens[BLACK])
-    assert body["phase"] == "matched" and body["nextGameId"] != game_id
-
-
-async def get(client, game_id: str, token: str | None, **headers):
-    response = await client.get(f"/games/{game_id}/rematch", headers={**(as_seat(token) if token else {}), **headers})
-    return response.status_code, await response.get_json(), response.headers
-
-
-async def continuation(client, game_id: str) -> dict:
-    response = await client.get(f"/games/{game_id}/continuation")
-    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
-    return await response.get_json()
 
 
 # ----- the whole flow ----------------------------------------------------------------------------
@@ -143,7 +103,7 @@ async def test_the_successors_first_join_window_is_15_s_from_its_commit(migrated
             await locked.wait()
             matched = await accept(client, game_id, tokens[BLACK])
         assert released, "the successor committed while the table was locked"
-        left = _seconds(matched["joinDeadlineAt"]) - released[0]
+        left = seconds(matched["joinDeadlineAt"]) - released[0]
         assert left >= 14.9, f"{left:.2f} s of the 15 s window left after the commit"
         successor = services.registry.get(matched["nextGameId"])
         assert successor.game.setup.join_deadline_at == matched["joinDeadlineAt"], "the room keeps the committed deadline"
@@ -220,16 +180,16 @@ async def test_deadlines_are_absolute_and_equality_rejects(migrated_url):
         rematches = services.rematches
         game_id, tokens, _ = await finished_game(services)
         _, available, _ = await get(client, game_id, tokens[WHITE])
-        ends = _seconds(available["deadlineAt"])
+        ends = seconds(available["deadlineAt"])
         rematches.wall = lambda: ends - 0.001
         status, offered, _ = await post(client, game_id, tokens[WHITE], "propose")
-        assert status == 200 and _seconds(offered["deadlineAt"]) == pytest.approx(ends - 0.001 + 15, abs=0.002)
+        assert status == 200 and seconds(offered["deadlineAt"]) == pytest.approx(ends - 0.001 + 15, abs=0.002)
         # Reads, repeats and the initiator's own repeated propose do not move the deadline.
         rematches.wall = lambda: ends + 10
         await post(client, game_id, tokens[WHITE], "propose")
         _, still, _ = await get(client, game_id, tokens[BLACK])
         assert still["deadlineAt"] == offered["deadlineAt"]
-        offer_deadline = _seconds(offered["deadlineAt"])
+        offer_deadline = seconds(offered["deadlineAt"])
         rematches.wall = lambda: offer_deadline  # exactly at the deadline: too late
         status, body, _ = await post(client, game_id, tokens[BLACK], "accept")
         assert status == 410 and body["state"]["phase"] == "closed" and body["state"]["closedReason"] == "expired"
@@ -238,7 +198,7 @@ async def test_deadlines_are_absolute_and_equality_rejects(migrated_url):
         rematches.wall = time.time
         untouched, tokens, _ = await finished_game(services)
         _, fresh, _ = await get(client, untouched, tokens[BLACK])
-        rematches.wall = lambda: _seconds(fresh["deadlineAt"])
+        rematches.wall = lambda: seconds(fresh["deadlineAt"])
         _, expired, _ = await get(client, untouched, tokens[BLACK])
         assert expired["phase"] == "closed" and expired["closedReason"] == "expired"
 
@@ -427,7 +387,7 @@ async def test_a_request_that_goes_away_after_consent_still_gets_its_successor_o
         # Read back as a client would, about once per 250 ms: well under the 120 reads a minute
         # the route allows one address.
         matched = await wait_until(
-            lambda: _matched(client, game_id, tokens[BLACK]), "the successor committed without its request",
+            lambda: matched_state(client, game_id, tokens[BLACK]), "the successor committed without its request",
             timeout=10, interval=0.25,
         )
         status, again, _ = await post(client, game_id, tokens[BLACK], "accept", request_id)
@@ -443,12 +403,6 @@ async def _settled(client, game_id, token):
     status, body, _ = await get(client, game_id, token)
     assert status == 200, body
     return None if body["phase"] == "starting" else body
-
-
-async def _matched(client, game_id, token):
-    status, body, _ = await get(client, game_id, token)
-    assert status == 200, body
-    return body if body["phase"] == "matched" else None
 
 
 async def test_a_restart_closes_unfinished_offers_and_aborts_a_successor_that_never_began(migrated_url):
@@ -523,12 +477,6 @@ async def test_thirty_commands_a_minute_then_429(migrated_url):
         assert [status for status, _, _ in answers[:30]] == [200] * 30
         status, body, headers = answers[-1]
         assert status == 429 and body == {"error": {"code": "rate_limited"}} and headers["Retry-After"] == "60"
-
-
-def _seconds(stamp: str) -> float:
-    from datetime import datetime
-
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
 async def test_with_postgresql_and_no_cors_origins_the_boot_warns_that_rematch_commands_are_refused(migrated_url, caplog):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import psycopg
 import pytest
@@ -44,6 +44,36 @@ def refuse_writes(url: str, table: str, events: str = "INSERT OR UPDATE") -> Non
 def allow_writes(url: str, table: str) -> None:
     sql(url, f"DROP TRIGGER refuse_{table} ON {table}")
     sql(url, f"DROP FUNCTION refuse_{table}()")
+
+
+HELD_COMMITS_LOCK = 0x5EA7_C0DE
+"""The advisory lock `commits_held` holds and its trigger waits for."""
+
+
+@contextlib.contextmanager
+def commits_held(url: str, table: str) -> Iterator[Callable[[], None]]:
+    """Hold the COMMIT of every transaction that inserted into `table` until `release()` (or the
+    block's end): a deferred constraint trigger waits, at COMMIT, for an advisory lock this
+    helper holds. The COMMIT is then on the wire with its answer late, so a caller that gives
+    up meanwhile does not know that it lands after all (mind the server's statement_timeout,
+    which bounds the wait)."""
+    sql(url, f"CREATE FUNCTION hold_{table}() RETURNS trigger LANGUAGE plpgsql AS"
+             f" $$ BEGIN PERFORM pg_advisory_xact_lock({HELD_COMMITS_LOCK}); RETURN NULL; END $$")
+    sql(url, f"CREATE CONSTRAINT TRIGGER hold_{table} AFTER INSERT ON {table} DEFERRABLE INITIALLY DEFERRED"
+             f" FOR EACH ROW EXECUTE FUNCTION hold_{table}()")
+    holder = psycopg.connect(url, autocommit=True)
+    holder.execute("SELECT pg_advisory_lock(%s)", (HELD_COMMITS_LOCK,))
+
+    def release() -> None:
+        if not holder.closed:
+            holder.close()  # the session's advisory lock goes with it
+
+    try:
+        yield release
+    finally:
+        release()
+        sql(url, f"DROP TRIGGER hold_{table} ON {table}")
+        sql(url, f"DROP FUNCTION hold_{table}()")
 
 
 def in_transaction(url: str, work):
