@@ -60,7 +60,7 @@ REFERENCE = {
     ),
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
-PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "notfound", "signinfailed")
+PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "rules", "notfound", "signinfailed")
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -199,6 +199,10 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
     @routes.get("/write-a-bot")
     async def write_a_bot() -> Response:
         return page("bots")
+
+    @routes.get("/rules")
+    async def rules() -> Response:
+        return page("rules")
 
     @routes.get("/sign-in-failed")
     async def sign_in_failed() -> Response:

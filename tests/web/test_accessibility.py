@@ -47,6 +47,7 @@ def pages(server) -> dict[str, tuple[str, str]]:
         "ranking": ("/ranking", "#ranking-message:not(:empty)"),
         "strength": ("/ranking/strength", "#strength-message:not(:empty)"),
         "profile": ("/@/house/greedy", "#profile-message:not(:empty)"),
+        "rules": ("/rules", "#all-faces .die"),
         "not found": ("/no/such/page", "#missing-path:not(:empty)"),
     }
 

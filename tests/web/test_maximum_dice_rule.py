@@ -32,7 +32,8 @@ def test_a_rolled_piece_that_cannot_move_names_the_rule_and_the_legend_states_it
     try:
         white = pages["White"]
         expect(white.locator("#status")).to_have_attribute("data-status", "your-turn")
-        expect(white.locator(".legend-rule")).to_have_text(f" {RULE}")
+        expect(white.locator(".legend-rule")).to_have_text(f" {RULE} Rules")
+        expect(white.locator(".legend-rule a")).to_have_attribute("href", "/rules")
         expect(white.locator(".legend-rule")).to_be_visible()
         white.click('[data-square="h1"]')
         expect(white.locator("#message")).to_have_text(
@@ -46,3 +47,22 @@ def test_a_rolled_piece_that_cannot_move_names_the_rule_and_the_legend_states_it
     finally:
         for page in pages.values():
             page.context.close()
+
+
+def test_the_rules_page_is_a_click_from_the_lobby_and_draws_the_six_faces(positioned, chromium):
+    server, _ = positioned
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.base_url + "/")
+        page.get_by_role("link", name="How to play").click()
+        expect(page).to_have_url(server.base_url + "/rules")
+        expect(page.locator("h1")).to_have_text("How to play dice chess")
+        faces = page.locator("#all-faces .die")
+        expect(faces).to_have_count(6)
+        assert [faces.nth(i).get_attribute("aria-label") for i in range(6)] == [
+            f"die: {piece}" for piece in ("pawn", "knight", "bishop", "rook", "queen", "king")]
+        expect(page.locator("#a-turn")).to_contain_text(RULE)
+        expect(page.locator("#winning")).to_contain_text("Capture the king to win.")
+    finally:
+        context.close()

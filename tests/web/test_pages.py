@@ -43,7 +43,7 @@ async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
     async with booted() as services:
         client = test_client(services)
         game = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
-        for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/@/alice", "/@/acme/star"):
+        for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/@/alice", "/@/acme/star", "/rules"):
             page = await client.get(path)
             assert page.status_code == 200 and page.mimetype == "text/html"
             assert page.headers["Cache-Control"] == "no-cache"
@@ -66,7 +66,7 @@ async def test_every_page_has_the_one_site_header_with_its_section_marked_and_th
     and every page, the 404 included, carries them, with its own section marked current."""
     sections = {"/": "/", "/history": "/history", "/ranking": "/ranking", "/ranking/strength": "/ranking",
                 "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44": None, "/@/alice": None, "/write-a-bot": None,
-                "/no-such-page": None}
+                "/rules": None, "/no-such-page": None}
     async with booted() as services:
         client = test_client(services)
         for path, current in sections.items():
