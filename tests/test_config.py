@@ -21,7 +21,38 @@ def test_embedded_default_needs_no_configuration():
     settings = Settings.from_environ({})
     assert (settings.host, settings.port) == ("0.0.0.0", 8080)
     assert settings.database_url is None and not settings.persistence_enabled
-    assert not settings.showcase_enabled
+    # service.md: every optional subsystem is enabled only by configuration.
+    optional = {
+        "analytics ingest": settings.analytics_enabled,
+        "ladder scheduler": settings.ladder_enabled,
+        "rating batch": settings.rating_batch_enabled,
+        "webhook push": settings.webhook_push_enabled,
+        "retention": settings.retention_enabled,
+        "showcase table": settings.showcase_enabled,
+        "session-based webhook management": settings.webhook_session_management_enabled,
+    }
+    assert [name for name, enabled in optional.items() if enabled] == []
+    assert not settings.session_management_mountable
+
+
+DATABASE = {"DATABASE_URL": "postgresql://db/play"}
+
+
+@pytest.mark.parametrize(
+    ("env", "field"),
+    [
+        ({**DATABASE, "ANALYTICS_INGEST_ENABLED": "true", "ANALYTICS_URL": "https://analytics.example"}, "analytics_enabled"),
+        ({"LADDER_SCHEDULER_ENABLED": "true"}, "ladder_enabled"),
+        ({**DATABASE, "RATING_BATCH_ENABLED": "true"}, "rating_batch_enabled"),
+        ({"WEBHOOK_PUSH_ENABLED": "true"}, "webhook_push_enabled"),
+        ({**DATABASE, "RETENTION_ENABLED": "true"}, "retention_enabled"),
+        ({"SHOWCASE_ENABLED": "true", "SHOWCASE_BOT": "acme/alice"}, "showcase_enabled"),
+    ],
+)
+def test_each_optional_subsystem_is_switched_on_by_its_own_setting(env, field):
+    assert getattr(Settings.from_environ(env), field)
+    [switch] = [name for name in env if name.endswith("_ENABLED")]
+    assert not getattr(Settings.from_environ({**env, switch: "false"}), field), "the rest of its settings alone"
 
 
 def test_database_url_switches_persistence_on_by_default():

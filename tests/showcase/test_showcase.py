@@ -4,17 +4,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import uuid
 
-import attrs
 import psycopg
 import pytest
 import trio
 
-from playsite.accounts import queries as accounts_store
-from playsite.accounts.sessions import SESSION_COOKIE, Sessions
 from playsite.config import Settings
 from playsite.rooms.admission import Purpose
 from playsite.rooms.intents import PlayerCommand
@@ -23,84 +19,21 @@ from playsite.wire import Fischer, Resign
 from tests.support.app import booted, test_client
 from tests.support.database import allow_writes, migrated_url, refuse_writes, sql  # noqa: F401 (fixture)
 from tests.support.frozen_postgres import frozen
-from tests.support.receiver import Reply, WebhookReceiver
-from tests.support.showcase import created_earlier
+from tests.support.receiver import Reply
+from tests.support.showcase import (  # noqa: F401 (receiver: a fixture)
+    FEATURED,
+    ORIGIN,
+    SIGN_IN,
+    archived_as_technical_abort,
+    created_earlier,
+    end_game,
+    receiver,
+    signed_in,
+    table_at,
+)
 from tests.support.waiting import deadline, wait_until
 
 pytestmark = pytest.mark.postgres
-
-FEATURED = "studio/featured"
-ORIGIN = "https://play.example"
-SECRET = "showcase-session-secret-" + "z" * 20
-
-
-def settings_for(url: str, **overrides) -> Settings:
-    values = dict(
-        database_url=url,
-        persistence_enabled=True,
-        showcase_enabled=True,
-        showcase_bot=FEATURED,
-        webhook_push_enabled=True,
-        webhook_allow_loopback=True,
-        dice_seed_window_ms=0,
-    )
-    values.update(overrides)
-    return Settings(**values)
-
-
-@attrs.define
-class Table:
-    services: object
-    client: object
-    receiver: WebhookReceiver
-
-    @property
-    def table(self):
-        return self.services.showcase
-
-    async def status(self, **headers):
-        response = await self.client.get("/showcase", headers=headers)
-        return response, (await response.get_json() if response.status_code == 200 else None)
-
-    async def claim(self, guest: str | None = None, key: str | None = None, **extra):
-        body = dict(extra)
-        if guest is not None:
-            body["guestId"] = guest
-        headers = {"Idempotency-Key": key or str(uuid.uuid4())}
-        response = await self.client.post("/showcase/claim", json=body, headers=headers)
-        return response.status_code, await response.get_json(), response.headers
-
-
-@contextlib.asynccontextmanager
-async def table_at(url: str, receiver: WebhookReceiver, *, register: bool = True, **overrides):
-    async with booted(settings_for(url, **overrides), store=None) as services:
-        client = test_client(services)
-        if register and services.bots.get(FEATURED) is None:
-            _, token = await services.bots.register("studio", "featured")
-            auth = {"Authorization": f"Bearer {token}"}
-            declared = await client.post("/bot/capacity", json={"maxConcurrentGames": 3}, headers=auth)  # as service.md says it does
-            assert declared.status_code == 200, await declared.get_data(as_text=True)
-            answer = await client.post("/bot/webhook", json={"url": receiver.url()}, headers=auth)
-            assert answer.status_code == 201, await answer.get_data(as_text=True)
-            receiver.secret = (await answer.get_json())["secret"]
-        await services.showcase.reconcile()
-        yield Table(services, client, receiver)
-
-
-@pytest.fixture
-def receiver():
-    with WebhookReceiver() as endpoint:
-        yield endpoint
-
-
-async def end_game(table: Table, game_id: str) -> None:
-    """The human resigns; waits until the table has released the game and reopened."""
-    room = table.services.registry.get(game_id)
-    seat = next(s for s, state in room.game.seats.items() if state.principal.startswith(("guest:", "user:")))
-    intent = PlayerCommand(seat, Resign())
-    await room.send(intent)
-    await intent.reply.wait()
-    await wait_until(lambda: table.table.phase is TablePhase.OPEN, timeout=20, what="the table reopens")
 
 
 # ----- status ------------------------------------------------------------------------------------
@@ -325,12 +258,8 @@ async def test_claims_are_rate_limited_per_actor(migrated_url, receiver):
 
 
 async def test_the_session_path_needs_the_origin_and_csrf_header(migrated_url, receiver, pg_cluster):
-    overrides = dict(session_secret=SECRET, cors_origins=(ORIGIN,), oidc_issuer="https://id.example",
-                     oidc_client_id="playsite", oidc_client_secret="s", public_origin=ORIGIN)
-    with psycopg.connect(migrated_url) as conn:
-        account = accounts_store.sign_in(conn, "https://id.example", "subject-1", {"nickname": "winner"})
-        conn.commit()
-    cookie = f"{SESSION_COOKIE}={Sessions(SECRET, 3600).issue(account)}"
+    overrides = dict(SIGN_IN, cors_origins=(ORIGIN,))
+    account, cookie = signed_in(migrated_url)
     async with table_at(migrated_url, receiver, **overrides) as t:
         key = str(uuid.uuid4())
         refused = await t.client.post(
@@ -482,13 +411,8 @@ async def test_a_claim_transaction_refused_by_the_database_aborts_the_game_answe
     async with table_at(migrated_url, receiver) as t:
         status, problem, _ = await t.claim(str(uuid.uuid4()))
         assert status == 503 and problem["code"] == "showcase_unavailable"
-        [(game_id, game_status)] = sql(migrated_url, "SELECT id::text, status FROM games WHERE origin = 'showcase'")
-        await wait_until(
-            lambda: sql(migrated_url, "SELECT status FROM games WHERE id = %s", (game_id,)) == [("ended",)],
-            "the game just created to be aborted", 10,
-        )
-        history = sql(migrated_url, "SELECT record ->> 'termination' FROM game_archive WHERE game_id = %s", (game_id,))
-        assert history == [("aborted",)]
+        [(game_id,)] = sql(migrated_url, "SELECT id::text FROM games WHERE origin = 'showcase'")
+        await archived_as_technical_abort(migrated_url, game_id)
         await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen once the game ended", 20)
         assert t.services.registry.live == {} or game_id not in t.services.registry.live
         sql(migrated_url, "DROP TRIGGER refuse_claims ON showcase_claims")

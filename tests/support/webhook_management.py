@@ -97,3 +97,20 @@ def hook_url(receiver, path: str = "/hook") -> str:
 
 def new_bot_name() -> str:
     return f"b{uuid.uuid4().hex[:8]}"
+
+
+async def slot(person, bot: str, prefix: str = "/me") -> tuple[dict, int]:
+    """The bot's webhook slot as `person` reads it, and its revision."""
+    status, body, headers = await person.call("GET", f"{prefix}/bots/{bot}/webhook")
+    assert status == 200, body
+    assert headers["ETag"] == f'"{body["revision"]}"' and "no-store" in headers["Cache-Control"]
+    return body, body["revision"]
+
+
+async def stage(person, bot: str, url: str, prefix: str = "/me") -> int:
+    """Stage `url` as the bot's pending setup; the slot's new revision."""
+    _, revision = await slot(person, bot, prefix)
+    status, body, headers = await person.call("PUT", f"{prefix}/bots/{bot}/webhook/setup", body={"url": url}, revision=revision)
+    assert status == 200, body
+    assert body["setup"]["state"] == "pending" and body["setup"]["attemptsLeft"] == 5
+    return int(headers["ETag"].strip('"'))

@@ -11,7 +11,7 @@ import trio
 from playsite.webhooks import slot_queries
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.receiver import Reply, WebhookReceiver, echo
-from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name
+from tests.support.webhook_management import browser, hook_url, make_account, managed_server, new_bot_name, slot, stage
 
 pytestmark = pytest.mark.postgres
 
@@ -39,21 +39,6 @@ async def owned_bot(services, person) -> tuple[str, str]:
     status, body, _ = await claim(person, token)
     assert status == 201, body
     return f"owned/{name}", token
-
-
-async def slot(person, bot: str, prefix: str = "/me") -> tuple[dict, int]:
-    status, body, headers = await person.call("GET", f"{prefix}/bots/{bot}/webhook")
-    assert status == 200, body
-    assert headers["ETag"] == f'"{body["revision"]}"' and "no-store" in headers["Cache-Control"]
-    return body, body["revision"]
-
-
-async def stage(person, bot: str, url: str, prefix: str = "/me") -> int:
-    _, revision = await slot(person, bot, prefix)
-    status, body, headers = await person.call("PUT", f"{prefix}/bots/{bot}/webhook/setup", body={"url": url}, revision=revision)
-    assert status == 200, body
-    assert body["setup"]["state"] == "pending" and body["setup"]["attemptsLeft"] == 5
-    return int(headers["ETag"].strip('"'))
 
 
 async def activate(person, bot: str, revision: int, prefix: str = "/me"):
