@@ -75,6 +75,9 @@ async def test_zero_live_generations_refuse_every_admin_request_and_scrub_nothin
         await wait_until(lambda: in_transaction(migrated_url, live_generations), "the next beat to reach the database",
                          HEARTBEAT_S + 5, interval=0.05)
         gap = time.time() - failed[0].created  # a log record's time is the wall clock's
-        assert HEARTBEAT_S - 0.5 <= gap <= HEARTBEAT_S + 3, f"the next beat came {gap:.2f} s after the failed one"
+        # (wide on both sides: the failed beat's record is written after its statement failed, late
+        # on a loaded machine, and the next beat is seen by polling; a retry at once, or none for
+        # two periods, still falls outside)
+        assert HEARTBEAT_S - 2 <= gap <= HEARTBEAT_S + 4, f"the next beat came {gap:.2f} s after the failed one"
         assert (await admin.call("GET", "/admin/bots"))[0] == 200, "the authority is back"
         await wait_until(lambda: setup_state(migrated_url, bot) == "scrubbed", "the sole generation to scrub", 10)
