@@ -158,6 +158,13 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             expect(change).to_have_attribute("data-ratings", "applied")
             words = [f"{n} {int(ratings[n]['rating'] + 0.5)} (" for n in ("alice", "bob")]
             expect(change).to_contain_text(re.compile(rf"^Rated game\. New ratings: ({re.escape(words[0])}.*{re.escape(words[1])}|{re.escape(words[1])}.*{re.escape(words[0])})"))
+            # and each name says the rating it brought and the game's change, as lichess's replay does
+            for seat, where in (("White", "bottom"), ("Black", "top")):
+                new = int(ratings[nicknames[seat]]["rating"] + 0.5)
+                expect(watcher.locator(f"#name-{where} .rating")).to_have_text("1500")
+                expect(watcher.locator(f"#name-{where} .rating-change")).to_have_text(
+                    f"+{new - 1500}" if new > 1500 else f"\u2212{1500 - new}")
+            shot(watcher, "replay-rated")
             later.close()
 
             # Rematch: alice proposes, bob accepts, both land on the successor.

@@ -18,8 +18,8 @@ export function seatWords(who, seat) {
 // `gameId`: the finished game; `players`: its {white, black} faces; `element` receives the
 // sentence; `you`: "White", "Black" or null. `lead`: the sentence's first words ("Rated game."
 // under the game's own result); `onChange(ratings)` is told the new ratings by seat
-// ({white: {rating: 1662, provisional: true, change: 11.6}}; no change for a game applied before
-// changes were kept) when they are known, for the page's own strips.
+// ({white: {rating: 1662, provisional: true, before: 1500, change: 11.6}}; no before and change
+// for a game applied before changes were kept) when they are known, for the page's own strips.
 // `until()`: once it says true, the sentence is put away and no more is read.
 export async function followRatingChanges(element, gameId, players, you, { lead = "Rated game.", onChange = () => {}, until = () => false } = {}) {
   // the player's own change first ("New ratings: you 1512 (+12), bob 1488 (−12)."), then the other's
@@ -40,7 +40,8 @@ export async function followRatingChanges(element, gameId, players, you, { lead 
       element.hidden = false;
       element.dataset.ratings = "applied";
       onChange(Object.fromEntries(rated.map((seat) => [seat, {
-        rating: Math.round(ratings[seat].after), provisional: ratings[seat].provisional, change: ratings[seat].change,
+        rating: Math.round(ratings[seat].after), provisional: ratings[seat].provisional,
+        before: ratings[seat].before, change: ratings[seat].change,
       }])));
       return;
     }

@@ -8,12 +8,12 @@ import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
-import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
+import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 // players: named as they are now; mine: this browser's or account's seat; written: each turn's
 // moves in words, for the phone's line
-const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null, written: [] };
+const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null, written: [], ratings: null };
 const board = createBoard($("board"), { label: "board" });
 
 function positionAt(step) {
@@ -30,12 +30,20 @@ function written(index) {
   return notateTurn(parsePlacement(positionAt(index)), view.turns[index].moves).texts;
 }
 
+// A rated game's player, once the batch applied it: the rating they brought to the game and what
+// the game did to it, as lichess writes both beside a name ("1500 +12").
+function ratingOf(side) {
+  const rating = view.ratings?.[side.toLowerCase()];
+  if (typeof rating?.before !== "number" || typeof rating.change !== "number") return [];
+  return [" ", element("span", String(Math.round(rating.before)), { class: "rating" }), " ", ratingChangeTag(rating.change)];
+}
+
 function placeNames() {
   const black = board.orientation === "white";
   const players = view.players || view.record?.players || {};
   // as the play page's strips: the side, then the name, and "(you)" on one's own seat
   const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face),
-    ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
+    ...ratingOf(side), ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
   $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
 }
@@ -188,7 +196,9 @@ async function load() {
     view.players = now.body;
     placeNames();
     if (record.rated && record.termination !== "aborted") {
-      followRatingChanges($("rating-change"), gameId, now.body, view.mine);
+      followRatingChanges($("rating-change"), gameId, now.body, view.mine, {
+        onChange: (known) => { view.ratings = known; placeNames(); },
+      });
     }
   }).catch(() => {});
   // how it ended, and what kind of game it was (an abort rated nothing, whatever was asked)
