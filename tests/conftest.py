@@ -50,6 +50,24 @@ def serve():
         server.close()
 
 
+# The folders whose files take longest (browsers, whole servers, real waits of the spec's graces),
+# first: pytest-xdist hands a worker the next file when it is nearly done with its own, so a long
+# file handed out last kept one worker busy for minutes while the other had nothing left (files
+# were handed out by their number of tests, the browsers' few long ones last).
+LONGEST_FIRST = ("tests/web/", "tests/demo/", "tests/e2e/", "tests/faults/", "tests/webhooks/", "tests/rules/")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files of LONGEST_FIRST's folders first, in that order, the rest after; the order of
+    the files within a folder, and of the tests within a file, kept (the sort is stable)."""
+
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((at for at, folder in enumerate(LONGEST_FIRST) if path.startswith(folder)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)
+
+
 def pytest_sessionfinish(session, exitstatus):
     """A run in which no test passed is a failure, whatever pytest thinks (CI must not go green empty)."""
     if hasattr(session.config, "workerinput"):

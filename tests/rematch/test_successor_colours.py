@@ -35,7 +35,10 @@ async def test_each_outcome_of_the_draw_seats_the_participants_as_it_says(migrat
         assert "join" not in before and draws == [], "nothing is drawn before both consent"
         black_view = await rematched(client, game_id, tokens)
         _, white_view, _ = await get(client, game_id, tokens[WHITE])
-        assert draws == [2], "one draw between two outcomes for the one successor"
+        # a draw between two outcomes; more than one when the periodic scan, which retries a
+        # commit still 'starting', read the source just before this commit landed (CI s65: its
+        # own attempt then meets the unique successor and changes nothing)
+        assert draws and set(draws) == {2}, draws
         assert (white_view["join"]["seat"], black_view["join"]["seat"]) == (white_moves_to, black_moves_to)
 
         successor = services.registry.get(black_view["nextGameId"])
