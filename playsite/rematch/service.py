@@ -319,6 +319,11 @@ class Rematches:
     async def _commit_successor(self, source: Source, done: trio.Event) -> None:
         try:
             await self._create_successor(source)
+        except queries.SuccessorFenceRefused as refused:
+            # no longer starting: another attempt committed the successor (the scan's retry of a
+            # commit it read as stale just before this one landed), or the opportunity closed.
+            # Nothing failed, and nothing is left to close.
+            log.info("rematch of %s: no second successor (%s)", source.game_id, refused)
         except Exception as error:
             # Did it commit after all (an answer lost on the way back)? A committed successor wins.
             log.error("rematch of %s: the successor could not be created: %r", source.game_id, error)

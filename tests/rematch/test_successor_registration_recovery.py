@@ -74,3 +74,25 @@ async def test_a_committed_successor_not_yet_hosted_reads_starting_then_matched_
         public = await continuation(client, game_id)
         assert public.pop("serverNow") and public == {"sourceGameId": game_id, "phase": "matched", "nextGameId": successor_id}
         assert sql(migrated_url, "SELECT count(*) FROM games WHERE origin = 'rematch'") == [(1,)]
+
+
+async def test_a_second_attempt_at_a_committed_successor_changes_nothing_and_is_no_error(migrated_url, monkeypatch, caplog):
+    """CI s65: the scan read an opportunity as 'starting' just before its commit landed and
+    committed it again: the fence refused that attempt (the successor is unique), and the
+    service logged "the successor could not be created" for a rematch that stood. A refused
+    fence is no failure: said at INFO, and the matched successor stays as it was."""
+    monkeypatch.setattr(service, "SCAN_PERIOD_S", 3600.0)
+    caplog.set_level("INFO", logger="playsite.rematch")
+    async with server(migrated_url) as (services, client):
+        game_id, tokens, _ = await finished_game(services)
+        assert (await post(client, game_id, tokens[WHITE], "propose"))[0] == 200
+        status, matched, _ = await post(client, game_id, tokens[BLACK], "accept")
+        assert status == 200 and matched["phase"] == "matched", matched
+        rematches = services.rematches
+        # the scan's retry, as it ran: the same source, after the first commit landed
+        await rematches._start_commit(await rematches.source(game_id)).wait()
+        assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
+        assert any("no second successor" in r.getMessage() for r in caplog.records)
+        _, again, _ = await get(client, game_id, tokens[BLACK])
+        assert (again["phase"], again["nextGameId"]) == ("matched", matched["nextGameId"])
+        assert sql(migrated_url, "SELECT count(*) FROM rematch_successors") == [(1,)]
