@@ -270,7 +270,7 @@ def own_game(row: Sequence[Any], names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def read_game_ratings(conn: psycopg.Connection, game_id: str) -> dict | None:
+def read_rating_change(conn: psycopg.Connection, game_id: str) -> dict | None:
     """What a finished game did to its players' ratings (`GET /games/{id}/rating-change`), None when
     no finished game has this id. Per seat, once the batch applied the game, for a rated side:
     its rating going into the period (`before`), the game's share of the period's change

@@ -29,7 +29,7 @@ from playsite.ratings.queries import (
     read_player_leaders,
     read_player_profile,
     read_profile,
-    read_game_ratings,
+    read_rating_change,
     read_rating_history,
 )
 from playsite.store.database import Database, DatabaseUnavailable
@@ -141,7 +141,7 @@ def ratings_routes(database: Database | None) -> RouteFamily:
     async def game_rating_change(game_id: str) -> Response:
         persistent()
         game_id = canonical_game_id(game_id)
-        found = await read(lambda conn: read_game_ratings(conn, game_id))
+        found = await read(lambda conn: read_rating_change(conn, game_id))
         if found is None:
             # perhaps still being played: the answer may change, so it must not be cached
             raise Refusal(404, "game_not_found", "no finished game with this id", NO_CACHE)

@@ -40,8 +40,9 @@ const returning = await accountSeat();
 let mine = token ? keptSeatName : returning; // null: spectator (also once the seat is refused)
 // Signed out while playing this game (in this tab or another): watching now, and told why and
 // how to come back (play-through s65: "taken by someone else", and the game lost unawares).
-const signedOut = !mine && !(await siteInfo()).account && signedOutOf(gameId);
-if ((await siteInfo()).account) forgetSignedOut(); // signed in again: the note has done its work
+const signedIn = Boolean((await siteInfo()).account);
+const signedOut = !mine && !signedIn && signedOutOf(gameId);
+if (signedIn) forgetSignedOut(); // signed in again: the note has done its work
 const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;

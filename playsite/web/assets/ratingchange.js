@@ -10,7 +10,7 @@ const PERIOD_MS = 5_000;
 const GIVE_UP_MS = 180_000;
 
 // One seat's words: "you 1512 (+12)"; "you 1662" for a game applied before shares were kept.
-export function seatWords(who, seat) {
+function seatWords(who, seat) {
   const change = seat.change === undefined ? "" : ` (${signed(Math.round(seat.change))})`;
   return `${who} ${Math.round(seat.after)}${change}`;
 }
