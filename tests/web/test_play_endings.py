@@ -104,3 +104,31 @@ def test_the_notation_knows_a_turn_that_takes_the_king(server, context):
     assert (said["taking"]["texts"], said["taking"]["kingTaken"]) == (["Re2-e5", "Re5xe8#"], True)
     assert (said["sparing"]["texts"], said["sparing"]["kingTaken"]) == (["Re2-e5", "Re5-d5"], False)
     assert said["notes"] == [" (offers a draw)", " (offers a draw; declined)", " (offers a draw; accepted)", ""]
+
+
+def test_a_panel_taller_than_the_board_leaves_the_board_its_size(server, chromium):
+    """CI s66: in a 1280 x 720 window the notice of a first roll passed made the panel taller
+    than the board and its strips; the grid stretched the board's column to the panel, the page
+    read the stretch as the strips' height, shrank the board, read a taller stretch, and so on,
+    frame after frame, down to 200 px (and a button beside it never stood still to be clicked)."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    short = chromium.new_context(viewport={"width": 1280, "height": 540})  # the panel needs more than this
+    try:
+        page = open_seats(short, base, game)["White"]
+        page.bring_to_front()
+        expect(page.locator("#clock-white")).to_have_text(re.compile(r"\d+:\d\d"))
+        sizes = []
+        for _ in range(3):
+            page.evaluate("() => new Promise((done) => { let n = 30; const next = () => (--n ? requestAnimationFrame(next) : done()); requestAnimationFrame(next); })")
+            sizes.append(page.evaluate("""() => {
+                const table = document.getElementById('table');
+                const strips = ['player-white', 'player-black'].reduce((sum, id) => sum + document.getElementById(id).offsetHeight, 0);
+                return [document.getElementById('board').offsetHeight, table.offsetHeight - strips];
+            }"""))
+        board = sizes[0][0]
+        assert sizes == [[board, board]] * 3, f"the board keeps one size, its column no taller than it and the strips: {sizes}"
+        # as tall as the window allows under the header with both strips in it
+        assert board >= 540 - 200, sizes
+    finally:
+        short.close()
