@@ -14,7 +14,8 @@ import pytest
 from playsite.store.migrations import load_migrations
 from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
 from tests.support.client import Player, seated
-from tests.support.demo import ARGS, CHROMIUM, Demo, demo_dir, play_turn  # noqa: F401 (a fixture)
+from tests.support.browser import launch
+from tests.support.demo import Demo, demo_dir, play_turn  # noqa: F401 (a fixture)
 from tests.support.waiting import deadline, wait_until_sync
 
 pytestmark = pytest.mark.postgres
@@ -88,7 +89,7 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
     try:
         demo.wait_open()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(playwright)
             try:
                 # a visitor of the home page watching the table: the cards under it stay put as
                 # it goes live (play-through, session 55: "Create a game" moved up 23 px)

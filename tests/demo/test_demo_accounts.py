@@ -29,7 +29,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.support.demo import ARGS, CHROMIUM, Demo, demo_dir, play_turn, resign, shot  # noqa: F401 (a fixture)
+from tests.support.browser import launch
+from tests.support.demo import Demo, demo_dir, play_turn, resign, shot  # noqa: F401 (a fixture)
 from tests.support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
@@ -69,7 +70,7 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
         demo.wait_open()
         demo.assert_clean_start()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(playwright)
             contexts = {seat: browser.new_context(viewport={"width": 1366, "height": 900}) for seat in ("White", "Black")}
             pages = {seat: context.new_page() for seat, context in contexts.items()}
             nicknames = {"White": "alice", "Black": "bob"}
@@ -249,7 +250,7 @@ def test_a_browser_at_localhost_is_sent_to_the_demo_address_where_sign_in_works(
         health = httpx.get(f"{elsewhere}/health", timeout=10)  # an API client is answered where it asked
         assert health.status_code == 200 and health.json()["status"] == "ok"
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(playwright)
             page = browser.new_page()
             page.goto(f"{elsewhere}/ranking?x=1")
             expect(page).to_have_url(f"{base}/ranking?x=1")
@@ -422,7 +423,7 @@ def test_the_demos_operator_is_admin_reads_the_metrics_and_reaches_the_database(
                                text=True, env={**os.environ, "DATABASE_URL": database}, timeout=60)
         assert shown.returncode == 0 and "admin" in shown.stdout, shown.stdout + shown.stderr
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(playwright)
             for nickname, status in (("admin", 200), ("carol", 403)):
                 page = browser.new_context().new_page()
                 sign_in(page, base, nickname)

@@ -20,16 +20,51 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"
         "--disable-component-update", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 expect.set_options(timeout=15_000)  # a 2-core CI machine under load: generous, never a sleep
-FRONT = """A page about to be clicked is brought to the front first: headless Chromium runs the
-animation frames of the pages behind the front one about once a second, and Playwright waits
-for two frames in which the element stays put before it clicks, so every click on a page
-behind took 1-2 s (a test that clicks three turns on two seats' pages took 37 s; 4.6 s so)."""
+WINDOWS = """Every page a test opens after a profile's first is a window of its own, as two players'
+pages are on two machines: headless Chromium runs the animation frames of a tab behind another
+about once a second, and Playwright waits for two frames in which an element stays put before it
+clicks, so a click on a tab behind took 1-2 s (and a layout that moves on every frame, as the
+board that shrank in CI s66, could not be clicked at all). A tab brought to the front has the
+same effect, until the next page is opened in front of it."""
+
+
+def launch(playwright):
+    """Debian's Chromium, whose profiles (`new_context`) open their pages as WINDOWS says."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    new_context = browser.new_context
+
+    def windowed_context(**options):
+        return windowed(new_context(**options))
+
+    browser.new_context = windowed_context
+    return browser
+
+
+def windowed(context):
+    """`context`, whose `new_page` opens each page after the first in a window of its own."""
+    new_tab = context.new_page
+
+    def new_page():
+        if not context.pages:
+            return new_tab()
+        first = context.pages[0]
+        session = context.new_cdp_session(first)
+        profile = session.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+        session.detach()
+        browser = context.browser.new_browser_cdp_session()
+        with context.expect_page() as made:
+            browser.send("Target.createTarget", {"url": "about:blank", "browserContextId": profile, "newWindow": True})
+        browser.detach()
+        return made.value
+
+    context.new_page = new_page
+    return context
 
 
 @pytest.fixture(scope="module")
 def chromium():
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        launched = launch(playwright)
         yield launched
         launched.close()
 
@@ -122,7 +157,6 @@ def build_turn(page, base: str, game_id: str, seat: str, rng: random.Random) -> 
 
 def click_turn(page, moves: list[str]) -> None:
     """Click a turn's micro-moves on the board (and a promotion's piece), not submitting it."""
-    page.bring_to_front()  # see FRONT
     for uci in moves:
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')

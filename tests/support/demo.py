@@ -23,8 +23,6 @@ from tests.support.browser import click_turn
 from tests.support.turns import random_turn
 from tests.support.waiting import wait_until_sync
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "demo"
 """Screenshots (kept out of git)."""
 

@@ -133,7 +133,6 @@ def test_a_seek_left_open_in_one_tab_goes_when_a_game_starts_in_another(server, 
     second.goto(server.base_url + "/")
     second.click('button[data-bot="house/random"]')
     expect(second.locator("#role")).to_contain_text("You play")
-    first.bring_to_front()
     expect(first.locator("#seek-message")).to_contain_text("Your seek is gone", timeout=15_000)
     expect(first.locator("#seek-waiting")).to_be_hidden()
     expect(first.locator("#my-games")).to_contain_text("You have a game in progress")

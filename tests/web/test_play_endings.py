@@ -75,7 +75,6 @@ def test_the_play_page_ends_inside_a_laptops_window(server, chromium):
         watcher = laptop.new_page()
         watcher.goto(f"{base}/play/{game['gameId']}")
         for page in [*pages.values(), watcher]:
-            page.bring_to_front()
             fits(page)
             box = page.locator(".tools").bounding_box()
             buttons = page.locator(".tools button:visible")
@@ -116,7 +115,6 @@ def test_a_panel_taller_than_the_board_leaves_the_board_its_size(server, chromiu
     short = chromium.new_context(viewport={"width": 1280, "height": 540})  # the panel needs more than this
     try:
         page = open_seats(short, base, game)["White"]
-        page.bring_to_front()
         expect(page.locator("#clock-white")).to_have_text(re.compile(r"\d+:\d\d"))
         sizes = []
         for _ in range(3):

@@ -57,7 +57,6 @@ def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random)
     """Build and play a random legal turn; returns the position it was rolled in and its moves."""
     roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
     moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
-    page.bring_to_front()  # tests/support/browser.FRONT
     for index, uci in enumerate(moves):
         page.click(f'[data-square="{uci[:2]}"]')
         page.click(f'[data-square="{uci[2:4]}"]')
