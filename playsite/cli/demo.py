@@ -286,4 +286,5 @@ async def register_first(settings: Settings, bot: FeaturedBot) -> None:
         bot.server_url = binds[0]
         assert bot.hook_url is not None, "the bot listens first"
         await bot.register(bot.hook_url)
+        await services.stopping.finish()  # as a stop does: what must reach the database, while it is open
         nursery.cancel_scope.cancel()
