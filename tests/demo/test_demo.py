@@ -138,6 +138,7 @@ def test_a_visitor_claims_the_showcase_in_a_browser_and_plays_the_featured_bot(d
                     page.click("#confirm-yes")
                 again = page.locator("#showcase-again")
                 expect(again).to_have_text("Play demo/featured again")
+                expect(page.locator("#bot-again")).to_be_hidden()  # the table's own, not the lobby's
                 expect(watcher.locator("#showcase-again")).to_be_hidden()  # a spectator is offered no seat
                 again.click()
                 expect(page).not_to_have_url(re.compile(game_id), timeout=30_000)

@@ -15,6 +15,7 @@ from tests.support.browser import PHONE, finished_game, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.server import module_server
+from tests.support.waiting import wait_until_sync
 from tests.support.sign_in import site, site_with_house_bots  # noqa: F401 (fixtures)
 
 server = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
@@ -124,6 +125,43 @@ def test_the_turn_s_buttons_share_a_line_and_the_board_s_letters_read_over_the_p
             assert len(set(tops)) == 1, (last, tops)
         halo = page.locator(".cb-board .coord.file").first.evaluate("(c) => getComputedStyle(c).textShadow")
         assert halo != "none", halo
+    finally:
+        made.close()
+
+
+# Where the turn's essentials stand once the page has shown a roll of mine: the move strip's top
+# (the board's top edge, its line of moves over it), the board's width, "Play this turn"'s foot.
+TURN_IN_VIEW = """() => { const box = (id) => document.getElementById(id).getBoundingClientRect();
+    return { stripTop: box("move-strip").top, board: box("board").width, submitBottom: box("submit").bottom,
+             width: innerWidth, height: innerHeight, scrolled: scrollY }; }"""
+
+
+@pytest.mark.parametrize("size", [{"width": 360, "height": 640}, {"width": 390, "height": 664}, PHONE])
+def test_the_board_the_dice_and_play_this_turn_are_one_screen_on_a_short_phone(server, chromium, size):
+    """Play-through s67: on a 320 x 640 screen "Play this turn" was under the screen's foot with a
+    turn built (15 px at 320 x 640, 38 at 360 x 640, 26 at 375 x 667, with the header scrolled
+    away), as on a 390 x 844 phone's browser with its bars shown (664 px). A player's board gives up
+    to an eighth of its width, the dice's legend gives way, and the header is scrolled away when a
+    roll of mine comes (here: the page opened on it). Where it all fits (390 x 844), nothing moves.
+    The bot's name stays whole beside its clock on the narrower board's strips."""
+    made = phone(chromium, size)
+    try:
+        page = made.new_page()
+        mine, theirs = play_a_bot(page, server.base_url)
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.reload()  # the page opens on my roll, scrolled to its top
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        expect(page.locator(".dice-row .legend")).to_be_visible(visible=size["height"] > 760)
+        measured = wait_until_sync(lambda: (m := page.evaluate(TURN_IN_VIEW))["submitBottom"] <= m["height"] and m,
+                                   "Play this turn inside the screen", timeout=5)
+        assert measured["stripTop"] >= 0, measured  # the board's top (and its line of moves) in view too
+        full = measured["width"] - 16
+        if size is PHONE:
+            assert measured["scrolled"] == 0 and measured["board"] == full, measured
+        else:
+            assert 0.88 * full - 1 <= measured["board"] < full, measured
+        assert bot_strip_whole(page.locator(f"#player-{theirs}")), "the bot's team/name whole"
     finally:
         made.close()
 

@@ -8,7 +8,7 @@ import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
-import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, signedOutOf, socketOpens } from "./net.js";
+import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
@@ -291,6 +291,7 @@ async function takeRoll(dfen, tree) {
   view.partial = [];
   if (tree === null) tree = (await getJson(`/games/${gameId}/moves`)).body.legalMoves; // too big to inline
   view.tree = view.node = tree;
+  turnIntoView();
 }
 
 function submit() {
@@ -826,6 +827,7 @@ function readTimeControl(control) {
   if (kind === "SuddenDeath") view.initialMs = body.initialSeconds * 1000;
   if (kind === "PerMove") view.initialMs = body.secondsPerMove * 1000;
   view.clockWords = timeControlLabel(control);
+  view.timeControl = control;
   drawGameKind();
 }
 
@@ -972,6 +974,7 @@ function showOver(over, { fresh }) {
     }).catch(() => {});
   }
   offerShowcaseAgain();
+  offerBotAgain();
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.
   if (!afterGame) {
@@ -1040,6 +1043,39 @@ async function playShowcaseAgain() {
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   note.textContent = "The table has not opened again yet: try again in a moment.";
+  button.disabled = false;
+}
+
+// ----- a bot: play again ---------------------------------------------------------------------------
+
+// A game against a bot has no rematch (a bot answers no offer): its end offers "Play <bot>
+// again", a new game against the same bot on the same clock, rated as this one was, the
+// colours swapped, as lichess's rematch against its computer. The showcase's bot has its own.
+function offerBotAgain() {
+  const face = mine && view.players?.[OTHER[mine].toLowerCase()];
+  if (face?.kind !== "Bot" || !face.name || playedAtTheShowcase(gameId) || !view.timeControl) return;
+  $("bot-again").textContent = `Play ${faceName(face)} again`;
+  $("bot-again").hidden = false;
+}
+
+async function playBotAgain() {
+  const face = view.players[OTHER[mine].toLowerCase()];
+  const [team, ...name] = face.name.split(" ");
+  const button = $("bot-again"), note = $("bot-again-note");
+  button.disabled = true;
+  note.hidden = false;
+  note.textContent = "Your new game...";
+  const answer = await postJson("/lobby/play-bot", {
+    guestId: guestId(), team, name: name.join(" "), timeControl: view.timeControl, preferredColor: OTHER[mine],
+    rated: Boolean(view.rated),
+  }).catch(() => null);
+  if (answer?.status === 201) {
+    keepSeat(answer.body.gameId, answer.body.seat, answer.body.token);
+    location.assign(`/play/${answer.body.gameId}`);
+    return;
+  }
+  note.textContent = answer ? errorText(answer, `${faceName(face)} cannot play now: try another bot from the lobby.`)
+    : "Not connected: try again in a moment.";
   button.disabled = false;
 }
 
@@ -1355,6 +1391,23 @@ async function onEvent(event) {
 // The board's side: as tall as the window allows under the header with both strips on screen
 // (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
 // close guess for the first paint; this measures.
+// What a turn needs under the board on an upright phone, the page's gap under the board included:
+// the status's two lines, the dice (their legend gives way on a short screen: play.css), the line
+// of the turn's moves and the turn's buttons, measured at 320 and 360 px wide (~203 px).
+const TURN_ROOM_REM = 13;
+
+// A phone held upright, as a roll of mine comes (or the page opens on one): when "Play this turn" is under the screen's foot
+// and the header is still in view, the page scrolls by what it takes (the header at most), so the
+// board, the dice and the button are seen together. Looking further down (the moves), nothing moves.
+function turnIntoView() {
+  if (!matchMedia("(max-width: 760px) and (orientation: portrait)").matches) return;
+  requestAnimationFrame(() => {
+    const table = $("table").getBoundingClientRect(), submit = $("submit").getBoundingClientRect();
+    const over = submit.bottom + 4 - innerHeight;
+    if (over > 0 && table.top > 0) scrollBy({ top: Math.min(over, table.top), behavior: "smooth" });
+  });
+}
+
 function fit() {
   if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   const table = $("table");
@@ -1374,7 +1427,14 @@ function fit() {
   const beside = short ? 14 * rem + 1 * rem + 7 * rem + 0.5 * rem : 17 * rem + 1.5 * rem; // panel, strips, gaps
   const byWidth = narrow ? room : room - beside;
   const byHeight = innerHeight - top - strips - foot - 4;
-  const size = Math.floor(narrow && innerHeight > innerWidth ? byWidth : Math.min(byWidth, byHeight));
+  const upright = narrow && innerHeight > innerWidth;
+  // Upright, a player's page: the board gives up to an eighth of its width so that, the header
+  // scrolled away (turnIntoView), the strips, the board and the turn's essentials under it (the
+  // status, the dice, the turn's moves, "Play this turn": TURN_ROOM_REM) are one screen. A
+  // spectator has no turn to play: the board takes the width.
+  const besideTurn = innerHeight - strips - TURN_ROOM_REM * rem - 4;
+  const size = Math.floor(!upright ? Math.min(byWidth, byHeight)
+    : mine ? Math.max(byWidth * 0.88, Math.min(byWidth, besideTurn)) : byWidth);
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
 }
 
@@ -1427,6 +1487,7 @@ $("quick-turns").addEventListener("click", () => {
 });
 $("back-live").addEventListener("click", () => browse(null));
 $("showcase-again").addEventListener("click", playShowcaseAgain);
+$("bot-again").addEventListener("click", playBotAgain);
 $("move-strip").addEventListener("click", (event) => {
   if (event.target.closest(".strip-live")) {
     browse(null);

@@ -1,0 +1,81 @@
+"""The end of a game against a bot offers "Play <bot> again" (play-through s67: the page
+offered only "New game", back to the lobby, where a rematch against lichess's computer is one
+click): a new game against the same bot on the same clock, rated as the last one was, the
+colours swapped. Real Chromium, a real `playsite serve` with the house bots, a real OpenID
+Connect provider for the rated game."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from playwright.sync_api import expect
+
+from tests.support.browser import PHONE
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
+from tests.support.sign_in import site_with_house_bots  # noqa: F401 (a fixture)
+
+OTHER = {"White": "Black", "Black": "White"}
+
+
+def start_against(page, bot: str, clock: str, *, rated: bool) -> tuple[str, str]:
+    """A game against `bot` from the home page's "Play a bot": (its id, my side)."""
+    page.select_option("#bot-clock", clock)
+    if rated:
+        page.check("#bot-rated")
+    page.click(f'button[data-bot="{bot}"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    return page.url.split("/play/")[1].split("#")[0], page.locator("#role").inner_text().split()[-1]
+
+
+def end_at_once(page) -> None:
+    """Abort (or resign) from the turn's buttons, confirmed."""
+    expect(page.locator("#resign")).to_be_enabled()
+    page.click("#resign")
+    page.click("#confirm-yes")
+    expect(page.locator("#result")).to_be_visible()
+
+
+def play_again(page, first: str, side: str, bot: str, kind: str) -> None:
+    """At the end of game `first`, where I played `side` against `bot`: "Play <bot> again" opens a
+    new game against it, the colours swapped, its clock and kind `kind` ("3+2 · Rated")."""
+    again = page.locator("#bot-again")
+    expect(again).to_have_text(f"Play {bot} again")
+    again.click()
+    page.wait_for_url(lambda url: "/play/" in url and first not in url)
+    expect(page.locator("#role")).to_have_text(f"You play {OTHER[side]}")
+    expect(page.locator("#time-control")).to_have_text(kind)
+    expect(page.locator(f"#player-{side.lower()} .name")).to_contain_text(bot)
+
+
+@pytest.mark.postgres
+def test_a_rated_game_against_a_bot_ends_with_play_it_again_on_the_same_clock_the_colours_swapped(
+    site_with_house_bots, chromium  # noqa: F811
+):
+    site = site_with_house_bots
+    session = trio.run(site.sign_in, "Againplayer")
+    made = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    made.add_cookies([{"name": "access_token", "value": session, "url": site.origin}])
+    try:
+        page = made.new_page()
+        page.goto(site.origin + "/")
+        first, side = start_against(page, "house/random", "3+2", rated=True)
+        expect(page.locator("#time-control")).to_have_text("3+2 · Rated")
+        end_at_once(page)
+        play_again(page, first, side, "house/random", "3+2 · Rated")
+    finally:
+        made.close()
+
+
+@pytest.mark.postgres
+def test_a_guest_plays_a_bot_again_casual_on_a_desktop(site_with_house_bots, chromium):  # noqa: F811
+    site = site_with_house_bots
+    made = chromium.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        page = made.new_page()
+        page.goto(site.origin + "/")
+        first, side = start_against(page, "house/greedy", "10+5", rated=False)
+        end_at_once(page)
+        play_again(page, first, side, "house/greedy", "10+5 · Casual")
+    finally:
+        made.close()
