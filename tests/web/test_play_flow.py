@@ -176,12 +176,12 @@ def test_two_passes_in_a_row_are_both_told(server, context):
     die = "(bishop|rook|queen|king)"
     dice = f"{die}, {die}, {die}"
     expect(pages["White"].locator("#notice")).to_have_text(re.compile(
-        rf"(^|\. )You had no legal move with {dice}: your turn passed\. Black has no legal move with {dice}: turn passed\.$"))
+        rf"(^|\. )You had no legal move with {dice}: your turn passed\. Black had no legal move with {dice}: turn passed\.$"))
     expect(pages["Black"].locator("#notice")).to_have_text(re.compile(
-        rf"(^|\. )White has no legal move with {dice}: turn passed\. You had no legal move with {dice}: your turn passed\.$"))
+        rf"(^|\. )White had no legal move with {dice}: turn passed\. You had no legal move with {dice}: your turn passed\.$"))
     pages["White"].reload()  # from the Snapshot: the same
     expect(pages["White"].locator("#notice")).to_have_text(re.compile(
-        rf"(^|\. )You had no legal move with {dice}: your turn passed\. Black has no legal move with {dice}: turn passed\.$"))
+        rf"(^|\. )You had no legal move with {dice}: your turn passed\. Black had no legal move with {dice}: turn passed\.$"))
 
 
 def test_a_player_whose_rolls_passed_before_they_ever_moved_is_told(server, context):
@@ -215,7 +215,7 @@ def test_a_player_whose_rolls_passed_before_they_ever_moved_is_told(server, cont
     # (CI s62: three, after two rounds of both passing); then the latest passes in a row, when
     # White's second move was followed by more (CI s64: Black's and White's)
     die = "(pawn|knight|bishop|rook|queen|king)"
-    latest = rf"( You had no legal move with {die}, {die}, {die}: your turn passed\.| White has no legal move with {die}, {die}, {die}: turn passed\.)*"
+    latest = rf"( You had no legal move with {die}, {die}, {die}: your turn passed\.| White had no legal move with {die}, {die}, {die}: turn passed\.)*"
     expect(black.locator("#notice")).to_have_text(re.compile(rf"^Your (roll|[2-9] rolls) before had no legal move: passed\.{latest}$"))
 
 
@@ -227,7 +227,7 @@ def test_a_forced_pass_is_announced_in_words(server, context):
     expect(pages["White"].locator("#notice")).to_have_text(
         re.compile(r"(^|\. )You had no legal move with (bishop|rook|queen|king), (bishop|rook|queen|king), (bishop|rook|queen|king): your turn passed\.$"))
     expect(pages["Black"].locator("#notice")).to_have_text(
-        re.compile(r"(^|\. )White has no legal move with (bishop|rook|queen|king), (bishop|rook|queen|king), (bishop|rook|queen|king): turn passed\.$"))
+        re.compile(r"(^|\. )White had no legal move with (bishop|rook|queen|king), (bishop|rook|queen|king), (bishop|rook|queen|king): turn passed\.$"))
     for page in pages.values():
         expect(page.locator('#history .turn[data-index="0"]')).to_have_attribute("data-seat", "White")
         expect(page.locator('#history .turn[data-index="0"] .turn-moves')).to_have_text("pass")

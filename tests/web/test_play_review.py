@@ -173,7 +173,7 @@ def test_on_a_phone_the_turns_buttons_are_on_the_first_screen(server, chromium, 
         screenshot(page, artifacts, f"phone-your-turn-{viewport['width']}")
         # a passed roll's notice (two lines on a phone) comes after the turn's buttons, not between
         # them and the dice: it cannot push "Play this turn" off the screen
-        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
+        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White had no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
         assert page.locator("#notice").bounding_box()["y"] > page.locator("#submit").bounding_box()["y"]
         # the other seat, waiting: no greyed-out turn to build between the dice and the moves
         waiting = pages["Black" if seat == "White" else "White"]
@@ -330,7 +330,7 @@ def test_a_phone_held_sideways_keeps_board_strips_and_panel_side_by_side(server,
         assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
         # a passed roll's notice comes after the turn's buttons here too (second play-through,
         # session 51: sideways it pushed "Play this turn" below the fold)
-        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White has no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
+        page.evaluate("() => { const n = document.querySelector('#notice'); n.textContent = 'White had no legal move with king, king, queen: turn passed.'; n.hidden = false; }")
         submit = page.locator("#submit").bounding_box()
         assert page.locator("#notice").bounding_box()["y"] > submit["y"]
         assert submit["y"] + submit["height"] <= viewport["height"], f"#submit is below the fold: {submit}"

@@ -1190,7 +1190,7 @@ function offerSeed(state, history) {
 function rollNotice(seat, dice) {
   const words = diceWords(dice);
   if (seat === mine) return `You had no legal move with ${words}: your turn passed.`;
-  return `${seat} has no legal move with ${words}: turn passed.`;
+  return `${seat} had no legal move with ${words}: turn passed.`;
 }
 
 const PASSES_SAID = 3;
