@@ -62,13 +62,15 @@ export function forgetSeat(gameId) {
   keepBrowserSeats(browserSeats().filter((kept) => kept.gameId !== gameId));
 }
 
-// Signed out: this browser no longer holds any seat (another person may use it next). Its guest
-// id stays: it is the browser's, not the account's.
-export function forgetSeats() {
+// Signed out (in this tab or another): this browser no longer holds any seat (another person
+// may use it next), and the tab notes the games the account was playing (noteSignedOutOf). Its
+// guest id stays: it is the browser's, not the account's.
+export function forgetSeats(playing) {
   for (const key of Object.keys(sessionStorage)) {
     if (key.startsWith("playsite.seat.") || key.startsWith("playsite.invite.")) sessionStorage.removeItem(key);
   }
   try { localStorage.removeItem(SEATS); } catch { /* storage off */ }
+  noteSignedOutOf(Array.isArray(playing) ? playing : []);
 }
 
 // Signing out while playing: the games the account held a seat in, kept for this tab, so that
@@ -76,7 +78,7 @@ export function forgetSeats() {
 // the disconnect grace. A sign-in finds the seat again by the session.
 const SIGNED_OUT_OF = "playsite.signedOutOf";
 
-export function noteSignedOutOf(gameIds) {
+function noteSignedOutOf(gameIds) {
   try { sessionStorage.setItem(SIGNED_OUT_OF, JSON.stringify(gameIds)); } catch { /* storage off */ }
 }
 

@@ -1,6 +1,6 @@
 // What every page shares: the account corner of the header (sign in, the nickname, a
 // nickname change, sign out) and small helpers for names and links.
-import { forgetSeats, getJson, noteSignedOutOf, sendJson } from "./net.js";
+import { forgetSeats, getJson, sendJson } from "./net.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -235,8 +235,7 @@ function heedOtherTabs() {
     try { news = JSON.parse(event.newValue); } catch { return; }
     if (news?.signedOut) {
       // this tab's seats were the account's too: its game pages say so after the reload
-      forgetSeats();
-      noteSignedOutOf(Array.isArray(news.playing) ? news.playing : []);
+      forgetSeats(news.playing);
       location.reload();
     }
     else if (typeof news?.nickname === "string" && $("account-name")) showNickname(news.nickname);
@@ -327,8 +326,7 @@ function showSignedIn(corner, me) {
     }
     const answer = await sendJson("POST", "/auth/logout", { everywhere: out.everywhere });
     if (answer.status === 204) {
-      forgetSeats(); // the next person at this browser is not seated in this account's games
-      noteSignedOutOf(playingAtSignOut); // whose pages say how to come back, in every tab
+      forgetSeats(playingAtSignOut); // the next person here is not seated; those games' pages say how to come back
       tellOtherTabs({ signedOut: true, playing: playingAtSignOut });
       location.reload(); // and no page goes on as the account's (a game's page watches from now on)
       return;
