@@ -1388,17 +1388,15 @@ async function onEvent(event) {
 
 // ----- layout -------------------------------------------------------------------------------------
 
-// The board's side: as tall as the window allows under the header with both strips on screen
-// (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
-// close guess for the first paint; this measures.
 // What a turn needs under the board on an upright phone, the page's gap under the board included:
 // the status's two lines, the dice (their legend gives way on a short screen: play.css), the line
 // of the turn's moves and the turn's buttons, measured at 320 and 360 px wide (~203 px).
 const TURN_ROOM_REM = 13;
 
-// A phone held upright, as a roll of mine comes (or the page opens on one): when "Play this turn" is under the screen's foot
-// and the header is still in view, the page scrolls by what it takes (the header at most), so the
-// board, the dice and the button are seen together. Looking further down (the moves), nothing moves.
+// A phone held upright, as a roll of mine comes (or the page opens on one): when "Play this
+// turn" is under the screen's foot and the header is still in view, the page scrolls by what it
+// takes (the header at most), so the board, the dice and the button are seen together. Looking
+// further down (the moves), nothing moves.
 function turnIntoView() {
   if (!matchMedia("(max-width: 760px) and (orientation: portrait)").matches) return;
   requestAnimationFrame(() => {
@@ -1408,6 +1406,9 @@ function turnIntoView() {
   });
 }
 
+// The board's side: as tall as the window allows under the header with both strips on screen
+// (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
+// close guess for the first paint; this measures.
 function fit() {
   if (view.gone) return; // the page says the game does not exist: nothing of it is left to draw
   const table = $("table");
