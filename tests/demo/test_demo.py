@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from playsite.store.migrations import load_migrations
-from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
+from playsite.wire import TurnPlayed
 from tests.support.client import Player, seated
 from tests.support.browser import launch
 from tests.support.demo import Demo, demo_dir, play_turn  # noqa: F401 (a fixture)
@@ -55,14 +55,8 @@ async def test_the_demo_serves_the_showcase_with_its_bot_and_keeps_games_across_
         rng, bot_seat = random.Random(1), "Black" if claim["seat"] == "White" else "White"
         async with seated(player):
             with deadline(60, "the featured bot answers a turn by webhook"):
-                while not any(isinstance(e, TurnPlayed) and e.seat == bot_seat for e in player.events):
-                    if player.tree is not None:
-                        await player.play(rng)
-                    else:
-                        await player.receive()
-            if not any(isinstance(e, GameEnded) for e in player.events):  # the bot may have taken the king
-                await player.ws.send_message(encode_command(Resign()))
-                await player.until(lambda e: isinstance(e, GameEnded))
+                await player.play_until_then_resign(
+                    rng, lambda events: any(isinstance(e, TurnPlayed) and e.seat == bot_seat for e in events))
         wait_until_sync(lambda: demo.get("/showcase").json()["status"] == "open", "the table reopens", timeout=30)
     finally:
         assert demo.stop() == 0, demo.output()

@@ -11,7 +11,7 @@ import httpx
 import trio
 from trio_websocket import open_websocket_url
 
-from playsite.wire import DiceRolled, GameEnded, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
+from playsite.wire import DiceRolled, GameEnded, Resign, Snapshot, SubmitTurn, TurnPlayed, decode_frame, encode_command
 from tests.support.turns import king_sparing_turn, random_turn
 from tests.support.waiting import deadline, wait_until
 
@@ -75,6 +75,18 @@ class Player:
         self.tree = None
         await self.ws.send_message(encode_command(SubmitTurn(tuple(moves))))
         return moves
+
+    async def play_until_then_resign(self, rng: random.Random, done) -> None:
+        """Play random turns when this seat has a tree (reading the rest) until `done(events)`,
+        then resign unless the game has ended meanwhile (the other side may take the king)."""
+        while not done(self.events):
+            if self.tree is not None:
+                await self.play(rng)
+            else:
+                await self.receive()
+        if not any(isinstance(event, GameEnded) for event in self.events):
+            await self.ws.send_message(encode_command(Resign()))
+            await self.until(lambda event: isinstance(event, GameEnded))
 
 
 @contextlib.asynccontextmanager

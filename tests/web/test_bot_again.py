@@ -6,9 +6,16 @@ Connect provider for the rated game."""
 
 from __future__ import annotations
 
+import random
+import uuid
+
+import httpx
 import pytest
 import trio
 from playwright.sync_api import expect
+
+from playsite.wire import TurnPlayed
+from tests.support.client import Player, seated
 
 from tests.support.browser import PHONE
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
@@ -77,5 +84,45 @@ def test_a_guest_plays_a_bot_again_casual_on_a_desktop(site_with_house_bots, chr
         first, side = start_against(page, "house/greedy", "10+5", rated=False)
         end_at_once(page)
         play_again(page, first, side, "house/greedy", "10+5 · Casual")
+    finally:
+        made.close()
+
+
+def a_turn_against(base: str, ws_url: str, bot: str) -> str:
+    """A guest's game against `bot` (`POST /lobby/play-bot`) played over the socket until a turn
+    has moved something, then resigned; its id."""
+    team, name = bot.split("/")
+    clock = {"Fischer": {"initialSeconds": 600, "incrementSeconds": 5}}
+    answer = httpx.post(f"{base}/lobby/play-bot", json={"guestId": str(uuid.uuid4()), "team": team, "name": name,
+                                                        "timeControl": clock}, timeout=10)
+    assert answer.status_code == 201, answer.text
+    seat = answer.json()
+    game = {"gameId": seat["gameId"], "seats": {seat["seat"].lower(): {"wsUrl": seat["wsUrl"]}}}
+
+    async def play() -> None:
+        player = Player(ws_url, game, seat["seat"])
+        player.url = ws_url + seat["wsUrl"]
+        async with seated(player):
+            await player.play_until_then_resign(
+                random.Random(3), lambda events: any(isinstance(e, TurnPlayed) and e.moves for e in events))
+
+    trio.run(play)
+    return seat["gameId"]
+
+
+@pytest.mark.postgres
+def test_the_replay_of_a_game_against_a_bot_marks_the_bot_as_the_play_page_does(site_with_house_bots, chromium):  # noqa: F811
+    """Play-through s67: the play page's strip reads "BOT house/random", the replay's only
+    "house/random", as a person's name."""
+    site = site_with_house_bots
+    game_id = a_turn_against(site.origin, site.origin.replace("http://", "ws://"), "house/random")
+    made = chromium.new_context()
+    try:
+        page = made.new_page()
+        for path in (f"/play/{game_id}", f"/replay/{game_id}"):
+            page.goto(site.origin + path)
+            strips = page.locator("#player-white, #player-black") if path.startswith("/play") else page.locator("#name-top, #name-bottom")
+            expect(strips.filter(has_text="house/random").locator(".tag")).to_have_text("BOT")
+            expect(strips.filter(has_text="Anonymous").locator(".tag")).to_have_count(0)
     finally:
         made.close()

@@ -41,8 +41,9 @@ function ratingOf(side) {
 function placeNames() {
   const black = board.orientation === "white";
   const players = view.players || view.record?.players || {};
-  // as the play page's strips: the side, then the name, and "(you)" on one's own seat
-  const strip = (side, face) => [element("span", side, { class: "side" }), " ", faceLink(face),
+  // as the play page's strips: the side, then the name (a bot's marked BOT), and "(you)" on one's own seat
+  const bot = (face) => (face?.kind === "Bot" ? [element("span", "BOT", { class: "tag" }), " "] : []);
+  const strip = (side, face) => [element("span", side, { class: "side" }), " ", ...bot(face), faceLink(face),
     ...ratingOf(side), ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
   $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
