@@ -141,27 +141,36 @@ def test_the_board_the_dice_and_play_this_turn_are_one_screen_on_a_short_phone(s
     """Play-through s67: on a 320 x 640 screen "Play this turn" was under the screen's foot with a
     turn built (15 px at 320 x 640, 38 at 360 x 640, 26 at 375 x 667, with the header scrolled
     away), as on a 390 x 844 phone's browser with its bars shown (664 px). A player's board gives up
-    to an eighth of its width, the dice's legend gives way, and the header is scrolled away when a
-    roll of mine comes (here: the page opened on it). Where it all fits (390 x 844), nothing moves.
+    to an eighth of its width, the dice's legend gives way, and the header is scrolled away as a
+    player's page opens on a live game (here: its start, and a reload on my roll) or a roll of mine
+    comes. Where it all fits (390 x 844), nothing moves.
     The bot's name stays whole beside its clock on the narrower board's strips."""
     made = phone(chromium, size)
     try:
         page = made.new_page()
         mine, theirs = play_a_bot(page, server.base_url)
+
+        def in_view(opened: str) -> None:
+            measured = wait_until_sync(lambda: (m := page.evaluate(TURN_IN_VIEW))["submitBottom"] <= m["height"] and m,
+                                       f"Play this turn inside the screen, the page opened on {opened}", timeout=5)
+            assert measured["stripTop"] >= 0, measured  # the board's top (and its line of moves) in view too
+            full = measured["width"] - 16
+            if size is PHONE:
+                assert measured["scrolled"] == 0 and measured["board"] == full, measured
+            else:
+                assert 0.88 * full - 1 <= measured["board"] < full, measured
+
+        in_view("the game's start")
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
         page.evaluate("window.scrollTo(0, 0)")
-        page.reload()  # the page opens on my roll, scrolled to its top
+        page.reload()
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        in_view("my roll")
         expect(page.locator(".dice-row .legend")).to_be_visible(visible=size["height"] > 760)
-        measured = wait_until_sync(lambda: (m := page.evaluate(TURN_IN_VIEW))["submitBottom"] <= m["height"] and m,
-                                   "Play this turn inside the screen", timeout=5)
-        assert measured["stripTop"] >= 0, measured  # the board's top (and its line of moves) in view too
-        full = measured["width"] - 16
-        if size is PHONE:
-            assert measured["scrolled"] == 0 and measured["board"] == full, measured
-        else:
-            assert 0.88 * full - 1 <= measured["board"] < full, measured
         assert bot_strip_whole(page.locator(f"#player-{theirs}")), "the bot's team/name whole"
+        page.click("#resign")  # the bot's seat back for the file's other games (it plays 8 at once)
+        page.click("#confirm-yes")
+        expect(page.locator("#result")).to_be_visible()
     finally:
         made.close()
 

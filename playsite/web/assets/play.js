@@ -1281,6 +1281,7 @@ async function onEvent(event) {
     }
     offerSeed(state, body.history);
     showCommitment(state.commit);
+    if (mine && !state.status.Ended) turnIntoView();
   } else if (kind === "DiceRolled") {
     if (view.namesBeforeStart) {
       // The game begins once both seats are taken: whoever sat down after this page's Snapshot
@@ -1393,13 +1394,17 @@ async function onEvent(event) {
 // of the turn's moves and the turn's buttons, measured at 320 and 360 px wide (~203 px).
 const TURN_ROOM_REM = 13;
 
-// A phone held upright, as a roll of mine comes (or the page opens on one): when "Play this
-// turn" is under the screen's foot and the header is still in view, the page scrolls by what it
-// takes (the header at most), so the board, the dice and the button are seen together. Looking
-// further down (the moves), nothing moves.
+// A phone held upright, as a player's page opens on a live game and as a roll of theirs comes:
+// when "Play this turn" is under the screen's foot and the header is still in view, the page
+// scrolls by what it takes (the header at most), so the board, the dice and the button are seen
+// together; once, mostly, as the page opens, before a finger is on the board. Looking further
+// down (the moves), nothing moves.
+let intoViewAsked = false; // one measure a frame: two asks in one frame scrolled twice
 function turnIntoView() {
-  if (!matchMedia("(max-width: 760px) and (orientation: portrait)").matches) return;
+  if (intoViewAsked || !matchMedia("(max-width: 760px) and (orientation: portrait)").matches) return;
+  intoViewAsked = true;
   requestAnimationFrame(() => {
+    intoViewAsked = false;
     const table = $("table").getBoundingClientRect(), submit = $("submit").getBoundingClientRect();
     const over = submit.bottom + 4 - innerHeight;
     if (over > 0 && table.top > 0) scrollBy({ top: Math.min(over, table.top), behavior: "smooth" });
