@@ -1411,6 +1411,20 @@ function turnIntoView() {
   });
 }
 
+// The window's height with the browser's bars shown (CSS's svh): a phone's browser hides them as
+// the page scrolls, and its window grows and shrinks with them; a board sized by that would grow
+// and shrink under the finger as the page scrolls (turnIntoView's scroll included).
+let heightProbe = null;
+function steadyHeight() {
+  if (!CSS.supports("height", "100svh")) return innerHeight;
+  if (!heightProbe) {
+    heightProbe = element("div", null, { "aria-hidden": "true" });
+    heightProbe.style.cssText = "position: fixed; top: 0; left: 0; width: 0; height: 100svh; visibility: hidden; pointer-events: none";
+    document.body.append(heightProbe);
+  }
+  return Math.min(innerHeight, heightProbe.offsetHeight || innerHeight);
+}
+
 // The board's side: as tall as the window allows under the header with both strips on screen
 // (desktop, the panel beside it), or the full width (a phone, the panel below). play.css has a
 // close guess for the first paint; this measures.
@@ -1438,7 +1452,7 @@ function fit() {
   // scrolled away (turnIntoView), the strips, the board and the turn's essentials under it (the
   // status, the dice, the turn's moves, "Play this turn": TURN_ROOM_REM) are one screen. A
   // spectator has no turn to play: the board takes the width.
-  const besideTurn = innerHeight - strips - TURN_ROOM_REM * rem - 4;
+  const besideTurn = steadyHeight() - strips - TURN_ROOM_REM * rem - 4;
   const size = Math.floor(!upright ? Math.min(byWidth, byHeight)
     : mine ? Math.max(byWidth * 0.88, Math.min(byWidth, besideTurn)) : byWidth);
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
