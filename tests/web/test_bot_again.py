@@ -1,8 +1,8 @@
 """The end of a game against a bot offers "Play <bot> again" (play-through s67: the page
 offered only "New game", back to the lobby, where a rematch against lichess's computer is one
 click): a new game against the same bot on the same clock, rated as the last one was, the
-colours swapped. Real Chromium, a real `playsite serve` with the house bots, a real OpenID
-Connect provider for the rated game."""
+colours swapped; and the bot marked BOT on its replay as on its game's page. Real Chromium, a
+real `playsite serve` with the house bots, a real OpenID Connect provider for the rated game."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ import trio
 from playwright.sync_api import expect
 
 from playsite.wire import TurnPlayed
-from tests.support.client import Player, seated
-
 from tests.support.browser import PHONE
+from tests.support.client import Player, seated
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site_with_house_bots  # noqa: F401 (a fixture)
