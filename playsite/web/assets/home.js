@@ -5,7 +5,7 @@
 import { errorText, getJson, guestId, keepInvite, keepSeat, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { claimShowcase } from "./showcase.js";
-import { $, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
+import { $, botTag, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -358,7 +358,7 @@ function showSeeks(seeks) {
     // one line, cut short on a phone (the whole name on hover): the row's action stays on screen
     const seeker = element("span", null, { class: "seeker", title: who });
     seeker.append(own || elsewhere || seek.kind === "Bot" ? who : faceLink({ kind: "Human", name: seek.name }));
-    if (seek.kind === "Bot") seeker.append(" ", element("span", "BOT", { class: "tag" }));
+    if (seek.kind === "Bot") seeker.append(" ", botTag());
     player.append(seeker);
     // the seeker's rating, as lichess's lobby shows it: how people choose whom to take
     if (seek.rating) player.append(" ", ratingLabel(seek.rating.rating, seek.rating.provisional, { compact: true }));

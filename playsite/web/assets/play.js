@@ -12,7 +12,7 @@ import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, k
 import { followRatingChanges } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
-import { bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { botTag, botTeamAndName, bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -546,12 +546,7 @@ function drawPlayers() {
       text.append(shown);
     }
     const parts = [text];
-    if (face?.kind === "Bot") {
-      const badge = document.createElement("span");
-      badge.className = "tag";
-      badge.textContent = "BOT";
-      parts.unshift(badge);
-    }
+    if (face?.kind === "Bot") parts.unshift(botTag());
     const rating = view.ratings?.[seatName];
     if (rating && face?.name) { // "1662", or "1500?" while provisional (the reason on hover)
       const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
@@ -1060,13 +1055,13 @@ function offerBotAgain() {
 
 async function playBotAgain() {
   const face = view.players[OTHER[mine].toLowerCase()];
-  const [team, ...name] = face.name.split(" ");
+  const { team, name } = botTeamAndName(face);
   const button = $("bot-again"), note = $("bot-again-note");
   button.disabled = true;
   note.hidden = false;
   note.textContent = "Your new game...";
   const answer = await postJson("/lobby/play-bot", {
-    guestId: guestId(), team, name: name.join(" "), timeControl: view.timeControl, preferredColor: OTHER[mine],
+    guestId: guestId(), team, name, timeControl: view.timeControl, preferredColor: OTHER[mine],
     rated: Boolean(view.rated),
   }).catch(() => null);
   if (answer?.status === 201) {

@@ -8,7 +8,7 @@ import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { getJson, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
-import { $, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
+import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 // players: named as they are now; mine: this browser's or account's seat; written: each turn's
@@ -42,7 +42,7 @@ function placeNames() {
   const black = board.orientation === "white";
   const players = view.players || view.record?.players || {};
   // as the play page's strips: the side, then the name (a bot's marked BOT), and "(you)" on one's own seat
-  const bot = (face) => (face?.kind === "Bot" ? [element("span", "BOT", { class: "tag" }), " "] : []);
+  const bot = (face) => (face?.kind === "Bot" ? [botTag(), " "] : []);
   const strip = (side, face) => [element("span", side, { class: "side" }), " ", ...bot(face), faceLink(face),
     ...ratingOf(side), ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));

@@ -36,10 +36,21 @@ export function showMissing(title, text) {
 
 // The profile page of a public face ({kind, name}), or null for a guest or an unnamed seat.
 // A bot's name is written "team name" in games and "team/name" in ratings.
+// A bot's face's team and name (the wire's "house random", or "house/random").
+export function botTeamAndName(face) {
+  const [team, name] = face.name.split(/[ /]/);
+  return { team, name };
+}
+
+// The mark a bot's name wears wherever it is shown (the game's strips, its replay, the lobby).
+export function botTag() {
+  return element("span", "BOT", { class: "tag" });
+}
+
 export function profileHref(face) {
   if (!face?.name) return null;
   if (face.kind === "Bot") {
-    const [team, name] = face.name.split(/[ /]/);
+    const { team, name } = botTeamAndName(face);
     return name ? `/@/${encodeURIComponent(team)}/${encodeURIComponent(name)}` : null;
   }
   return `/@/${encodeURIComponent(face.name)}`;
