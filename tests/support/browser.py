@@ -123,6 +123,22 @@ def finished_game(
     return trio.run(play)
 
 
+def play_a_bot(page, base: str, bot: str = "house/random") -> tuple[str, str]:
+    """A game against `bot` from the home page, as a guest: (my seat, the bot's seat), lower case."""
+    page.goto(base + "/")
+    page.click(f'button[data-bot="{bot}"]')
+    expect(page.locator("#role")).to_contain_text("You play")
+    mine = page.locator("#role").inner_text().split()[-1].lower()
+    return mine, "white" if mine == "black" else "black"
+
+
+# Where a player's turn stands on the screen: the line of moves' top, the board's width, the foot
+# of "Play this turn", the window and how far the page is scrolled.
+TURN_IN_VIEW = """() => { const box = (id) => document.getElementById(id).getBoundingClientRect();
+    return { stripTop: box("move-strip").top, board: box("board").width, submitBottom: box("submit").bottom,
+             width: innerWidth, height: innerHeight, scrolled: scrollY }; }"""
+
+
 def pending(base: str, game_id: str) -> dict | None:
     """The game's state when a roll waits to be played, else None."""
     state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()

@@ -11,7 +11,7 @@ import pytest
 import trio
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE, finished_game, text_lines
+from tests.support.browser import PHONE, TURN_IN_VIEW, finished_game, play_a_bot, text_lines
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.server import module_server
@@ -35,15 +35,6 @@ STRIP = """(strip) => {
 
 def phone(chromium, size=SMALL, **options):
     return chromium.new_context(viewport=size, is_mobile=True, has_touch=True, **options)
-
-
-def play_a_bot(page, base: str, bot: str = "house/random") -> tuple[str, str]:
-    """A game against `bot` from the home page, as a guest: (my seat, the bot's seat), lower case."""
-    page.goto(base + "/")
-    page.click(f'button[data-bot="{bot}"]')
-    expect(page.locator("#role")).to_contain_text("You play")
-    mine = page.locator("#role").inner_text().split()[-1].lower()
-    return mine, "white" if mine == "black" else "black"
 
 
 def test_one_s_own_strip_keeps_you_whole_and_a_bot_s_name_whole_at_320(server, chromium):
@@ -131,11 +122,6 @@ def test_the_turn_s_buttons_share_a_line_and_the_board_s_letters_read_over_the_p
 
 # Where the turn's essentials stand once the page has shown a roll of mine: the move strip's top
 # (the board's top edge, its line of moves over it), the board's width, "Play this turn"'s foot.
-TURN_IN_VIEW = """() => { const box = (id) => document.getElementById(id).getBoundingClientRect();
-    return { stripTop: box("move-strip").top, board: box("board").width, submitBottom: box("submit").bottom,
-             width: innerWidth, height: innerHeight, scrolled: scrollY }; }"""
-
-
 @pytest.mark.parametrize("size", [{"width": 360, "height": 640}, {"width": 390, "height": 664}, PHONE])
 def test_the_board_the_dice_and_play_this_turn_are_one_screen_on_a_short_phone(server, chromium, size):
     """Play-through s67: on a 320 x 640 screen "Play this turn" was under the screen's foot with a
