@@ -65,6 +65,11 @@ ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
 PLACEHOLDER = re.compile(r"\{\{asset:([\w./-]+)\}\}")
+MODULE_SCRIPT = re.compile(r'<script type="module" src="\{\{asset:([\w./-]+)\}\}"></script>')
+"""A page's module, followed in the page by a `modulepreload` link for every module it imports,
+directly or not: the browser asks for them all as the page is read, where it found each import
+only once the module naming it had come (play.js -> movestrip.js -> movelist.js -> board.js:
+four round trips one after another on a first visit)."""
 SHARED = re.compile(r"\{\{(head|header:(\w+))\}\}")
 """What every page shares, written once: `{{head}}` (the metadata and the icon) and
 `{{header:<current>}}` (the site's header, `<current>` the link of the section the page is in,
@@ -108,6 +113,7 @@ class Assets:
         }
         self.names: dict[str, str] = {}
         self.bodies: dict[str, tuple[bytes, str]] = {}
+        self.imports: dict[str, tuple[str, ...]] = {}  # a module's static imports, by plain name
         for name in self.sources:
             self._hash(name, ())
 
@@ -120,25 +126,42 @@ class Assets:
         folder, _, _ = name.rpartition("/")
         stem, _, suffix = name.rpartition(".")
         reference = REFERENCE.get(f".{suffix}")
+        imports: list[str] = []
         if reference is not None:
 
             def hashed_reference(match: re.Match[str]) -> str:
                 target = posixpath.normpath(posixpath.join(folder, match[2]))
                 if target not in self.sources:
                     raise ValueError(f"{name} names {match[2]}, which is not an asset")
+                if match[1].startswith("from"):
+                    imports.append(target)
                 return f"{match[1]}./{posixpath.relpath(self._hash(target, (*chain, name)), folder or '.')}{match[3]}"
 
             body = reference.sub(hashed_reference, body.decode()).encode()
         hashed = f"{stem}.{hashlib.sha256(body).hexdigest()[:12]}.{suffix}"
         self.names[name] = hashed
+        self.imports[name] = tuple(imports)
         self.bodies[hashed] = (body, MEDIA[f".{suffix}"])
         return hashed
+
+    def imported(self, module: str) -> list[str]:
+        """Every module `module` imports, directly or not (static imports), each once, nearest first."""
+        found: list[str] = []
+        waiting = list(self.imports[module])
+        while waiting:
+            name = waiting.pop(0)
+            if name not in found and name != module:
+                found.append(name)
+                waiting.extend(self.imports[name])
+        return found
 
     def page(self, file: str) -> str:
         """A page with its assets' hashed names, and what every page shares put in."""
         text = (HERE / "pages" / file).read_text(encoding="utf-8")
         head = HEAD.format(icon=f"/assets/{self.names['favicon.svg']}")
         text = SHARED.sub(lambda m: head if m[1] == "head" else site_header(m[2]), text)
+        text = MODULE_SCRIPT.sub(lambda m: "\n".join(
+            [m[0], *(f'<link rel="modulepreload" href="{{{{asset:{name}}}}}">' for name in self.imported(m[1]))]), text)
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 

@@ -93,6 +93,31 @@ async def test_assets_are_named_by_their_content_and_imports_follow():
         assert (await client.get("/assets/play.js")).status_code == 404, "only hashed names are served"
 
 
+async def test_a_page_names_every_module_its_module_imports_for_the_browser_to_ask_at_once():
+    """Each page's module is followed by a `modulepreload` link for every module it imports,
+    directly or not, each once: read here by following the served modules' own imports. Without
+    them a first visit found play.js's imports one round trip after another (four deep)."""
+    static_import = re.compile(r'from\s+"\./([\w.-]+\.js)"')
+    async with booted() as services:
+        client = test_client(services)
+        game = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
+        for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/ranking/strength", "/@/alice",
+                     "/write-a-bot", "/rules", "/sign-in-failed", "/no-such-page"):
+            text = await (await client.get(path)).get_data(as_text=True)
+            (script,) = re.findall(r'<script type="module" src="/assets/([\w.-]+)"></script>', text)
+            preloaded = re.findall(r'<link rel="modulepreload" href="/assets/([\w.-]+)">', text)
+            assert len(preloaded) == len(set(preloaded)), path
+            imported, waiting = set(), [script]
+            while waiting:
+                body = await (await client.get(f"/assets/{waiting.pop()}")).get_data(as_text=True)
+                for name in static_import.findall(body):
+                    if name not in imported:
+                        imported.add(name)
+                        waiting.append(name)
+            assert set(preloaded) == imported and script not in preloaded, path
+            assert imported, path  # every page's module imports another (site.js at least)
+
+
 async def test_assets_in_subfolders_are_served_by_hashed_path_and_named_by_the_modules():
     """The vendored piece set: each SVG under `pieces/chessnut/` gets a hashed name in its folder,
     board.js names the hashed files, the set's LICENSE and NOTICE are never served."""
