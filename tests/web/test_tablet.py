@@ -86,16 +86,22 @@ def test_no_window_between_a_phone_and_a_desktop_runs_past_its_right_edge(server
 def test_a_spectator_s_and_the_replay_s_board_take_an_upright_tablet_s_width(server, chromium):
     """A spectator's board with both its strips within the window's height (a tablet's board takes
     the width only as far as that); the replay's board across the width, the list under it (beside
-    it, the board had 592 of a 1024 x 1366 tablet's 1,008 px)."""
+    it, the board had 592 of a 1024 x 1366 tablet's 1,008 px), as far as the window's height
+    leaves its steps in view (at 768 x 954 they were 50 px under the window's foot)."""
     game_id = finished_game(server, 2)
     made = tablet(chromium, 1024, 1366)
     try:
         page = made.new_page()
-        page.goto(f"{server.base_url}/replay/{game_id}")
-        frame = page.locator(".replay-board .board-frame")
-        expect(frame).to_be_visible()
-        board, panel = frame.bounding_box(), page.locator(".replay-panel").bounding_box()
-        assert board["width"] >= 0.95 * 1008 and panel["y"] >= board["y"] + board["height"], (board, panel)
+        for width, height, least in ((1024, 1366, 0.95), (768, 954, 0.85)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"{server.base_url}/replay/{game_id}")
+            frame = page.locator(".replay-board .board-frame")
+            expect(frame).to_be_visible()
+            board, panel = frame.bounding_box(), page.locator(".replay-panel").bounding_box()
+            assert board["width"] >= least * (width - 16) and panel["y"] >= board["y"] + board["height"], (board, panel)
+            steps = page.locator("#steps").bounding_box()
+            assert steps["y"] + steps["height"] <= height, (width, height, steps)
+        page.set_viewport_size({"width": 1024, "height": 1366})
 
         play_a_bot(page, server.base_url)  # a game under way, then watched from another window
         game_url = page.url.split("#")[0]
