@@ -78,6 +78,9 @@ def test_no_window_between_a_phone_and_a_desktop_runs_past_its_right_edge(server
                             timeout=5)
             tools = page.locator("#quick-turns").bounding_box()
             assert tools["x"] + tools["width"] <= width, (width, height, tools)
+            # the desktop's rules (the move list down the panel, its tools at the foot) exactly beside
+            stretched = page.evaluate("getComputedStyle(document.querySelector('main.game')).alignItems") == "stretch"
+            assert stretched == (column == "beside"), (width, height)
         resign(page)
     finally:
         made.close()
