@@ -105,7 +105,10 @@ def create_app(services: Services) -> QuartTrio:
         guest_claim_routes(services.accounts, services.origins),
         ingest_routes(),
         specs_routes(),
-        web_routes(services.accounts, showcase=services.showcase is not None, ratings=services.database is not None),
+        web_routes(
+            services.accounts, showcase=services.showcase is not None, ratings=services.database is not None,
+            rating_period_s=settings.rating_period_s,
+        ),
     ):
         app.register_blueprint(family)
     if services.accounts.enabled:

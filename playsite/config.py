@@ -59,6 +59,8 @@ class Settings:
     analytics_token: str | None = attrs.field(default=None, repr=False)
     ladder_enabled: bool = False
     rating_batch_enabled: bool = False
+    rating_period_s: int = 3600
+    """A rating period: the batch rates what finished since the last one, then waits this long."""
     webhook_push_enabled: bool = False
     webhook_allow_loopback: bool = False
     """Development and tests only: lets webhook URLs resolve to loopback addresses."""
@@ -228,6 +230,7 @@ _FIELDS = {
     "ANALYTICS_TOKEN": "analytics_token",
     "LADDER_SCHEDULER_ENABLED": "ladder_enabled",
     "RATING_BATCH_ENABLED": "rating_batch_enabled",
+    "RATING_PERIOD_S": "rating_period_s",
     "WEBHOOK_PUSH_ENABLED": "webhook_push_enabled",
     "WEBHOOK_ALLOW_LOOPBACK": "webhook_allow_loopback",
     "RETENTION_ENABLED": "retention_enabled",
@@ -442,6 +445,7 @@ class _Reader:
             analytics_token=self.raw("ANALYTICS_TOKEN"),
             ladder_enabled=self.flag("LADDER_SCHEDULER_ENABLED", False),
             rating_batch_enabled=self.flag("RATING_BATCH_ENABLED", False),
+            rating_period_s=self.integer("RATING_PERIOD_S", 3600, 1, 86400),
             webhook_push_enabled=self.flag("WEBHOOK_PUSH_ENABLED", False),
             webhook_allow_loopback=self.flag("WEBHOOK_ALLOW_LOOPBACK", False),
             retention_enabled=self.flag("RETENTION_ENABLED", False),

@@ -175,7 +175,7 @@ async def boot(
     if settings.analytics_enabled:
         await nursery.start(run_outbox_pump, store, settings)
     if settings.rating_batch_enabled:
-        await nursery.start(partial(run_rating_batch, database, book=ratings))
+        await nursery.start(partial(run_rating_batch, database, period_s=settings.rating_period_s, book=ratings))
     if settings.retention_enabled:
         await nursery.start(run_retention, store, settings.retention_days)
     if ladder is not None:

@@ -79,6 +79,7 @@ def test_database_url_switches_persistence_on_by_default():
         ({"RATING_BATCH_ENABLED": "true"}, "RATING_BATCH_ENABLED=true needs persistence"),
         ({"RETENTION_ENABLED": "true"}, "RETENTION_ENABLED=true needs persistence"),
         ({"RETENTION_DAYS": "0"}, "RETENTION_DAYS=0 is outside"),
+        ({"RATING_PERIOD_S": "0"}, "RATING_PERIOD_S=0 is outside"),
         ({"PLAY_CORS_ORIGINS": "https://play.example/"}, "is not an origin"),
         ({"PLAY_CORS_ORIGINS": "play.example"}, "is not an origin"),
         ({"PLAY_ADMINS": "alice"}, "PLAY_ADMINS: 'alice' is not an account UUID"),

@@ -9,7 +9,6 @@ in, and a league in which the bots play rated games in the background. docs/demo
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
 import shutil
@@ -209,8 +208,6 @@ async def serve_demo(
     from playsite.demo.address import one_address
     from playsite.demo.bot import FeaturedBot
     from playsite.demo.league import League
-    from playsite.demo.settings import RATING_PERIOD_S
-    from playsite.ratings.batch import run_rating_batch
     from playsite.server import serve, wait_for_signals
     from playsite.services import boot
 
@@ -255,9 +252,6 @@ async def serve_demo(
         if held is not None:
             held.close()  # the server listens on the port now
         server_url = binds[0].replace("0.0.0.0", "127.0.0.1")
-        if settings.rating_batch_enabled:  # the server's own period is an hour: the demo's, seconds
-            await nursery.start(functools.partial(
-                run_rating_batch, services.database, period_s=RATING_PERIOD_S, book=services.ratings))
         if league is not None:
             nursery.start_soon(league.run)
         nursery.start_soon(bot.supervise, server_url)

@@ -26,15 +26,13 @@ DEFAULTS = {
     "PLAY_HOST": "127.0.0.1",
     "PLAY_PORT": "8080",
     "RATING_BATCH_ENABLED": "true",
+    "RATING_PERIOD_S": "10",  # ratings, profiles and the ranking move within seconds of a game
     "RETENTION_ENABLED": "true",
     "WEBHOOK_PUSH_ENABLED": "true",
     "WEBHOOK_ALLOW_LOOPBACK": "true",  # the featured bot answers on 127.0.0.1
     "SHOWCASE_ENABLED": "true",
     "SHOWCASE_BOT": BOT_ID,
 }
-RATING_PERIOD_S = 10
-"""The demo's rating period: ratings, profiles and the ranking move within seconds of a game."""
-
 SECRETS_KEY_FILE = "secrets-key"
 SESSION_SECRET_FILE = "session-secret"
 METRICS_TOKEN_FILE = "metrics-token"

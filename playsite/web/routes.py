@@ -165,9 +165,10 @@ class Assets:
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
-def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFamily:
-    """The pages and assets; `/web/site` tells them who is signed in (`accounts`) and whether the
-    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database)."""
+def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int) -> RouteFamily:
+    """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
+    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), and how
+    often the rating batch counts finished games (`rating_period_s`)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
@@ -266,7 +267,9 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
         """What the pages need to know before asking anything else: always 200, so a page
         never logs a failed request for something this server does not have. `signIn`:
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
-        table is served; `ratings`: ratings and profiles are kept (a database)."""
+        table is served; `ratings`: ratings and profiles are kept (a database); `ratingPeriodS`:
+        how often ratings are updated (RATING_PERIOD_S; null without ratings), for a rated game's
+        "this game counts at the next update"."""
         account = await accounts.signed_in(credentials())
         me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
         body = {
@@ -274,6 +277,7 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool) -> RouteFam
             "account": me,
             "showcase": showcase,
             "ratings": ratings,
+            "ratingPeriodS": rating_period_s if ratings else None,
         }
         return json_response(body, headers=PRIVATE)
 

@@ -15,7 +15,7 @@ import trio
 from playwright.sync_api import expect
 
 from playsite.wire import TurnPlayed
-from tests.support.browser import PHONE
+from tests.support.browser import PHONE, play_turn
 from tests.support.client import Player, seated
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
@@ -69,6 +69,34 @@ def test_a_rated_game_against_a_bot_ends_with_play_it_again_on_the_same_clock_th
         expect(page.locator("#time-control")).to_have_text("3+2 · Rated")
         end_at_once(page)
         play_again(page, first, side, "house/random", "3+2 · Rated")
+    finally:
+        made.close()
+
+
+@pytest.mark.postgres
+def test_a_rated_game_s_end_says_when_ratings_are_next_updated(site_with_house_bots, chromium):  # noqa: F811
+    """Play-through s68: the end of a rated game said "the ratings change at the next rating
+    period", which tells a player neither when nor what a period is (an hour, by default: the
+    page stopped reading after three minutes). It says how often ratings are updated here
+    (RATING_PERIOD_S: `/web/site`'s ratingPeriodS), and that this game counts at the next update.
+    No rating batch runs on this server: the sentence stays."""
+    site = site_with_house_bots
+    assert httpx.get(site.origin + "/web/site", timeout=10).json()["ratingPeriodS"] == 3600
+    session = trio.run(site.sign_in, "Hourlyplayer")
+    made = chromium.new_context(viewport={"width": 1366, "height": 900})
+    made.add_cookies([{"name": "access_token", "value": session, "url": site.origin}])
+    try:
+        page = made.new_page()
+        page.goto(site.origin + "/")
+        game_id, side = start_against(page, "house/random", "3+2", rated=True)
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        play_turn(page, site.origin, game_id, side, random.Random(4))
+        # both sides have played: a resignation decides the game (before, Abort rates nothing)
+        expect(page.locator("#resign")).to_have_text("Resign")
+        page.click("#resign")
+        page.click("#confirm-yes")
+        expect(page.locator("#result-rated")).to_have_text(
+            "Rated game: ratings are updated every hour; this game counts at the next update.")
     finally:
         made.close()
 

@@ -10,7 +10,7 @@ import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, 
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
-import { followRatingChanges } from "./ratingchange.js";
+import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
 import { botTag, botTeamAndName, bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
@@ -949,7 +949,16 @@ function showOver(over, { fresh }) {
   // The new ratings, once the batch has rated the game, beside the result and in the strips
   // (which kept the old ones).
   if (view.rated && over.result !== null) { // a later Snapshot's end takes over (until)
-    followRatingChanges($("result-rated"), gameId, view.players, mine, { onChange: showNewRatings, until: () => view.over !== over });
+    siteInfo().then(({ ratingPeriodS }) => {
+      // when the game counts: the server updates ratings in periods (an hour, unless configured)
+      const box = $("result-rated");
+      if (ratingPeriodS && box.dataset.ratings !== "applied") {
+        box.textContent = `Rated game: ratings are updated ${periodWords(ratingPeriodS)}; this game counts at the next update.`;
+      }
+      followRatingChanges(box, gameId, view.players, mine, {
+        onChange: showNewRatings, until: () => view.over !== over, forMs: ((ratingPeriodS || 0) + 30) * 1000,
+      });
+    });
   }
   let recordRead = Promise.resolve();
   if (over.termination === "Resign" || over.termination === "Aborted") {
