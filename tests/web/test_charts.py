@@ -108,7 +108,8 @@ def test_new_and_single_point_histories_look_deliberate(site, chromium, artifact
     assert page.locator("svg.rating-chart").count() == 0
     # its games, not yet counted by a rating period: the record says so (not "0 rated games: 0
     # won..."), and each recent game says how it ended, its clock, that it is rated, and when
-    expect(page.locator("#profile-record")).to_have_text("No rated game counted yet.")
+    expect(page.locator("#profile-record")).to_have_text(  # and when they will be (play-through s68)
+        "No rated game counted yet. Ratings are updated every hour; a rated game counts at the next update.")
     first = page.locator("#recent .game-row").first
     expect(first.locator(".players-line")).to_have_text(re.compile(r"^(won|lost|drew) as (White|Black) against acme/(star|moon)$"))
     expect(first.locator(".meta")).to_have_text(re.compile(r" · 3\+2 · rated · Sep 1, 2026, "))

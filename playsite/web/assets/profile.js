@@ -2,6 +2,7 @@
 // GET /bots/<team>/<name>. Rating, record, the rating graph (`.../rating-history`), opponents
 // and recent games (each to its replay).
 import { getJson } from "./net.js";
+import { periodWords } from "./ratingchange.js";
 import { mountRatingGraph } from "./ratinggraph.js";
 import { $, element, faceLink, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, showMissing, siteInfo } from "./site.js";
 
@@ -26,7 +27,8 @@ function cellRow(cells) {
 async function load() {
   $("profile-name").textContent = isBot ? `Bot ${title}` : title;
   document.title = `playsite: ${title}`;
-  if ((await siteInfo()).ratings === false) {
+  const site = await siteInfo();
+  if (site.ratings === false) {
     $("profile-message").textContent = "This server keeps no profiles (it runs without a database).";
     $("profile-message").classList.add("info");
     return;
@@ -66,6 +68,11 @@ async function load() {
   $("profile-record").textContent = profile.games
     ? `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`
     : "No rated game counted yet."; // none played, or none a rating period has counted
+  // a recent rated game the ratings do not hold yet: when it will count
+  const waiting = profile.recent.some((game) => game.rated && game.termination !== "aborted" && game.ratingChange === undefined);
+  if (waiting && site.ratingPeriodS) {
+    $("profile-record").append(` Ratings are updated ${periodWords(site.ratingPeriodS)}; a rated game counts at the next update.`);
+  }
   $("opponents").tBodies[0].replaceChildren(...profile.opponents.map((opponent) => cellRow([
     // A bot's profile counts every person in one row; a person's names each account apart
     opponent.opponent.kind === "Human" && !opponent.opponent.name
