@@ -119,3 +119,28 @@ def test_a_spectator_s_and_the_replay_s_board_take_an_upright_tablet_s_width(ser
         resign(page)
     finally:
         made.close()
+
+
+def test_a_tablet_s_lobby_shows_the_pairing_a_friend_s_game_and_the_bots_in_its_first_screen(server, chromium):
+    """Play-through s68: at 768 x 1024 the lobby was one column, a bot's Play under the screen's
+    foot (its foot 1,118 px down here, 1,256 in the demo with its featured bot). From 768 px wide it
+    has two even columns; the live games go two a row in theirs. Under 768 px, one column as before."""
+    for width, height, columns in ((768, 1024, 2), (834, 1112, 2), (767, 1000, 1)):
+        made = tablet(chromium, width, height)
+        try:
+            page = made.new_page()
+            page.goto(server.base_url + "/")
+            play = page.locator("#bot-list .bot button").first
+            expect(play).to_be_visible()
+            pairing, bots = page.locator("#pairing-grid").bounding_box(), play.bounding_box()
+            if columns == 2:
+                assert bots["y"] + bots["height"] <= height, (width, bots)  # a bot's Play in the first screen
+                assert bots["x"] >= pairing["x"] + pairing["width"], (width, bots, pairing)  # beside the pairing
+                tracks = page.evaluate("getComputedStyle(document.querySelector('.wall')).gridTemplateColumns")
+                assert len(tracks.split()) == 2, tracks
+            else:
+                assert bots["y"] >= pairing["y"] + pairing["height"], (width, bots, pairing)  # under it
+            assert page.evaluate(OVER_THE_RIGHT_EDGE) <= 0
+        finally:
+            made.close()
+
