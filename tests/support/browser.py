@@ -139,6 +139,11 @@ TURN_IN_VIEW = """() => { const box = (id) => document.getElementById(id).getBou
              width: innerWidth, height: innerHeight, scrolled: scrollY }; }"""
 
 
+def touch_screen(chromium, width: int, height: int, **options):
+    """A browser context as a phone's or a tablet's: its window, a touch screen, a mobile viewport."""
+    return chromium.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True, **options)
+
+
 def pending(base: str, game_id: str) -> dict | None:
     """The game's state when a roll waits to be played, else None."""
     state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()

@@ -11,7 +11,7 @@ import pytest
 import trio
 from playwright.sync_api import expect
 
-from tests.support.browser import PHONE, TURN_IN_VIEW, finished_game, play_a_bot, text_lines
+from tests.support.browser import PHONE, TURN_IN_VIEW, finished_game, play_a_bot, text_lines, touch_screen
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.server import module_server
@@ -34,7 +34,7 @@ STRIP = """(strip) => {
 
 
 def phone(chromium, size=SMALL, **options):
-    return chromium.new_context(viewport=size, is_mobile=True, has_touch=True, **options)
+    return touch_screen(chromium, size["width"], size["height"], **options)
 
 
 def test_one_s_own_strip_keeps_you_whole_and_a_bot_s_name_whole_at_320(server, chromium):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import TURN_IN_VIEW, finished_game, play_a_bot
+from tests.support.browser import TURN_IN_VIEW, finished_game, play_a_bot, touch_screen
 from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
 
@@ -25,10 +25,6 @@ PANEL = """() => { const board = document.getElementById("board").getBoundingCli
     return { under: panel.top >= board.bottom, beside: panel.left >= board.right }; }"""
 
 
-def tablet(chromium, width: int, height: int):
-    return chromium.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
-
-
 def resign(page) -> None:
     """The bot's seat back for the file's other games (a house bot plays 8 at once)."""
     page.click("#resign")
@@ -40,7 +36,7 @@ def resign(page) -> None:
 @pytest.mark.parametrize("size", [(768, 954), (1024, 1292)])
 def test_a_tablet_held_upright_plays_in_one_column_with_its_turn_on_one_screen(server, chromium, size):
     width, height = size
-    made = tablet(chromium, width, height)
+    made = touch_screen(chromium, width, height)
     try:
         page = made.new_page()
         play_a_bot(page, server.base_url)
@@ -92,7 +88,7 @@ def test_a_spectator_s_and_the_replay_s_board_take_an_upright_tablet_s_width(ser
     it, the board had 592 of a 1024 x 1366 tablet's 1,008 px), as far as the window's height
     leaves its steps in view (at 768 x 954 they were 50 px under the window's foot)."""
     game_id = finished_game(server, 2)
-    made = tablet(chromium, 1024, 1366)
+    made = touch_screen(chromium, 1024, 1366)
     try:
         page = made.new_page()
         for width, height, least in ((1024, 1366, 0.95), (768, 954, 0.85)):
@@ -126,7 +122,7 @@ def test_a_tablet_s_lobby_shows_the_pairing_a_friend_s_game_and_the_bots_in_its_
     foot (its foot 1,118 px down here, 1,256 in the demo with its featured bot). From 768 px wide it
     has two even columns; the live games go two a row in theirs. Under 768 px, one column as before."""
     for width, height, columns in ((768, 1024, 2), (834, 1112, 2), (767, 1000, 1)):
-        made = tablet(chromium, width, height)
+        made = touch_screen(chromium, width, height)
         try:
             page = made.new_page()
             page.goto(server.base_url + "/")

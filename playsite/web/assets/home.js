@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { errorText, getJson, guestId, keepInvite, keepSeat, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
+import { errorText, getJson, goPlay, guestId, keepInvite, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { claimShowcase } from "./showcase.js";
 import { $, botTag, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
@@ -25,11 +25,6 @@ const botName = (team, name) => `${team}/${name}`;
 
 function friendLink(gameId, seat, token) {
   return `${location.origin}/play/${gameId}#seat=${seat}&token=${encodeURIComponent(token)}`;
-}
-
-function goPlay(gameId, seat, token) {
-  keepSeat(gameId, seat, token);
-  location.assign(`/play/${gameId}`);
 }
 
 

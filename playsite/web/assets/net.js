@@ -46,6 +46,13 @@ export function keepSeat(gameId, seat, token) {
   keepBrowserSeats([...browserSeats().filter((kept) => kept.gameId !== gameId), { gameId, seat, token }]);
 }
 
+// To a game this browser was just given a seat in (a bot game, an accepted seek): the seat kept,
+// then its page.
+export function goPlay(gameId, seat, token) {
+  keepSeat(gameId, seat, token);
+  location.assign(`/play/${gameId}`);
+}
+
 // The friend's link of a game this tab created, kept for this tab so the game's page can show
 // it while the friend has not come (the creator may go to the board before sending it).
 export function keepInvite(gameId, link) {

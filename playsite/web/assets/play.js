@@ -8,7 +8,7 @@ import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
-import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
+import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, goPlay, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
@@ -1075,8 +1075,7 @@ async function playBotAgain() {
     rated: Boolean(view.rated),
   }).catch(() => null);
   if (answer?.status === 201) {
-    keepSeat(answer.body.gameId, answer.body.seat, answer.body.token);
-    location.assign(`/play/${answer.body.gameId}`);
+    goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
     return;
   }
   note.textContent = answer ? errorText(answer, `${faceName(face)} cannot play now: try another bot from the lobby.`)

@@ -70,7 +70,8 @@ export function fitBoard({ player }) {
   const top = table.getBoundingClientRect().top + scrollY;
   const beside = short ? 14 * rem + 1 * rem + 7 * rem + 0.5 * rem : 17 * rem + 1.5 * rem; // panel, strips, gaps
   const byWidth = narrow ? room : room - beside;
-  const byHeight = innerHeight - top - strips - foot - 4;
+  const under = (height) => height - top - strips - foot - 4; // the board's room under the header
+  const byHeight = under(innerHeight);
   const upright = !short && matchMedia(UPRIGHT_ONE_COLUMN).matches;
   // Upright, a player's page: the board gives up to an eighth of a phone's width (on a wider
   // screen, down to 26 rem) so that, the header scrolled away (turnIntoView), the strips, the
@@ -79,9 +80,9 @@ export function fitBoard({ player }) {
   // width, as much of it as the window's height leaves under the header (a tablet's).
   const least = Math.min(byWidth * 0.88, 26 * rem);
   const legend = getComputedStyle(document.querySelector("#dice-row .legend")).display === "none" ? 0 : LEGEND_ROOM_REM;
-  const besideTurn = steadyHeight() - strips - (TURN_ROOM_REM + legend) * rem - 4;
-  const underHeader = steadyHeight() - top - strips - foot - 4;
+  const steady = steadyHeight();
+  const besideTurn = steady - strips - (TURN_ROOM_REM + legend) * rem - 4;
   const size = Math.floor(!upright ? Math.min(byWidth, byHeight)
-    : Math.max(least, Math.min(byWidth, player ? besideTurn : underHeader)));
+    : Math.max(least, Math.min(byWidth, player ? besideTurn : under(steady))));
   document.body.style.setProperty("--play-size", `${Math.max(200, size)}px`);
 }
