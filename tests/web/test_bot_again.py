@@ -20,8 +20,11 @@ from tests.support.client import Player, seated
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (a fixture)
 from tests.support.sign_in import site_with_house_bots  # noqa: F401 (a fixture)
+from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
+MY_TURN_OR_OVER = """() => !document.getElementById("result").hidden ? "over"
+    : document.getElementById("status").dataset.status === "your-turn" ? "turn" : null"""
 
 
 def start_against(page, bot: str, clock: str, *, rated: bool) -> tuple[str, str]:
@@ -89,12 +92,20 @@ def test_a_rated_game_s_end_says_when_ratings_are_next_updated(site_with_house_b
         page = made.new_page()
         page.goto(site.origin + "/")
         game_id, side = start_against(page, "house/random", "3+2", rated=True)
-        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
-        play_turn(page, site.origin, game_id, side, random.Random(4))
-        # both sides have played: a resignation decides the game (before, Abort rates nothing)
-        expect(page.locator("#resign")).to_have_text("Resign")
-        page.click("#resign")
-        page.click("#confirm-yes")
+        # My turns until both sides have played one (a roll with no legal move is no turn played):
+        # then a resignation decides the game, where before it an Abort rates nothing. A turn sent
+        # makes the page's status leave "your-turn" at once; it comes back with my next roll, by
+        # when the page has read the bot's turn. The bot may take my king first: decided too.
+        rng = random.Random(4)
+        for _ in range(30):
+            state = wait_until_sync(lambda: page.evaluate(MY_TURN_OR_OVER), "my roll, or the game's end", timeout=30)
+            if state == "over" or page.locator("#resign").text_content().strip() == "Resign":
+                break
+            play_turn(page, site.origin, game_id, side, rng)
+        if state != "over":
+            expect(page.locator("#resign")).to_have_text("Resign")
+            page.click("#resign")
+            page.click("#confirm-yes")
         expect(page.locator("#result-rated")).to_have_text(
             "Rated game: ratings are updated every hour; this game counts at the next update.")
     finally:
