@@ -14,6 +14,7 @@ import pytest
 import trio
 from playwright.sync_api import expect
 
+from playsite.web.routes import Assets
 from playsite.wire import TurnPlayed
 from tests.support.browser import PHONE, play_turn
 from tests.support.client import Player, seated
@@ -108,6 +109,12 @@ def test_a_rated_game_s_end_says_when_ratings_are_next_updated(site_with_house_b
             page.click("#confirm-yes")
         expect(page.locator("#result-rated")).to_have_text(
             "Rated game: ratings are updated every hour; this game counts at the next update.")
+        # other periods in words, a number never parted from its unit at a line's end (the demo's
+        # "every 10 s" broke before its "s" in a desktop's result box)
+        module = f"/assets/{Assets().names['ratingchange.js']}"
+        words = page.evaluate("""async (module) => { const { periodWords } = await import(module);
+            return [10, 60, 900, 3600, 7200].map(periodWords); }""", module)
+        assert words == ["every 10\u00a0s", "every minute", "every 15\u00a0minutes", "every hour", "every 2\u00a0hours"], words
     finally:
         made.close()
 

@@ -14,10 +14,11 @@ const GIVE_UP_MS = 180_000;
 // How often the rating batch updates ratings (`/web/site`'s ratingPeriodS): "every hour", "every
 // 2 hours", "every 15 minutes", "every 10 s".
 export function periodWords(seconds) {
-  const every = (count, one, many) => (count === 1 ? `every ${one}` : `every ${count} ${many}`);
+  // a number and its unit never apart at a line's end ("every 10 / s" in a narrow result box)
+  const every = (count, one, many) => (count === 1 ? `every ${one}` : `every ${count}\u00a0${many}`);
   if (seconds % 3600 === 0) return every(seconds / 3600, "hour", "hours");
   if (seconds % 60 === 0) return every(seconds / 60, "minute", "minutes");
-  return `every ${seconds} s`;
+  return every(seconds, "second", "s");
 }
 
 // One seat's words: "you 1512 (+12)"; "you 1662" for a game applied before shares were kept.
