@@ -86,6 +86,10 @@ def test_a_long_history_draws_a_rating_graph_with_its_band_and_results(site, chr
     # against acme/moon 24 won, 0 drawn, 0 lost; zen/sun 5, 8, 0: counts that never wrap apart
     # (read as text: Playwright's text matching takes a no-break space for a space)
     expect(page.locator("#opponents tbody tr")).to_have_count(2)
+    # its record, and when its games not counted yet will be: two sentences (play-through s69:
+    # "12 lost Ratings are updated ...")
+    expect(page.locator("#profile-record")).to_have_text(
+        "160 rated games: 118 won, 30 drawn, 12 lost. Ratings are updated every hour; a rated game counts at the next update.")
     expect(page.locator("#opponents").locator("xpath=ancestor::section[1]")).to_contain_text(
         "Every decided game, rated or casual.")  # the summary above counts rated games only
     records = page.locator("#opponents tbody").text_content()

@@ -66,7 +66,7 @@ async function load() {
     + `${profile.provisional ? ", provisional" : ""}${isBot && profile.onLadder ? ", on the ladder" : ""}`;
   if (profile.provisional) $("profile-rating").title = PROVISIONAL_NOTE;
   $("profile-record").textContent = profile.games
-    ? `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost`
+    ? `${profile.games} rated ${profile.games === 1 ? "game" : "games"}: ${profile.wins} won, ${profile.draws} drawn, ${profile.losses} lost.`
     : "No rated game counted yet."; // none played, or none a rating period has counted
   // a recent rated game the ratings do not hold yet: when it will count
   const waiting = profile.recent.some((game) => game.rated && game.termination !== "aborted" && game.ratingChange === undefined);
