@@ -96,15 +96,17 @@ def bots_game(base_url: str) -> str:
 
 
 def finished_game(
-    server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0
+    server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0, game: dict | None = None
 ) -> str:
     """A game played `turns` turns over real sockets (never taking a king), then resigned by
     White; returns its id once the archive has it. With `a_turn_of`, play on (up to 100 turns)
     until one turn made at least that many moves: the dice are the server's, and may give
-    only passes and one-move turns for a while."""
+    only passes and one-move turns for a while. `game`: one already created (as `POST /games`
+    answered it, Unlimited), else a new one."""
 
     async def play() -> str:
-        game = await create_game(server.base_url, timeControl={"Unlimited": {}})
+        nonlocal game
+        game = game or await create_game(server.base_url, timeControl={"Unlimited": {}})
         table = Table(Player(server.ws_url, game, "White"), Player(server.ws_url, game, "Black"))
         rng = random.Random(seed)
         async with table.open():

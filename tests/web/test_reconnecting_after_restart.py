@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import pending, play_until_both_played
+from tests.support.browser import finished_game, pending, play_until_both_played, seat_link
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
@@ -69,3 +69,22 @@ def test_a_player_not_back_yet_reads_reconnecting_then_left_then_nothing_once_ba
     expect(pages["White"].locator("#result")).to_be_hidden()
     for context in contexts:
         context.close()
+
+
+def test_a_game_over_before_the_restart_opens_as_its_replay(serve, migrated_url, chromium):
+    """A finished game is served live only while its room is kept (the last 1,000 ended, until a
+    restart): after that its page, a spectator's or a player's from the seat's link, shows the
+    game's replay (play-through s69: "Waiting for the game... reconnecting..." for good)."""
+    env = {"DATABASE_URL": migrated_url, "GAME_DURABILITY": "required", "DICE_SEED_WINDOW_MS": "0", "PLAY_PORT": str(free_port())}
+    server = serve(env)
+    game = httpx.post(f"{server.base_url}/games", json={"timeControl": {"Unlimited": {}}}, timeout=10).json()
+    game_id = finished_game(server, 2, game=game)
+    assert server.stop() == 0
+    base = serve(env).base_url
+    context = chromium.new_context()
+    for link in (f"{base}/play/{game_id}", seat_link(base, game, "White")):
+        page = context.new_page()
+        page.goto(link)
+        expect(page).to_have_url(f"{base}/replay/{game_id}")
+        expect(page.locator("#outcome")).to_contain_text("Black won by resignation")
+    context.close()

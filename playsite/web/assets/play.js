@@ -1101,13 +1101,18 @@ function drawConnection() {
   $("connection-lost").hidden = !lost;
 }
 
-async function gameIsGone() {
+// Where the game stands when its socket will not open: "gone" (no such game), "over" (it ended
+// and is no longer served live: long over, or over before the server restarted), else "on"
+// (the socket is refused for another reason, or the server cannot be reached).
+async function gameStanding() {
   try {
     const answer = await getJson(`/games/${gameId}`);
-    return answer.status === 404;
+    if (answer.status === 404) return "gone";
+    if (answer.status === 200 && answer.body?.status?.Ended) return "over";
   } catch {
-    return false;
+    // not reachable: the socket goes on trying
   }
+  return "on";
 }
 
 function showGone() {
@@ -1549,8 +1554,15 @@ function openSocket() {
     },
     giveUp: async () => {
       if (view.everOpen) return false;
-      if (await gameIsGone()) {
+      const standing = await gameStanding();
+      if (standing === "gone") {
         showGone();
+        return true;
+      }
+      if (standing === "over") {
+        // its replay shows a finished game whole: the result, every turn, the dice checked
+        // (play-through s69: the page said "Waiting for the game... reconnecting..." for good)
+        location.replace(`/replay/${gameId}`);
         return true;
       }
       if (!(await seatRefused())) return false;
