@@ -6,6 +6,7 @@
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
 import { rememberCommitment } from "./fair.js";
+import { materialOf, materialTag } from "./material.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, goPlay, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
@@ -525,7 +526,15 @@ function drawStatus() {
   setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
 }
 
+// The position on the board: the one looked at in the move list, else the live one (with the
+// turn being built).
+function shownPieces() {
+  if (view.browsing === null) return view.pieces;
+  return parsePlacement(view.browsing < 0 ? START_DFEN : view.turns[view.browsing].fenAfter);
+}
+
 function drawPlayers() {
+  const material = materialOf(shownPieces());
   for (const seat of ["white", "black"]) {
     const face = view.players?.[seat];
     const strip = $(`player-${seat}`);
@@ -557,6 +566,8 @@ function drawPlayers() {
       if (view.ended && typeof rating.change === "number") parts.push(ratingChangeTag(rating.change));
     }
     if (mine === seatName) parts.push(element("span", "(you)"));
+    const up = materialTag(material[seat]); // the pieces this side is up, and by how much
+    if (up) parts.push(up);
     // the name's line (it never wraps: the name gives way), then a player's absence under it
     const line = element("span", null, { class: "line" });
     line.append(...parts.flatMap((part, at) => (at ? [" ", part] : [part])));

@@ -6,6 +6,7 @@ import { renderDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
+import { materialOf, materialTag } from "./material.js";
 import { getJson, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
@@ -43,8 +44,11 @@ function placeNames() {
   const players = view.players || view.record?.players || {};
   // as the play page's strips: the side, then the name (a bot's marked BOT), and "(you)" on one's own seat
   const bot = (face) => (face?.kind === "Bot" ? [botTag(), " "] : []);
+  // and the material the side is up in the position shown (material.js)
+  const material = materialOf(parsePlacement(positionAt(view.step)));
+  const up = (side) => { const tag = materialTag(material[side.toLowerCase()]); return tag ? [" ", tag] : []; };
   const strip = (side, face) => [element("span", side, { class: "side" }), " ", ...bot(face), faceLink(face),
-    ...ratingOf(side), ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : [])];
+    ...ratingOf(side), ...(view.mine === side ? [" ", element("span", "(you)", { class: "you" })] : []), ...up(side)];
   $("name-top").replaceChildren(...strip(black ? "Black" : "White", black ? players.black : players.white));
   $("name-bottom").replaceChildren(...strip(black ? "White" : "Black", black ? players.white : players.black));
 }
@@ -81,6 +85,7 @@ function show(step) {
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
   keepInView($("turns"), $("turns").querySelector("li.current"));
   drawMoveStrip($("move-strip"), view.written, view.step - 1); // a phone's line over the board
+  if (view.players || view.record?.players) placeNames(); // the material of the position shown
 }
 
 // Whether the turn at `index` carried the offer the game was drawn by: its last, in a game drawn by agreement.
