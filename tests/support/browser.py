@@ -98,9 +98,10 @@ def bots_game(base_url: str) -> str:
 def finished_game(
     server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0, game: dict | None = None
 ) -> str:
-    """A game played `turns` turns over real sockets (never taking a king), then resigned by
-    White; returns its id once the archive has it. With `a_turn_of`, play on (up to 100 turns)
-    until one turn made at least that many moves: the dice are the server's, and may give
+    """A game played `turns` turns over real sockets (never taking a king; with `turns`, more
+    until both sides have played one), then resigned by White; returns its id once the archive
+    has it. With `a_turn_of`, play on (up to 100 turns) until one turn made at least that many
+    moves: the dice are the server's, and may give
     only passes and one-move turns for a while. `game`: one already created (as `POST /games`
     answered it, Unlimited), else a new one."""
 
@@ -113,10 +114,14 @@ def finished_game(
             for seat, text in (seeds or {}).items():
                 await table.players[seat].ws.send_message(encode_command(SubmitSeed(text)))
             played = longest = 0
-            while played < turns or longest < a_turn_of:
+            seats: set[str] = set()
+            # both sides must have played a turn, or the resignation is an abort: a side whose
+            # rolls all passed has played none (CI s69: Black passed four rolls in a row)
+            while played < turns or longest < a_turn_of or (turns and len(seats) < 2):
                 assert played < 100, f"no turn of {a_turn_of} moves in 100 turns"
                 turn = await table.play_turn(rng, spare_king=True)
                 played, longest = played + 1, max(longest, len(turn.moves))
+                seats.add(turn.seat)
             white = table.players["White"]
             await white.ws.send_message(encode_command(Resign()))
             await table.wait_for(white, lambda event: isinstance(event, GameEnded))
