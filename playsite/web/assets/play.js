@@ -5,16 +5,17 @@
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
 import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
+import { Clocks } from "./clocks.js";
 import { rememberCommitment } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
-import { errorText, forgetSeat, forgetSignedOut, gameSocket, getJson, goPlay, guestId, keepSeat, keptInvite, keptSeat, postJson, randomSeed, signedOutOf, socketOpens } from "./net.js";
+import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, signedOutOf, socketOpens } from "./net.js";
+import { offerPlayAgain } from "./playagain.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
-import { botTag, botTeamAndName, bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { botTag, bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -79,13 +80,6 @@ const view = {
   ended: false,
   over: null,
   gone: false, // no such game
-  clocks: null,
-  clockSeat: null,
-  clockAt: 0,
-  finalClocks: false, // the clocks are the server's for an ended game
-  initialMs: null,
-  incrementMs: 0,
-  lowWarned: false,
   players: null,
   namesBeforeStart: false, // the Snapshot came before both players sat down: names are read again at the first roll
   rated: false,
@@ -108,6 +102,8 @@ const view = {
   connection: "connecting",
   everOpen: false,
 };
+
+const clocks = new Clocks();
 
 function path() {
   // &presence=1: Presence frames too (a player away, and when they forfeit), and FirstMove, playsite's own
@@ -583,7 +579,7 @@ function drawPlayers() {
     }
     name.replaceChildren(...lines);
     strip.querySelector(".side").textContent = seatName;
-    strip.dataset.toMove = String(!view.ended && (view.clockSeat || view.diceSeat) === seatName);
+    strip.dataset.toMove = String(!view.ended && (clocks.running || view.diceSeat) === seatName);
   }
 }
 
@@ -721,29 +717,10 @@ function step(delta) {
 
 // ----- clocks ---------------------------------------------------------------------------------------
 
-// `final`: the clocks of an ended game as the server stopped them (exact to the millisecond).
-function setClocks(clocks, running, { final = false } = {}) {
-  view.clocks = clocks;
-  view.finalClocks = final;
-  view.clockSeat = view.ended ? null : running;
-  view.clockAt = performance.now();
-  view.lowWarned = false;
-}
-
-// Stop the running clock where the page has it (the server's next event corrects it).
-function stopClock(seat, increment) {
-  if (!view.clocks) return;
-  const key = seat.toLowerCase();
-  if (view.clockSeat === seat) view.clocks = { ...view.clocks, [key]: view.clocks[key] - (performance.now() - view.clockAt) + increment };
-  view.clockSeat = null;
-  view.clockAt = performance.now();
-}
-
-// Red from 20 s, or 10% of the starting time when that is less, but never under 10 s (a turn is
-// up to three moves: 6 s at 1+0 came too late) nor over half the starting time (a 8 s move).
-function lowThreshold() {
-  if (!view.initialMs) return 20_000;
-  return Math.min(20_000, Math.max(10_000, view.initialMs * 0.1), view.initialMs / 2);
+// The server's clocks, `running` the seat whose clock runs (none once the game is over);
+// `final`: the clocks of an ended game as the server stopped them.
+function setClocks(values, running, { final = false } = {}) {
+  clocks.set(values, view.ended ? null : running, { final });
 }
 
 // "left the game: loses in 23 s" while a player is away (Presence frames), counted down here.
@@ -800,39 +777,18 @@ function tick() {
     if (due && view.firstMove?.seat === seatName) showFirstMove(due);
   }
   if (mine && view.firstMove && !view.ended) drawStatus();
-  for (const seat of ["white", "black"]) {
-    const element = $(`clock-${seat}`);
-    if (!view.clocks) { element.textContent = ""; element.hidden = true; continue; }
-    element.hidden = false;
-    let left = view.clocks[seat];
-    const running = !view.ended && view.clockSeat && view.clockSeat.toLowerCase() === seat;
-    if (running) left -= performance.now() - view.clockAt;
-    left = Math.max(0, left);
-    const tenths = left < 10_000;
-    const seconds = tenths ? Math.floor(left / 100) / 10 : Math.ceil(left / 1000);
-    const whole = Math.floor(seconds);
-    const text = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}${tenths ? `.${Math.floor((seconds * 10) % 10)}` : ""}`;
-    if (element.textContent !== text) element.textContent = text;
-    element.classList.toggle("running", Boolean(running));
-    // red while it runs low, and for good on the clock that ran out (a flag, as lichess marks it)
-    const low = view.ended ? left === 0 : left < lowThreshold();
-    element.classList.toggle("low", low);
-    if (running && low && !view.lowWarned && mine && mine.toLowerCase() === seat) {
-      view.lowWarned = true;
+  clocks.draw({ white: $("clock-white"), black: $("clock-black") }, {
+    ended: view.ended, mine,
+    onLow: () => {
       playSound("low");
       announce("Low time.");
-    }
-  }
+    },
+  });
 }
 
 function readTimeControl(control) {
-  view.initialMs = null;
-  view.incrementMs = 0;
+  clocks.readControl(control);
   if (!control) return;
-  const [kind, body] = Object.entries(control)[0];
-  if (kind === "Fischer") { view.initialMs = body.initialSeconds * 1000; view.incrementMs = body.incrementSeconds * 1000; }
-  if (kind === "SuddenDeath") view.initialMs = body.initialSeconds * 1000;
-  if (kind === "PerMove") view.initialMs = body.secondsPerMove * 1000;
   view.clockWords = timeControlLabel(control);
   view.timeControl = control;
   drawGameKind();
@@ -846,23 +802,12 @@ function drawGameKind() {
 
 // ----- the end --------------------------------------------------------------------------------------
 
-// The seat whose clock has run out, if one has: on the server's final clocks, the one at zero;
-// on this page's own count, within half a second.
-function outOfTime() {
-  if (!view.clocks) return null;
-  const margin = view.finalClocks ? 0 : 500;
-  return ["White", "Black"].find((seat) => {
-    const running = view.clockSeat === seat ? performance.now() - view.clockAt : 0;
-    return view.clocks[seat.toLowerCase()] - running <= margin;
-  }) ?? null;
-}
-
 // Why the game was aborted, as far as this page saw (the record says it for sure): null once both
 // sides have played a turn (as the server counts: a turn played, not a roll passed for want of a
 // move), when both players left or the server could not go on.
 function abortSeen() {
   if (!abortable()) return null;
-  const late = outOfTime();
+  const late = clocks.outOfTime();
   if (late) return { cause: "timeout", seat: late };
   const absent = ["White", "Black"].find((seat) => view.unarrived[seat]);
   if (absent) return { cause: "not_joined", seat: absent };
@@ -912,10 +857,8 @@ function endingWords(over) {
 function showOver(over, { fresh }) {
   // The clocks stop where they are (the running one is not put back to its last roll's value);
   // a seat that lost on time has none left.
-  if (view.clockSeat) stopClock(view.clockSeat, 0);
-  if (view.clocks && over.termination === "Timeout" && over.result?.Win) {
-    view.clocks = { ...view.clocks, [OTHER[over.result.Win.side].toLowerCase()]: 0 };
-  }
+  if (clocks.running) clocks.stop(clocks.running, 0);
+  if (over.termination === "Timeout" && over.result?.Win) clocks.flag(OTHER[over.result.Win.side]);
   view.ended = true;
   view.over = over;
   $("last-game").hidden = true; // the result below says this game's ratings, not the last one's
@@ -926,7 +869,7 @@ function showOver(over, { fresh }) {
   if (view.partial.length && view.dfen) undoAll();
   view.waiting = false;
   view.node = null;
-  view.clockSeat = null;
+  clocks.running = null;
   view.confirming = false;
   view.drawOfferFrom = null;
   view.notice = "";
@@ -989,8 +932,8 @@ function showOver(over, { fresh }) {
       }
     }).catch(() => {});
   }
-  offerShowcaseAgain();
-  offerBotAgain();
+  // a game against the showcase's bot or another bot, which answer no rematch: "Play <bot> again"
+  offerPlayAgain(gameId, () => ({ mine, players: view.players, timeControl: view.timeControl, rated: view.rated }));
   // The rematch control shows at once on the authoritative end; a spectator follows the chain.
   // Rematches are kept in the database: a server without one has none to offer.
   if (!afterGame) {
@@ -1018,81 +961,6 @@ function showOver(over, { fresh }) {
 }
 
 let afterGame = null; // the rematch poller, once the game is over
-
-// ----- the showcase: play again -------------------------------------------------------------------
-
-// A showcase game this tab claimed has no rematch (the table has one seat for everyone): its end
-// offers "Play <bot> again", which claims the table once it has opened again.
-async function offerShowcaseAgain() {
-  if (!mine || !playedAtTheShowcase(gameId) || !$("showcase-again").hidden) return;
-  const table = await showcaseTable();
-  if (!table) return; // no table on this server any more
-  $("showcase-again").textContent = `Play ${featuredName(table)} again`;
-  $("showcase-again").hidden = false;
-}
-
-const AGAIN_TRIES = 20; // a second apart: the table reopens a moment after its game's end
-async function playShowcaseAgain() {
-  const button = $("showcase-again");
-  const note = $("showcase-again-note");
-  button.disabled = true;
-  note.hidden = false;
-  for (let tries = 0; tries < AGAIN_TRIES; tries += 1) {
-    const table = await showcaseTable();
-    if (table?.status === "open") {
-      const claimed = await claimShowcase();
-      if (claimed.gameId) {
-        note.textContent = claimed.taken ? "Someone else was quicker: watching their game..." : "Your new game...";
-        location.assign(`/play/${claimed.gameId}`);
-        return;
-      }
-    } else if (table?.status === "live" && table.currentGame !== gameId) {
-      note.textContent = "Someone else is playing the featured bot now: you can watch their game from the lobby.";
-      button.disabled = false;
-      return;
-    } else if (!table || table.status === "unavailable") {
-      note.textContent = "The table is closed for now: try again later, from the lobby.";
-      button.disabled = false;
-      return;
-    }
-    note.textContent = "The table opens again in a moment...";
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  note.textContent = "The table has not opened again yet: try again in a moment.";
-  button.disabled = false;
-}
-
-// ----- a bot: play again ---------------------------------------------------------------------------
-
-// A game against a bot has no rematch (a bot answers no offer): its end offers "Play <bot>
-// again", a new game against the same bot on the same clock, rated as this one was, the
-// colours swapped, as lichess's rematch against its computer. The showcase's bot has its own.
-function offerBotAgain() {
-  const face = mine && view.players?.[OTHER[mine].toLowerCase()];
-  if (face?.kind !== "Bot" || !face.name || playedAtTheShowcase(gameId) || !view.timeControl) return;
-  $("bot-again").textContent = `Play ${faceName(face)} again`;
-  $("bot-again").hidden = false;
-}
-
-async function playBotAgain() {
-  const face = view.players[OTHER[mine].toLowerCase()];
-  const { team, name } = botTeamAndName(face);
-  const button = $("bot-again"), note = $("bot-again-note");
-  button.disabled = true;
-  note.hidden = false;
-  note.textContent = "Your new game...";
-  const answer = await postJson("/lobby/play-bot", {
-    guestId: guestId(), team, name, timeControl: view.timeControl, preferredColor: OTHER[mine],
-    rated: Boolean(view.rated),
-  }).catch(() => null);
-  if (answer?.status === 201) {
-    goPlay(answer.body.gameId, answer.body.seat, answer.body.token);
-    return;
-  }
-  note.textContent = answer ? errorText(answer, `${faceName(face)} cannot play now: try another bot from the lobby.`)
-    : "Not connected: try again in a moment.";
-  button.disabled = false;
-}
 
 // ----- connection -----------------------------------------------------------------------------------
 
@@ -1333,12 +1201,12 @@ async function onEvent(event) {
     view.turns.push({ seat: body.seat, dice: view.diceSeat === body.seat ? view.dice : [], moves: body.moves, fenAfter: body.fenAfter, drawOffer: Boolean(body.drawOffer) });
     view.animate = body.seat !== mine;
     view.pieces = parsePlacement(body.fenAfter);
-    stopClock(body.seat, view.incrementMs);
+    clocks.stop(body.seat, clocks.incrementMs);
     if (body.seat === mine) { view.tree = view.node = null; view.partial = []; view.waiting = false; }
     if (view.firstMove?.seat === body.seat) view.firstMove = null; // played, or passed (a new frame comes with its next roll)
     if (body.drawOffer) {
       view.drawOfferFrom = body.seat;
-      setClocks(view.clocks, OTHER[body.seat]); // the answerer's clock runs while it decides
+      setClocks(clocks.values, OTHER[body.seat]); // the answerer's clock runs while it decides
       if (body.seat !== mine) view.drawBlocked = false; // the opponent offered: mine may follow again
     }
     if (body.moves.length) {
@@ -1377,7 +1245,7 @@ async function onEvent(event) {
     view.firstMove = { seat: body.seat, at: Date.parse(body.abortAt) };
     // A person's first turn is not on their clock (the limit stands in for it): it shows what
     // the roll said, still.
-    if (view.clockSeat === body.seat) setClocks(view.clocks, null);
+    if (clocks.running === body.seat) setClocks(clocks.values, null);
     if (body.seat === mine) {
       announce(`Play your first move within ${secondsUntil(view.firstMove.at)} seconds, or the game is aborted.`);
     }
@@ -1462,8 +1330,6 @@ $("quick-turns").addEventListener("click", () => {
   draw(); // the draw-offer box shows while a turn is built, or once it is complete
 });
 $("back-live").addEventListener("click", () => browse(null));
-$("showcase-again").addEventListener("click", playShowcaseAgain);
-$("bot-again").addEventListener("click", playBotAgain);
 $("move-strip").addEventListener("click", (event) => {
   if (event.target.closest(".strip-live")) {
     browse(null);
