@@ -4,13 +4,14 @@ module), finished games made over real sockets, and the steps a person takes on 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import httpx
 import pytest
 import trio
 from playwright.sync_api import expect, sync_playwright
 
-from playsite.wire import GameEnded, Resign, SubmitSeed, encode_command
+from playsite.wire import GameEnded, Resign, SubmitSeed, TurnPlayed, encode_command
 from tests.support.client import Player, Table, create_game
 from tests.support.turns import king_sparing_turn
 from tests.support.waiting import wait_until_sync
@@ -96,14 +97,15 @@ def bots_game(base_url: str) -> str:
 
 
 def finished_game(
-    server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0, game: dict | None = None
+    server, turns: int, seeds: dict[str, str] | None = None, seed: int = 5, *, a_turn_of: int = 0, game: dict | None = None,
+    until: Callable[[TurnPlayed], bool] | None = None,
 ) -> str:
     """A game played `turns` turns over real sockets (never taking a king; with `turns`, more
     until both sides have played one), then resigned by White; returns its id once the archive
     has it. With `a_turn_of`, play on (up to 100 turns) until one turn made at least that many
-    moves: the dice are the server's, and may give
-    only passes and one-move turns for a while. `game`: one already created (as `POST /games`
-    answered it, Unlimited), else a new one."""
+    moves: the dice are the server's, and may give only passes and one-move turns for a while.
+    With `until`, play on (up to 150 turns) until a turn played satisfies it. `game`: one already
+    created (as `POST /games` answered it, Unlimited), else a new one."""
 
     async def play() -> str:
         nonlocal game
@@ -115,13 +117,15 @@ def finished_game(
                 await table.players[seat].ws.send_message(encode_command(SubmitSeed(text)))
             played = longest = 0
             seats: set[str] = set()
+            limit, taken = (100, True) if until is None else (150, False)
             # both sides must have played a turn, or the resignation is an abort: a side whose
             # rolls all passed has played none (CI s69: Black passed four rolls in a row)
-            while played < turns or longest < a_turn_of or (turns and len(seats) < 2):
-                assert played < 100, f"no turn of {a_turn_of} moves in 100 turns"
+            while played < turns or longest < a_turn_of or (turns and len(seats) < 2) or not taken:
+                assert played < limit, f"no turn of {a_turn_of} moves, or none `until` takes, in {limit} turns"
                 turn = await table.play_turn(rng, spare_king=True)
                 played, longest = played + 1, max(longest, len(turn.moves))
                 seats.add(turn.seat)
+                taken = until is None or until(turn)  # asked of every turn played, in order
             white = table.players["White"]
             await white.ws.send_message(encode_command(Resign()))
             await table.wait_for(white, lambda event: isinstance(event, GameEnded))

@@ -5,17 +5,13 @@ module."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import httpx
-import trio
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
-from playsite.wire import GameEnded, Resign, TurnPlayed, encode_command
-from tests.support.browser import chromium  # noqa: F401 (a fixture)
-from tests.support.client import Player, Table, create_game
+from tests.support.browser import chromium, finished_game  # noqa: F401 (a fixture)
 from tests.support.server import module_server
 
 server = module_server({"DICE_SEED_WINDOW_MS": "0"})
@@ -46,25 +42,20 @@ def shown(page, where: str) -> tuple[str, int]:
     return tag.get_attribute("data-taken"), int(tag.get_attribute("data-score"))
 
 
-def uneven_game(base_url: str, ws_url: str) -> tuple[str, list[str]]:
-    """A friend game played (never taking a king) until one side is up material after a turn and
-    at least 6 turns are in, then resigned by White: its id and each turn's DFEN after it."""
+LEVEL = {"white": ("", 0), "black": ("", 0)}
 
-    async def play() -> tuple[str, list[str]]:
-        game = await create_game(base_url, timeControl={"Unlimited": {}})
-        table = Table(Player(ws_url, game, "White"), Player(ws_url, game, "Black"))
-        rng, after = random.Random(11), []
-        async with table.open():
-            while len(after) < 6 or material(after[-1]) == {"white": ("", 0), "black": ("", 0)}:
-                assert len(after) < 150, "no side up material in 150 random turns"
-                played: TurnPlayed = await table.play_turn(rng, spare_king=True)
-                after.append(played.fen_after)
-            white = table.players["White"]
-            await white.ws.send_message(encode_command(Resign()))
-            await table.wait_for(white, lambda event: isinstance(event, GameEnded))
-        return game["gameId"], after
 
-    return trio.run(play)
+def uneven_game(server) -> str:
+    """A finished game (resigned by White) whose last turn played changed the material and left a
+    side up some: the position before it has other material than the end's."""
+    before = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"]
+
+    def took(turn) -> bool:
+        changed = material(turn.fen_after) != material(before[-1])
+        before.append(turn.fen_after)
+        return changed and material(turn.fen_after) != LEVEL
+
+    return finished_game(server, 6, seed=11, until=took)
 
 
 def test_the_count_of_a_position(chromium, server):  # noqa: F811
@@ -101,7 +92,7 @@ def test_the_count_of_a_position(chromium, server):  # noqa: F811
 
 
 def test_the_strips_show_the_material_of_the_position_shown(chromium, server):  # noqa: F811
-    game_id, _ = uneven_game(server.base_url, server.ws_url)
+    game_id = uneven_game(server)
     # every step of the replay, passes included (a roll with no move is a turn of the record)
     record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
     after = [turn["fenAfter"] for turn in sorted(record["turns"], key=lambda turn: turn["turnNumber"])]
@@ -116,7 +107,7 @@ def test_the_strips_show_the_material_of_the_position_shown(chromium, server):  
 
     def replay_shows(step: int) -> None:
         expect(page.locator("#step")).to_have_attribute("data-step", str(step))
-        counted = material(after[step - 1]) if step else {"white": ("", 0), "black": ("", 0)}
+        counted = material(after[step - 1]) if step else LEVEL
         assert (shown(page, bottom), shown(page, top)) == (counted["white"], counted["black"]), step
 
     replay_shows(last)
@@ -125,7 +116,9 @@ def test_the_strips_show_the_material_of_the_position_shown(chromium, server):  
     page.click("#first")
     replay_shows(0)
     # a strip with material is as high as one without (a sideways phone's replay has no height to spare)
-    heights = lambda: [page.locator(strip).bounding_box()["height"] for strip in ("#strip-top", "#strip-bottom")]  # noqa: E731
+    def heights() -> list[float]:
+        return [page.locator(strip).bounding_box()["height"] for strip in ("#strip-top", "#strip-bottom")]
+
     plain = heights()
     page.click("#last")
     replay_shows(last)
@@ -153,4 +146,3 @@ def test_the_strips_show_the_material_of_the_position_shown(chromium, server):  
     for at in range(tags.count()):
         expect(tags.nth(at)).to_be_hidden()
     context.close()
-

@@ -15,10 +15,9 @@ import { offerPlayAgain } from "./playagain.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { botTag, bringIntoSight, element, faceName, keepInView, mountHeader, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { $, botTag, bringIntoSight, element, faceName, keepInView, mountHeader, OTHER, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
-const $ = (id) => document.getElementById(id);
 const gameId = location.pathname.split("/").pop();
 // A friend's link carries the seat in its fragment: keep it for this tab, then take it out
 // of the address bar (and so of the history) at once.
@@ -46,7 +45,6 @@ let mine = token ? keptSeatName : returning; // null: spectator (also once the s
 const signedIn = Boolean((await siteInfo()).account);
 const signedOut = !mine && !signedIn && signedOutOf(gameId);
 if (signedIn) forgetSignedOut(); // signed in again: the note has done its work
-const OTHER = { White: "Black", Black: "White" };
 // A fine pointer that hovers: a desktop, where a key is worth naming (a phone has no Enter to press).
 const KEYBOARD = matchMedia("(hover: hover) and (pointer: fine)").matches;
 // "Play turns at once": a complete turn is sent without "Play this turn" (as lichess sends a move
@@ -329,9 +327,8 @@ function drawDice() {
 function drawBoard() {
   if (view.browsing !== null) {
     const index = view.browsing;
-    const pieces = index < 0 ? parsePlacement(START_DFEN) : parsePlacement(view.turns[index].fenAfter);
     const lastMove = index < 0 ? [] : movedSquares(view.turns[index].moves);
-    board.set({ pieces, orientation: view.orientation, dests: {}, lastMove, animate: false });
+    board.set({ pieces: shownPieces(), orientation: view.orientation, dests: {}, lastMove, animate: false });
   } else {
     const lastTurn = [...view.turns].reverse().find((turn) => turn.moves.length); // a pass moves nothing
     const lastMove = view.partial.length ? movedSquares(view.partial) : lastTurn ? movedSquares(lastTurn.moves) : [];

@@ -4,10 +4,8 @@
 // rematch against its computer).
 import { errorText, goPlay, guestId, postJson } from "./net.js";
 import { claimShowcase, featuredName, playedAtTheShowcase, showcaseTable } from "./showcase.js";
-import { botTeamAndName, faceName } from "./site.js";
+import { $, botTeamAndName, faceName, OTHER } from "./site.js";
 
-const $ = (id) => document.getElementById(id);
-const OTHER = { White: "Black", Black: "White" };
 const AGAIN_TRIES = 20; // a second apart: the table reopens a moment after its game's end
 
 // `game()`: the ended game as the page knows it when asked ({mine: "White", "Black" or null

@@ -85,7 +85,7 @@ function show(step) {
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
   keepInView($("turns"), $("turns").querySelector("li.current"));
   drawMoveStrip($("move-strip"), view.written, view.step - 1); // a phone's line over the board
-  if (view.players || view.record?.players) placeNames(); // the material of the position shown
+  placeNames(); // with the material of the position shown
 }
 
 // Whether the turn at `index` carried the offer the game was drawn by: its last, in a game drawn by agreement.

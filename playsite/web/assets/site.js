@@ -3,6 +3,8 @@
 import { forgetSeats, getJson, sendJson } from "./net.js";
 
 export const $ = (id) => document.getElementById(id);
+// The other seat: OTHER.White is "Black".
+export const OTHER = { White: "Black", Black: "White" };
 
 export function element(tag, text, attributes = {}) {
   const made = document.createElement(tag);
