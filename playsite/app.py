@@ -108,6 +108,7 @@ def create_app(services: Services) -> QuartTrio:
         web_routes(
             services.accounts, showcase=services.showcase is not None, ratings=services.database is not None,
             rating_period_s=settings.rating_period_s,
+            bot_admins=None if services.management is None else services.management.admins,
         ),
     ):
         app.register_blueprint(family)

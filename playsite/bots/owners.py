@@ -38,11 +38,14 @@ def release(conn: psycopg.Connection, bot_id: str, account_id: uuid.UUID) -> boo
     ).rowcount == 1
 
 
-def owned_bots(conn: psycopg.Connection, account_id: uuid.UUID | None) -> list[tuple[str, uuid.UUID | None, datetime | None, bool]]:
-    """(bot id, owner, claimed at, has a webhook) of the account's bots, or of every registered
-    bot when `account_id` is None (an admin's view), by id."""
-    query = """SELECT b.id, o.account_id, o.claimed_at, r.bot_id IS NOT NULL
+def owned_bots(
+    conn: psycopg.Connection, account_id: uuid.UUID | None
+) -> list[tuple[str, uuid.UUID | None, str | None, datetime | None, bool]]:
+    """(bot id, owner, the owner's nickname, claimed at, has a webhook) of the account's bots, or
+    of every registered bot when `account_id` is None (an admin's view), by id."""
+    query = """SELECT b.id, o.account_id, a.nickname, o.claimed_at, r.bot_id IS NOT NULL
                  FROM bots b LEFT JOIN bot_owners o ON o.bot_id = b.id
+                 LEFT JOIN accounts a ON a.id = o.account_id
                  LEFT JOIN webhook_registrations r ON r.bot_id = b.id"""
     if account_id is None:
         rows = conn.execute(query + " ORDER BY b.id").fetchall()

@@ -186,8 +186,8 @@ def operator_lines(
     origin = settings.public_origin or f"http://{settings.host}:{settings.port}"
     lines = []
     if operator and settings.session_management_mountable and settings.admins:
-        lines.append(f'the operator: sign in as "{OPERATOR}", then GET /admin/bots (administrator: every bot\'s webhook slot)'
-                     " and /me/bots (docs/webhook-management.md)")
+        lines.append(f'the operator: sign in as "{OPERATOR}", then Your bots ({origin}/account/bots?all=1:'
+                     " every bot's webhook, as administrator)")
     if settings.metrics_token:
         token = f"$(cat {state_dir / METRICS_TOKEN_FILE})" if settings.metrics_token == demo_token else "$PLAY_METRICS_TOKEN"
         lines.append(f'metrics: curl -H "Authorization: Bearer {token}" {origin}/metrics')

@@ -1,5 +1,5 @@
 """The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
-`/@/<nickname>`, `/@/<team>/<name>`), `GET /assets/<hashed name>`, the favicon, the header's
+`/@/<nickname>`, `/@/<team>/<name>`, `/account/bots`), `GET /assets/<hashed name>`, the favicon, the header's
 site read (`GET /web/site`), the dice verifier (`GET /verify_dice.py`, the one-file
 `playsite/verifier.py` a replay offers to anyone who would check a game without the page) and
 the not-found page.
@@ -31,6 +31,7 @@ from quart import Response, current_app, has_request_context, request
 from werkzeug.exceptions import NotFound
 
 from playsite import verifier
+from playsite.accounts.admins import AdminAuthority
 from playsite.accounts.service import Accounts
 from playsite.http.auth import credentials
 from playsite.http.edge import refusal_of
@@ -60,7 +61,10 @@ REFERENCE = {
     ),
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
-PAGES = ("home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "rules", "notfound", "signinfailed")
+PAGES = (
+    "home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "yourbots", "rules", "notfound",
+    "signinfailed",
+)
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -165,10 +169,13 @@ class Assets:
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
-def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int) -> RouteFamily:
+def web_routes(
+    accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int, bot_admins: AdminAuthority | None = None
+) -> RouteFamily:
     """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
-    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), and how
-    often the rating batch counts finished games (`rating_period_s`)."""
+    showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), how
+    often the rating batch counts finished games (`rating_period_s`), and whether accounts
+    manage their bots here (`/me/...` is mounted: `bot_admins` is its administrators' authority)."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
@@ -224,6 +231,10 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool, rating_peri
     async def write_a_bot() -> Response:
         return page("bots")
 
+    @routes.get("/account/bots")
+    async def your_bots() -> Response:
+        return page("yourbots")
+
     @routes.get("/rules")
     async def rules() -> Response:
         return page("rules")
@@ -269,7 +280,9 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool, rating_peri
         sign-in is mounted; `account`: who is signed in (or null); `showcase`: the showcase
         table is served; `ratings`: ratings and profiles are kept (a database); `ratingPeriodS`:
         how often ratings are updated (RATING_PERIOD_S; null without ratings), for a rated game's
-        "this game counts at the next update"."""
+        "this game counts at the next update"; `bots`: accounts manage their bots here (`/me/...`
+        is mounted); `admin`: the signed-in account is on PLAY_ADMINS (`/admin/...` is theirs
+        while its authority is settled)."""
         account = await accounts.signed_in(credentials())
         me = None if account is None else {"id": str(account.id), "nickname": account.nickname}
         body = {
@@ -278,6 +291,8 @@ def web_routes(accounts: Accounts, *, showcase: bool, ratings: bool, rating_peri
             "showcase": showcase,
             "ratings": ratings,
             "ratingPeriodS": rating_period_s if ratings else None,
+            "bots": bot_admins is not None,
+            "admin": bot_admins is not None and account is not None and bot_admins.is_admin(account.id),
         }
         return json_response(body, headers=PRIVATE)
 

@@ -318,10 +318,11 @@ class WebhookManagement:
                     "team": bot_id.split("/", 1)[0],
                     "name": bot_id.split("/", 1)[1],
                     "owner": None if owner is None else principals.user(owner),
+                    "ownerNickname": nickname,
                     "claimedAt": iso(claimed_at),
                     "webhookRegistered": registered,
                 }
-                for bot_id, owner, claimed_at, registered in rows
+                for bot_id, owner, nickname, claimed_at, registered in rows
             ]
 
         return await self._run(work)

@@ -412,7 +412,7 @@ def test_the_demos_operator_is_admin_reads_the_metrics_and_reaches_the_database(
         token = (data / "metrics-token").read_text().strip()
         assert len(token) >= 32 and token not in out, "the metrics token is named by its file, never printed"
         assert oct((data / "metrics-token").stat().st_mode & 0o777) == "0o600"
-        assert 'the operator: sign in as "admin", then GET /admin/bots' in out, out  # an address that answers
+        assert f'the operator: sign in as "admin", then Your bots ({base}/account/bots?all=1:' in out, out
         assert f'curl -H "Authorization: Bearer $(cat {data.resolve() / "metrics-token"})" {base}/metrics' in out, out
         assert "playsite: effective configuration" in out and "PLAY_METRICS_TOKEN=<redacted>" in out, out
         assert demo.get("/metrics").status_code == 401
@@ -429,6 +429,14 @@ def test_the_demos_operator_is_admin_reads_the_metrics_and_reaches_the_database(
                 sign_in(page, base, nickname)
                 answer = page.request.get(f"{base}/admin/bots")
                 assert answer.status == status, (nickname, answer.text())
+                # the page the start names: every bot, as administrator (the house bots and the featured bot)
+                page.goto(f"{base}/account/bots?all=1")
+                if status == 200:
+                    expect(page.locator("#bots-listed-title")).to_contain_text("Every registered bot")
+                    expect(page.locator('li[data-bot="demo/featured"]')).to_be_visible()
+                else:
+                    expect(page.locator("#bots-views")).to_be_hidden()
+                    expect(page.locator("#bots-title")).to_have_text("Your bots")
             browser.close()
     finally:
         assert demo.stop() == 0, demo.output()

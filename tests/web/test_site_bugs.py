@@ -101,7 +101,8 @@ def test_a_provisional_rating_reads_as_such(server, context):
 def test_the_site_read_answers_200_with_what_this_server_has(server):
     answer = httpx.get(server.base_url + "/web/site", timeout=10)
     assert answer.status_code == 200
-    assert answer.json() == {"signIn": False, "account": None, "showcase": False, "ratings": False, "ratingPeriodS": None}
+    assert answer.json() == {"signIn": False, "account": None, "showcase": False, "ratings": False, "ratingPeriodS": None,
+                             "bots": False, "admin": False}
     assert answer.headers["cache-control"] == "no-store, private" and answer.headers["vary"] == "Cookie"
     assert httpx.get(server.base_url + "/auth/me", timeout=10).status_code == 404, "no sign-in here: /auth/me unchanged"
 

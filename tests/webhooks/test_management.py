@@ -82,6 +82,7 @@ async def test_an_account_claims_a_bot_with_its_token_lists_it_and_releases_it(m
         status, body, _ = await a.call("GET", "/me/bots")
         assert status == 200 and [bot["id"] for bot in body["bots"]] == ["owned/claimed"]
         assert body["bots"][0]["owner"] == alice.principal and body["bots"][0]["webhookRegistered"] is False
+        assert body["bots"][0]["ownerNickname"] == alice.nickname  # a page names the owner by it
         status, body, _ = await b.call("GET", "/me/bots")
         assert body["bots"] == []
         status, body, _ = await b.call("GET", "/me/bots/owned/claimed/webhook")

@@ -156,7 +156,7 @@ export async function sendJson(method, path, body, headers = {}) {
   const text = await response.text();
   let parsed = null;
   try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON: an error page */ }
-  return { status: response.status, body: parsed };
+  return { status: response.status, body: parsed, etag: response.headers.get("ETag") };
 }
 
 // A socket to `path` that reconnects (1 s, 2 s, 4 s ... 15 s) until the game is over (the

@@ -220,7 +220,7 @@ export function siteInfo() {
 
 async function showAccount(corner) {
   const info = await siteInfo();
-  if (info.account) return showSignedIn(corner, info.account);
+  if (info.account) return showSignedIn(corner, info.account, { bots: Boolean(info.bots) });
   if (info.signIn) {
     // sign-in is mounted: come back here afterwards (from the page of a failed sign-in, home: a
     // sign-in that works would land on the failure's words again)
@@ -261,7 +261,8 @@ function showNickname(nickname) {
   if (profile) profile.href = `/@/${encodeURIComponent(nickname)}`;
 }
 
-function showSignedIn(corner, me) {
+// `bots`: accounts manage their bots here (the menu links to them).
+function showSignedIn(corner, me, { bots = false } = {}) {
   const name = element("span", me.nickname || "signed in", { id: "account-name" });
   // Signing out ends this browser's session, or every session of the account (docs/accounts.md),
   // as lichess's menu has both.
@@ -290,6 +291,7 @@ function showSignedIn(corner, me) {
   summary.append(name);
   const menu = element("div", null, { class: "menu" });
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
+  if (bots) menu.append(element("a", "Your bots", { href: "/account/bots", id: "account-bots" }));
   menu.append(element("span", "Nickname", { class: "hint" }), form, message, ...outs.map((out) => out.button));
   details.append(summary, menu);
   // A menu closes as menus do: a tap or click anywhere else, or Escape (the focus back on the name)
