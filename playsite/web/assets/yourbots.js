@@ -95,14 +95,25 @@ const EVENTS = {
   "webhook.activation.failed": (d) => `had a check fail: ${FAILURES[d.reason] || d.reason || "no reason given"}`,
   "webhook.activation.abandoned": () => "had a check abandoned: the setup changed meanwhile",
   "webhook.registration.removed": () => "removed the webhook",
-  "webhook.registration.replaced": () => "registered another webhook through the Bot API",
+  "webhook.registration.replaced": () => "registered a webhook through the Bot API",
   "webhook.setup.scrubbed": () => "ended an administrator's setup: the administrators changed",
 };
+
+// How long ago, as a trail is read ("5 minutes ago"), the date itself beyond a day.
+const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+function ago(at) {
+  const seconds = (new Date(at).getTime() - Date.now()) / 1000;
+  if (seconds > -60) return RELATIVE.format(0, "second");
+  if (seconds > -3600) return RELATIVE.format(Math.round(seconds / 60), "minute");
+  if (seconds > -86400) return RELATIVE.format(Math.round(seconds / 3600), "hour");
+  return when(at);
+}
 
 function auditLine(event, slot) {
   const words = EVENTS[event.kind]?.(event.detail || {}) ?? event.kind;
   const line = element("li");
-  line.append(element("time", when(event.at), { datetime: event.at }), ` ${actorWords(event, slot)} ${words}.`);
+  line.append(element("time", ago(event.at), { datetime: event.at, title: when(event.at) }), " ",
+    element("span", `${actorWords(event, slot)} ${words}.`, { class: "what" }));
   return line;
 }
 
