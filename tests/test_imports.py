@@ -65,7 +65,9 @@ LAYERS = (
     Layer("playsite.ratings.queries", may_import=("playsite.principals", "playsite.ratings.book", "playsite.wire.instant"),
           never_import=WEB_FRAMEWORKS),
     Layer("playsite.showcase.queries", may_import=(), never_import=WEB_FRAMEWORKS),
-    Layer("playsite.webhooks.slot_queries", may_import=(), never_import=WEB_FRAMEWORKS),
+    # A slot's release ends the ownership: the slot's queries use the owners' (another connection's functions).
+    Layer("playsite.webhooks.slot_queries", may_import=("playsite.bots.owners",), never_import=WEB_FRAMEWORKS),
+    Layer("playsite.bots.owners", may_import=(), never_import=WEB_FRAMEWORKS),
 )
 """What each layer may import (docs/architecture.md, "Layers"). A rule for another layer is
 one more line, e.g. `Layer("playsite.services", never_import=("quart",))`."""

@@ -12,7 +12,9 @@ from typing import Any
 
 import psycopg
 
+from playsite import principals
 from playsite.accounts.model import ACTIVE, DEACTIVATED, DELETED, Account, claimed_nickname, suggested_nickname
+from playsite.webhooks import slot_queries
 
 _COLUMNS = "id, nickname, status, session_generation"
 NICKNAME_ATTEMPTS = 20
@@ -151,7 +153,9 @@ def set_active(conn: psycopg.Connection, account_id: uuid.UUID, active: bool) ->
 
 def delete(conn: psycopg.Connection, account_id: uuid.UUID) -> bool:
     """Forget who the account was: issuer, subject and nickname are erased and its rating
-    removed. The id stays, as an anonymous name its games in history keep pointing at."""
+    removed, and its bots released (their token holders may claim them again). The id stays, as
+    an anonymous name its games in history keep pointing at."""
+    slot_queries.release_every_bot(conn, account_id, principals.user(account_id))
     conn.execute("DELETE FROM account_ratings WHERE account_id = %s", (account_id,))
     conn.execute("DELETE FROM former_nicknames WHERE account_id = %s", (account_id,))  # its old names are free again
     return (

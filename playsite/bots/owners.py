@@ -32,6 +32,12 @@ def owner_of(conn: psycopg.Connection, bot_id: str) -> uuid.UUID | None:
     return None if row is None else row[0]
 
 
+def bots_owned_by(conn: psycopg.Connection, account_id: uuid.UUID) -> list[str]:
+    """The ids of the account's bots, in order."""
+    rows = conn.execute("SELECT bot_id FROM bot_owners WHERE account_id = %s ORDER BY bot_id", (account_id,))
+    return [bot_id for (bot_id,) in rows.fetchall()]
+
+
 def release(conn: psycopg.Connection, bot_id: str, account_id: uuid.UUID) -> bool:
     return conn.execute(
         "DELETE FROM bot_owners WHERE bot_id = %s AND account_id = %s", (bot_id, account_id)

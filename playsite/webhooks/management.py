@@ -295,12 +295,7 @@ class WebhookManagement:
             if slot is None or owners.owner_of(conn, bot_id) != account.id:
                 raise bot_not_found()
             self._check_revision(slot, if_match, reveal=True)
-            owners.release(conn, bot_id, account.id)
-            setup = slot_queries.setup_of(conn, bot_id)
-            if setup is not None and setup.state == "pending" and setup.authority == "owner":
-                slot_queries.scrub(conn, bot_id)
-            slot_queries.bump(conn, bot_id)
-            slot_queries.audit(conn, "bot.released", account.principal, bot_id, {})
+            slot_queries.release(conn, bot_id, account.id, account.principal, {})
 
         await self._run(work)
 

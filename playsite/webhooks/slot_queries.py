@@ -20,6 +20,8 @@ import attrs
 import psycopg
 from psycopg.rows import TupleRow
 
+from playsite.bots import owners
+
 ATTEMPTS_MAX = 5
 """service.md Limits: activation attempts per staged setup."""
 SETUP_LIFETIME = "24 hours"
@@ -155,6 +157,28 @@ def scrub(conn: psycopg.Connection, bot_id: str) -> None:
             WHERE bot_id = %s AND state = 'pending'""",
         (bot_id,),
     )
+
+
+def release(conn: psycopg.Connection, bot_id: str, account_id: uuid.UUID, actor: str, detail: dict) -> None:
+    """Under the bot's fence: the account stops owning it, a setup the owner staged can no
+    longer be activated, the slot moves on, and the trail says who (`actor`) and why (`detail`)."""
+    owners.release(conn, bot_id, account_id)
+    setup = setup_of(conn, bot_id)
+    if setup is not None and setup.state == "pending" and setup.authority == "owner":
+        scrub(conn, bot_id)
+    bump(conn, bot_id)
+    audit(conn, "bot.released", actor, bot_id, detail)
+
+
+def release_every_bot(conn: psycopg.Connection, account_id: uuid.UUID, actor: str) -> list[str]:
+    """Every bot the account owns, released as its owner would (an account being deleted: its
+    bots' token holders may claim them again); the bots' ids. Fenced one at a time, in id order."""
+    released = []
+    for bot_id in owners.bots_owned_by(conn, account_id):
+        if fence(conn, bot_id) is not None and owners.owner_of(conn, bot_id) == account_id:
+            release(conn, bot_id, account_id, actor, {"why": "account_deleted"})
+            released.append(bot_id)
+    return released
 
 
 def admin_setups_of_other_generations(conn: psycopg.Connection, generation: str) -> list[str]:

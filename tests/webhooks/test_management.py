@@ -53,6 +53,34 @@ def audit_kinds(url: str, bot: str) -> list[str]:
 # ----- ownership -------------------------------------------------------------------------------
 
 
+async def test_a_deleted_accounts_bots_are_released_for_their_token_holders(migrated_url):
+    """An account deleted while it owned bots: each is released as its owner would (the trail
+    says why, the owner's pending setup can no longer be activated, the slot moves on), so the
+    token holder may claim it again; before, the bots stayed a deleted account's for good and
+    every claim was `bot_owned`."""
+    alice, bob = make_account(migrated_url, "alice"), make_account(migrated_url, "bob")
+    async with managed_server(migrated_url) as (services, client, _):
+        a, b = browser(client, alice), browser(client, bob)
+        first, token = await owned_bot(services, a)
+        second, _ = await owned_bot(services, a)
+        await stage(a, first, "https://hook.example/first")
+        _, before = await slot(a, first)
+        status, body, _ = await a.call("DELETE", "/auth/me", body={"confirm": "delete my account"})
+        assert status == 204, body
+        with psycopg.connect(migrated_url) as conn:
+            for bot in (first, second):
+                assert conn.execute("SELECT count(*) FROM bot_owners WHERE bot_id = %s", (bot,)).fetchone()[0] == 0
+                kind, actor, detail = conn.execute(
+                    "SELECT kind, actor, detail FROM audit_events WHERE bot_id = %s ORDER BY id DESC LIMIT 1", (bot,)
+                ).fetchone()
+                assert (kind, actor, detail) == ("bot.released", alice.principal, {"why": "account_deleted"})
+            setup = slot_queries.setup_of(conn, first)
+            assert setup is not None and setup.state == "scrubbed"  # the deleted owner's setup is dead
+            assert slot_queries.peek(conn, first).revision > before
+        status, body, _ = await claim(b, token)
+        assert status == 201 and body["id"] == first, body
+
+
 async def test_an_account_claims_a_bot_with_its_token_lists_it_and_releases_it(migrated_url):
     alice, bob = make_account(migrated_url, "alice"), make_account(migrated_url, "bob")
     async with managed_server(migrated_url) as (services, client, _):
