@@ -1,5 +1,5 @@
 """The web client: its pages (`/`, `/play/<id>`, `/history`, `/replay/<id>`, `/ranking`,
-`/@/<nickname>`, `/@/<team>/<name>`, `/account/bots`), `GET /assets/<hashed name>`, the favicon, the header's
+`/@/<nickname>`, `/@/<team>/<name>`, `/account`, `/account/bots`), `GET /assets/<hashed name>`, the favicon, the header's
 site read (`GET /web/site`), the dice verifier (`GET /verify_dice.py`, the one-file
 `playsite/verifier.py` a replay offers to anyone who would check a game without the page) and
 the not-found page.
@@ -62,8 +62,8 @@ REFERENCE = {
     ".css": re.compile(r"""(url\(\s*["']?)\./([\w./-]+\.\w+)(["']?\s*\))"""),
 }
 PAGES = (
-    "home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "yourbots", "rules", "notfound",
-    "signinfailed",
+    "home", "play", "history", "replay", "ranking", "strength", "profile", "bots", "account", "yourbots", "rules",
+    "notfound", "signinfailed",
 )
 ICON_CACHE = "public, max-age=86400"
 """`/favicon.ico` has no hashed name: a day in caches."""
@@ -230,6 +230,10 @@ def web_routes(
     @routes.get("/write-a-bot")
     async def write_a_bot() -> Response:
         return page("bots")
+
+    @routes.get("/account")
+    async def account() -> Response:
+        return page("account")
 
     @routes.get("/account/bots")
     async def your_bots() -> Response:

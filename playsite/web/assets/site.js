@@ -237,7 +237,7 @@ async function showAccount(corner) {
 // account). Told through `localStorage`, whose changes reach every other tab of the site.
 const ACCOUNT_NEWS = "playsite.accountNews";
 
-function tellOtherTabs(news) {
+export function tellOtherTabs(news) {
   try { localStorage.setItem(ACCOUNT_NEWS, JSON.stringify({ ...news, at: Date.now() })); } catch { /* storage off */ }
 }
 
@@ -291,6 +291,7 @@ function showSignedIn(corner, me, { bots = false } = {}) {
   summary.append(name);
   const menu = element("div", null, { class: "menu" });
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
+  menu.append(element("a", "Your account", { href: "/account", id: "account-page" }));
   if (bots) menu.append(element("a", "Your bots", { href: "/account/bots", id: "account-bots" }));
   menu.append(element("span", "Nickname", { class: "hint" }), form, message, ...outs.map((out) => out.button));
   details.append(summary, menu);
