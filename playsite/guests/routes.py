@@ -1,8 +1,11 @@
-"""A guest's own history, as the ecosystem's site reads it (docs/bots/compatibility.md):
+"""A guest's own history, as the ecosystem's site reads it (docs/bots/compatibility.md), and any
+player's games by the same pages:
 
     GET /players/{guestId}/games[?vs=human|team/name][&result=win|draw|loss][&before=<instant>]
         -> {games: [{gameId, seat, opponent, result, rated, termination, timeControl, finishedAt}], hasMore}
     GET /players/{guestId}/opponents -> {opponents: [{opponent, team, botName, games, wins, draws, losses, lastPlayedAt}]}
+    GET /players/{nickname}/games, GET /bots/{team}/{name}/games -> an account's, a registered bot's
+        games, the same way (a profile's "More games")
 
 `guestId` is the bare UUID (an account's `/players/{nickname}` never clashes: a nickname has
 at most 20 characters, a guest id 36). Like every read of finished results, these need
@@ -28,11 +31,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 import psycopg
 from quart import Response, request
 
-from playsite.accounts.model import Account
+from playsite.accounts.model import NICKNAME, Account
 from playsite.accounts.service import Accounts
 from playsite.bots.directory import SLUG
 from playsite.guests import claims
@@ -46,9 +50,11 @@ from playsite.http.ratelimit import RateLimiter
 from playsite.http.responses import NO_CACHE, json_response
 from playsite.http.origin import OriginPolicy
 from playsite.principals import canonical_uuid, guest, user
+from playsite.ratings.queries import bot_principal, player_principal
 from playsite.store.database import Database, DatabaseUnavailable
 from playsite.wire.instant import decode_instant
 
+T = TypeVar("T")
 CLAIMS_PER_MINUTE = 10
 """Claims per account per minute: a person links a browser now and then."""
 PRIVATE = {"Cache-Control": "no-store, private", "Vary": "Cookie"}
@@ -58,7 +64,7 @@ def guest_routes(database: Database | None) -> RouteFamily:
     """A guest's history, read from `database` (None: no persistence, nothing is kept)."""
     routes = RouteFamily("guests", __name__)
 
-    async def read(query: Callable[[psycopg.Connection], dict[str, object]]) -> dict[str, object]:
+    async def read(query: Callable[[psycopg.Connection], T]) -> T:
         if database is None:
             raise Refusal(404, "persistence_required", "finished games are kept only when the server runs with persistence")
         try:
@@ -66,11 +72,41 @@ def guest_routes(database: Database | None) -> RouteFamily:
         except DatabaseUnavailable:
             raise temporarily_unavailable("the games could not be read; try again") from None
 
-    @routes.get("/players/<guest_id>/games")
-    async def guest_games(guest_id: str) -> Response:
-        principal = guest_principal(guest_id)
+    @routes.get("/players/<player>/games")
+    async def player_games(player: str) -> Response:
+        """A guest's games by its id; an account's by its nickname (as its profile, a name it gave
+        up included; 404 `player_not_found` for none, or a deleted account)."""
         wanted = games_filter()
+        if canonical_uuid(player) is None and not NICKNAME.fullmatch(player):
+            raise Refusal(400, "invalid_guest_id",
+                          "a guest id is a UUID (8-4-4-4-12 hexadecimal digits), a nickname 3 to 20 letters, digits, _ or -")
+        if canonical_uuid(player) is None:
+
+            def account_games(conn: psycopg.Connection) -> dict[str, object] | None:
+                principal = player_principal(conn, player)
+                return None if principal is None else read_guest_games(conn, principal, wanted)
+
+            page = await read(account_games)
+            if page is None:
+                raise Refusal(404, "player_not_found", "no player with this nickname")
+            return json_response(page, headers=NO_CACHE)
+        principal = guest_principal(player)
         return json_response(await read(lambda conn: read_guest_games(conn, principal, wanted)), headers=NO_CACHE)
+
+    @routes.get("/bots/<team>/<name>/games")
+    async def bot_games(team: str, name: str) -> Response:
+        """A registered bot's finished games, as a player's (its profile's "More games")."""
+        wanted = games_filter()
+        valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
+
+        def games(conn: psycopg.Connection) -> dict[str, object] | None:
+            principal = bot_principal(conn, f"{team}/{name}")
+            return None if principal is None else read_guest_games(conn, principal, wanted)
+
+        page = await read(games) if valid else None
+        if page is None:
+            raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
+        return json_response(page, headers=NO_CACHE)
 
     @routes.get("/players/<guest_id>/opponents")
     async def guest_opponents(guest_id: str) -> Response:

@@ -311,7 +311,7 @@ async def test_a_guests_history_pages_by_the_oldest_game_shown(server):
 async def test_bad_guest_history_reads_are_refused_as_such(server):
     site = Site(server)
     for path, code in [
-        ("/players/not-a-uuid/games", "invalid_guest_id"),
+        ("/players/not-a-uuid-nor-a-nickname/games", "invalid_guest_id"),  # a nickname has 3 to 20 characters
         (f"/players/{uuid.uuid4()}/games?vs=nobody", "invalid_request"),
         (f"/players/{uuid.uuid4()}/games?result=won", "invalid_request"),
         (f"/players/{uuid.uuid4()}/games?before=yesterday", "invalid_request"),
@@ -321,6 +321,8 @@ async def test_bad_guest_history_reads_are_refused_as_such(server):
         assert answer.status_code == 400 and answer.json()["error"]["code"] == code, (path, answer.text)
     unknown = await site.ok("GET", f"/players/{uuid.uuid4()}/games")
     assert unknown == {"games": [], "hasMore": False}, "a guest who never played has an empty history"
+    nobody = await site.call("GET", "/players/not-a-uuid/games")  # a nickname, nobody's
+    assert nobody.status_code == 404 and nobody.json()["error"]["code"] == "player_not_found", nobody.text
 
 
 async def test_a_guest_history_needs_persistence(serve):
@@ -364,7 +366,8 @@ async def test_the_answers_of_the_sites_calls_are_the_documented_ones(server, se
         ("post", "/games", await site.call("POST", "/games", {"timeControl": FISCHER_3_2})),
         ("post", "/games", await site.call("POST", "/games", {"white": guest, "black": "x"})),
         ("get", "/players/{guestId}/games", await site.call("GET", f"/players/{guest}/games?vs=human&result=win")),
-        ("get", "/players/{guestId}/games", await site.call("GET", "/players/nobody/games")),
+        ("get", "/players/{guestId}/games", await site.call("GET", "/players/nobody/games")),  # a nickname, nobody's
+        ("get", "/players/{guestId}/games", await site.call("GET", "/players/no%20body/games")),
         ("get", "/players/{guestId}/games", await site.call("GET", f"/players/{guest}/games?before=soon")),
         ("get", "/players/{guestId}/opponents", await site.call("GET", f"/players/{guest}/opponents")),
         ("get", "/players/{guestId}/opponents", await site.call("GET", "/players/nobody/opponents")),
@@ -377,4 +380,4 @@ async def test_the_answers_of_the_sites_calls_are_the_documented_ones(server, se
     checks.append(("get", "/players/{guestId}/opponents", await without_database.call("GET", f"/players/{guest}/opponents")))
     for method, path, answer in checks:
         documented.check_http(method, path, answer)
-    assert [answer.status_code for _, _, answer in checks] == [201, 201, 400, 200, 400, 400, 200, 400, 422, 401, 401, 404, 404]
+    assert [answer.status_code for _, _, answer in checks] == [201, 201, 400, 200, 404, 400, 400, 200, 400, 422, 401, 401, 404, 404]

@@ -9,6 +9,7 @@ import re
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import httpx
 import psycopg
 import pytest
 from playwright.sync_api import expect
@@ -17,6 +18,7 @@ from tests.support.artifacts import screenshot
 from tests.support.axe import serious_violations
 from tests.support.browser import PHONE
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
+from tests.support.documented import Documented
 
 pytestmark = pytest.mark.postgres
 T0 = datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)
@@ -233,3 +235,45 @@ def test_labels_under_the_graphs_never_touch(site, migrated_url, chromium):  # n
             for (_, right, _), (left, _, _) in zip(boxes, boxes[1:]):
                 assert right + 4 <= left, (viewport, chart, boxes)
         context.close()
+
+
+def test_a_profile_pages_through_its_older_games(site, migrated_url, chromium):  # noqa: F811
+    """A profile lists its newest 20 games; "Older games" appends the next pages (GET
+    /bots/{team}/{name}/games, /players/{nickname}/games: 20 a page, `before` the last shown)
+    until none are left: acme/star's 37 games, each once, newest first."""
+    base = site.base_url
+    with psycopg.connect(migrated_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO accounts (id, issuer, subject, nickname) VALUES (gen_random_uuid(), 'x', 'pat', 'pat')")
+        pat = conn.execute("SELECT id FROM accounts WHERE nickname = 'pat'").fetchone()[0]
+        conn.execute(
+            "INSERT INTO game_results (game_id, finished_at, rated, origin, white_principal, black_principal,"
+            " result, termination, time_control) VALUES (%s, %s, false, 'lobby', %s, 'bot:acme/moon', 1, 'checkmate', '{\"Unlimited\": {}}')",
+            (str(uuid.uuid4()), T0, f"user:{pat}"),
+        )
+    first = httpx.get(f"{base}/bots/acme/star/games", timeout=10).json()
+    assert len(first["games"]) == 20 and first["hasMore"] is True
+    rest = httpx.get(f"{base}/bots/acme/star/games", params={"before": first["games"][-1]["finishedAt"]}, timeout=10).json()
+    assert len(rest["games"]) == 17 and rest["hasMore"] is False
+    players = httpx.get(f"{base}/players/PAT/games", timeout=10).json()  # any case, as the profile
+    assert len(players["games"]) == 1 and players["games"][0]["result"] == "win", players
+    documented = Documented()
+    for path, code in (("/bots/acme/nobody/games", "bot_not_found"), ("/players/nobody_here/games", "player_not_found")):
+        answer = httpx.get(base + path, timeout=10)
+        assert answer.status_code == 404 and answer.json()["error"]["code"] == code, (path, answer.text)
+        documented.check_http("get", "/bots/{team}/{name}/games" if path.startswith("/bots") else "/players/{guestId}/games", answer)
+    documented.check_http("get", "/bots/{team}/{name}/games", httpx.get(f"{base}/bots/acme/star/games", timeout=10))
+    documented.check_http("get", "/players/{guestId}/games", httpx.get(f"{base}/players/pat/games", timeout=10))
+
+    page = chromium.new_context().new_page()
+    page.goto(f"{base}/@/acme/star")
+    rows = page.locator("#recent li.game-row")
+    expect(rows).to_have_count(20)
+    older = page.locator("#older-games")
+    older.click()
+    expect(rows).to_have_count(37)
+    expect(older).to_be_hidden()
+    shown = rows.evaluate_all("(items) => items.map((item) => item.dataset.game)")
+    assert shown == [game["gameId"] for game in first["games"] + rest["games"]]  # each once, newest first
+    page.goto(f"{base}/@/pat")
+    expect(rows).to_have_count(1)
+    expect(older).to_be_hidden()  # nothing older to offer

@@ -1,6 +1,6 @@
 // A profile page: /@/<nickname> reads GET /players/<nickname>, /@/<team>/<name> reads
 // GET /bots/<team>/<name>. Rating, record, the rating graph (`.../rating-history`), opponents
-// and recent games (each to its replay).
+// and recent games (each to its replay), and older ones page by page (`.../games`).
 import { getJson } from "./net.js";
 import { periodWords } from "./ratingchange.js";
 import { mountRatingGraph } from "./ratinggraph.js";
@@ -22,6 +22,34 @@ function cellRow(cells) {
     tr.append(td);
   });
   return tr;
+}
+
+// A profile lists its newest games (RECENT of them); "Older games" reads the pages before the
+// last one shown (`.../games?before=`, 20 a page), appended, for as long as there are more.
+const RECENT = 20;
+function offerOlder(shown) {
+  const older = $("older-games");
+  let last = shown[shown.length - 1];
+  older.hidden = shown.length < RECENT;
+  older.addEventListener("click", async () => {
+    older.disabled = true;
+    older.setAttribute("aria-busy", "true");
+    const answer = await getJson(`${source}/games?before=${encodeURIComponent(last.finishedAt)}`).catch(() => null);
+    older.disabled = false;
+    older.removeAttribute("aria-busy");
+    if (answer?.status !== 200) {
+      $("older-message").textContent = "The older games could not be read; try again.";
+      return;
+    }
+    $("older-message").textContent = "";
+    const { games, hasMore } = answer.body;
+    const rows = games.map((game) => ownGameRow(game));
+    $("recent").append(...rows);
+    if (games.length) last = games[games.length - 1];
+    older.hidden = !hasMore;
+    // the button gone, a keyboard's focus goes on to the first game it added
+    if (!hasMore && document.activeElement === older) rows[0]?.querySelector("a.replay")?.focus();
+  });
 }
 
 async function load() {
@@ -86,6 +114,7 @@ async function load() {
   }
   $("recent").replaceChildren(...profile.recent.map((game) => ownGameRow(game)));
   if (!profile.recent.length) $("recent").replaceChildren(element("li", "No game yet.", { class: "hint" }));
+  offerOlder(profile.recent);
   $("profile").hidden = false;
   await mountRatingGraph($("rating-graph"), `${source}/rating-history`, name);
 }
