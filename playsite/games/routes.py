@@ -169,7 +169,10 @@ def promised_sitters(body: dict[str, object]) -> dict[Seat, str] | None:
 
 
 def public_game(room: Room) -> dict[str, object]:
+    """A live game as the list shows it, with `lastMoves`: the micro-moves of the newest turn
+    that moved something (a pass moves nothing), what the wall's mini-boards mark."""
     state = json.loads(room.state_text())
+    moved = next((turn.moves for turn in reversed(room.published.history) if turn.moves), ())
     return {
         "gameId": room.game_id,
         "players": state.get("players"),
@@ -179,4 +182,5 @@ def public_game(room: Room) -> dict[str, object]:
         "clocks": state.get("clocks"),
         "version": state["version"],
         "dfen": state["dfen"],
+        "lastMoves": list(moved),
     }

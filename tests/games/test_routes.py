@@ -21,6 +21,7 @@ from playsite.wire import DiceRolled, GameEnded, Resign, Snapshot, SubmitTurn, d
 from tests.support.errors import assert_error
 from tests.support.server import ServerProcess
 from tests.support.turns import random_turn
+from tests.support.waiting import wait_until_sync
 
 CREATE_BODY_MAX = 4096
 """The documented limit of a POST /games body, in bytes."""
@@ -237,7 +238,9 @@ def test_a_refused_creation_creates_nothing(serve):
 # ----- reads --------------------------------------------------------------------------------
 
 
-PUBLIC_LISTING_KEYS = {"gameId", "players", "timeControl", "activeSeat", "dicePending", "clocks", "version", "dfen", "watching"}
+PUBLIC_LISTING_KEYS = {
+    "gameId", "players", "timeControl", "activeSeat", "dicePending", "clocks", "version", "dfen", "lastMoves", "watching",
+}
 
 
 def test_get_games_lists_live_games_with_public_faces_and_no_tokens(serve):
@@ -255,9 +258,39 @@ def test_get_games_lists_live_games_with_public_faces_and_no_tokens(serve):
         assert set(entry) == PUBLIC_LISTING_KEYS
         assert entry["players"] == {"white": {"kind": "Human", "name": None}, "black": {"kind": "Human", "name": None}}
         assert entry["timeControl"] == game["timeControl"] and entry["version"] == 0 and entry["watching"] == 0
+        assert entry["lastMoves"] == []  # nothing moved yet
         for seat in game["seats"].values():
             assert seat["token"] not in response.text
     assert "token" not in response.text.lower()
+
+
+def test_the_list_names_each_games_newest_turn_that_moved_a_piece(serve):
+    """`lastMoves`: what the wall's mini-boards mark, the newest turn's micro-moves, a pass
+    (which moves nothing) leaving the turn before it marked. Two API bots play four turns."""
+    server = serve({"DICE_SEED_WINDOW_MS": "0"})
+    base = server.base_url
+    with httpx.Client(base_url=base, timeout=10) as client:
+        bots = [client.post("/bot/anon", params={"name": name}).json() for name in ("mark-white", "mark-black")]
+        auth = [{"Authorization": f"Bearer {bot['token']}"} for bot in bots]
+        challenge = client.post("/bot/challenge", json={"team": bots[1]["team"], "name": bots[1]["name"]}, headers=auth[0])
+        game_id = client.post(f"/bot/challenge/{challenge.json()['id']}/accept", headers=auth[1]).json()["gameId"]
+        expected: list[str] = []
+        for _ in range(4):
+            state = wait_until_sync(lambda: (s := client.get(f"/games/{game_id}").json())["dicePending"] and s,
+                                    "a roll to play")
+            tree = client.get(f"/games/{game_id}/moves").json()["legalMoves"]
+            moves = []
+            while tree:  # the tree's first path: a whole turn
+                move = next(iter(tree))
+                moves.append(move)
+                tree = tree[move]
+            played = client.post(f"/bot/game/{game_id}/move", json={"moves": moves},
+                                 headers=auth[0 if state["activeSeat"] == "White" else 1])
+            assert played.status_code == 200, played.text
+            expected = moves or expected
+            listed = next(game for game in client.get("/games").json()["games"] if game["gameId"] == game_id)
+            assert listed["lastMoves"] == expected, (moves, listed)
+        assert expected, "four turns moved something"
 
 
 def test_get_games_shows_at_most_50_and_counts_them_all(serve):

@@ -327,6 +327,19 @@ def test_the_wall_shows_each_position_and_follows_it(server, context):
         after = state()["dfen"]
         assert squares(after) != squares(before)
         pieces_drawn(page, game.game_id, squares(after))  # without a reload
+        # the turn's squares marked, as the game's board marks them (each micro-move's from and to)
+        listed = next(g for g in httpx.get(f"{server.base_url}/games", timeout=10).json()["games"] if g["gameId"] == game.game_id)
+        marked = {f"last-move f{FILES.index(square[0]) + 1} r{square[1]}"
+                  for uci in listed["lastMoves"] for square in (uci[:2], uci[2:4])}
+        assert marked, listed
+        page.wait_for_function(
+            "([selector, wanted]) => JSON.stringify([...document.querySelectorAll(selector)].map((m) => m.className).sort())"
+            " === JSON.stringify(wanted)",
+            arg=[f'#live-games li[data-game="{game.game_id}"] .mini-board .last-move', sorted(marked)],
+        )
+        # under the pieces: a marked square's piece is what a tap finds there
+        assert page.locator(f'#live-games li[data-game="{game.game_id}"] .mini-board img').first.evaluate(
+            "(img) => getComputedStyle(img).zIndex") == "1"
 
 
 def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):

@@ -458,7 +458,7 @@ function tile(game) {
   made.black.classList.toggle("to-move", game.activeSeat === "Black");
   made.watching.textContent = game.watching ? `${game.watching} watching` : "";
   if (made.dfen !== game.dfen) {
-    made.board.draw(game.dfen);
+    made.board.draw(game.dfen, game.lastMoves || []);
     made.dfen = game.dfen;
   }
   return made.item;

@@ -11,13 +11,25 @@ export function pieceName(letter) {
   return `${letter === letter.toUpperCase() ? "white" : "black"} ${NAMES[letter.toLowerCase()]}`;
 }
 
-// A mini-board element; call `.draw(dfen)` to show a position (White at the bottom).
+// A mini-board element; call `.draw(dfen, lastMoves)` to show a position (White at the bottom)
+// with the squares of its newest turn marked, as the game's own board marks them (every
+// micro-move's from and to squares).
 export function miniBoard() {
   const board = document.createElement("div");
   board.className = "mini-board";
   board.setAttribute("role", "img");
   const shown = new Map(); // square -> <img>
-  board.draw = (dfen) => {
+  const marked = new Map(); // square -> its mark
+  board.draw = (dfen, lastMoves = []) => {
+    const last = new Set(lastMoves.flatMap((uci) => [uci.slice(0, 2), uci.slice(2, 4)]));
+    for (const [square, mark] of marked) if (!last.has(square)) { mark.remove(); marked.delete(square); }
+    for (const square of last) {
+      if (marked.has(square) || !/^[a-h][1-8]$/.test(square)) continue;
+      const mark = document.createElement("span");
+      mark.className = `last-move f${FILES.indexOf(square[0]) + 1} r${square[1]}`;
+      board.prepend(mark); // under the pieces
+      marked.set(square, mark);
+    }
     const pieces = dfen ? parsePlacement(dfen) : {};
     for (const [square, img] of shown) {
       if (pieces[square] !== img.dataset.piece) {
