@@ -91,6 +91,8 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
         bot.locator("input[type=url]").fill(receiver.url() + "?code=function-key")
         bot.locator(".stage-form button").click()
         expect(bot.locator(".message")).to_have_text("Set up: now have it checked.")
+        expect(bot.locator("input[type=url]")).to_have_value("")
+        expect(bot.locator(".stage-form button")).to_be_focused()  # the redraw keeps the focus where it was
         setup = bot.locator(".setup-now")
         expect(setup).to_contain_text(f"Set up, not yet checked: {receiver.url()}?\u2026")  # the query never shown
         expect(setup).to_contain_text("5 of 5 checks left")
@@ -121,6 +123,7 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
             "This bot changed meanwhile (another tab, an administrator or the bot itself): here it is now."
             " Try again if you still want to.")
         expect(setup).to_contain_text("http://127.0.0.1:9/elsewhere")
+        expect(bot.locator("input[type=url]")).to_have_value(receiver.url("127.0.0.1", "/second"))  # kept to send again
         # a URL that does not answer: the check fails, and says how many are left
         bot.locator("[data-act=activate]").click()
         expect(bot.locator(".message")).to_contain_text("4 activation attempts left")
@@ -128,6 +131,7 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
         bot.locator("[data-act=discard]").click()
         expect(bot.locator(".message")).to_have_text("Setup discarded.")
         expect(setup).to_have_count(0)
+        expect(bot.locator(".message")).to_be_focused()  # its button went: the focus lands on what happened
 
         # removed: asked twice, then no more deliveries
         remove = bot.locator("[data-act=remove]")

@@ -144,7 +144,7 @@ class ManagedBot {
     this.details = element("details");
     this.summary = element("summary");
     this.body = element("div", null, { class: "slot" });
-    this.message = element("p", "", { class: "message", role: "status" });
+    this.message = element("p", "", { class: "message", role: "status", tabindex: "-1" }); // focus's landing when its control went
     this.details.append(this.summary, this.body);
     this.node.append(this.details);
     this.details.addEventListener("toggle", () => { if (this.details.open && !this.slot) this.read(); });
@@ -178,6 +178,12 @@ class ManagedBot {
   }
 
   show(slot) {
+    // what the person had in hand survives the redraw: the focused control (by its part), the
+    // URL being typed, the trail opened
+    const focused = (this.body.contains(document.activeElement) ? document.activeElement.dataset.act : null)
+      ?? this.lastFocus;
+    this.lastFocus = null;
+    const trailOpen = Boolean(this.body.querySelector(".audit")?.open);
     this.slot = slot;
     this.confirming = null;
     const registration = slot.registration;
@@ -196,14 +202,22 @@ class ManagedBot {
       id: inputId, type: "url", required: "", placeholder: "https://your-bot.example/hook",
       autocomplete: "off", spellcheck: "false", "aria-describedby": `${inputId}-hint`,
     });
+    input.dataset.act = "url";
+    input.value = this.typed ?? "";
+    input.addEventListener("input", () => { this.typed = input.value; });
     form.append(
       element("label", registration ? "Another webhook URL" : "Webhook URL", { for: inputId }),
       input,
-      element("button", "Set up", { type: "submit" }),
+      element("button", "Set up", { type: "submit", "data-act": "stage" }),
     );
-    form.addEventListener("submit", (event) => {
+    form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      this.change("PUT", "/webhook/setup", { url: input.value.trim() }, { done: () => "Set up: now have it checked." });
+      const staged = await this.change("PUT", "/webhook/setup", { url: input.value.trim() },
+        { done: () => "Set up: now have it checked." });
+      if (staged) {
+        this.typed = "";
+        this.body.querySelector("[data-act=url]").value = "";
+      }
     });
     const hint = element("p", "Setting up checks the address's form only. \u201cCheck and use it\u201d sends the URL a"
       + " verification request that it must answer within 5 s; only then does it become the bot's webhook,"
@@ -223,18 +237,19 @@ class ManagedBot {
     }
     if (registration) {
       actions.append(this.confirmed("Remove webhook", "Remove it? Click again", "remove",
-        "Removed, the webhook gets no more deliveries; the bot plays through its stream or by asking.",
+        "Once removed, the webhook gets no more deliveries: the bot plays through its stream or by asking.",
         () => this.change("DELETE", "/webhook", {}, { done: () => "Webhook removed." })));
     }
     if (!everyBot) {
       actions.append(this.confirmed("Release bot", "Release it? Click again", "release",
-        "Released, the bot stays registered and keeps its token, but is no longer yours: whoever holds the token may add it.",
+        "Once released, the bot stays registered and keeps its token, but is no longer yours: whoever holds the token may add it.",
         () => this.release()));
     }
     actions.append(element("a", "Profile", { href: `/@${this.path.slice("/bots".length)}`, class: "button" }));
 
     const audit = element("details", null, { class: "audit" });
     const events = slot.audit || [];
+    audit.open = trailOpen;
     audit.append(element("summary", `Recent changes (${events.length})`));
     const list = element("ul");
     list.append(...events.map((event) => auditLine(event, slot)));
@@ -242,6 +257,7 @@ class ManagedBot {
 
     this.secret ??= element("div", null, { class: "secret-box", hidden: "" });
     this.body.replaceChildren(now, ...(setup ? [setup] : []), form, hint, actions, this.secret, this.message, audit);
+    if (focused) (this.body.querySelector(`[data-act="${focused}"]`) ?? this.message).focus();
     this.summarise({ ...this.known, webhookRegistered: Boolean(registration) });
     clearTimeout(this.watch);
     if (slot.setup?.activating) this.watch = setTimeout(() => this.read(), WATCH_MS);
@@ -267,6 +283,8 @@ class ManagedBot {
   }
 
   hold(busy, button = null) {
+    // a disabled control lets go of the focus: which one had it is kept for the redraw
+    if (busy) this.lastFocus = this.body.contains(document.activeElement) ? document.activeElement.dataset.act : null;
     this.busy = busy;
     for (const control of this.body.querySelectorAll("button, input")) control.disabled = busy;
     if (button) button.toggleAttribute("aria-busy", busy);
