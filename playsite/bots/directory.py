@@ -222,6 +222,16 @@ class BotDirectory:
         self._by_token[token_hash] = account
         return token
 
+    def token_replaced(self, bot_id: str, token_hash: bytes) -> None:
+        """The bot's new token was stored elsewhere (its owner's reset, `WebhookManagement`):
+        from now on only that one opens it here."""
+        account = self._by_id.get(bot_id)
+        if account is None or not account.registered:
+            return
+        self._by_token.pop(account.token_hash, None)
+        account.token_hash = token_hash
+        self._by_token[token_hash] = account
+
     async def update(self, account: BotAccount, **changes: object) -> BotAccount:
         """Change settings of a registered bot, durably first, then in memory."""
         proposed = copy.copy(account)

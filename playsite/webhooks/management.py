@@ -44,7 +44,8 @@ from playsite.accounts.model import Account
 from playsite.bots import owners
 from playsite.bots.directory import BotDirectory
 from playsite.refusals import Refused
-from playsite.store.database import Database
+from playsite.store.database import Database, DatabaseUnavailable
+from playsite.tokens import new_token
 from playsite.transports.pinned import UrlRefused, check_url, resolve_and_pin
 from playsite.webhooks import slot_queries
 from playsite.webhooks.registrations import SECRET_BYTES, RegistrationRefused, Webhooks
@@ -298,6 +299,37 @@ class WebhookManagement:
             slot_queries.release(conn, bot_id, account.id, account.principal, {})
 
         await self._run(work)
+
+    async def new_token(self, account: Account, bot_id: str, if_match: int | None) -> tuple[str, int]:
+        """A new token for the account's bot, shown once (a token lost or leaked: the Bot API's
+        own rotation needs the old one); the old one stops working at once. (The token, the
+        slot's revision after it.) An answer that never came is read back: the new token's
+        digest stored means it happened."""
+        token, token_hash = new_token()
+
+        def work(conn: psycopg.Connection) -> int:
+            slot = slot_queries.fence(conn, bot_id)
+            if slot is None or owners.owner_of(conn, bot_id) != account.id:
+                raise bot_not_found()
+            self._check_revision(slot, if_match)
+            conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
+            slot_queries.audit(conn, "bot.token.replaced", account.principal, bot_id, {})
+            return slot_queries.bump(conn, bot_id)
+
+        def stored(conn: psycopg.Connection) -> int | None:
+            row = conn.execute("SELECT token_hash, webhook_revision FROM bots WHERE id = %s", (bot_id,)).fetchone()
+            return row[1] if row is not None and bytes(row[0]) == token_hash else None
+
+        try:
+            revision = await self._run(work)
+        except DatabaseUnavailable:
+            found = await self._run(stored)  # unavailable again: unknown, the 503 says read back
+            if found is None:
+                raise
+            revision = found
+        self.bots.token_replaced(bot_id, token_hash)
+        log.info("bot token replaced by its owner: bot=%s", bot_id)
+        return token, revision
 
     async def bots_of(self, actor: Actor) -> list[dict]:
         def work(conn: psycopg.Connection) -> list[dict]:

@@ -148,6 +148,14 @@ def management_routes(
             bot, new, revision = await managed(management().claim(who.account, body.get("token"), if_match()))
             return json_response(bot, 201 if new else 200, {"ETag": etag(revision)})
 
+        @routes.post("/me/bots/<team>/<name>/token")
+        @body_limit(BODY_MAX)
+        async def replace_token(team: str, name: str) -> Response:
+            who = await actor(write=True)
+            await no_fields()
+            token, revision = await managed(management().new_token(who.account, f"{team}/{name}", if_match()))
+            return json_response({"token": token}, 200, {"ETag": etag(revision)})
+
         @routes.delete("/me/bots/<team>/<name>")
         @body_limit(BODY_MAX)
         async def release_bot(team: str, name: str) -> Response:

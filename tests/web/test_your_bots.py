@@ -154,6 +154,20 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
                  "You had a check fail: the URL did not answer the check.", "You discarded the setup."):
         assert said in texts, texts
 
+    # a new token, asked twice: shown once, the old one dead at once
+    renew = bot.locator("[data-act=token]")
+    renew.click()
+    expect(bot.locator(".message")).to_contain_text("the bot's token stops working at once")
+    renew.click()
+    expect(bot.locator(".message")).to_have_text("The bot has a new token.")
+    renewed = bot.locator(".secret-box input").input_value()
+    expect(bot.locator(".secret-box")).to_contain_text("acme/star's new token, shown only now")
+    def identity(bearer: str) -> int:
+        return httpx.get(f"{base}/bot/account", headers={"Authorization": f"Bearer {bearer}"}, timeout=10).status_code
+    assert (identity(token), identity(renewed)) == (401, 200)
+    expect(bot.locator(".audit li .what").first).to_have_text("You gave the bot a new token.")
+    token = renewed
+
     # released, asked twice: no longer listed; added back by its token
     release = bot.locator("[data-act=release]")
     release.click()

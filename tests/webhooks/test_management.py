@@ -8,6 +8,7 @@ import psycopg
 import pytest
 import trio
 
+from playsite.tokens import digest
 from playsite.webhooks import slot_queries
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.receiver import Reply, WebhookReceiver, echo
@@ -51,6 +52,36 @@ def audit_kinds(url: str, bot: str) -> list[str]:
 
 
 # ----- ownership -------------------------------------------------------------------------------
+
+
+async def test_an_owner_gives_a_bot_a_new_token_and_the_old_one_stops_at_once(migrated_url):
+    """A token lost or leaked: the owner asks for a new one (POST /me/bots/{bot}/token, fenced
+    on the slot's revision like every change); only the new one opens the bot from then on, in
+    memory and in the database, and the trail says who did it."""
+    alice, bob = make_account(migrated_url, "alice"), make_account(migrated_url, "bob")
+    async with managed_server(migrated_url) as (services, client, _):
+        a, b = browser(client, alice), browser(client, bob)
+        bot, token = await owned_bot(services, a)
+        _, revision = await slot(a, bot)
+        status, body, _ = await a.call("POST", f"/me/bots/{bot}/token")
+        assert status == 428 and body["code"] == "revision_required"
+        status, body, _ = await a.call("POST", f"/me/bots/{bot}/token", revision=revision + 1)
+        assert status == 412 and body["code"] == "revision_mismatch"
+        status, body, _ = await b.call("POST", f"/me/bots/{bot}/token", revision=revision)
+        assert status == 404 and body["code"] == "bot_not_found"  # another's bot reads as no bot
+        assert services.bots.authenticate(token).id == bot, "nothing changed by the refusals"
+        status, body, headers = await a.call("POST", f"/me/bots/{bot}/token", revision=revision)
+        assert status == 200 and set(body) == {"token"}, body
+        assert int(headers["ETag"].strip('"')) > revision and "no-store" in headers["Cache-Control"]
+        new = body["token"]
+        assert services.bots.authenticate(token) is None, "the old token stops at once"
+        assert services.bots.authenticate(new).id == bot
+        with psycopg.connect(migrated_url) as conn:
+            stored = conn.execute("SELECT token_hash FROM bots WHERE id = %s", (bot,)).fetchone()[0]
+            assert bytes(stored) == digest(new), "a restart keeps the new token"
+        assert audit_kinds(migrated_url, bot)[-1] == "bot.token.replaced"
+        status, body, _ = await claim(b, new)
+        assert status == 409 and body["code"] == "bot_owned"  # still alice's
 
 
 async def test_a_deleted_accounts_bots_are_released_for_their_token_holders(migrated_url):

@@ -1,7 +1,8 @@
 // Your bots (/account/bots): the signed-in account's bots and their webhooks, through `/me/...`
 // (docs/webhook-management.md): register a bot or add one by its token, stage a webhook URL,
 // have the server check it and make it the bot's webhook (its signing secret shown once),
-// discard a setup, remove the webhook, release the bot, and read who changed what. An
+// discard a setup, remove the webhook, give the bot a new token (shown once), release the
+// bot, and read who changed what. An
 // administrator also has every registered bot, through `/admin/...` (`?all=1`).
 //
 // Every change names the revision of the slot it was made against (`If-Match`): a change made
@@ -87,7 +88,8 @@ function actorWords(event, slot) {
 const FAILURES = { handshake_failed: "the URL did not answer the check", url_policy: "the address is not allowed" };
 const EVENTS = {
   "bot.claimed": () => "added the bot",
-  "bot.released": () => "released the bot",
+  "bot.released": (d) => (d.why === "account_deleted" ? "released the bot, deleting the account" : "released the bot"),
+  "bot.token.replaced": () => "gave the bot a new token",
   "webhook.setup.staged": (d) => `set up a webhook URL${d.host ? ` at ${d.host}` : ""}`,
   "webhook.setup.discarded": () => "discarded the setup",
   "webhook.activation.start": (d) => `had the URL checked${d.attempt ? ` (check ${d.attempt} of ${ATTEMPTS})` : ""}`,
@@ -241,6 +243,9 @@ class ManagedBot {
         () => this.change("DELETE", "/webhook", {}, { done: () => "Webhook removed." })));
     }
     if (!everyBot) {
+      actions.append(this.confirmed("New token", "Replace it? Click again", "token",
+        "Once replaced, the bot's token stops working at once: the bot needs the new one. For a token lost or leaked.",
+        () => this.newToken()));
       actions.append(this.confirmed("Release bot", "Release it? Click again", "release",
         "Once released, the bot stays registered and keeps its token, but is no longer yours: whoever holds the token may add it.",
         () => this.release()));
@@ -330,21 +335,41 @@ class ManagedBot {
     const answer = await this.change("POST", "/webhook/setup/activate", {}, {
       button, done: () => "Checked: this URL is the bot's webhook now.",
     });
-    if (answer?.body?.secret) this.showSecret(answer.body.secret);
+    if (answer?.body?.secret) {
+      this.showSecret(answer.body.secret, "the webhook's signing secret", "The secret this webhook's deliveries are"
+        + " signed with, shown only now: give it to your bot (a new one comes with every webhook made here).");
+    }
   }
 
-  showSecret(secret) {
-    const value = element("input", null, { class: "link", readonly: "", "aria-label": "the webhook's signing secret" });
+  // A new token for the bot (its owner's, for a token lost or leaked): shown once.
+  async newToken() {
+    if (this.busy || !this.slot) return;
+    this.secret.hidden = true;
+    this.hold(true);
+    const answer = await sendJson("POST", `/me${this.path}/token`, {}, { "If-Match": `"${this.slot.revision}"` })
+      .catch(() => null);
+    this.hold(false);
+    if (answer?.status !== 200) {
+      await this.refused(answer);
+      if (!answer || answer.status >= 500) {
+        this.say("The server did not confirm the new token: the old one may already have stopped working. Ask for a new one again.");
+      }
+      return;
+    }
+    await this.read(); // the trail and the revision moved on
+    this.showSecret(answer.body.token, "the bot's new token", `${this.id}'s new token, shown only now: give it to`
+      + " your bot (the old one no longer works).");
+    this.say("The bot has a new token.", { info: true });
+  }
+
+  showSecret(secret, label, words) {
+    const value = element("input", null, { class: "link", readonly: "", "aria-label": label });
     value.value = secret;
     const copy = element("button", "Copy", { type: "button" });
     copy.addEventListener("click", () => copyText(value, copy));
     const row = element("div", null, { class: "copy-row" });
     row.append(value, copy);
-    this.secret.replaceChildren(
-      element("p", "The secret this webhook's deliveries are signed with, shown only now: give it to your bot"
-        + " (a new one comes with every webhook made here)."),
-      row,
-    );
+    this.secret.replaceChildren(element("p", words), row);
     this.secret.hidden = false;
   }
 
