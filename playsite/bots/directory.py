@@ -18,6 +18,7 @@ import attrs
 
 from playsite.principals import Kind, Principal, id_of
 from playsite.rooms.admission import Limits
+from playsite.store.database import DatabaseUnavailable
 from playsite.tokens import digest, new_token
 from playsite.wire import PublicFace
 
@@ -106,6 +107,10 @@ class BotStore(Protocol):
 
     async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
 
+    async def token_hash_of(self, bot_id: str) -> bytes | None:
+        """The token digest stored for the bot now (None: no such bot): the read back after a
+        write whose answer never came."""
+
 
 class BotDirectory:
     """Every bot identity this process knows. Registered bots are written through to the store."""
@@ -186,6 +191,10 @@ class BotDirectory:
         self._index(account)  # claimed before the write, so a concurrent register sees it
         try:
             await self._save(account, created=True)
+        except DatabaseUnavailable:
+            if not await self._stored_anyway(account.id, token_hash):
+                self._forget(account)
+                raise
         except BaseException:
             self._forget(account)
             raise
@@ -215,6 +224,10 @@ class BotDirectory:
         account.token_hash = token_hash
         try:
             await self._save(account)
+        except DatabaseUnavailable:
+            if not await self._stored_anyway(account.id, token_hash):
+                account.token_hash = old
+                raise
         except BaseException:
             account.token_hash = old
             raise
@@ -241,6 +254,17 @@ class BotDirectory:
         for field, value in changes.items():
             setattr(account, field, value)
         return account
+
+    async def _stored_anyway(self, bot_id: str, token_hash: bytes) -> bool:
+        """A write whose answer never came may have happened: read back whether the store holds
+        this token for the bot (a read that fails too leaves it unknown: False, and the caller's
+        503 says to look before trying again)."""
+        if self.store is None:
+            return False
+        try:
+            return await self.store.token_hash_of(bot_id) == token_hash
+        except DatabaseUnavailable:
+            return False
 
     async def _save(self, account: BotAccount, created: bool = False) -> None:
         if self.store is not None and account.registered:

@@ -26,6 +26,10 @@ class MemoryBotStore:
             raise IdentityError("identity_taken", f"{account.id} is already registered")
         self.accounts[account.id] = copy.copy(account)
 
+    async def token_hash_of(self, bot_id: str) -> bytes | None:
+        stored = self.accounts.get(bot_id)
+        return None if stored is None else stored.token_hash
+
 
 class PostgresBotStore:
     def __init__(self, database: Database) -> None:
@@ -80,6 +84,12 @@ class PostgresBotStore:
             await self.database.run(lambda conn: conn.execute(statement, values))
         except psycopg.errors.UniqueViolation:
             raise IdentityError("identity_taken", f"{account.id} is already registered") from None
+
+    async def token_hash_of(self, bot_id: str) -> bytes | None:
+        row = await self.database.run(
+            lambda conn: conn.execute("SELECT token_hash FROM bots WHERE id = %s", (bot_id,)).fetchone()
+        )
+        return None if row is None else bytes(row[0])
 
 
 def bot_store_for(database: Database | None) -> BotStore:

@@ -6,8 +6,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from playsite.bots.directory import BotDirectory
 from playsite.bots.identity_routes import ANON_MINTS_PER_MINUTE, REGISTRATIONS_PER_HOUR
+from playsite.bots.store import MemoryBotStore
+from playsite.store.database import DatabaseUnavailable
 from playsite.store.migrations import apply_pending, load_migrations
+from playsite.tokens import digest
 from tests.support.errors import assert_error
 from tests.support.lobby_api import FAST_GAMES, Api, api, assert_no_server_errors, shared_api  # noqa: F401
 
@@ -343,3 +347,44 @@ def test_a_bot_face_stored_as_team_slash_name_is_read_as_team_space_name():
     data["seats"]["White"]["face"]["name"] = "acme/alice"
     assert load_setup(data).white.face == PublicFace(kind="Bot", name="acme alice")
     assert load_setup(data).black.face == PublicFace(kind="Human", name=None)
+
+
+class LostAnswers(MemoryBotStore):
+    """A bot store whose writes, once `failing`, raise DatabaseUnavailable as a lost answer does:
+    after the write landed (`landed`), or without it."""
+
+    def __init__(self, landed: bool):
+        super().__init__()
+        self.landed = landed
+        self.failing = False
+
+    async def save(self, account, *, created=False):
+        if self.failing and not self.landed:
+            raise DatabaseUnavailable("the connection went before the write")
+        await super().save(account, created=created)
+        if self.failing:
+            raise DatabaseUnavailable("the COMMIT's answer was lost")
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["landed", "never-written"])
+async def test_a_registration_or_a_rotation_whose_answer_never_came_is_read_back(landed):
+    """An answer that never came is not a failure: the directory reads the store back. A write
+    that landed is a success (its token works, and is the one answered); one that did not is
+    refused as before, and the directory holds what the store holds."""
+    store = LostAnswers(landed)
+    directory = BotDirectory(store)
+    kept, kept_token = await directory.register("lost", "kept")
+    store.failing = True
+    if landed:
+        account, token = await directory.register("lost", "answer")
+        assert directory.authenticate(token) is account and await store.token_hash_of("lost/answer") == digest(token)
+        rotated = await directory.rotate_token(kept)
+        assert directory.authenticate(rotated) is kept and directory.authenticate(kept_token) is None
+    else:
+        with pytest.raises(DatabaseUnavailable):
+            await directory.register("lost", "answer")
+        assert directory.get("lost/answer") is None and await store.token_hash_of("lost/answer") is None
+        with pytest.raises(DatabaseUnavailable):
+            await directory.rotate_token(kept)
+        assert directory.authenticate(kept_token) is kept, "the old token still opens the bot"
+    assert await store.token_hash_of("lost/kept") == kept.token_hash  # memory and store agree
