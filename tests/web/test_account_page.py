@@ -36,6 +36,7 @@ def test_the_account_page_and_deleting_the_account(site_with_house_bots, chromiu
     expect(page.locator("#about-id")).to_have_text(me["id"])
     expect(page.locator("#about-profile")).to_have_attribute("href", "/@/leaver")
     expect(page.locator("#about-bots")).to_be_hidden()  # this server does not manage bots
+    expect(page.locator("#about-admin")).to_be_hidden()
     page.click("#account-menu summary")
     expect(page.locator("#account-page")).to_have_attribute("href", "/account")  # the menu leads here
     page.keyboard.press("Escape")

@@ -226,6 +226,9 @@ def test_an_administrator_sees_every_bot_and_acts_on_an_owners(site, context, ar
     assert registered.status_code == 201, registered.text
 
     admin = signed_in(context.browser.new_context(bypass_csp=True), base, "root")
+    admin.goto(base + "/account")  # the administrator's account page leads to every bot
+    expect(admin.locator("#about-admin a")).to_have_attribute("href", "/account/bots?all=1")
+    admin.goto(base + "/account/bots")
     expect(admin.locator("#bots-views")).to_be_visible()
     expect(admin.locator("#view-mine")).to_have_attribute("aria-current", "page")
     admin.click("#view-all")

@@ -81,6 +81,7 @@ async function start() {
   if (me.nickname) $("about-profile").href = `/@/${encodeURIComponent(me.nickname)}`;
   else $("about-profile").closest("li").hidden = true;
   $("about-bots").hidden = !info.bots;
+  $("about-admin").hidden = !(info.bots && info.admin);
   $("about-id").textContent = me.id;
   $("delete-card").hidden = false;
   const input = $("delete-confirm");
