@@ -208,6 +208,10 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert serious_violations(page) == []
     screenshot(page, artifacts, "your-bots-phone")
+    page.set_viewport_size({"width": 320, "height": 568})  # the narrowest phone: every field inside its card
+    edges = page.locator("#bots-add").evaluate("""(card) => ({ card: card.getBoundingClientRect().right,
+        fields: [...card.querySelectorAll('input')].map((input) => input.getBoundingClientRect().right) })""")
+    assert all(right <= edges["card"] - 8 for right in edges["fields"]), edges
 
 
 @pytest.mark.postgres
