@@ -105,7 +105,11 @@ class BotStore(Protocol):
     async def load(self) -> list[BotAccount]:
         """Every registered bot."""
 
-    async def save(self, account: BotAccount, *, created: bool = False) -> None: ...
+    async def save(self, account: BotAccount, *, created: bool = False) -> None:
+        """Insert a new registration (`created`) or write a registered bot's settings (not its token)."""
+
+    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
+        """Store the bot's new token digest."""
 
     async def token_hash_of(self, bot_id: str) -> bytes | None:
         """The token digest stored for the bot now (None: no such bot): the read back after a
@@ -223,7 +227,8 @@ class BotDirectory:
         old = account.token_hash
         account.token_hash = token_hash
         try:
-            await self._save(account)
+            if self.store is not None and account.registered:
+                await self.store.replace_token(account.id, token_hash)
         except DatabaseUnavailable:
             if not await self._stored_anyway(account.id, token_hash):
                 account.token_hash = old

@@ -1,7 +1,8 @@
 """Where registered bots are kept: twins for the memory and the PostgreSQL deployments.
 
 Anonymous bots are never stored. `save` inserts a new registration (`created=True`,
-refused with `identity_taken` when the team/name exists) or updates one's settings.
+refused with `identity_taken` when the team/name exists) or updates one's settings;
+`replace_token` alone changes a registered bot's token.
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ class MemoryBotStore:
     async def save(self, account: BotAccount, *, created: bool = False) -> None:
         if created and account.id in self.accounts:
             raise IdentityError("identity_taken", f"{account.id} is already registered")
+        stored = self.accounts.get(account.id)
         self.accounts[account.id] = copy.copy(account)
+        if stored is not None and not created:  # the settings only, as PostgreSQL's twin
+            self.accounts[account.id].token_hash = stored.token_hash
+
+    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
+        stored = self.accounts.get(bot_id)
+        if stored is not None:
+            stored.token_hash = token_hash
 
     async def token_hash_of(self, bot_id: str) -> bytes | None:
         stored = self.accounts.get(bot_id)
@@ -75,8 +84,11 @@ class PostgresBotStore:
                 " %(capacity)s, %(on_ladder)s, %(open)s, %(description)s)"
             )
         else:
+            # the settings only: a token is replaced by `replace_token` alone, so a settings write
+            # racing a token's replacement (its owner's, docs/webhook-management.md) never
+            # writes the old digest back
             statement = (
-                "UPDATE bots SET token_hash = %(token_hash)s, max_concurrent_games = %(capacity)s,"
+                "UPDATE bots SET max_concurrent_games = %(capacity)s,"
                 " on_ladder = %(on_ladder)s, open_to_humans = %(open)s, description = %(description)s"
                 " WHERE id = %(id)s"
             )
@@ -84,6 +96,11 @@ class PostgresBotStore:
             await self.database.run(lambda conn: conn.execute(statement, values))
         except psycopg.errors.UniqueViolation:
             raise IdentityError("identity_taken", f"{account.id} is already registered") from None
+
+    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
+        await self.database.run(
+            lambda conn: conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
+        )
 
     async def token_hash_of(self, bot_id: str) -> bytes | None:
         row = await self.database.run(

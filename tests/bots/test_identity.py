@@ -359,9 +359,16 @@ class LostAnswers(MemoryBotStore):
         self.failing = False
 
     async def save(self, account, *, created=False):
+        await self.written(super().save(account, created=created))
+
+    async def replace_token(self, bot_id, token_hash):
+        await self.written(super().replace_token(bot_id, token_hash))
+
+    async def written(self, write):
         if self.failing and not self.landed:
+            write.close()
             raise DatabaseUnavailable("the connection went before the write")
-        await super().save(account, created=created)
+        await write
         if self.failing:
             raise DatabaseUnavailable("the COMMIT's answer was lost")
 
@@ -388,3 +395,15 @@ async def test_a_registration_or_a_rotation_whose_answer_never_came_is_read_back
             await directory.rotate_token(kept)
         assert directory.authenticate(kept_token) is kept, "the old token still opens the bot"
     assert await store.token_hash_of("lost/kept") == kept.token_hash  # memory and store agree
+
+
+async def test_a_settings_write_never_writes_a_token_back():
+    """A bot's settings written while its token is being replaced elsewhere (its owner's new
+    token, stored before this process's copy of the bot knows it) keep the new token."""
+    store = MemoryBotStore()
+    directory = BotDirectory(store)
+    account, _ = await directory.register("race", "settings")
+    await store.replace_token(account.id, digest("the owner's new token"))
+    await directory.update(account, max_concurrent_games=3)  # the in-memory copy still holds the old digest
+    assert await store.token_hash_of(account.id) == digest("the owner's new token")
+    assert (await store.load())[0].max_concurrent_games == 3

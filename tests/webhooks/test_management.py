@@ -4,10 +4,13 @@ endpoint and a resolver that counts every lookup."""
 
 from __future__ import annotations
 
+import copy
+
 import psycopg
 import pytest
 import trio
 
+from playsite.bots.store import PostgresBotStore
 from playsite.tokens import digest
 from playsite.webhooks import slot_queries
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
@@ -80,6 +83,13 @@ async def test_an_owner_gives_a_bot_a_new_token_and_the_old_one_stops_at_once(mi
             stored = conn.execute("SELECT token_hash FROM bots WHERE id = %s", (bot,)).fetchone()[0]
             assert bytes(stored) == digest(new), "a restart keeps the new token"
         assert audit_kinds(migrated_url, bot)[-1] == "bot.token.replaced"
+        # a settings write made from a copy that still holds the old token never writes it back
+        stale = copy.copy(services.bots.get(bot))
+        stale.token_hash, stale.max_concurrent_games = digest(token), 2
+        await PostgresBotStore(services.database).save(stale)
+        with psycopg.connect(migrated_url) as conn:
+            stored, capacity = conn.execute("SELECT token_hash, max_concurrent_games FROM bots WHERE id = %s", (bot,)).fetchone()
+            assert (bytes(stored), capacity) == (digest(new), 2)
         status, body, _ = await claim(b, new)
         assert status == 409 and body["code"] == "bot_owned"  # still alice's
 
