@@ -8,13 +8,16 @@ and no account id ever appears, only public faces.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import attrs
 import psycopg
 
 from playsite import principals
-from playsite.ratings.queries import OWN_GAME_COLUMNS, OWN_GAMES, RESULTS, nicknames_of, own_game, read_opponents
+from playsite.ratings.queries import (
+    OWN_GAME_COLUMNS, OWN_GAMES, OWN_GAMES_OF_ANY, RESULTS, nicknames_of, own_game, read_opponents,
+)
 
 GAMES_PAGE = 20
 """Games per page of `GET /players/{guestId}/games`."""
@@ -31,8 +34,13 @@ class GamesFilter:
     before: datetime | None = None
 
 
-def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilter) -> dict[str, object]:
-    conditions, values = [], {"p": principal, "limit": GAMES_PAGE + 1}
+def read_guest_games(
+    conn: psycopg.Connection, principal: str, wanted: GamesFilter, *, also: Sequence[str] = ()
+) -> dict[str, object]:
+    """A page of `principal`'s games from its side; with `also` (the guests an account claimed),
+    theirs too, in one list."""
+    conditions: list[str] = []
+    values: dict[str, object] = {"p": [principal, *also] if also else principal, "limit": GAMES_PAGE + 1}
     if wanted.vs == "human":
         conditions.append("(other IS NULL OR other NOT LIKE 'bot:%%')")
     elif wanted.vs is not None:
@@ -49,7 +57,7 @@ def read_guest_games(conn: psycopg.Connection, principal: str, wanted: GamesFilt
     rows = conn.execute(
         f"""
         SELECT {OWN_GAME_COLUMNS}
-          FROM ({OWN_GAMES}) own {where}
+          FROM ({OWN_GAMES_OF_ANY if also else OWN_GAMES}) own {where}
          ORDER BY finished_at DESC, game_id DESC
          LIMIT %(limit)s
         """,

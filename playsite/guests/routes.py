@@ -11,7 +11,8 @@ player's games by the same pages:
 at most 20 characters, a guest id 36). Like every read of finished results, these need
 persistence: without it they answer 404 `persistence_required`.
 
-    GET  /auth/me/games[?vs=..][&result=..][&before=..] -> the signed-in account's own games, as above
+    GET  /auth/me/games[?vs=..][&result=..][&before=..] -> the signed-in account's own games and its
+                                          claimed guests', in one list, as above
     GET  /auth/me/guests                  -> {guests: [guestId, ...]} (oldest first)
     POST /auth/me/guests {"guestId": uuid} -> the same, the guest id linked to the account
 
@@ -135,11 +136,17 @@ def guest_claim_routes(accounts: Accounts, origins: OriginPolicy) -> RouteFamily
 
     @routes.get("/auth/me/games")
     async def my_games() -> Response:
-        """The signed-in account's own finished games, in the shape and pages of a guest's
-        (`/players/{guestId}/games`): what the web client's "Your games" lists."""
+        """The signed-in account's own finished games and those of the guests it claimed, in one
+        list, in the shape and pages of a guest's (`/players/{guestId}/games`): what the web
+        client's "Your games" lists."""
         me = await account()
         wanted = games_filter()
-        page = await accounts.run(lambda conn: read_guest_games(conn, user(me.id), wanted))
+
+        def mine(conn: psycopg.Connection) -> dict[str, object]:
+            guests = [guest(claimed) for claimed in claims.claimed_guests(conn, me.id)]
+            return read_guest_games(conn, user(me.id), wanted, also=guests)
+
+        page = await accounts.run(mine)
         return json_response(page, headers=PRIVATE)
 
     @routes.post("/auth/me/guests")

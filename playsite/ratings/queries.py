@@ -160,22 +160,30 @@ def read_rating_history(conn: psycopg.Connection, principal: str) -> list[dict]:
     ]
 
 
+def _own_games(mine: str) -> str:
+    """`OWN_GAMES` for the principals `mine` matches (an SQL test of a principal column)."""
+    return f"""
+    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
+           'White' AS seat, black_principal AS other, result AS score,
+           white_rating_before AS rating_before, white_rating_change AS rating_change
+      FROM game_results WHERE white_principal {mine} AND NOT coalesce(black_principal {mine}, false)
+    UNION ALL
+    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
+           'Black' AS seat, white_principal AS other, -result AS score,
+           black_rating_before, black_rating_change
+      FROM game_results WHERE black_principal {mine} AND NOT coalesce(white_principal {mine}, false)
+"""
+
+
 # A player's games (a bot's, a person's, a guest's), from its own side: its seat, the other
 # principal, its score (1/0/-1 or NULL when aborted), its rating going into the game's period
 # and the game's share of its change (both NULL until the batch applied the game). A game
 # against itself (a board shared by two people, or a bot never made to play itself) has no
 # side to tell and is left out.
-OWN_GAMES = """
-    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
-           'White' AS seat, black_principal AS other, result AS score,
-           white_rating_before AS rating_before, white_rating_change AS rating_change
-      FROM game_results WHERE white_principal = %(p)s AND black_principal IS DISTINCT FROM %(p)s
-    UNION ALL
-    SELECT game_id, finished_at, rated, termination, disconnect, abort_cause, abort_seat, time_control,
-           'Black' AS seat, white_principal AS other, -result AS score,
-           black_rating_before, black_rating_change
-      FROM game_results WHERE black_principal = %(p)s AND white_principal IS DISTINCT FROM %(p)s
-"""
+OWN_GAMES = _own_games("= %(p)s")
+OWN_GAMES_OF_ANY = _own_games("= ANY(%(p)s)")
+"""The same for several principals at once (`p` a list: an account and the guests it claimed);
+a game between two of them is left out as a game against oneself."""
 OWN_GAME_COLUMNS = (
     "game_id, seat, other, score, rated, termination, disconnect, abort_cause, abort_seat, time_control, finished_at,"
     " rating_before, rating_change"

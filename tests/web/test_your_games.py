@@ -1,5 +1,6 @@
 """/history?mine=1, "Your games": a guest's games played in this browser (by its guest id), or a
-signed-in person's own, from their side, 20 a page with "Older games"."""
+signed-in person's own (with this browser's guest games once linked), from their side, 20 a
+page with "Older games"."""
 
 from __future__ import annotations
 
@@ -90,9 +91,19 @@ def test_signed_in_your_games_are_the_account_s(site, context):  # noqa: F811
     expect(page.locator(f'#finished-games .game-row[data-game="{game}"]')).to_contain_text("You lost as Black against Anonymous")
     # and the way to the games this browser played before signing in (play-through s59: gone from view)
     note = page.locator("#mine-note")
-    expect(note).to_contain_text("Your games while signed in.")
-    note.get_by_role("link", name="Games played in this browser without signing in").click()
+    expect(note).to_contain_text("Your games while signed in. This browser also played games without signing in:")
+    note.get_by_role("link", name="games without signing in").click()
     expect(page).to_have_url(site.server.base_url + "/history?mine=browser")
     expect(page.locator("#finished-games .game-row")).to_have_count(1)
     expect(page.locator(f'#finished-games .game-row[data-game="{before}"]')).to_contain_text("You lost as White")
     expect(page.locator("#your-games")).to_have_attribute("aria-current", "page")
+    # linked to the account, they are its own games (as the ecosystem's site offers), for good
+    page.goto(site.server.base_url + "/history?mine=1")
+    page.click("#link-browser-games")
+    expect(page.locator("#finished-games .game-row")).to_have_count(2)
+    expect(page.locator(f'#finished-games .game-row[data-game="{before}"]')).to_contain_text("You lost as White")
+    expect(note).to_have_text("Your games, with those this browser played before you signed in.")
+    expect(page.locator("#finished-games a.replay").first).to_be_focused()  # the list, where the button was
+    page.reload()
+    expect(page.locator("#finished-games .game-row")).to_have_count(2)
+    expect(page.locator("#link-browser-games")).to_have_count(0)

@@ -3,10 +3,11 @@
 // or a house's, can fill the list); with ?mine=1, "Your games": the signed-in account's (GET
 // /auth/me/games), else this browser's guest's (GET /players/{guestId}/games), from the
 // player's own side, 20 a page.
-import { getJson, guestId } from "./net.js";
+import { getJson, guestId, sendJson } from "./net.js";
 import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WHEN } from "./site.js";
 
-// ?mine=1: one's own games (the account's, signed in; else this browser's guest's);
+// ?mine=1: one's own games (the account's, signed in, with the guest games it linked; else this
+// browser's guest's);
 // ?mine=browser: this browser's guest games, signed in or not (those played before signing in)
 const which = new URLSearchParams(location.search).get("mine");
 const mine = which === "1" || which === "browser";
@@ -88,16 +89,52 @@ async function listMine(before = null) {
     before, more: hasMore, next: games[games.length - 1]?.finishedAt,
     empty: account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.",
   });
-  // Whose list this is: the account's (with the way to the games this browser played without
-  // signing in), or this browser's (and, where sign-in is offered, what signing in adds)
+  // Whose list this is: the account's (with the games this browser played without signing in,
+  // once linked, or the way to link them), or this browser's (and, where sign-in is offered,
+  // what signing in adds)
   const note = $("mine-note");
   if (account) {
-    note.replaceChildren("Your games while signed in. ",
-      element("a", "Games played in this browser without signing in", { href: "/history?mine=browser" }), " are listed apart.");
+    if (!before) await offerBrowserGames(note);
   } else {
     note.textContent = `The games played in this browser without signing in.${info.signIn && !info.account ? " Sign in to keep your games wherever you play." : ""}`;
   }
   note.hidden = false;
+}
+
+// Signed in: the games this browser played as a guest are the account's once it links them
+// (`POST /auth/me/guests`, final: a guest is linked to one account for good), as the
+// ecosystem's site offers; until then they are listed apart.
+async function offerBrowserGames(note) {
+  const [claimed, played] = await Promise.all([
+    getJson("/auth/me/guests").catch(() => null),
+    getJson(`/players/${guestId()}/games`).catch(() => null),
+  ]);
+  if (claimed?.body?.guests?.includes(guestId())) {
+    note.textContent = "Your games, with those this browser played before you signed in.";
+    return;
+  }
+  if (!played?.body?.games?.length) {
+    note.textContent = "Your games while signed in.";
+    return;
+  }
+  const link = element("button", "Add them to your games", { type: "button", id: "link-browser-games" });
+  note.replaceChildren("Your games while signed in. This browser also played ",
+    element("a", "games without signing in", { href: "/history?mine=browser" }), ": ", link);
+  link.addEventListener("click", async () => {
+    link.disabled = true;
+    const answer = await sendJson("POST", "/auth/me/guests", { guestId: guestId() }).catch(() => null);
+    if (answer?.status === 200 || answer?.status === 201) {
+      $("history-message").textContent = "";
+      await listMine(); // the list again, with them
+      $("finished-games").querySelector("a.replay")?.focus();
+      return;
+    }
+    link.disabled = false;
+    const code = answer?.body?.code;
+    $("history-message").textContent = code === "guest_claimed" ? "Those games are another account's: they stay apart."
+      : !answer || answer.status >= 500 ? "The server did not answer: reload the page to see whether they were added."
+      : answer.body?.title || "They could not be added.";
+  });
 }
 
 $(mine ? "your-games" : people ? "people-games" : "all-games").setAttribute("aria-current", "page");
