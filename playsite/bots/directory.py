@@ -9,6 +9,7 @@ Bearer tokens are shown once and kept as SHA-256.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 import re
 import secrets
 from datetime import datetime, timedelta, timezone
@@ -111,9 +112,9 @@ class BotStore(Protocol):
     async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
         """Store the bot's new token digest."""
 
-    async def token_hash_of(self, bot_id: str) -> bytes | None:
-        """The token digest stored for the bot now (None: no such bot): the read back after a
-        write whose answer never came."""
+    async def stored(self, bot_id: str) -> BotAccount | None:
+        """The bot as stored now (None: no such bot): the read back after a write whose answer
+        never came."""
 
 
 class BotDirectory:
@@ -196,7 +197,7 @@ class BotDirectory:
         try:
             await self._save(account, created=True)
         except DatabaseUnavailable:
-            if not await self._stored_anyway(account.id, token_hash):
+            if not await self._stored_anyway(account.id, lambda stored: stored.token_hash == token_hash):
                 self._forget(account)
                 raise
         except BaseException:
@@ -230,7 +231,7 @@ class BotDirectory:
             if self.store is not None and account.registered:
                 await self.store.replace_token(account.id, token_hash)
         except DatabaseUnavailable:
-            if not await self._stored_anyway(account.id, token_hash):
+            if not await self._stored_anyway(account.id, lambda stored: stored.token_hash == token_hash):
                 account.token_hash = old
                 raise
         except BaseException:
@@ -251,25 +252,33 @@ class BotDirectory:
         self._by_token[token_hash] = account
 
     async def update(self, account: BotAccount, **changes: object) -> BotAccount:
-        """Change settings of a registered bot, durably first, then in memory."""
+        """Change settings of a registered bot, durably first, then in memory (a write whose
+        answer never came is read back: stored, it is done)."""
         proposed = copy.copy(account)
         for field, value in changes.items():
             setattr(proposed, field, value)
-        await self._save(proposed)
+        try:
+            await self._save(proposed)
+        except DatabaseUnavailable:
+            if not await self._stored_anyway(
+                account.id, lambda stored: all(getattr(stored, field) == value for field, value in changes.items())
+            ):
+                raise
         for field, value in changes.items():
             setattr(account, field, value)
         return account
 
-    async def _stored_anyway(self, bot_id: str, token_hash: bytes) -> bool:
-        """A write whose answer never came may have happened: read back whether the store holds
-        this token for the bot (a read that fails too leaves it unknown: False, and the caller's
-        503 says to look before trying again)."""
+    async def _stored_anyway(self, bot_id: str, written: Callable[[BotAccount], bool]) -> bool:
+        """A write whose answer never came may have happened: read the bot back and ask
+        `written` whether it holds what was written (a read that fails too leaves it unknown:
+        False, and the caller's 503 says to look before trying again)."""
         if self.store is None:
             return False
         try:
-            return await self.store.token_hash_of(bot_id) == token_hash
+            stored = await self.store.stored(bot_id)
         except DatabaseUnavailable:
             return False
+        return stored is not None and written(stored)
 
     async def _save(self, account: BotAccount, created: bool = False) -> None:
         if self.store is not None and account.registered:

@@ -35,9 +35,9 @@ class MemoryBotStore:
         if stored is not None:
             stored.token_hash = token_hash
 
-    async def token_hash_of(self, bot_id: str) -> bytes | None:
-        stored = self.accounts.get(bot_id)
-        return None if stored is None else stored.token_hash
+    async def stored(self, bot_id: str) -> BotAccount | None:
+        found = self.accounts.get(bot_id)
+        return None if found is None else copy.copy(found)
 
 
 class PostgresBotStore:
@@ -46,25 +46,15 @@ class PostgresBotStore:
 
     async def load(self) -> list[BotAccount]:
         rows = await self.database.run(
-            lambda conn: conn.execute(
-                "SELECT team, name, token_hash, max_concurrent_games, on_ladder, open_to_humans,"
-                " description, created_at FROM bots ORDER BY created_at"
-            ).fetchall()
+            lambda conn: conn.execute(f"SELECT {_COLUMNS} FROM bots ORDER BY created_at").fetchall()
         )
-        return [
-            BotAccount(
-                team=team,
-                name=name,
-                token_hash=bytes(token_hash),
-                registered=True,
-                max_concurrent_games=capacity,
-                on_ladder=on_ladder,
-                open_to_humans=open_to_humans,
-                description=description,
-                created_at=created_at,
-            )
-            for team, name, token_hash, capacity, on_ladder, open_to_humans, description, created_at in rows
-        ]
+        return [_account(row) for row in rows]
+
+    async def stored(self, bot_id: str) -> BotAccount | None:
+        row = await self.database.run(
+            lambda conn: conn.execute(f"SELECT {_COLUMNS} FROM bots WHERE id = %s", (bot_id,)).fetchone()
+        )
+        return None if row is None else _account(row)
 
     async def save(self, account: BotAccount, *, created: bool = False) -> None:
         values = {
@@ -102,11 +92,23 @@ class PostgresBotStore:
             lambda conn: conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
         )
 
-    async def token_hash_of(self, bot_id: str) -> bytes | None:
-        row = await self.database.run(
-            lambda conn: conn.execute("SELECT token_hash FROM bots WHERE id = %s", (bot_id,)).fetchone()
-        )
-        return None if row is None else bytes(row[0])
+
+_COLUMNS = "team, name, token_hash, max_concurrent_games, on_ladder, open_to_humans, description, created_at"
+
+
+def _account(row: tuple) -> BotAccount:
+    team, name, token_hash, capacity, on_ladder, open_to_humans, description, created_at = row
+    return BotAccount(
+        team=team,
+        name=name,
+        token_hash=bytes(token_hash),
+        registered=True,
+        max_concurrent_games=capacity,
+        on_ladder=on_ladder,
+        open_to_humans=open_to_humans,
+        description=description,
+        created_at=created_at,
+    )
 
 
 def bot_store_for(database: Database | None) -> BotStore:

@@ -376,25 +376,31 @@ class LostAnswers(MemoryBotStore):
 @pytest.mark.parametrize("landed", [True, False], ids=["landed", "never-written"])
 async def test_a_registration_or_a_rotation_whose_answer_never_came_is_read_back(landed):
     """An answer that never came is not a failure: the directory reads the store back. A write
-    that landed is a success (its token works, and is the one answered); one that did not is
-    refused as before, and the directory holds what the store holds."""
+    that landed is a success (its token works, and is the one answered; a setting is set); one
+    that did not is refused as before, and the directory holds what the store holds."""
     store = LostAnswers(landed)
     directory = BotDirectory(store)
     kept, kept_token = await directory.register("lost", "kept")
     store.failing = True
     if landed:
         account, token = await directory.register("lost", "answer")
-        assert directory.authenticate(token) is account and await store.token_hash_of("lost/answer") == digest(token)
+        assert directory.authenticate(token) is account and (await store.stored("lost/answer")).token_hash == digest(token)
         rotated = await directory.rotate_token(kept)
         assert directory.authenticate(rotated) is kept and directory.authenticate(kept_token) is None
+        await directory.update(kept, max_concurrent_games=4)  # a setting, the same way
+        assert kept.max_concurrent_games == 4
     else:
         with pytest.raises(DatabaseUnavailable):
             await directory.register("lost", "answer")
-        assert directory.get("lost/answer") is None and await store.token_hash_of("lost/answer") is None
+        assert directory.get("lost/answer") is None and await store.stored("lost/answer") is None
         with pytest.raises(DatabaseUnavailable):
             await directory.rotate_token(kept)
         assert directory.authenticate(kept_token) is kept, "the old token still opens the bot"
-    assert await store.token_hash_of("lost/kept") == kept.token_hash  # memory and store agree
+        with pytest.raises(DatabaseUnavailable):
+            await directory.update(kept, max_concurrent_games=4)
+        assert kept.max_concurrent_games == 1
+    stored = await store.stored("lost/kept")
+    assert (stored.token_hash, stored.max_concurrent_games) == (kept.token_hash, kept.max_concurrent_games)  # they agree
 
 
 async def test_a_settings_write_never_writes_a_token_back():
@@ -405,5 +411,5 @@ async def test_a_settings_write_never_writes_a_token_back():
     account, _ = await directory.register("race", "settings")
     await store.replace_token(account.id, digest("the owner's new token"))
     await directory.update(account, max_concurrent_games=3)  # the in-memory copy still holds the old digest
-    assert await store.token_hash_of(account.id) == digest("the owner's new token")
+    assert (await store.stored(account.id)).token_hash == digest("the owner's new token")
     assert (await store.load())[0].max_concurrent_games == 3
