@@ -224,29 +224,26 @@ class BotDirectory:
         return account
 
     async def rotate_token(self, account: BotAccount) -> str:
+        """A new token for the bot, stored first (a write whose answer never came is read back),
+        then the only one that opens it here."""
         token, token_hash = new_token()
-        old = account.token_hash
-        account.token_hash = token_hash
-        try:
-            if self.store is not None and account.registered:
+        if self.store is not None and account.registered:
+            try:
                 await self.store.replace_token(account.id, token_hash)
-        except DatabaseUnavailable:
-            if not await self._stored_anyway(account.id, lambda stored: stored.token_hash == token_hash):
-                account.token_hash = old
-                raise
-        except BaseException:
-            account.token_hash = old
-            raise
-        self._by_token.pop(old, None)
-        self._by_token[token_hash] = account
+            except DatabaseUnavailable:
+                if not await self._stored_anyway(account.id, lambda stored: stored.token_hash == token_hash):
+                    raise
+        self._retoken(account, token_hash)
         return token
 
     def token_replaced(self, bot_id: str, token_hash: bytes) -> None:
         """The bot's new token was stored elsewhere (its owner's reset, `WebhookManagement`):
         from now on only that one opens it here."""
         account = self._by_id.get(bot_id)
-        if account is None or not account.registered:
-            return
+        if account is not None and account.registered:
+            self._retoken(account, token_hash)
+
+    def _retoken(self, account: BotAccount, token_hash: bytes) -> None:
         self._by_token.pop(account.token_hash, None)
         account.token_hash = token_hash
         self._by_token[token_hash] = account

@@ -73,38 +73,39 @@ def guest_routes(database: Database | None) -> RouteFamily:
         except DatabaseUnavailable:
             raise temporarily_unavailable("the games could not be read; try again") from None
 
+    async def games_of(principal_of: Callable[[psycopg.Connection], str | None], wanted: GamesFilter) -> dict[str, object] | None:
+        """A page of the games of the player `principal_of` finds; None when it finds none."""
+
+        def query(conn: psycopg.Connection) -> dict[str, object] | None:
+            principal = principal_of(conn)
+            return None if principal is None else read_guest_games(conn, principal, wanted)
+
+        return await read(query)
+
     @routes.get("/players/<player>/games")
     async def player_games(player: str) -> Response:
         """A guest's games by its id; an account's by its nickname (as its profile, a name it gave
         up included; 404 `player_not_found` for none, or a deleted account)."""
         wanted = games_filter()
-        if canonical_uuid(player) is None and not NICKNAME.fullmatch(player):
-            raise Refusal(400, "invalid_guest_id",
-                          "a guest id is a UUID (8-4-4-4-12 hexadecimal digits), a nickname 3 to 20 letters, digits, _ or -")
-        if canonical_uuid(player) is None:
-
-            def account_games(conn: psycopg.Connection) -> dict[str, object] | None:
-                principal = player_principal(conn, player)
-                return None if principal is None else read_guest_games(conn, principal, wanted)
-
-            page = await read(account_games)
+        guest_id = canonical_uuid(player)
+        page: dict[str, object] | None
+        if guest_id is not None:
+            page = await read(lambda conn: read_guest_games(conn, guest(guest_id), wanted))
+        elif NICKNAME.fullmatch(player):
+            page = await games_of(lambda conn: player_principal(conn, player), wanted)
             if page is None:
                 raise Refusal(404, "player_not_found", "no player with this nickname")
-            return json_response(page, headers=NO_CACHE)
-        principal = guest_principal(player)
-        return json_response(await read(lambda conn: read_guest_games(conn, principal, wanted)), headers=NO_CACHE)
+        else:
+            raise Refusal(400, "invalid_guest_id",
+                          "a guest id is a UUID (8-4-4-4-12 hexadecimal digits), a nickname 3 to 20 letters, digits, _ or -")
+        return json_response(page, headers=NO_CACHE)
 
     @routes.get("/bots/<team>/<name>/games")
     async def bot_games(team: str, name: str) -> Response:
-        """A registered bot's finished games, as a player's (its profile's "More games")."""
+        """A registered bot's finished games, as a player's (its profile's "Older games")."""
         wanted = games_filter()
         valid = SLUG.fullmatch(team) and SLUG.fullmatch(name)  # no query for a name no bot can have
-
-        def games(conn: psycopg.Connection) -> dict[str, object] | None:
-            principal = bot_principal(conn, f"{team}/{name}")
-            return None if principal is None else read_guest_games(conn, principal, wanted)
-
-        page = await read(games) if valid else None
+        page = await games_of(lambda conn: bot_principal(conn, f"{team}/{name}"), wanted) if valid else None
         if page is None:
             raise Refusal(404, "bot_not_found", f"no registered bot {team}/{name}" if valid else "no registered bot with this name")
         return json_response(page, headers=NO_CACHE)

@@ -292,9 +292,7 @@ class WebhookManagement:
         Fenced on the slot's revision (`If-Match`), as every mutation is."""
 
         def work(conn: psycopg.Connection) -> None:
-            slot = slot_queries.fence(conn, bot_id)
-            if slot is None or owners.owner_of(conn, bot_id) != account.id:
-                raise bot_not_found()
+            slot = self._authorise(conn, Actor(account, "owner"), bot_id)
             self._check_revision(slot, if_match, reveal=True)
             slot_queries.release(conn, bot_id, account.id, account.principal, {})
 
@@ -308,9 +306,7 @@ class WebhookManagement:
         token, token_hash = new_token()
 
         def work(conn: psycopg.Connection) -> int:
-            slot = slot_queries.fence(conn, bot_id)
-            if slot is None or owners.owner_of(conn, bot_id) != account.id:
-                raise bot_not_found()
+            slot = self._authorise(conn, Actor(account, "owner"), bot_id)
             self._check_revision(slot, if_match)
             conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
             slot_queries.audit(conn, "bot.token.replaced", account.principal, bot_id, {})

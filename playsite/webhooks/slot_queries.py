@@ -170,15 +170,12 @@ def release(conn: psycopg.Connection, bot_id: str, account_id: uuid.UUID, actor:
     audit(conn, "bot.released", actor, bot_id, detail)
 
 
-def release_every_bot(conn: psycopg.Connection, account_id: uuid.UUID, actor: str) -> list[str]:
+def release_every_bot(conn: psycopg.Connection, account_id: uuid.UUID, actor: str) -> None:
     """Every bot the account owns, released as its owner would (an account being deleted: its
-    bots' token holders may claim them again); the bots' ids. Fenced one at a time, in id order."""
-    released = []
+    bots' token holders may claim them again). Fenced one at a time, in id order."""
     for bot_id in owners.bots_owned_by(conn, account_id):
         if fence(conn, bot_id) is not None and owners.owner_of(conn, bot_id) == account_id:
             release(conn, bot_id, account_id, actor, {"why": "account_deleted"})
-            released.append(bot_id)
-    return released
 
 
 def admin_setups_of_other_generations(conn: psycopg.Connection, generation: str) -> list[str]:

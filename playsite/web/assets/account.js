@@ -3,17 +3,11 @@
 // wants sent. An answer that never came is not a failure: `GET /auth/me` then says whether the
 // account is still there.
 import { errorText, getJson, sendJson } from "./net.js";
-import { $, element, mountHeader, siteInfo, tellOtherTabs } from "./site.js";
+import { $, element, mountHeader, sayClosed, siteInfo, tellOtherTabs } from "./site.js";
 
 const CONFIRMATION = "delete my account"; // the body DELETE /auth/me asks for
 
-function closed(why, { signIn = false } = {}) {
-  $("account-closed").hidden = false;
-  $("account-closed-why").textContent = why;
-  const link = $("account-sign-in");
-  link.hidden = !signIn;
-  link.href = `/auth/login?next=${encodeURIComponent("/account")}`;
-}
+const closed = (why, options) => sayClosed($("account-closed"), why, options); // nothing to show here
 
 function say(text) {
   $("delete-message").textContent = text;

@@ -5,7 +5,7 @@
 import { errorText, getJson, goPlay, guestId, keepInvite, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { claimShowcase } from "./showcase.js";
-import { $, botTag, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
+import { $, botTag, copyField, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -149,14 +149,8 @@ function friendFormAgain() {
 }
 
 async function copyFriendLink() {
-  const input = $("friend-link");
-  try {
-    await navigator.clipboard.writeText(input.value);
-    $("friend-copied").textContent = "Copied: send it to your friend.";
-  } catch {
-    input.select(); // no clipboard access (an http page on another host): the link is selected to copy by hand
-    $("friend-copied").textContent = "Select the link and copy it (Ctrl+C).";
-  }
+  $("friend-copied").textContent = await copyField($("friend-link")) ? "Copied: send it to your friend."
+    : "Select the link and copy it (Ctrl+C)."; // selected for it
   $("friend-copy").textContent = "Copied";
   setTimeout(() => { $("friend-copy").textContent = "Copy"; }, 2000);
 }

@@ -15,7 +15,7 @@ import { offerPlayAgain } from "./playagain.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { $, botTag, bringIntoSight, element, faceName, keepInView, mountHeader, OTHER, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { $, botTag, bringIntoSight, copyField, element, faceName, keepInView, mountHeader, OTHER, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const gameId = location.pathname.split("/").pop();
@@ -384,13 +384,9 @@ function drawInvite() {
 }
 
 async function copyInvite() {
-  try {
-    await navigator.clipboard.writeText(invite);
-    $("invite-copied").textContent = "Copied: send it to your friend.";
-  } catch {
-    $("invite-link").select(); // no clipboard access: the link is selected to copy by hand
-    $("invite-copied").textContent = "Select the link and copy it (Ctrl+C).";
-  }
+  // the field holds the invite (drawInvite)
+  $("invite-copied").textContent = await copyField($("invite-link")) ? "Copied: send it to your friend."
+    : "Select the link and copy it (Ctrl+C)."; // selected for it
 }
 
 // The seats that have played a turn, as the server counts them (a roll passed for want of a

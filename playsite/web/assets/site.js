@@ -205,6 +205,28 @@ export function resultText({ result, termination, disconnect = false, abort = nu
   return `Draw${joined}`;
 }
 
+// A field's text to the clipboard: true once copied; false where the page has no clipboard
+// access (an http page on another host), the text then selected to copy by hand.
+export async function copyField(input) {
+  try {
+    await navigator.clipboard.writeText(input.value);
+    return true;
+  } catch {
+    input.select();
+    return false;
+  }
+}
+
+// A page with nothing to show its visitor (signed out, or a server without what it is for):
+// its card says why, with "Sign in" (back to this address afterwards) when signing in helps.
+export function sayClosed(card, why, { signIn = false } = {}) {
+  card.hidden = false;
+  card.querySelector(".closed-why").textContent = why;
+  const link = card.querySelector(".sign-in-here");
+  link.hidden = !signIn;
+  link.href = `/auth/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+}
+
 // ----- the account corner ---------------------------------------------------------------------
 
 // GET /web/site: who is signed in and what this server offers (sign-in, the showcase, ratings).

@@ -10,7 +10,7 @@
 // refused with 412 and the slot is read again. An answer that never came is not a failure: the
 // slot is read back and shown as the server holds it.
 import { errorText, getJson, sendJson } from "./net.js";
-import { $, element, mountHeader, siteInfo, WHEN } from "./site.js";
+import { $, copyField, element, mountHeader, sayClosed, siteInfo, WHEN } from "./site.js";
 
 const OPEN_AT_ONCE = 3; // a list this short opens every bot; a longer one opens a bot when asked
 const WATCH_MS = 3000; // a check under way elsewhere: the slot read again this often until it ends
@@ -23,14 +23,7 @@ const shown = new Map(); // bot id -> ManagedBot, in the list
 const authority = () => (everyBot ? "/admin" : "/me");
 const when = (at) => (at ? WHEN.format(new Date(at)) : "");
 
-// The page has nothing to manage: why, and the way on.
-function closed(why, { signIn = false } = {}) {
-  $("bots-closed").hidden = false;
-  $("bots-closed-why").textContent = why;
-  const link = $("bots-sign-in");
-  link.hidden = !signIn;
-  link.href = `/auth/login?next=${encodeURIComponent(location.pathname + location.search)}`;
-}
+const closed = (why, options) => sayClosed($("bots-closed"), why, options); // nothing to manage here
 
 // An answer as the person reads it; `null` is an answer that never came.
 function refusalWords(answer, fallback) {
@@ -395,13 +388,7 @@ class ManagedBot {
 }
 
 async function copyText(input, button) {
-  try {
-    await navigator.clipboard.writeText(input.value);
-    button.textContent = "Copied";
-  } catch {
-    input.select(); // no clipboard access: selected, to copy by hand
-    button.textContent = "Press Ctrl+C";
-  }
+  button.textContent = await copyField(input) ? "Copied" : "Press Ctrl+C"; // else selected for it
   setTimeout(() => { button.textContent = "Copy"; }, 2000);
 }
 
