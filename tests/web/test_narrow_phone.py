@@ -136,15 +136,23 @@ def test_the_board_the_dice_and_play_this_turn_are_one_screen_on_a_short_phone(s
         page = made.new_page()
         mine, theirs = play_a_bot(page, server.base_url)
 
-        def in_view(opened: str) -> None:
-            measured = wait_until_sync(lambda: (m := page.evaluate(TURN_IN_VIEW))["submitBottom"] <= m["height"] and m,
-                                       f"Play this turn inside the screen, the page opened on {opened}", timeout=5)
-            assert measured["stripTop"] >= 0, measured  # the board's top (and its line of moves) in view too
+        def laid_out(measured: dict) -> bool:
+            """"Play this turn" shown inside the screen, the board's top (and its line of moves) in
+            view too, and the board as wide as the screen leaves it."""
             full = measured["width"] - 16
-            if size is PHONE:
-                assert measured["scrolled"] == 0 and measured["board"] == full, measured
-            else:
-                assert 0.88 * full - 1 <= measured["board"] < full, measured
+            board = (measured["scrolled"] == 0 and measured["board"] == full if size is PHONE
+                     else 0.88 * full - 1 <= measured["board"] < full)
+            return 0 < measured["submitBottom"] <= measured["height"] and measured["stripTop"] >= 0 and board
+
+        def in_view(opened: str) -> None:
+            # measured once the turn is shown: before it the button is hidden (its foot at 0) and
+            # the strips may not have their names yet (the board is fitted again once they do)
+            seen: list[dict] = []
+            try:
+                wait_until_sync(lambda: laid_out(seen.append(page.evaluate(TURN_IN_VIEW)) or seen[-1]),
+                                f"Play this turn inside the screen, the page opened on {opened}", timeout=5)
+            except AssertionError as timed_out:
+                raise AssertionError(f"{timed_out}: {seen[-1]}") from None
 
         in_view("the game's start")
         expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
