@@ -39,6 +39,10 @@ class IdentityError(ValueError):
         self.code = code
 
 
+class TokenReplaced(Exception):
+    """The token a rotation was asked with was replaced before the rotation was stored."""
+
+
 @attrs.define
 class BotAccount:
     team: str
@@ -109,8 +113,9 @@ class BotStore(Protocol):
     async def save(self, account: BotAccount, *, created: bool = False) -> None:
         """Insert a new registration (`created`) or write a registered bot's settings (not its token)."""
 
-    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
-        """Store the bot's new token digest."""
+    async def replace_token(self, bot_id: str, old: bytes, new: bytes) -> bool:
+        """Store the bot's new token digest in place of `old`; False (nothing written) when the
+        stored digest is no longer `old` (replaced meanwhile)."""
 
     async def stored(self, bot_id: str) -> BotAccount | None:
         """The bot as stored now (None: no such bot): the read back after a write whose answer
@@ -224,16 +229,26 @@ class BotDirectory:
         return account
 
     async def rotate_token(self, account: BotAccount) -> str:
-        """A new token for the bot, stored first (a write whose answer never came is read back),
-        then the only one that opens it here."""
+        """A new token for the bot in place of the one it called with, stored first (a write
+        whose answer never came is read back), then the only one that opens it here.
+
+        Raises `TokenReplaced` when that token was replaced meanwhile (another rotation, its
+        owner's new token): the store swaps only the digest it still holds, and this process's
+        copy only the token it still knows, so two replacements at once never leave the
+        memory and the store holding different tokens."""
+        old = account.token_hash
         token, token_hash = new_token()
         if self.store is not None and account.registered:
             try:
-                await self.store.replace_token(account.id, token_hash)
+                replaced = await self.store.replace_token(account.id, old, token_hash)
             except DatabaseUnavailable:
                 if not await self._stored_anyway(account.id, lambda stored: stored.token_hash == token_hash):
                     raise
-        self._retoken(account, token_hash)
+                replaced = True
+            if not replaced:
+                raise TokenReplaced(f"{account.id}'s token was replaced while this rotation was under way")
+        if account.token_hash == old:  # else a later replacement is already the one here
+            self._retoken(account, token_hash)
         return token
 
     def token_replaced(self, bot_id: str, token_hash: bytes) -> None:

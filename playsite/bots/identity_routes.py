@@ -20,9 +20,10 @@ from playsite.bots.directory import (
     BotAccount,
     BotDirectory,
     IdentityError,
+    TokenReplaced,
 )
 from playsite.bots.refusals import BOT_API_STATUSES
-from playsite.http.auth import calling_bot, client_address
+from playsite.http.auth import bot_unauthorized, calling_bot, client_address
 from playsite.http.bodies import json_object
 from playsite.http.errors import RouteFamily, invalid_request, temporarily_unavailable
 from playsite.http.ratelimit import RateLimiter, limit_by_address
@@ -73,6 +74,8 @@ def identity_routes(bots: BotDirectory, registry: Registry, ratings: RatingBook)
         account = calling_bot(bots, registered=True)
         try:
             token = await bots.rotate_token(account)
+        except TokenReplaced:
+            raise bot_unauthorized("this token was replaced while it was being rotated; use the newer token") from None
         except DatabaseUnavailable:
             raise temporarily_unavailable(CHANGE_NOT_STORED) from None
         return json_response({"token": token}, headers=NO_STORE)

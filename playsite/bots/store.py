@@ -2,7 +2,7 @@
 
 Anonymous bots are never stored. `save` inserts a new registration (`created=True`,
 refused with `identity_taken` when the team/name exists) or updates one's settings;
-`replace_token` alone changes a registered bot's token.
+`replace_token` alone changes a registered bot's token, and only the one it is told it replaces.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ class MemoryBotStore:
         if stored is not None and not created:  # the settings only, as PostgreSQL's twin
             self.accounts[account.id].token_hash = stored.token_hash
 
-    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
+    async def replace_token(self, bot_id: str, old: bytes, new: bytes) -> bool:
         stored = self.accounts.get(bot_id)
-        if stored is not None:
-            stored.token_hash = token_hash
+        if stored is None or stored.token_hash != old:
+            return False
+        stored.token_hash = new
+        return True
 
     async def stored(self, bot_id: str) -> BotAccount | None:
         found = self.accounts.get(bot_id)
@@ -87,10 +89,9 @@ class PostgresBotStore:
         except psycopg.errors.UniqueViolation:
             raise IdentityError("identity_taken", f"{account.id} is already registered") from None
 
-    async def replace_token(self, bot_id: str, token_hash: bytes) -> None:
-        await self.database.run(
-            lambda conn: conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
-        )
+    async def replace_token(self, bot_id: str, old: bytes, new: bytes) -> bool:
+        statement = "UPDATE bots SET token_hash = %s WHERE id = %s AND token_hash = %s"
+        return await self.database.run(lambda conn: conn.execute(statement, (new, bot_id, old)).rowcount == 1)
 
 
 _COLUMNS = "team, name, token_hash, max_concurrent_games, on_ladder, open_to_humans, description, created_at"

@@ -45,13 +45,15 @@ def calling_bot(tokens: BotTokens[Bot], *, registered: bool = False) -> Bot:
     token = bearer_token()
     account = tokens.authenticate(token) if token else None
     if account is None:
-        raise Refusal(
-            401, "unauthorized", "send Authorization: Bearer <token> with a valid bot token",
-            {"WWW-Authenticate": 'Bearer realm="playsite"'},
-        )
+        raise bot_unauthorized("send Authorization: Bearer <token> with a valid bot token")
     if registered and not account.registered:
         raise Refusal(403, "registered_only", "this needs a registered bot (POST /bot/register)")
     return account
+
+
+def bot_unauthorized(message: str) -> Refusal:
+    """The 401 of a bot token that does not open a bot (any longer)."""
+    return Refusal(401, "unauthorized", message, {"WWW-Authenticate": 'Bearer realm="playsite"'})
 
 
 def credentials() -> Credentials:

@@ -260,6 +260,25 @@ def test_capacity_without_a_body_is_400_and_with_a_wrong_type_415(api):
     assert_error(response, 415, "unsupported_media_type")
 
 
+@pytest.mark.postgres
+def test_a_rotation_whose_token_was_replaced_in_the_store_first_is_401_and_changes_nothing(serve, database_url):
+    """As when its owner's new token is stored while the rotation is under way: the rotation
+    swaps only the digest it was called with (tests/bots/test_token_races.py: the interleavings)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_pending(conn, load_migrations())
+        server = serve({**FAST_GAMES, "DATABASE_URL": database_url})
+        api = Api(server)
+        bot = api.register("acme", "raced")
+        conn.execute("UPDATE bots SET token_hash = %s WHERE id = 'acme/raced'", (digest("the owner's"),))
+        answer = api.call("POST", "/bot/token", bot)
+        assert_error(answer, 401, "unauthorized")
+        assert answer.headers["WWW-Authenticate"] == 'Bearer realm="playsite"'
+        stored = conn.execute("SELECT token_hash FROM bots WHERE id = 'acme/raced'").fetchone()[0]
+        assert bytes(stored) == digest("the owner's")
+        api.close()
+        assert_no_server_errors(server)
+
+
 # ----- durability ----------------------------------------------------------------------------
 
 
@@ -361,16 +380,17 @@ class LostAnswers(MemoryBotStore):
     async def save(self, account, *, created=False):
         await self.written(super().save(account, created=created))
 
-    async def replace_token(self, bot_id, token_hash):
-        await self.written(super().replace_token(bot_id, token_hash))
+    async def replace_token(self, bot_id, old, new):
+        return await self.written(super().replace_token(bot_id, old, new))
 
     async def written(self, write):
         if self.failing and not self.landed:
             write.close()
             raise DatabaseUnavailable("the connection went before the write")
-        await write
+        done = await write
         if self.failing:
             raise DatabaseUnavailable("the COMMIT's answer was lost")
+        return done
 
 
 @pytest.mark.parametrize("landed", [True, False], ids=["landed", "never-written"])
@@ -409,7 +429,7 @@ async def test_a_settings_write_never_writes_a_token_back():
     store = MemoryBotStore()
     directory = BotDirectory(store)
     account, _ = await directory.register("race", "settings")
-    await store.replace_token(account.id, digest("the owner's new token"))
+    await store.replace_token(account.id, account.token_hash, digest("the owner's new token"))
     await directory.update(account, max_concurrent_games=3)  # the in-memory copy still holds the old digest
     assert (await store.stored(account.id)).token_hash == digest("the owner's new token")
     assert (await store.load())[0].max_concurrent_games == 3
