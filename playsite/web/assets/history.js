@@ -4,7 +4,7 @@
 // /auth/me/games), else this browser's guest's (GET /players/{guestId}/games), from the
 // player's own side, 20 a page.
 import { getJson, guestId, sendJson } from "./net.js";
-import { $, element, faceLink, mountHeader, ownGameRow, resultText, siteInfo, WHEN } from "./site.js";
+import { $, element, faceLink, mountHeader, ownGameRow, pageOlder, resultText, siteInfo, WHEN } from "./site.js";
 
 // ?mine=1: one's own games (the account's, signed in, with the guest games it linked; else this
 // browser's guest's);
@@ -37,64 +37,64 @@ function gameRow(game) {
   return item;
 }
 
-// One page's read, with "Older games" disabled while it is under way: its body, or null once the
-// failure is said (`failed` words a refusal of the server's by its status).
+// One page's read: its body, or null once the failure is said (`failed` words a refusal of the
+// server's by its status).
 async function readPage(path, failed) {
-  const more = $("older-games");
-  more.disabled = true;
   const answer = await getJson(path).catch(() => null);
-  more.disabled = false;
   if (answer?.status === 200) return answer.body;
   $("history-message").textContent = answer ? failed(answer) : "The server is not answering; reload to try again.";
   return null;
 }
 
-// Rows after the ones shown (`before`), or in their place: `empty` says a first page had none.
-function showPage(rows, { before, empty, more, next }) {
-  const list = $("finished-games");
-  if (before) list.append(...rows);
-  else list.replaceChildren(...(rows.length ? rows : [element("li", empty, { class: "hint" })]));
-  // the last page hides "Older games": a keyboard's focus on it goes to the first game it added
-  if (!more && olderHadFocus) rows[0]?.querySelector("a.replay")?.focus();
-  olderHadFocus = false;
-  $("older-games").hidden = !more;
-  if (next) $("older-games").dataset.before = next;
-}
-
 // A page of finished games: the newest, or (`before`, a listed game's id) the ones before it.
 // A full page offers the next one ("Older games"), as long as there are more.
-async function listFinished(before = null) {
+async function finishedPage(before) {
   const body = await readPage(`/archive?limit=${PAGE}${people ? "&people=1" : ""}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
     (answer) => answer.body?.error?.message || "The finished games could not be read.");
-  if (!body) return;
+  if (!body) return null;
   const { games } = body;
-  showPage(games.map(gameRow), {
-    before, more: games.length >= PAGE, next: games[games.length - 1]?.gameId,
-    empty: people ? "No game with a person at the board has finished yet." : "No game has finished yet.",
-  });
+  return { rows: games.map(gameRow), more: games.length >= PAGE, next: games.at(-1)?.gameId };
+}
+
+// Whose games "Your games" lists: the account's (signed in, unless ?mine=browser), else this
+// browser's guest's.
+async function mineSource() {
+  const info = await siteInfo();
+  const account = Boolean(info.account) && which !== "browser";
+  return { info, account, path: account ? "/auth/me/games" : `/players/${guestId()}/games` };
 }
 
 // A page of this person's games: the newest, or (`before`, the last listed game's finishedAt)
 // the ones before it; the server says whether there are more.
-async function listMine(before = null) {
-  const info = await siteInfo();
-  const account = Boolean(info.account) && which !== "browser";
-  const source = account ? "/auth/me/games" : `/players/${guestId()}/games`;
-  const body = await readPage(`${source}${before ? `?before=${encodeURIComponent(before)}` : ""}`,
+async function minePage(before) {
+  const { path } = await mineSource();
+  const body = await readPage(`${path}${before ? `?before=${encodeURIComponent(before)}` : ""}`,
     (answer) => (answer.status === 404 ? "This server keeps no finished games (it runs without a database)."
       : answer.body?.error?.message || answer.body?.title || "Your games could not be read."));
-  if (!body) return;
+  if (!body) return null;
   const { games, hasMore } = body;
-  showPage(games.map((game) => ownGameRow(game, { mine: true })), {
-    before, more: hasMore, next: games[games.length - 1]?.finishedAt,
-    empty: account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.",
-  });
-  // Whose list this is: the account's (with the games this browser played without signing in,
-  // once linked, or the way to link them), or this browser's (and, where sign-in is offered,
-  // what signing in adds)
+  return { rows: games.map((game) => ownGameRow(game, { mine: true })), more: hasMore, next: games.at(-1)?.finishedAt };
+}
+
+const readOlder = mine ? minePage : finishedPage;
+const older = pageOlder($("older-games"), $("finished-games"), readOlder);
+
+// The list's first page, in place of what it showed (`empty` said when it has none); for "Your
+// games", whose list it is: the account's (with the games this browser played without signing
+// in, once linked, or the way to link them), or this browser's (and, where sign-in is offered,
+// what signing in adds).
+async function listFirst() {
+  const page = await readOlder(null);
+  if (!page) return;
+  const { info, account } = mine ? await mineSource() : {};
+  const empty = !mine ? (people ? "No game with a person at the board has finished yet." : "No game has finished yet.")
+    : account ? "You have not finished a game while signed in yet." : "No finished game in this browser yet.";
+  $("finished-games").replaceChildren(...(page.rows.length ? page.rows : [element("li", empty, { class: "hint" })]));
+  older(page.more, page.next);
+  if (!mine) return;
   const note = $("mine-note");
   if (account) {
-    if (!before) await offerBrowserGames(note);
+    await offerBrowserGames(note);
   } else {
     note.textContent = `The games played in this browser without signing in.${info.signIn && !info.account ? " Sign in to keep your games wherever you play." : ""}`;
   }
@@ -125,7 +125,7 @@ async function offerBrowserGames(note) {
     const answer = await sendJson("POST", "/auth/me/guests", { guestId: guestId() }).catch(() => null);
     if (answer?.status === 200 || answer?.status === 201) {
       $("history-message").textContent = "";
-      await listMine(); // the list again, with them
+      await listFirst(); // the list again, with them
       $("finished-games").querySelector("a.replay")?.focus();
       return;
     }
@@ -138,11 +138,5 @@ async function offerBrowserGames(note) {
 }
 
 $(mine ? "your-games" : people ? "people-games" : "all-games").setAttribute("aria-current", "page");
-let olderHadFocus = false; // "Older games" had the focus when pressed (it loses it while disabled)
-$("older-games").addEventListener("click", () => {
-  olderHadFocus = document.activeElement === $("older-games");
-  (mine ? listMine : listFinished)($("older-games").dataset.before);
-});
 mountHeader();
-if (mine) listMine();
-else listFinished();
+listFirst();

@@ -4,7 +4,7 @@
 import { getJson } from "./net.js";
 import { periodWords } from "./ratingchange.js";
 import { mountRatingGraph } from "./ratinggraph.js";
-import { $, element, faceLink, mountHeader, ownGameRow, PROVISIONAL_NOTE, ratingText, recordText, showMissing, siteInfo } from "./site.js";
+import { $, element, faceLink, mountHeader, ownGameRow, pageOlder, PROVISIONAL_NOTE, ratingText, recordText, showMissing, siteInfo } from "./site.js";
 
 const parts = location.pathname.split("/").slice(2).map(decodeURIComponent); // after "/@/"
 const isBot = parts.length === 2;
@@ -27,30 +27,16 @@ function cellRow(cells) {
 // A profile lists its newest games (RECENT of them); "Older games" reads the pages before the
 // last one shown (`.../games?before=`, 20 a page), appended, for as long as there are more.
 const RECENT = 20;
-function offerOlder(shown) {
-  const older = $("older-games");
-  let last = shown[shown.length - 1];
-  older.hidden = shown.length < RECENT;
-  older.addEventListener("click", async () => {
-    older.disabled = true;
-    older.setAttribute("aria-busy", "true");
-    const answer = await getJson(`${source}/games?before=${encodeURIComponent(last.finishedAt)}`).catch(() => null);
-    older.disabled = false;
-    older.removeAttribute("aria-busy");
-    if (answer?.status !== 200) {
-      $("older-message").textContent = "The older games could not be read; try again.";
-      return;
-    }
-    $("older-message").textContent = "";
-    const { games, hasMore } = answer.body;
-    const rows = games.map((game) => ownGameRow(game));
-    $("recent").append(...rows);
-    if (games.length) last = games[games.length - 1];
-    older.hidden = !hasMore;
-    // the button gone, a keyboard's focus goes on to the first game it added
-    if (!hasMore && document.activeElement === older) rows[0]?.querySelector("a.replay")?.focus();
-  });
-}
+const older = pageOlder($("older-games"), $("recent"), async (before) => {
+  const answer = await getJson(`${source}/games?before=${encodeURIComponent(before)}`).catch(() => null);
+  if (answer?.status !== 200) {
+    $("older-message").textContent = "The older games could not be read; try again.";
+    return null;
+  }
+  $("older-message").textContent = "";
+  const { games, hasMore } = answer.body;
+  return { rows: games.map((game) => ownGameRow(game)), more: hasMore, next: games.at(-1)?.finishedAt };
+});
 
 async function load() {
   $("profile-name").textContent = isBot ? `Bot ${title}` : title;
@@ -114,7 +100,7 @@ async function load() {
   }
   $("recent").replaceChildren(...profile.recent.map((game) => ownGameRow(game)));
   if (!profile.recent.length) $("recent").replaceChildren(element("li", "No game yet.", { class: "hint" }));
-  offerOlder(profile.recent);
+  older(profile.recent.length >= RECENT, profile.recent.at(-1)?.finishedAt);
   $("profile").hidden = false;
   await mountRatingGraph($("rating-graph"), `${source}/rating-history`, name);
 }

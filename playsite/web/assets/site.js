@@ -128,6 +128,32 @@ export function ownGameRow(game, { mine = false } = {}) {
   return item;
 }
 
+// "Older games" (`button`) under a list of games (`list`): a press reads the page before the last
+// game shown through `read(before)`, which answers { rows, more, next } (`next`: the `before` of
+// the page after it) or null once it has said why it could not; the rows are appended, and the
+// last page hides the button, a keyboard's focus going on to the first game it added. Returns
+// `shown(more, next)`, for a page laid out by the caller (a list's first).
+export function pageOlder(button, list, read) {
+  let before = null;
+  const shown = (more, next) => {
+    button.hidden = !more;
+    if (next !== undefined) before = next;
+  };
+  button.addEventListener("click", async () => {
+    const focused = document.activeElement === button; // a disabled button loses it
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    const page = await read(before);
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    if (!page) return;
+    list.append(...page.rows);
+    if (!page.more && focused) page.rows[0]?.querySelector("a.replay")?.focus();
+    shown(page.more, page.next);
+  });
+  return shown;
+}
+
 // A rating change as players write it: "+12", "−8" (a minus sign), "±0".
 export const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `\u2212${-value}` : "\u00b10");
 
