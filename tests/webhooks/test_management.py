@@ -341,6 +341,38 @@ async def test_a_lease_left_by_a_dead_process_expires_on_the_database_clock_and_
             assert resolver.lookups == ["hook.test"]
 
 
+async def test_a_new_token_and_a_release_wait_for_a_live_lease_as_every_change_does(migrated_url):
+    """While an activation holds its lease, the owner's new token and release are refused 409
+    `activation_in_progress` (Retry-After), as every change of the slot is, and change
+    nothing; once the lease is gone they go through."""
+    alice = make_account(migrated_url, "alice")
+    with WebhookReceiver() as receiver:
+        async with managed_server(migrated_url) as (services, client, _):
+            a = browser(client, alice)
+            bot, token = await owned_bot(services, a)
+            await stage(a, bot, hook_url(receiver))
+            with psycopg.connect(migrated_url) as conn:  # an activation under way (another process's)
+                leased = slot_queries.fence(conn, bot).revision + 1
+                slot_queries.bump(conn, bot)
+                slot_queries.take_lease(conn, bot, leased)
+                conn.commit()
+            _, revision = await slot(a, bot)
+            for method, path in (("POST", f"/me/bots/{bot}/token"), ("DELETE", f"/me/bots/{bot}")):
+                status, body, headers = await a.call(method, path, revision=revision)
+                assert status == 409 and body["code"] == "activation_in_progress", (path, body)
+                assert int(headers["Retry-After"]) >= 1
+            assert services.bots.authenticate(token).id == bot, "the token still works"
+            assert (await slot(a, bot))[1] == revision, "still alice's, at the same revision"
+            with psycopg.connect(migrated_url) as conn:  # the lease ends
+                conn.execute("UPDATE webhook_setups SET lease_expires_at = now() - interval '1 second' WHERE bot_id = %s", (bot,))
+                conn.commit()
+            status, body, _ = await a.call("POST", f"/me/bots/{bot}/token", revision=revision)
+            assert status == 200, body
+            status, body, _ = await release(a, bot)
+            assert status == 204, body
+    assert audit_kinds(migrated_url, bot)[-2:] == ["bot.token.replaced", "bot.released"]
+
+
 async def test_a_transaction_that_began_before_a_lease_expired_sees_it_expired(migrated_url):
     """Deadlines are read on the statement's clock: a transaction that waited (on the fence, say)
     past a lease's expiry sees the lease expired, where its start time would still call it live."""
