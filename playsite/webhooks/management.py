@@ -184,20 +184,14 @@ class WebhookManagement:
         """Every change of a slot starts so, in this order: authority under the fence, then no
         live lease (409), then `If-Match` (428/412). Returns (slot, setup)."""
         slot = self._authorise(conn, actor, bot_id)
-        setup = self._no_live_lease(conn, bot_id)
-        self._check_revision(slot, if_match)
-        return slot, setup
-
-    @staticmethod
-    def _no_live_lease(conn: psycopg.Connection, bot_id: str) -> Setup | None:
-        """The bot's setup, when no activation holds its lease; 409 while one does."""
         setup = slot_queries.setup_of(conn, bot_id)
         if setup is not None and setup.lease_live:
             raise SlotRefusal(
                 "activation_in_progress", "an activation of this bot's webhook is running; try again shortly",
                 retry_after_s=slot_queries.LEASE_LIFETIME_S,
             )
-        return setup
+        self._check_revision(slot, if_match)
+        return slot, setup
 
     @staticmethod
     def _check_revision(slot: Slot, if_match: int | None, *, reveal: bool = False) -> None:
@@ -299,7 +293,6 @@ class WebhookManagement:
 
         def work(conn: psycopg.Connection) -> None:
             slot = self._authorise(conn, Actor(account, "owner"), bot_id)
-            self._no_live_lease(conn, bot_id)
             self._check_revision(slot, if_match, reveal=True)
             slot_queries.release(conn, bot_id, account.id, account.principal, {})
 
@@ -314,7 +307,6 @@ class WebhookManagement:
 
         def work(conn: psycopg.Connection) -> int:
             slot = self._authorise(conn, Actor(account, "owner"), bot_id)
-            self._no_live_lease(conn, bot_id)
             self._check_revision(slot, if_match)
             conn.execute("UPDATE bots SET token_hash = %s WHERE id = %s", (token_hash, bot_id))
             slot_queries.audit(conn, "bot.token.replaced", account.principal, bot_id, {})
