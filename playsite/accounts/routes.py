@@ -115,9 +115,15 @@ def account_routes(accounts: Accounts, origins: OriginPolicy, registry: Registry
 
     def me_body(account: Account) -> dict[str, object]:
         """The account as its owner sees it, with the live games it holds a seat in (`playing`:
-        a page warns before signing out of them, which would leave them to the disconnect grace)."""
-        playing = sorted(room.game_id for room in registry.seated_unfinished(account.principal))
-        return {"id": str(account.id), "nickname": account.nickname, "principal": account.principal, "playing": playing}
+        a page warns before signing out of them, which would leave them to the disconnect
+        grace), and of those the ones still waiting for a player to join (`waiting`: nobody is
+        counted away from them)."""
+        rooms = registry.seated_unfinished(account.principal)
+        return {
+            "id": str(account.id), "nickname": account.nickname, "principal": account.principal,
+            "playing": sorted(room.game_id for room in rooms),
+            "waiting": sorted(room.game_id for room in rooms if room.awaiting_joins),
+        }
 
     async def write_checks() -> None:
         await origins.require_write(csrf_origin_rejected())

@@ -293,6 +293,12 @@ class Room:
         """Whose turn it is and what the room waits for, as last committed."""
         return self.published.turn
 
+    @property
+    def awaiting_joins(self) -> bool:
+        """A friend game whose seats are not both taken yet, as last committed: nobody plays,
+        so nobody is counted away."""
+        return self.published.turn.phase is RoomPhase.AWAITING_JOINS
+
     def public_state(self) -> PublicGameState:
         """The public state of the last committed version, its clocks as they stand now."""
         return self.published.state_at(trio.current_time())

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
 from tests.support.axe import serious_violations
-from tests.support.browser import play_a_bot
+from tests.support.browser import play_a_bot, seat_link
 from tests.support.database import migrated_url  # noqa: F401 (fixture)
 from tests.support.oidc_provider import oidc_provider  # noqa: F401 (fixture)
 from tests.support.sign_in import sign_in_at_the_provider, site_with_house_bots  # noqa: F401 (fixture)
@@ -80,4 +80,38 @@ def test_the_account_page_and_deleting_the_account(site_with_house_bots, chromiu
     assert gone.status_code == 401, "the session ended with the account"
     assert httpx.get(f"{base}/players/leaver", timeout=10).status_code == 404, "the nickname is gone"
     assert failures == []
+    context.close()
+
+
+def test_a_friend_game_waiting_for_its_other_player_is_said_so_and_signing_out_loses_nothing(site_with_house_bots, chromium):  # noqa: F811
+    """Play-through s71: a friend game nobody else had joined read "You have a game in progress
+    ... away for 30 s loses the game" in the lobby, and signing out warned of losing it, while
+    nobody is counted away before both seats are taken. And a nickname changed from the menu
+    shows on Your account at once (it kept the old one)."""
+    base = site_with_house_bots.origin
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(base + "/account")
+    page.click("#account-sign-in")
+    sign_in_at_the_provider(page, "waiter")
+    expect(page.locator("#about-nickname")).to_have_text("waiter")
+    page.click("#account-menu summary")
+    expect(page.locator("#account-games")).to_have_attribute("href", "/history?mine=1")  # the menu's way to them
+    page.fill("#nickname-input", "waiter_two")
+    page.click("#nickname-form button[type=submit]")
+    expect(page.locator("#about-nickname")).to_have_text("waiter_two")
+    expect(page.locator("#about-profile")).to_have_attribute("href", "/@/waiter_two")
+    page.keyboard.press("Escape")
+
+    game = httpx.post(f"{base}/games", json={}, headers={"Origin": base}, timeout=10).json()
+    page.goto(seat_link(base, game, "White"))
+    expect(page.locator("#role")).to_have_text("You play White")
+    expect(page.locator("#status")).to_have_text("Waiting for your opponent to join...")
+    me = page.evaluate("fetch('/auth/me').then((r) => r.json())")
+    assert me["playing"] == me["waiting"] == [game["gameId"]], me  # the seat is the account's, the game not begun
+    page.goto(base + "/")
+    expect(page.locator("#my-games")).to_have_text("You have a game waiting for its other player (10+10). Back to the game")
+    page.click("#account-menu summary")
+    page.click("#sign-out")  # once: nothing to lose, nothing to warn of
+    expect(page.locator("#sign-in")).to_be_visible()
     context.close()

@@ -83,11 +83,11 @@ def test_the_count_of_a_position(chromium, server):  # noqa: F811
         for side in ("white", "black"):
             assert tuple(answers[name][side][:2]) == material(dfen)[side], (name, side, answers[name])
     assert answers["start"]["white"][2] is None and answers["start"]["black"][2] is None  # nothing shown
-    assert answers["a knight for three pawns"]["white"][2] == "up a knight"  # level: no score
-    assert answers["a knight for three pawns"]["black"][2] == "up 3 pawns"
-    assert answers["a queen for a rook"]["white"][2] == "up a queen, +4"  # a promotion counts as what it became
-    assert answers["a queen for a rook"]["black"][2] == "up a rook"
-    assert answers["a king taken, a bishop up"]["white"][2] == "up a bishop, +3"  # kings are not counted
+    assert answers["a knight for three pawns"]["white"][2] == "a knight more"  # level: no score
+    assert answers["a knight for three pawns"]["black"][2] == "3 pawns more"
+    assert answers["a queen for a rook"]["white"][2] == "a queen more, 4 points ahead"  # a promotion counts as what it became
+    assert answers["a queen for a rook"]["black"][2] == "a rook more"  # behind: not said to be ahead
+    assert answers["a king taken, a bishop up"]["white"][2] == "a bishop more, 3 points ahead"  # kings are not counted
     page.context.close()
 
 

@@ -80,11 +80,17 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
     expect(bot.locator(".webhook-now")).to_have_text(
         "No webhook: the bot plays through its stream, or by asking for its games.")
     expect(page.locator("#bots-none")).to_be_hidden()
-    page.fill("#register-team", "acme")  # the same name again: taken
-    page.fill("#register-name", "star")
+    page.fill("#register-team", "ACME")  # the same name again (capitals lowered): taken
+    page.fill("#register-name", "Star")
     page.click("#register")
     expect(page.locator("#add-message")).to_have_text("acme/star is taken: choose another name.")
-    expect(page.locator("#new-token")).to_be_hidden()
+    # the token shown stays (play-through s71: a failed attempt took it away, for good)
+    expect(page.locator("#new-token-value")).to_have_value(token)
+    page.fill("#register-team", "-acme")  # malformed: the rule, in the page's words, and nothing sent
+    page.click("#register")
+    expect(page.locator("#add-message")).to_have_text(
+        "A team and a name are each 1 to 32 letters, digits or -, starting with a letter or a digit.")
+    page.fill("#register-team", "")
 
     with WebhookReceiver() as receiver:
         # set up: the form only; then checked, and only then the bot's webhook, its secret shown once

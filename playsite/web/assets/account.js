@@ -3,7 +3,7 @@
 // wants sent. An answer that never came is not a failure: `GET /auth/me` then says whether the
 // account is still there.
 import { errorText, getJson, sendJson } from "./net.js";
-import { $, element, mountHeader, sayClosed, siteInfo, tellOtherTabs } from "./site.js";
+import { $, element, mountHeader, NICKNAME_CHANGED, sayClosed, siteInfo, tellOtherTabs } from "./site.js";
 
 const CONFIRMATION = "delete my account"; // the body DELETE /auth/me asks for
 
@@ -71,9 +71,14 @@ async function start() {
   if (params.has("deleted")) history.replaceState(history.state, "", "/account"); // signed in since
   const me = info.account;
   $("account-about").hidden = false;
-  $("about-nickname").textContent = me.nickname || "an account without a nickname";
-  if (me.nickname) $("about-profile").href = `/@/${encodeURIComponent(me.nickname)}`;
-  else $("about-profile").closest("li").hidden = true;
+  const showNickname = (nickname) => {
+    $("about-nickname").textContent = nickname || "an account without a nickname";
+    if (nickname) $("about-profile").href = `/@/${encodeURIComponent(nickname)}`;
+    $("about-profile").closest("li").hidden = !nickname;
+  };
+  showNickname(me.nickname);
+  // changed from the header's menu, here or in another tab (play-through s71: the page kept the old one)
+  document.addEventListener(NICKNAME_CHANGED, (event) => showNickname(event.detail));
   $("about-bots").hidden = !info.bots;
   $("about-admin").hidden = !(info.bots && info.admin);
   $("about-id").textContent = me.id;

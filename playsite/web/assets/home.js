@@ -54,7 +54,8 @@ async function pollShowcase() {
       status.dataset.status = table.status;
       const bot = botName(table.featuredBot.team, table.featuredBot.name);
       status.textContent = {
-        open: `Open: play ${bot} as ${table.nextHumanColor}, 5+3.`,
+        // whose side is whose, said of the visitor (play-through s71: "play demo/featured as White" read either way)
+        open: `Open: you play ${table.nextHumanColor} against ${bot}, 5+3.`,
         live: `${bot} is playing a game now: watch it.`,
         finishing: "The last game just ended; the table opens again in a moment.",
         unavailable: `The table is closed for now (${table.reason}).`,
@@ -404,9 +405,14 @@ async function showMyGames(info) {
     // whose move it is, when this browser holds the seat; and what staying away costs (the grace)
     const { seat } = keptSeat(id);
     const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
-    line.append(`You have a game in progress (${timeControlLabel(game.timeControl)})${yours}. `,
-      element("span", "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.", { class: "hint" }), " ",
-      element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
+    const clock = timeControlLabel(game.timeControl);
+    // a friend game whose other player has not come: nothing rolled yet, nobody counted away
+    const begun = game.dicePending || game.version > 0;
+    line.append(begun ? `You have a game in progress (${clock})${yours}. ` : `You have a game waiting for its other player (${clock}). `);
+    if (begun) {
+      line.append(element("span", "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.", { class: "hint" }), " ");
+    }
+    line.append(element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
     return line;
   }));
   slot.hidden = false;
@@ -501,15 +507,18 @@ function buildClockChoices() {
     return option;
   }));
   // A friend game offers the same clocks as the pairing and the bots, and the longer ones two
-  // friends may want: 30+20, fifteen minutes with no increment (15+0), no clock at all.
-  const friendClocks = [...CLOCKS, [30, 20]].map((clock) => {
+  // friends may want: fifteen minutes with no increment (15+0, a sudden death, written as the
+  // others are), 30+20, no clock at all; shortest first, as the others are ordered.
+  const fischer = (clock) => {
     const option = element("option", clockLabel(clock), { value: `Fischer:${clock[0] * 60}:${clock[1]}` });
     option.selected = clockLabel(clock) === FRIEND_DEFAULT;
     return option;
-  });
+  };
+  const longest = CLOCKS.length - 1; // 15+10
   $("friend-clock").replaceChildren(
-    ...friendClocks,
-    element("option", "15+0", { value: "SuddenDeath:900" }), // as the others are written
+    ...CLOCKS.slice(0, longest).map(fischer),
+    element("option", "15+0", { value: "SuddenDeath:900" }),
+    ...[...CLOCKS.slice(longest), [30, 20]].map(fischer),
     element("option", "No clock", { value: "Unlimited" }),
   );
 }

@@ -33,7 +33,9 @@ export function materialOf(pieces) {
 
 // A side's share of `materialOf` as the strip beside its name shows it: the pieces it is up,
 // each kind huddled together, then "+4" when it is ahead. Null when it is up nothing. Said to a
-// screen reader in words ("up a knight and a pawn, +4").
+// screen reader in words: "a knight and a pawn more, 4 points ahead"; a side behind on the sum
+// has its kinds said without being called ahead ("a knight more", where the other side has "3
+// pawns more" too) (play-through s71: "up a knight" read as ahead while 8 points behind).
 export function materialTag({ taken, score }) {
   if (!taken.length && !score) return null;
   const tag = element("span", null, { class: "material" });
@@ -53,7 +55,8 @@ export function materialTag({ taken, score }) {
   if (score) tag.append(element("span", `+${score}`, { class: "score" }));
   const words = taken.map((letter) => DIE_PIECE[DIE_OF_LETTER[letter.toUpperCase()]]);
   tag.setAttribute("role", "img");
-  tag.setAttribute("aria-label", `up ${listed(words)}${score ? `, +${score}` : ""}`);
+  const ahead = score ? `${score} ${score === 1 ? "point" : "points"} ahead` : "";
+  tag.setAttribute("aria-label", [words.length ? `${listed(words)} more` : "", ahead].filter(Boolean).join(", "));
   tag.title = tag.getAttribute("aria-label");
   tag.dataset.taken = taken.join("");
   tag.dataset.score = String(score);

@@ -303,10 +303,14 @@ function heedOtherTabs() {
   });
 }
 
+// The account's new nickname in the header, told to the page too (`NICKNAME_CHANGED`, its
+// detail the nickname) for what the page itself shows of it (Your account).
+export const NICKNAME_CHANGED = "playsite:nickname";
 function showNickname(nickname) {
   $("account-name").textContent = nickname;
   const profile = $("account-profile");
   if (profile) profile.href = `/@/${encodeURIComponent(nickname)}`;
+  document.dispatchEvent(new CustomEvent(NICKNAME_CHANGED, { detail: nickname }));
 }
 
 // `bots`: accounts manage their bots here (the menu links to them).
@@ -339,6 +343,7 @@ function showSignedIn(corner, me, { bots = false } = {}) {
   summary.append(name);
   const menu = element("div", null, { class: "menu" });
   if (me.nickname) menu.append(element("a", "Your profile", { href: `/@/${encodeURIComponent(me.nickname)}`, id: "account-profile" }));
+  menu.append(element("a", "Your games", { href: "/history?mine=1", id: "account-games" }));
   menu.append(element("a", "Your account", { href: "/account", id: "account-page" }));
   if (bots) menu.append(element("a", "Your bots", { href: "/account/bots", id: "account-bots" }));
   menu.append(element("span", "Nickname", { class: "hint" }), form, message, ...outs.map((out) => out.button));
@@ -375,8 +380,10 @@ function showSignedIn(corner, me, { bots = false } = {}) {
     if (warned !== out) {
       unwarn();
       const now = await getJson("/auth/me").catch(() => null);
-      const playing = now?.status === 200 ? now.body.playing || [] : [];
-      playingAtSignOut = playing;
+      playingAtSignOut = now?.status === 200 ? now.body.playing || [] : [];
+      // a friend game still waiting for its other player loses nothing: nobody is counted away
+      const waiting = new Set(now?.status === 200 ? now.body.waiting || [] : []);
+      const playing = playingAtSignOut.filter((id) => !waiting.has(id));
       if (playing.length) {
         warned = out;
         const games = playing.length === 1 ? "a game" : `${playing.length} games`;

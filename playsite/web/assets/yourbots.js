@@ -450,12 +450,21 @@ function mountAdding() {
       sayAdded(`${id} is yours: set up its webhook below, or let it play through its stream.`, { info: true });
     }
   });
+  // The rule in the page's words, once for both fields (play-through s71: the server's sentence
+  // named the team only, and a capital letter was refused where it can simply be lowered).
+  const SLUG_RULE = "A team and a name are each 1 to 32 letters, digits or -, starting with a letter or a digit.";
+  for (const id of ["register-team", "register-name"]) {
+    $(id).addEventListener("invalid", (event) => {
+      event.preventDefault();
+      sayAdded(SLUG_RULE);
+    });
+  }
   $("register-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const team = $("register-team").value.trim();
-    const name = $("register-name").value.trim();
+    const team = $("register-team").value.trim().toLowerCase();
+    const name = $("register-name").value.trim().toLowerCase();
     sayAdded("");
-    $("new-token").hidden = true;
+    // a token shown before stays until another replaces it (play-through s71: a failed attempt took it away)
     $("register").disabled = true;
     const answer = await sendJson("POST", "/bot/register", { team, name }).catch(() => null);
     if (answer?.status !== 201) {
@@ -463,6 +472,7 @@ function mountAdding() {
       sayAdded(!answer || answer.status >= 500
         ? "The server did not answer: the bot may have been registered without its token reaching you. If the name now reads as taken, register another."
         : answer.body?.error?.code === "identity_taken" ? `${team}/${name} is taken: choose another name.`
+        : answer.status === 400 ? SLUG_RULE
         : refusalWords(answer, "The bot could not be registered."));
       return;
     }
