@@ -190,3 +190,51 @@ def test_the_king_s_capture_is_marked_in_the_notation_and_said(server, context):
     )
     assert written["texts"] == ["a2-a3", "Qb8xe8#"]
     assert written["spoken"] == ["pawn a2 to a3", "queen b8 takes the king on e8"]
+
+
+def test_the_dice_a_turn_can_still_play_agree_with_the_rules_engine(server, context):
+    """`playableDice`: of the dice left after every prefix of (a sample of) every legal turn,
+    those some completion of the turn spends, as many of a kind as the most any completion
+    plays; the others are the dice the page fades (play-through s71: a die no piece could use
+    looked as live as one still to play)."""
+    found = cases()
+    for case in found:
+        position = parse_dfen(case["dfen"]).with_dice(case["dice"])
+        tree = legal_tree(position)
+        below = tree
+        for uci in case["moves"]:
+            below = below[uci]
+        after = _Turn(position)
+        for uci in case["moves"]:
+            after.play(uci)
+        most: Counter = Counter()
+        for rest in iter_turns(below):
+            turn = _Turn(position)
+            for uci in (*case["moves"], *rest):
+                turn.play(uci)
+            spent = Counter(after.dice) - Counter(turn.dice)
+            most = most | spent
+        case["tree"] = below
+        case["playable"] = sorted((Counter(after.dice) & most).elements())
+    unplayable = sum(case["playable"] != case["left"] for case in found)
+    assert unplayable > 20, unplayable  # the sample has turns that leave dice unplayed
+    page = context.new_page()
+    harness(page, server)
+    assets = Assets()
+    got = page.evaluate(
+        """async ([board, dice, cases]) => {
+            const { applyMove, parsePlacement } = await import(board);
+            const { playableDice, spentDice } = await import(dice);
+            return cases.map((c) => {
+              const start = parsePlacement(c.dfen);
+              const spent = spentDice(c.dice, start, c.moves);
+              const pieces = c.moves.reduce((on, uci) => applyMove(on, uci), start);
+              const playable = playableDice(c.dice, spent, pieces, c.tree);
+              return c.dice.filter((_, index) => playable[index]).sort();
+            });
+        }""",
+        [f"/assets/{assets.names['board.js']}", f"/assets/{assets.names['dice.js']}", found],
+    )
+    wrong = [(case["dfen"], case["dice"], case["moves"], case["playable"], mine)
+             for case, mine in zip(found, got) if mine != case["playable"]]
+    assert wrong == []

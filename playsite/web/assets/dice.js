@@ -24,15 +24,56 @@ export function spentDice(dice, pieces, partialMoves = []) {
   };
   let board = { ...pieces };
   for (const uci of partialMoves) {
-    const piece = board[uci.slice(0, 2)];
-    if (!piece) continue;
-    const type = piece.toUpperCase();
-    spend(DIE_OF_LETTER[type]); // a promotion (e7e8q) is a pawn's move: a pawn die
-    const across = Math.abs(FILES.indexOf(uci[2]) - FILES.indexOf(uci[0]));
-    if (type === "K" && across === 2) spend(DIE_OF_LETTER.R); // castling also spends a rook die
+    if (!board[uci.slice(0, 2)]) continue;
+    for (const value of payment(board, uci)) spend(value);
     board = applyMove(board, uci);
   }
   return spent;
+}
+
+// The dice a micro-move spends on `board`: its piece's (a promotion, e7e8q, is a pawn's move: a
+// pawn die), and a rook's too when it castles.
+function payment(board, uci) {
+  const type = board[uci.slice(0, 2)]?.toUpperCase();
+  if (!type) return [];
+  const across = Math.abs(FILES.indexOf(uci[2]) - FILES.indexOf(uci[0]));
+  return type === "K" && across === 2 ? [DIE_OF_LETTER.K, DIE_OF_LETTER.R] : [DIE_OF_LETTER[type]];
+}
+
+/**
+ * Which of `dice` can still be played: not spent (`spent`, as spentDice gives it) and paid for
+ * by some completion of the turn, `node` being the legal-move tree below the turn built so far
+ * ({} once it is complete) and `pieces` the position after it. One boolean per die, in the
+ * order of `dice`: a die of a kind no completion moves is not, nor one more of a kind than any
+ * completion plays (a turn plays as many dice as it can, so some may be left unplayable).
+ */
+export function playableDice(dice, spent, pieces, node) {
+  const need = {}, most = {}, count = {};
+  dice.forEach((value, index) => { if (!spent[index]) need[value] = (need[value] || 0) + 1; });
+  // done once every die left is known playable: most turns play them all, and their first
+  // complete turn says so (a big tree is then not walked on)
+  let done = false;
+  const walk = (board, at) => {
+    const moves = Object.keys(at || {});
+    if (!moves.length) {
+      for (const [value, n] of Object.entries(count)) most[value] = Math.max(most[value] || 0, n);
+      done = Object.entries(need).every(([value, n]) => (most[value] || 0) >= n);
+      return;
+    }
+    for (const uci of moves) {
+      if (done) return;
+      const paid = payment(board, uci);
+      for (const value of paid) count[value] = (count[value] || 0) + 1;
+      walk(applyMove(board, uci), at[uci]);
+      for (const value of paid) count[value] -= 1;
+    }
+  };
+  walk(pieces, node);
+  return dice.map((value, index) => {
+    if (spent[index] || !(most[value] > 0)) return false;
+    most[value] -= 1;
+    return true;
+  });
 }
 
 function reducedMotion() {
@@ -41,24 +82,26 @@ function reducedMotion() {
 
 /**
  * Draw `dice` (numbers 1-6) into `element`, lowest first. `spent`: a boolean per die of `dice` (dimmed, labelled
- * "used"); `rolling`: tumble them in (not under prefers-reduced-motion); `side`: whose roll it
+ * "used"); `unplayable`: the same for dice left that the turn cannot play (faded, labelled so); `rolling`: tumble them in (not under prefers-reduced-motion); `side`: whose roll it
  * is, drawn with that side's own pieces: "white" ivory dice with White's pieces (the default),
  * "black" stone-grey dice with Black's.
  */
-export function renderDice(element, dice, { spent = [], rolling = false, side = "white" } = {}) {
+export function renderDice(element, dice, { spent = [], unplayable = [], rolling = false, side = "white" } = {}) {
   element.classList.add("dice");
   element.dataset.side = side === "black" ? "black" : "white";
   if (!element.hasAttribute("role")) element.setAttribute("role", "group");
   if (!element.hasAttribute("aria-label")) element.setAttribute("aria-label", "dice");
   // lowest first, as a position's DFEN lists a roll's dice: the order the server rolled them in
   // is not kept once a page reloads, so no page shows it, and the same roll always looks the same
-  const sorted = dice.map((value, index) => ({ value, used: Boolean(spent[index]) })).sort((a, b) => a.value - b.value);
-  const faces = sorted.map(({ value, used }) => {
+  const sorted = dice.map((value, index) => ({ value, used: Boolean(spent[index]), idle: Boolean(unplayable[index]) }))
+    .sort((a, b) => a.value - b.value);
+  const faces = sorted.map(({ value, used, idle }) => {
     const die = document.createElement("span");
-    die.className = `die${used ? " spent" : ""}`;
+    die.className = `die${used ? " spent" : idle ? " unplayable" : ""}`;
     die.dataset.die = String(value);
     die.setAttribute("role", "img");
-    die.setAttribute("aria-label", `die: ${DIE_PIECE[value] || value}${used ? ", used" : ""}`);
+    die.setAttribute("aria-label", `die: ${DIE_PIECE[value] || value}${used ? ", used" : idle ? ", cannot be played" : ""}`);
+    if (idle) die.title = `No ${DIE_PIECE[value] || "piece"} can move with this die in this turn.`;
     const letter = LETTER_OF_DIE[value];
     if (letter) {
       const picture = document.createElement("img");

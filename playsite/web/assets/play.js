@@ -4,7 +4,7 @@
 // submits it at once. Around the board: the dice, the clocks, the move list (browsable),
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
-import { DIE_OF_LETTER, DIE_PIECE, renderDice, spentDice } from "./dice.js";
+import { DIE_OF_LETTER, DIE_PIECE, playableDice, renderDice, spentDice } from "./dice.js";
 import { Clocks } from "./clocks.js";
 import { rememberCommitment } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
@@ -160,9 +160,13 @@ function onRefuse(square) {
   const die = DIE_OF_LETTER[piece.toUpperCase()];
   const word = DIE_PIECE[die];
   const spent = spentDice(view.dice, parsePlacement(view.dfen), view.partial);
-  const left = view.dice.filter((_, index) => !spent[index]);
-  const text = !left.includes(die)
-    ? `No die for a ${word}: ${view.partial.length ? "the dice left move" : "this roll moves"} ${diceWords(new Set(left))}.`
+  const idle = unplayableDice(spent);
+  const left = view.dice.filter((_, index) => !spent[index] && !idle[index]); // the dice still to play
+  const text = !view.dice.some((value, index) => value === die && !spent[index])
+    // the dice the turn can still play, never one it cannot (play-through s71: "the dice left
+    // move bishop, queen" where neither could move)
+    ? `No die for a ${word}: ${!left.length ? `the turn is complete: ${PLAY_OR_UNDO}`
+      : `${view.partial.length ? "the dice left move" : "this roll moves"} ${diceWords(new Set(left))}.`}`
     // a rolled piece kept still by the maximum-dice rule, which no board shows (play-through s65)
     : `The ${word} on ${square} cannot move now: it is blocked, or moving it plays fewer dice than the roll allows (a turn plays as many as it can).`;
   view.refusal = text;
@@ -313,11 +317,26 @@ function myTurn() {
   return Boolean(view.node) && !view.waiting && !view.ended;
 }
 
+// The dice of my roll that the turn cannot play, from the tree below the turn built so far (a
+// turn plays as many dice as it can: some may be left) (play-through s71: a die no piece could
+// use looked as live as one still to play, beside "Your turn is complete").
+const playableMemo = new WeakMap(); // tree node -> playableDice's answer
+function unplayableDice(spent) {
+  if (!myTurn() || view.diceSeat !== mine || !view.dfen) return [];
+  let playable = playableMemo.get(view.node);
+  if (!playable) {
+    playable = playableDice(view.dice, spent, view.pieces, view.node);
+    playableMemo.set(view.node, playable);
+  }
+  return view.dice.map((_, index) => !spent[index] && !playable[index]);
+}
+
 function drawDice() {
   const spent = view.partial.length && view.dfen ? spentDice(view.dice, parsePlacement(view.dfen), view.partial) : [];
   const element = $("dice");
   element.dataset.seat = view.diceSeat || "";
-  renderDice(element, view.dice, { spent, rolling: view.rolling, side: (view.diceSeat || "White").toLowerCase() });
+  renderDice(element, view.dice, { spent, unplayable: unplayableDice(spent), rolling: view.rolling,
+    side: (view.diceSeat || "White").toLowerCase() });
   view.rolling = false;
   const owner = $("dice-owner");
   owner.textContent = !view.diceSeat ? "" : view.diceSeat === mine ? "Your roll" : `${view.diceSeat}'s roll`;
