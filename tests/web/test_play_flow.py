@@ -5,6 +5,7 @@ notice, the live region and the tab title, the remembered mute switch, the low-t
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import uuid
@@ -436,3 +437,43 @@ def test_a_spectator_is_not_offered_the_turn_toggle(server, context):
     for page in seats.values():
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#quick-turns")).to_be_hidden()
+
+
+def test_a_roll_whose_tree_is_being_read_says_so_and_is_played_once_read(server, chromium):
+    """A roll whose legal-move tree is too big to travel with it (`legalMoves: null`): the page
+    reads GET .../moves, and until then says so (play-through s71: it said "White to move:
+    waiting for your opponent." to White). Here every roll arrives so: the socket's frames are
+    rewritten on their way to the page, and the tree's read is held until the test lets it go."""
+    base = server.base_url
+    game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+    made = chromium.new_context()
+    held = []
+
+    def without_trees(route):
+        to_server = route.connect_to_server()
+
+        def to_page(message):
+            frame = json.loads(message)
+            if isinstance(frame, dict) and "DiceRolled" in frame:
+                frame["DiceRolled"]["legalMoves"] = None
+            route.send(json.dumps(frame))
+
+        to_server.on_message(to_page)
+        route.on_message(lambda message: to_server.send(message))
+
+    try:
+        made.route_web_socket(re.compile(r".*/games/.*/ws.*"), without_trees)
+        made.route(re.compile(r".*/games/[^/]+/moves$"), lambda route: held.append(route))
+        pages = open_seats(made, base, game)
+        seat = wait_until_sync(lambda: (s := pending(base, game["gameId"])) and s["legalMoves"] != {} and s["activeSeat"],
+                               "a roll with moves to play")
+        page = pages[seat]
+        expect(page.locator("#status")).to_have_text("Your turn: reading the moves your dice allow...")
+        expect(page.locator("#status")).to_have_attribute("data-status", "reading-moves")
+        wait_until_sync(lambda: held, "the tree's read")
+        for route in held:
+            route.continue_()
+        expect(page.locator("#status")).to_have_attribute("data-status", "your-turn")
+        expect(page.locator("#status")).to_have_text(re.compile("^Your turn: "))
+    finally:
+        made.close()

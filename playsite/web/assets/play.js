@@ -89,6 +89,7 @@ const view = {
   browsing: null, // null: live; else the index of the turn whose position is shown (-1: the start)
   animate: false,
   notice: "",
+  rollPassed: false, // the roll shown has no legal move: the server passes it at once
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
   reconnecting: {}, // seat -> until when (ms) its player, here before the server restarted, is on the way back
@@ -526,6 +527,12 @@ function drawStatus() {
     // the turn cannot be sent while the connection is down (the button waits for it)
     return setStatus(view.connection === "open" ? `Your turn is complete: ${PLAY_OR_UNDO}`
       : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
+  }
+  if (view.diceSeat === mine && !view.waiting) {
+    // my roll without its tree yet: a pass the server plays at once, or a tree too big to inline
+    // being read (play-through s71: "White to move: waiting for your opponent." to White)
+    return view.rollPassed ? setStatus("Your roll has no legal move: your turn passes.", "passing")
+      : setStatus("Your turn: reading the moves your dice allow...", "reading-moves");
   }
   if (mine && view.firstMove?.seat === view.diceSeat) { // the opponent's first-move limit, counted by tick
     const left = secondsUntil(view.firstMove.at);
@@ -1149,6 +1156,7 @@ async function onEvent(event) {
     closePromotion();
     view.drawOfferFrom = null;
     view.notice = "";
+    view.rollPassed = false;
     const underWay = state.status.Active && (state.dicePending || body.history.length > 0);
     setClocks(state.clocks, underWay ? state.activeSeat : null, { final: Boolean(state.status.Ended) });
     view.diceSeat = null;
@@ -1161,7 +1169,8 @@ async function onEvent(event) {
       view.notice = passNotice();
       view.dice = diceOf(state.dfen);
       view.diceSeat = state.activeSeat;
-      if (state.activeSeat === mine) {
+      view.rollPassed = state.legalMoves != null && !Object.keys(state.legalMoves).length;
+      if (state.activeSeat === mine && !view.rollPassed) {
         await takeRoll(state.dfen, state.legalMoves);
         // A reconnect or a reload to the same roll keeps the turn being built (only moves the
         // roll's tree holds are replayed).
@@ -1197,6 +1206,7 @@ async function onEvent(event) {
     view.dfen = body.dfen;
     view.pieces = parsePlacement(body.dfen);
     const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
+    view.rollPassed = pass;
     if (pass) view.notice = passNotice({ seat: body.seat, dice: body.dice }); // it stays until a turn moves something
     playSound("dice");
     const words = diceWords(body.dice); // lowest first, as the dice are drawn
