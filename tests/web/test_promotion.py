@@ -7,6 +7,7 @@ game set up); a promotion the dice leave one piece for plays at once, and the pa
 
 from __future__ import annotations
 
+import re
 
 import httpx
 import pytest
@@ -110,8 +111,11 @@ def test_a_promotion_is_chosen_over_its_square(positioned, chromium, artifacts):
     white.click(f'[data-square="{source}"]')
     white.click(f'[data-square="{target}"]')
     expect(tiles).to_have_count(len(choices))
+    # the status line asks for the choice (play-through s71: it still said "move the pieces")
+    expect(white.locator("#status")).to_have_text(re.compile(r"^Your turn: choose what the pawn becomes"))
     white.keyboard.press("Escape")
     expect(tiles).to_have_count(0)
+    expect(white.locator("#status")).to_have_text("Your turn: move the pieces your dice allow.")
     expect(white.locator(f'[data-square="{source}"]')).to_have_attribute("data-piece", "P")
     white.click(f'[data-square="{source}"]')
     white.click(f'[data-square="{target}"]')

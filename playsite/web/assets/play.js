@@ -89,6 +89,7 @@ const view = {
   browsing: null, // null: live; else the index of the turn whose position is shown (-1: the start)
   animate: false,
   notice: "",
+  promoting: false, // the promotion picker is open over its square
   rollPassed: false, // the roll shown has no legal move: the server passes it at once
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
@@ -199,13 +200,16 @@ function choosePromotion(choices) {
     .slice()
     .sort((a, b) => order.indexOf(a[4]) - order.indexOf(b[4]))
     .map((uci) => ({ piece: white ? uci[4].toUpperCase() : uci[4], move: uci }));
+  view.promoting = true; // the status line asks for the choice (play-through s71: it still said "move the pieces")
   board.promote(choices[0].slice(2, 4), tiles, {
-    onPick: (uci) => { if (view.node?.[uci]) play(uci); else draw(); },
-    onCancel: () => draw(),
+    onPick: (uci) => { view.promoting = false; if (view.node?.[uci]) play(uci); else draw(); },
+    onCancel: () => { view.promoting = false; draw(); },
   });
+  drawStatus();
 }
 
 function closePromotion() {
+  view.promoting = false;
   board.closePromotion();
 }
 
@@ -517,6 +521,7 @@ function drawStatus() {
     return setStatus(`Your turn: back to the game to play it${KEYBOARD ? " (End)" : ""}.`, "your-turn");
   }
   if (view.diceSeat === mine && view.tree) {
+    if (view.promoting) return setStatus(`Your turn: choose what the pawn becomes${KEYBOARD ? " (Escape to move another piece)" : ""}.`, "your-turn");
     if (!view.partial.length || Object.keys(view.node).length) {
       if (view.firstMove?.seat === mine) { // the first-move limit, said where the player looks (counted by tick)
         const left = secondsUntil(view.firstMove.at);
