@@ -137,14 +137,14 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 expect(box).to_contain_text(f"New ratings: you {new} (")  # one's own change first, Black's too
                 sign = "+" if new > 1500 else "\u2212"
                 expect(box).to_contain_text(f"you {new} ({sign}{abs(new - 1500)})")
-                # and the name strip beside the board follows (play-through s58: it kept "1500?"),
-                # still marked provisional after one game
+                # and the name strip beside the board says the rating brought to the game with the
+                # game's change beside it, where lichess writes both (play-through s58: no change
+                # said; s65: the change; s71: the new rating beside the change, the replay the old)
                 assert ratings[nicknames[seat]]["provisional"] is True
-                expect(page.locator(f"#player-{seat.lower()} .rating")).to_have_text(f"{new}?")
-                # with the game's change beside it, where lichess writes it (play-through s65)
+                expect(page.locator(f"#player-{seat.lower()} .rating")).to_have_text("1500?")
                 expect(page.locator(f"#player-{seat.lower()} .rating-change")).to_have_text(f"{sign}{abs(new - 1500)}")
             shot(pages["White"], "rated-game-over")
-            # A page opened after the game reads the new ratings from the histories, "?" and all
+            # A page opened after the game reads the same from the histories, "?" and all
             # (play-through s63: "1662" there, where the profile said provisional).
             later = browser.new_context()
             watcher = later.new_page()
@@ -152,7 +152,9 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             expect(watcher.locator("#result-rated")).to_have_attribute("data-ratings", "applied")
             for seat in pages:
                 new = int(ratings[nicknames[seat]]["rating"] + 0.5)
-                expect(watcher.locator(f"#player-{seat.lower()} .rating")).to_have_text(f"{new}?")
+                expect(watcher.locator(f"#player-{seat.lower()} .rating")).to_have_text("1500?")
+                expect(watcher.locator(f"#player-{seat.lower()} .rating-change")).to_have_text(
+                    f"+{new - 1500}" if new > 1500 else f"\u2212{1500 - new}")
             # and the replay says what the game made of both ratings (play-through s63: not a word)
             watcher.goto(f"{base}/replay/{game_id}")
             change = watcher.locator("#rating-change")
@@ -162,7 +164,7 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
             # and each name says the rating it brought and the game's change, as lichess's replay does
             for seat, where in (("White", "bottom"), ("Black", "top")):
                 new = int(ratings[nicknames[seat]]["rating"] + 0.5)
-                expect(watcher.locator(f"#name-{where} .rating")).to_have_text("1500")
+                expect(watcher.locator(f"#name-{where} .rating")).to_have_text("1500?")  # as the play page
                 expect(watcher.locator(f"#name-{where} .rating-change")).to_have_text(
                     f"+{new - 1500}" if new > 1500 else f"\u2212{1500 - new}")
             shot(watcher, "replay-rated")

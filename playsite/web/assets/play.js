@@ -582,7 +582,7 @@ function drawPlayers() {
       const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
       if (rating.provisional) shown.title = PROVISIONAL_NOTE;
       parts.push(shown);
-      // after a rated game, what it did to the rating, where lichess writes it: "1512? +12"
+      // after a rated game, what it did to the rating it brought, where lichess writes it: "1500? +12"
       if (view.ended && typeof rating.change === "number") parts.push(ratingChangeTag(rating.change));
     }
     if (mine === seatName) parts.push(element("span", "(you)"));
@@ -1046,13 +1046,16 @@ async function readRatings(live = !view.ended) {
   drawPlayers();
 }
 
-// A finished rated game's new ratings ({white: {rating: 1662, provisional: true}, ...}), as the
-// result box tells them: the strips show them too ("1662?" while provisional), rather than the
-// ratings the game began with. A page opened after the game knows no others.
+// A finished rated game's ratings once the batch has rated it ({white: {before: 1500, change:
+// 12, provisional: true}, ...}): the strips show the rating each player brought to the game and
+// what the game did to it ("1500? +12"), as lichess does and as the replay does (play-through
+// s71: the strips showed the new rating beside the change, the replay the old one); the result
+// box says the new ones. "?" as the game began, when this page knew it.
 function showNewRatings(known) {
   for (const [seat, rating] of Object.entries(known)) {
     const name = seat === "white" ? "White" : "Black";
-    view.ratings = { ...view.ratings, [name]: { ...view.ratings?.[name], ...rating } };
+    const provisional = view.ratings?.[name]?.provisional ?? rating.provisional;
+    view.ratings = { ...view.ratings, [name]: { rating: rating.before, provisional, change: rating.change } };
   }
   drawPlayers();
 }

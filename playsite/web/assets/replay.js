@@ -9,7 +9,7 @@ import { commitmentSeen, verifyRecord } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
 import { getJson, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
-import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
+import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, PROVISIONAL_NOTE, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 // players: named as they are now; mine: this browser's or account's seat; written: each turn's
@@ -36,7 +36,9 @@ function written(index) {
 function ratingOf(side) {
   const rating = view.ratings?.[side.toLowerCase()];
   if (typeof rating?.before !== "number" || typeof rating.change !== "number") return [];
-  return [" ", element("span", String(Math.round(rating.before)), { class: "rating" }), " ", ratingChangeTag(rating.change)];
+  const shown = element("span", `${Math.round(rating.before)}${rating.provisional ? "?" : ""}`, { class: "rating" });
+  if (rating.provisional) shown.title = PROVISIONAL_NOTE; // as the play page marks it
+  return [" ", shown, " ", ratingChangeTag(rating.change)];
 }
 
 function placeNames() {
