@@ -62,16 +62,24 @@ def test_one_s_own_strip_keeps_you_whole_and_a_bot_s_name_whole_at_320(server, c
         made.close()
 
 
-def bot_strip_whole(bot) -> bool:
+def bot_strip_whole(bot, name: str | None = None, rating: str | None = None) -> bool:
     """A bot's name strip shows its team/name and rating whole, as it is and as when the bot is to
-    move (the ▶ before it: the widest it gets, set here since the bot answers within moments)."""
+    move (the ▶ before it: the widest it gets, set here since the bot answers within moments);
+    `name`, `rating`: drawn in place of the bot's own (a longer name; a rating where the server
+    keeps none)."""
     for to_move in ("false", "true"):
-        measured = bot.evaluate("""(strip, toMove) => {
+        measured = bot.evaluate("""(strip, [toMove, instead, rating]) => {
             strip.dataset.toMove = toMove;
+            if (instead) strip.querySelector(".name .line a > span").textContent = instead;
+            if (rating && !strip.querySelector(".name .line .rating")) {
+              const shown = Object.assign(document.createElement("span"), { className: "rating" });
+              strip.querySelector(".name .line a").after(shown);
+            }
+            if (rating) strip.querySelector(".name .line .rating").textContent = rating;
             const line = strip.querySelector(".name .line");
             const name = line.querySelector("a > span"), who = strip.querySelector(".who").getBoundingClientRect();
             return { nameOver: name.scrollWidth - name.clientWidth, whoRight: who.right,
-                     rights: [...line.children].map((c) => c.getBoundingClientRect().right) }; }""", to_move)
+                     rights: [...line.children].map((c) => c.getBoundingClientRect().right) }; }""", [to_move, name, rating])
         assert measured["nameOver"] <= 0, (to_move, measured)  # not cut short
         assert max(measured["rights"]) <= measured["whoRight"] + 0.5, (to_move, measured)  # the rating whole
     return True
@@ -162,6 +170,8 @@ def test_the_board_the_dice_and_play_this_turn_are_one_screen_on_a_short_phone(s
         in_view("my roll")
         expect(page.locator(".dice-row .legend")).to_be_visible(visible=size["height"] > 760)
         assert bot_strip_whole(page.locator(f"#player-{theirs}")), "the bot's team/name whole"
+        # the demo's featured bot, the longest name of the demo's, at 390 px too (play-through s71: "demo/feat…")
+        assert bot_strip_whole(page.locator(f"#player-{theirs}"), "demo/featured", "1823?")
         page.click("#resign")  # the bot's seat back for the file's other games (it plays 8 at once)
         page.click("#confirm-yes")
         expect(page.locator("#result")).to_be_visible()
