@@ -292,6 +292,10 @@ def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_bac
         expect(pages["White"].locator("#player-black .away")).to_contain_text("left the game: loses in")
         expect(pages["White"].locator("#result-title")).to_have_text("You won: Black left the game", timeout=45_000)
         expect(watcher.locator("#result-title")).to_have_text("White won: Black left the game")
+        # the score and who did what under it, as lichess says the end (play-through s71: nothing)
+        for page in (pages["White"], watcher):
+            expect(page.locator("#result-detail")).to_have_text(
+                re.compile(r"^1\u20130 \u00b7 .+ left the game and did not come back in time\.$"))
         # and so it stays: in the record (a page opened after the end, the replay, the list)
         late = contexts[2].new_page()
         late.goto(f"{base}/play/{game['gameId']}")

@@ -861,21 +861,36 @@ function endingWords(over) {
         : "It ended before both sides had played a turn: no result, no rating.";
     return { title: "Game aborted", detail };
   }
+  // under the title, the score as chess players write it and who did what, as lichess's end of a
+  // game says it (play-through s71: "You won: king captured" and nothing more)
   if (result.Draw) {
     const last = view.turns[view.turns.length - 1];
-    return last?.drawOffer ? { title: "Draw by agreement", detail: "" } : { title: "Draw", detail: "100 micro-moves without a capture or a pawn move." };
+    return last?.drawOffer ? { title: "Draw by agreement", detail: "\u00bd\u2013\u00bd \u00b7 Both players agreed to a draw." }
+      : { title: "Draw", detail: "\u00bd\u2013\u00bd \u00b7 100 micro-moves without a capture or a pawn move." };
   }
   const winner = result.Win.side;
   const loser = OTHER[winner];
   const title = mine ? (mine === winner ? "You won" : "You lost") : `${winner} won`;
-  if (termination === "KingCaptured") return { title: `${title}: king captured`, detail: "" };
-  if (termination === "Timeout") return { title: `${title} on time`, detail: "" };
+  const score = winner === "White" ? "1\u20130" : "0\u20131";
+  const who = (seat) => (seat === mine ? "you" : seatWho(seat));
+  if (termination === "KingCaptured") {
+    const square = view.turns[view.turns.length - 1]?.moves.at(-1)?.slice(2, 4);
+    const king = mine === loser ? "your king" : `${loser}'s king`;
+    return { title: `${title}: king captured`, detail: `${score} \u00b7 ${sentence(who(winner))} took ${king}${square ? ` on ${square}` : ""}.` };
+  }
+  if (termination === "Timeout") {
+    return { title: `${title} on time`, detail: `${score} \u00b7 ${mine === loser ? "Your" : `${sentence(seatWho(loser))}'s`} time ran out.` };
+  }
   // A seat away when its game ends by "resignation" forfeited for not coming back (the wire
   // carries that forfeit as a resignation; an away seat cannot resign). A page opened after the
   // end learns it from the game's record (`disconnect`).
-  const how = view.away[loser] || view.forfeit ? "left the game" : "resigned";
-  if (termination === "Resign") return { title: `${title}: ${mine === loser ? "you" : loser} ${how}`, detail: "" };
-  return { title, detail: termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() };
+  const left = view.away[loser] || view.forfeit;
+  const how = left ? "left the game" : "resigned";
+  if (termination === "Resign") {
+    const said = left ? `${sentence(who(loser))} left the game and did not come back in time.` : `${sentence(who(loser))} resigned.`;
+    return { title: `${title}: ${mine === loser ? "you" : loser} ${how}`, detail: `${score} \u00b7 ${said}` };
+  }
+  return { title, detail: `${score} \u00b7 ${sentence(termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase())}.` };
 }
 
 function showOver(over, { fresh }) {
