@@ -17,6 +17,7 @@ from playsite.bots.identity_routes import identity_routes
 from playsite.bots.stream_routes import stream_routes
 from playsite.games.routes import game_routes
 from playsite.games.socket_routes import websocket_routes
+from playsite.games.standing import game_standing
 from playsite.guests.routes import guest_claim_routes, guest_routes
 from playsite.http.edge import install_edge
 from playsite.http.errors import Refusal
@@ -109,6 +110,7 @@ def create_app(services: Services) -> QuartTrio:
             services.accounts, showcase=services.showcase is not None, ratings=services.database is not None,
             rating_period_s=settings.rating_period_s,
             bot_admins=None if services.management is None else services.management.admins,
+            standing=lambda game_id: game_standing(services.registry, services.store, game_id),
         ),
     ):
         app.register_blueprint(family)

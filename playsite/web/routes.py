@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from quart import Response, current_app, has_request_context, request
@@ -170,12 +171,15 @@ class Assets:
 
 
 def web_routes(
-    accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int, bot_admins: AdminAuthority | None = None
+    accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int, bot_admins: AdminAuthority | None = None,
+    standing: Callable[[str], Awaitable[str]] | None = None,
 ) -> RouteFamily:
     """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), how
     often the rating batch counts finished games (`rating_period_s`), and whether accounts
-    manage their bots here (`/me/...` is mounted: `bot_admins` is its administrators' authority)."""
+    manage their bots here (`/me/...` is mounted: `bot_admins` is its administrators' authority).
+    `standing(game id)`: where a game stands ("live", "finished", "unknown", "unsure"), so that
+    a game page of no game is a 404 and one of a finished game its replay."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
@@ -209,6 +213,11 @@ def web_routes(
 
     @routes.get("/play/<game_id>")
     async def play(game_id: str) -> Response:
+        found = "unsure" if standing is None else await standing(game_id)
+        if found == "unknown":  # the not-found page says "No such game" (play-through s71: a 200)
+            return page("notfound", 404)
+        if found == "finished":  # a finished game is shown whole by its replay
+            return Response("", status=302, headers={"Location": f"/replay/{game_id.lower()}", "Cache-Control": "no-store"})
         return page("play")
 
     @routes.get("/history")
@@ -217,6 +226,8 @@ def web_routes(
 
     @routes.get("/replay/<game_id>")
     async def replay(game_id: str) -> Response:
+        if standing is not None and await standing(game_id) == "unknown":
+            return page("notfound", 404)
         return page("replay")
 
     @routes.get("/ranking")

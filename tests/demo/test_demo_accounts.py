@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -212,6 +213,11 @@ def test_two_accounts_play_a_rated_game_agree_on_a_rematch_and_find_it_all_after
                 assert me.status == 200 and me.json()["nickname"] == nicknames[seat], "still signed in"
             history = httpx.get(f"{base}/games/{game_id}/history", timeout=10)
             assert history.status_code == 200 and history.json()["rated"] is True
+            # the game's page, the game no longer in memory, is its replay (play-through s71: the
+            # page opened a socket that was refused, then went there); a game page of no game is a 404
+            page_of = httpx.get(f"{base}/play/{game_id}", timeout=10)
+            assert page_of.status_code == 302 and page_of.headers["Location"] == f"/replay/{game_id}"
+            assert httpx.get(f"{base}/play/{uuid.uuid4()}", timeout=10).status_code == 404
             for nickname, before in ratings.items():
                 after = profile(base, nickname)
                 assert (after["rating"], after["games"]) == (before["rating"], 1)

@@ -9,7 +9,7 @@ import pytest
 
 from playsite.strength.stats import DEFAULT_SPRT
 from playsite.web.routes import CSP, Assets
-from tests.support.app import booted, test_client
+from tests.support.app import booted, friend_game, test_client
 
 
 class Inline(HTMLParser):
@@ -42,7 +42,7 @@ class Inline(HTMLParser):
 async def test_pages_are_no_cache_with_a_strict_csp_and_no_inline_code():
     async with booted() as services:
         client = test_client(services)
-        game = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
+        game = (await friend_game(services)).room.game_id  # a game page of no game is a 404
         for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/@/alice", "/@/acme/star", "/rules"):
             page = await client.get(path)
             assert page.status_code == 200 and page.mimetype == "text/html"
@@ -65,11 +65,13 @@ async def test_every_page_has_the_one_site_header_with_its_section_marked_and_th
     """The head's metadata and the site's header are written once (`{{head}}`, `{{header:..}}`)
     and every page, the 404 included, carries them, with its own section marked current."""
     sections = {"/": "/", "/history": "/history", "/ranking": "/ranking", "/ranking/strength": "/ranking",
-                "/play/0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44": None, "/@/alice": None, "/write-a-bot": None,
+                "/play/{game}": None, "/@/alice": None, "/write-a-bot": None,
                 "/rules": None, "/no-such-page": None}
     async with booted() as services:
         client = test_client(services)
+        game = (await friend_game(services)).room.game_id
         for path, current in sections.items():
+            path = path.format(game=game)
             text = await (await client.get(path)).get_data(as_text=True)
             assert "{{" not in text, path
             assert text.count('<header class="site">') == 1 and text.count('<nav aria-label="site">') == 1, path
@@ -100,7 +102,7 @@ async def test_a_page_names_every_module_its_module_imports_for_the_browser_to_a
     static_import = re.compile(r'from\s+"\./([\w.-]+\.js)"')
     async with booted() as services:
         client = test_client(services)
-        game = "0b5e6a8c-4f7e-4a55-9d51-3a0f3d1b2c44"
+        game = (await friend_game(services)).room.game_id  # a game page of no game is a 404
         for path in ("/", f"/play/{game}", "/history", f"/replay/{game}", "/ranking", "/ranking/strength", "/@/alice",
                      "/write-a-bot", "/rules", "/sign-in-failed", "/no-such-page"):
             text = await (await client.get(path)).get_data(as_text=True)

@@ -84,7 +84,13 @@ def test_a_game_over_before_the_restart_opens_as_its_replay(serve, migrated_url,
     context = chromium.new_context()
     for link in (f"{base}/play/{game_id}", seat_link(base, game, "White")):
         page = context.new_page()
+        sockets = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
         page.goto(link)
+        # sent on by the server (play-through s71: the page opened a socket first, refused), and
+        # the seat's token out of the address bar
         expect(page).to_have_url(f"{base}/replay/{game_id}")
         expect(page.locator("#outcome")).to_contain_text("Black won by resignation")
+        assert sockets == []
+    expect(page.locator("#name-bottom .you")).to_have_text("(you)")  # the seat's link: White's side
     context.close()

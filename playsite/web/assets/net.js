@@ -46,6 +46,16 @@ export function keepSeat(gameId, seat, token) {
   keepBrowserSeats([...browserSeats().filter((kept) => kept.gameId !== gameId), { gameId, seat, token }]);
 }
 
+// A friend's link carries the seat in its fragment (`#seat=White&token=...`): kept for this tab,
+// then taken out of the address bar (and so of the history) at once. The game's page does it,
+// and its replay too: the server sends a finished game's page on to it, the fragment with it.
+export function keepSeatOfLink(gameId) {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (!fragment.get("token")) return;
+  keepSeat(gameId, fragment.get("seat"), fragment.get("token"));
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+}
+
 // To a game this browser was just given a seat in (a bot game, an accepted seek): the seat kept,
 // then its page.
 export function goPlay(gameId, seat, token) {

@@ -10,7 +10,7 @@ import { rememberCommitment } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
 import { drawNote, movedSquares, moveNumber, notateTurn, positionBefore, speak, START_DFEN } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
-import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeat, keptInvite, keptSeat, randomSeed, signedOutOf, socketOpens } from "./net.js";
+import { forgetSeat, forgetSignedOut, gameSocket, getJson, guestId, keepSeatOfLink, keptInvite, keptSeat, randomSeed, signedOutOf, socketOpens } from "./net.js";
 import { offerPlayAgain } from "./playagain.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
@@ -19,13 +19,7 @@ import { $, botTag, bringIntoSight, copyField, element, faceName, keepInView, mo
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const gameId = location.pathname.split("/").pop();
-// A friend's link carries the seat in its fragment: keep it for this tab, then take it out
-// of the address bar (and so of the history) at once.
-const fragment = new URLSearchParams(location.hash.slice(1));
-if (fragment.get("token")) {
-  keepSeat(gameId, fragment.get("seat"), fragment.get("token"));
-  history.replaceState(null, "", location.pathname);
-}
+keepSeatOfLink(gameId);
 const { seat: keptSeatName, token } = keptSeat(gameId);
 
 // A signed-in player's own game opened without the seat's token (another tab, another device,

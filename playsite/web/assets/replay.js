@@ -7,11 +7,12 @@ import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
-import { getJson, keptSeat } from "./net.js";
+import { getJson, keepSeatOfLink, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
 import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, PROVISIONAL_NOTE, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
+keepSeatOfLink(gameId); // a seat's link to the game, sent on here once it is over
 // players: named as they are now; mine: this browser's or account's seat; written: each turn's
 // moves in words, for the phone's line
 const view = { record: null, players: null, turns: [], step: 0, checks: new Map(), mine: null, written: [], ratings: null };
