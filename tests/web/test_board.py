@@ -356,7 +356,8 @@ def test_the_promotion_picker_stands_over_the_square_and_answers_once(server, co
     page.hover('[data-move="e7e8n"]')
     hovered = page.locator('[data-move="e7e8n"]').evaluate(
         "(tile) => { const s = getComputedStyle(tile); return [s.backgroundImage, s.backgroundSize, s.backgroundRepeat]; }")
-    assert "url(" in hovered[0] and hovered[1:] == ["80% auto", "no-repeat"], hovered
+    # the size as the browser writes it back: "80% auto" or, in other Chromium versions, "80%"
+    assert "url(" in hovered[0] and hovered[1] in ("80% auto", "80%") and hovered[2] == "no-repeat", hovered
     screenshot(page, artifacts, "board-promotion-light")
     # the arrow keys go round the choices; Enter picks; the picker closes
     page.keyboard.press("ArrowDown")

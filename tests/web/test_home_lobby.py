@@ -238,10 +238,11 @@ def test_the_friend_link_is_copied(server, chromium):
         page = context.new_page()
         page.goto(server.base_url + "/")
         page.click("#friend-create")
-        expect(page.locator("#friend-links")).to_be_visible()
-        page.click("#friend-copy")
-        expect(page.locator("#friend-copied")).to_have_text("Copied: send it to your friend.")
-        link = page.locator("#friend-link").input_value()
+        expect(page.locator("#invite")).to_be_visible()  # on the game's page
+        expect(page.locator("#invite-link")).to_have_value(re.compile("#seat=Black&token="))
+        page.click("#invite-copy")
+        expect(page.locator("#invite-copied")).to_have_text("Copied: send it to your friend.")
+        link = page.locator("#invite-link").input_value()
         assert "#seat=Black&token=" in link
         assert page.evaluate("navigator.clipboard.readText()") == link
     finally:
@@ -356,37 +357,23 @@ def test_the_creator_of_a_friend_game_chooses_a_side(server, chromium):
             *pairing[:-1], "15+0", pairing[-1], "30+20", "No clock"]
         expect(page.locator("#friend-clock option:checked")).to_have_text("10+5")
         page.select_option("#friend-side", "Black")
-        page.click("#friend-create")
-        expect(page.locator("#friend-links")).to_be_visible()
-        assert "#seat=White&token=" in page.locator("#friend-link").input_value()
-        expect(page.locator("#friend-link-label")).to_contain_text("they play White")
-        expect(page.locator("#friend-play")).to_have_text("Play Black")
-        # one game at a time: the settings are held and there is no second "Create" to orphan
-        # the first link; "Other settings" gives the form back (Rated stays off signed out)
-        expect(page.locator("#friend-create")).to_be_hidden()
-        expect(page.locator("#friend-side")).to_be_disabled()
-        first_link = page.locator("#friend-link").input_value()
-        page.click("#friend-again")
-        expect(page.locator("#friend-links")).to_be_hidden()
-        expect(page.locator("#friend-side")).to_be_enabled()
-        expect(page.locator("#friend-rated")).to_be_disabled()
         page.select_option("#friend-clock", label="15+0")  # 15 minutes without increment, said so in the game too
         page.click("#friend-create")
-        expect(page.locator("#friend-links")).to_be_visible()
-        assert page.locator("#friend-link").input_value() != first_link, "a new game"
-        page.click("#friend-play")
         expect(page.locator("#role")).to_have_text("You play Black")
         expect(page.locator("#time-control")).to_contain_text("15+0")
         expect(page.locator("#table")).to_have_attribute("data-orientation", "black")
+        expect(page.locator("#invite-link")).to_have_value(re.compile("#seat=White&token="))
+        page.go_back()  # the lobby again: "Create a game" is offered again (held while the first was made)
+        expect(page.locator("#friend-create")).to_be_enabled()
         sides = set()
         for _ in range(20):  # a random side is one of the two, each seen (20 draws: 1 in 524,288 to miss one)
             page.goto(server.base_url + "/")
             page.select_option("#friend-side", "random")
             page.click("#friend-create")
-            expect(page.locator("#friend-links")).to_be_visible()
-            mine = page.locator("#friend-play").inner_text().removeprefix("Play ")
+            expect(page.locator("#role")).to_have_text(re.compile("^You play (White|Black)$"))
+            mine = page.locator("#role").inner_text().removeprefix("You play ")
             theirs = "Black" if mine == "White" else "White"
-            assert f"#seat={theirs}&token=" in page.locator("#friend-link").input_value()
+            expect(page.locator("#invite-link")).to_have_value(re.compile(f"#seat={theirs}&token="))
             sides.add(mine)
         assert sides == {"White", "Black"}
     finally:

@@ -60,7 +60,7 @@ def test_every_page_fits_a_phone_screen(server, chromium):
             assert short == [], f"{path}: under 40 px tall: {short}"
         page.goto(base + "/")
         page.click("#friend-create")
-        expect(page.locator("#friend-links")).to_be_visible()  # with the friend's long link shown
+        expect(page.locator("#invite")).to_be_visible()  # the game's page, with the friend's long link shown
         assert page.evaluate(OVERFLOW) <= 0
     finally:
         phone.close()

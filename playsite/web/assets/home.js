@@ -5,7 +5,7 @@
 import { errorText, getJson, goPlay, guestId, keepInvite, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { claimShowcase } from "./showcase.js";
-import { $, botTag, copyField, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
+import { $, botTag, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
 
 // The clocks offered for seeks and bot games (minutes + increment seconds), as lichess's lobby.
 const CLOCKS = [[1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10]];
@@ -106,55 +106,25 @@ async function createFriendGame() {
   const body = { timeControl: timeControl($("friend-clock").value), rated: $("friend-rated").checked };
   $("friend-create").disabled = true;
   const answer = await postJson("/games", body);
-  $("friend-create").disabled = false;
   if (answer.status !== 201) {
-    $("friend-links").hidden = true;
+    $("friend-create").disabled = false;
     $("friend-message").textContent = errorText(answer, "The game could not be created; try again.");
     return;
   }
   $("friend-message").textContent = "";
-  $("friend-copied").textContent = "";
+  // To the board at once, as lichess takes a challenger to the game: its page shows the friend's
+  // link to copy until the friend comes, and the game begins there when they do (play-through
+  // s71: the link and a "Play White" button stayed in the lobby, which never said the friend had
+  // come while the friend waited at the board).
   const game = answer.body;
   const mine = side();
   const theirs = mine === "White" ? "Black" : "White";
-  const invite = friendLink(game.gameId, theirs, game.seats[theirs.toLowerCase()].token);
-  $("friend-play").textContent = `Play ${mine}`;
-  $("friend-play").onclick = () => {
-    keepInvite(game.gameId, invite); // the game's page shows it until the friend comes
-    goPlay(game.gameId, mine, game.seats[mine.toLowerCase()].token);
-  };
-  $("friend-link-label").textContent = `Send this link to your friend (they play ${theirs}):`;
-  $("friend-link").value = invite;
-  $("friend-links").hidden = false;
-  // One game at a time: a second click would make a second game and leave the first link,
-  // perhaps already sent, pointing at a game nobody plays. The settings stay as they made it.
-  holdFriendForm(true);
+  keepInvite(game.gameId, friendLink(game.gameId, theirs, game.seats[theirs.toLowerCase()].token));
+  goPlay(game.gameId, mine, game.seats[mine.toLowerCase()].token);
 }
 
-const FRIEND_SETTINGS = ["friend-clock", "friend-side", "friend-rated"];
 let ratedOffered = true; // false once signed out: the Rated box stays off
 let account = null; // the signed-in account ({nickname}), once known: its seeks from other tabs are its own
-
-function holdFriendForm(held) {
-  for (const id of FRIEND_SETTINGS) $(id).disabled = held || (id === "friend-rated" && !ratedOffered);
-  $("friend-create").hidden = held;
-  $("friend-again").hidden = !held;
-}
-
-// Other settings: the form again, for a new game (the link made already lapses unused).
-function friendFormAgain() {
-  holdFriendForm(false);
-  $("friend-links").hidden = true;
-  $("friend-copied").textContent = "";
-  $("friend-create").focus();
-}
-
-async function copyFriendLink() {
-  $("friend-copied").textContent = await copyField($("friend-link")) ? "Copied: send it to your friend."
-    : "Select the link and copy it (Ctrl+C)."; // selected for it
-  $("friend-copy").textContent = "Copied";
-  setTimeout(() => { $("friend-copy").textContent = "Copy"; }, 2000);
-}
 
 // ----- bots ------------------------------------------------------------------------------------
 
@@ -526,8 +496,8 @@ function buildClockChoices() {
 buildClockChoices();
 $("showcase-claim").addEventListener("click", claim);
 $("friend-create").addEventListener("click", createFriendGame);
-$("friend-copy").addEventListener("click", copyFriendLink);
-$("friend-again").addEventListener("click", friendFormAgain);
+// held while the game is made and the board opens; the lobby come back to (Back) offers it again
+addEventListener("pageshow", () => { $("friend-create").disabled = false; });
 $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
