@@ -866,14 +866,14 @@ function endingWords(over) {
   const loser = OTHER[winner];
   const title = mine ? (mine === winner ? "You won" : "You lost") : `${winner} won`;
   const score = winner === "White" ? "1\u20130" : "0\u20131";
-  const who = (seat) => (seat === mine ? "you" : seatWho(seat));
+  const who = (seat) => (seat === mine ? "You" : seatWho(seat)); // a name as it is written ("demo/featured")
   if (termination === "KingCaptured") {
     const square = view.turns[view.turns.length - 1]?.moves.at(-1)?.slice(2, 4);
     const king = mine === loser ? "your king" : `${loser}'s king`;
-    return { title: `${title}: king captured`, detail: `${score} \u00b7 ${sentence(who(winner))} took ${king}${square ? ` on ${square}` : ""}.` };
+    return { title: `${title}: king captured`, detail: `${score} \u00b7 ${who(winner)} took ${king}${square ? ` on ${square}` : ""}.` };
   }
   if (termination === "Timeout") {
-    return { title: `${title} on time`, detail: `${score} \u00b7 ${mine === loser ? "Your" : `${sentence(seatWho(loser))}'s`} time ran out.` };
+    return { title: `${title} on time`, detail: `${score} \u00b7 ${mine === loser ? "Your" : `${seatWho(loser)}'s`} time ran out.` };
   }
   // A seat away when its game ends by "resignation" forfeited for not coming back (the wire
   // carries that forfeit as a resignation; an away seat cannot resign). A page opened after the
@@ -881,7 +881,7 @@ function endingWords(over) {
   const left = view.away[loser] || view.forfeit;
   const how = left ? "left the game" : "resigned";
   if (termination === "Resign") {
-    const said = left ? `${sentence(who(loser))} left the game and did not come back in time.` : `${sentence(who(loser))} resigned.`;
+    const said = left ? `${who(loser)} left the game and did not come back in time.` : `${who(loser)} resigned.`;
     return { title: `${title}: ${mine === loser ? "you" : loser} ${how}`, detail: `${score} \u00b7 ${said}` };
   }
   return { title, detail: `${score} \u00b7 ${sentence(termination.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase())}.` };
