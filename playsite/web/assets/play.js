@@ -85,6 +85,7 @@ const view = {
   notice: "",
   promoting: false, // the promotion picker is open over its square
   rollPassed: false, // the roll shown has no legal move: the server passes it at once
+  rollOpen: false, // the roll shown is still to be played (its turn not played yet)
   away: {}, // seat -> when it forfeits (ms since the epoch), or true, while its player is away
   unarrived: {}, // seat -> true while its player was never here (a lobby or bot game's seat not taken yet)
   reconnecting: {}, // seat -> until when (ms) its player, here before the server restarted, is on the way back
@@ -527,7 +528,7 @@ function drawStatus() {
     return setStatus(view.connection === "open" ? `Your turn is complete: ${PLAY_OR_UNDO}`
       : "Your turn is complete and kept: it can be played once the connection is back.", "your-turn");
   }
-  if (view.diceSeat === mine && !view.waiting) {
+  if (view.diceSeat === mine && view.rollOpen && !view.waiting) {
     // my roll without its tree yet: a pass the server plays at once, or a tree too big to inline
     // being read (play-through s71: "White to move: waiting for your opponent." to White)
     return view.rollPassed ? setStatus("Your roll has no legal move: your turn passes.", "passing")
@@ -537,7 +538,9 @@ function drawStatus() {
     const left = secondsUntil(view.firstMove.at);
     return setStatus(`${view.diceSeat} to move: waiting for your opponent's first move (${left}\u00a0s left, or the game is aborted).`, "waiting");
   }
-  setStatus(mine ? `${view.diceSeat} to move: waiting for your opponent.` : `${view.diceSeat} to move.`, "waiting");
+  // the roll shown played, the next one not come yet: the other side moves next
+  const next = view.rollOpen ? view.diceSeat : OTHER[view.diceSeat];
+  setStatus(mine ? `${next} to move: waiting for your opponent.` : `${next} to move.`, "waiting");
 }
 
 // The position on the board: the one looked at in the move list, else the live one (with the
@@ -1174,6 +1177,7 @@ async function onEvent(event) {
     view.drawOfferFrom = null;
     view.notice = "";
     view.rollPassed = false;
+    view.rollOpen = Boolean(state.dicePending) && !state.status.Ended;
     const underWay = state.status.Active && (state.dicePending || body.history.length > 0);
     setClocks(state.clocks, underWay ? state.activeSeat : null, { final: Boolean(state.status.Ended) });
     view.diceSeat = null;
@@ -1224,6 +1228,7 @@ async function onEvent(event) {
     view.pieces = parsePlacement(body.dfen);
     const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
     view.rollPassed = pass;
+    view.rollOpen = true;
     if (pass) view.notice = passNotice({ seat: body.seat, dice: body.dice }); // it stays until a turn moves something
     playSound("dice");
     const words = diceWords(body.dice); // lowest first, as the dice are drawn
@@ -1238,6 +1243,7 @@ async function onEvent(event) {
     const before = parsePlacement(view.turns.length ? view.turns[view.turns.length - 1].fenAfter : START_DFEN);
     const { spoken, capture } = notateTurn(before, body.moves);
     view.turns.push({ seat: body.seat, dice: view.diceSeat === body.seat ? view.dice : [], moves: body.moves, fenAfter: body.fenAfter, drawOffer: Boolean(body.drawOffer) });
+    view.rollOpen = false;
     view.animate = body.seat !== mine;
     view.pieces = parsePlacement(body.fenAfter);
     clocks.stop(body.seat, clocks.incrementMs);
