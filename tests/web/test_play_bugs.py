@@ -8,11 +8,14 @@ from __future__ import annotations
 import random
 import re
 import uuid
+from collections import Counter
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
+from playsite.rules import iter_turns, parse_dfen
+from playsite.rules.turn import _Turn
 from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.turns import placement
 from tests.support.waiting import wait_until_sync
@@ -290,6 +293,19 @@ def test_a_guest_s_second_tab_of_its_game_plays_its_seat(server, context):
 WORDS = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "K": "king"}
 
 
+def played_dice(roll: dict) -> list[int]:
+    """The kinds of die (1-6) some complete turn of `roll` (a pending roll's state) plays, by the
+    rules engine."""
+    position = parse_dfen(roll["dfen"])
+    played: set[int] = set()
+    for moves in iter_turns(roll["legalMoves"]):
+        turn = _Turn(position)
+        for uci in moves:
+            turn.play(uci)
+        played |= set(Counter(position.dice) - Counter(turn.dice))
+    return sorted(played)
+
+
 def test_a_piece_that_cannot_move_says_why(server, context):
     """Play-through (session 60): a tap on one's own piece that no die lets move did nothing. The
     page says why: no die for it, or no legal move this turn; a move made takes it away."""
@@ -309,8 +325,8 @@ def test_a_piece_that_cannot_move_says_why(server, context):
     if "PNBRQK".index(own[square].upper()) + 1 in dice:
         said = (f"The {word} on {square} cannot move now: it is blocked, or moving it plays fewer dice than the"
                 " roll allows (a turn plays as many as it can).")
-    else:
-        said = f"No die for a {word}: this roll moves {', '.join(WORDS['PNBRQK'[die - 1]] for die in dice)}."
+    else:  # the dice named are those some turn of the roll plays (s71: never one that cannot move)
+        said = f"No die for a {word}: this roll moves {', '.join(WORDS['PNBRQK'[die - 1]] for die in played_dice(roll))}."
     expect(page.locator("#message")).to_have_text(said)
     expect(page.locator(".selected")).to_have_count(0)
     first = next(uci for uci in sorted(roll["legalMoves"]) if len(uci) == 4)
