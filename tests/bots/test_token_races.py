@@ -77,50 +77,14 @@ async def agree(store, directory: BotDirectory, bot_id: str, token: str, *dead: 
         assert directory.authenticate(old) is None
 
 
-async def test_a_rotation_whose_token_the_owner_replaced_first_is_refused(store):
-    paused = Paused(store, "before")
+async def rotations_at_once(store, where: str, name: str, count: int = 1, meanwhile=None):
+    """`count` rotations of a new bot's token at once, each stopped `where` ("before" or "after")
+    its write until `meanwhile(directory, bot id)` has run (an owner's new token, say): the
+    directory, the bot's id, its first token, the tokens the rotations were answered with, how
+    many were refused with `TokenReplaced`, and what `meanwhile` answered."""
+    paused = Paused(store, where)
     directory = BotDirectory(paused)
-    account, token = await directory.register("race", "first")
-    refused: list[BaseException] = []
-
-    async def rotate() -> None:
-        with pytest.raises(TokenReplaced) as caught:
-            await directory.rotate_token(account)
-        refused.append(caught.value)
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(rotate)
-        await until(lambda: paused.reached == 1)
-        owners = await owner_replaces(store, directory, account.id)
-        paused.go.set()
-    assert len(refused) == 1
-    await agree(store, directory, account.id, owners, token)
-
-
-async def test_an_owner_s_token_stored_after_a_rotation_s_stays_though_the_rotation_ends_later(store):
-    """The rotation's write lands, the owner's after it, and the rotation's process then takes
-    up its own: the owner's token opens the bot, the rotation's does not."""
-    paused = Paused(store, "after")
-    directory = BotDirectory(paused)
-    account, token = await directory.register("race", "second")
-    rotated: list[str] = []
-
-    async def rotate() -> None:
-        rotated.append(await directory.rotate_token(account))
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(rotate)
-        await until(lambda: paused.reached == 1)
-        owners = await owner_replaces(store, directory, account.id)
-        paused.go.set()
-    assert len(rotated) == 1
-    await agree(store, directory, account.id, owners, token, rotated[0])
-
-
-async def test_two_rotations_at_once_one_is_stored_and_the_other_refused(store):
-    paused = Paused(store, "before")
-    directory = BotDirectory(paused)
-    account, token = await directory.register("race", "third")
+    account, token = await directory.register("race", name)
     rotated: list[str] = []
     refused: list[TokenReplaced] = []
 
@@ -131,9 +95,31 @@ async def test_two_rotations_at_once_one_is_stored_and_the_other_refused(store):
             refused.append(error)
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(rotate)
-        nursery.start_soon(rotate)
-        await until(lambda: paused.reached == 2)
+        for _ in range(count):
+            nursery.start_soon(rotate)
+        await until(lambda: paused.reached == count)
+        answered = None if meanwhile is None else await meanwhile(directory, account.id)
         paused.go.set()
-    assert (len(rotated), len(refused)) == (1, 1)
-    await agree(store, directory, account.id, rotated[0], token)
+    return directory, account.id, token, rotated, len(refused), answered
+
+
+async def test_a_rotation_whose_token_the_owner_replaced_first_is_refused(store):
+    directory, bot_id, token, rotated, refused, owners = await rotations_at_once(
+        store, "before", "first", meanwhile=lambda directory, bot_id: owner_replaces(store, directory, bot_id))
+    assert (rotated, refused) == ([], 1)
+    await agree(store, directory, bot_id, owners, token)
+
+
+async def test_an_owner_s_token_stored_after_a_rotation_s_stays_though_the_rotation_ends_later(store):
+    """The rotation's write lands, the owner's after it, and the rotation's process then takes
+    up its own: the owner's token opens the bot, the rotation's does not."""
+    directory, bot_id, token, rotated, refused, owners = await rotations_at_once(
+        store, "after", "second", meanwhile=lambda directory, bot_id: owner_replaces(store, directory, bot_id))
+    assert (len(rotated), refused) == (1, 0)
+    await agree(store, directory, bot_id, owners, token, rotated[0])
+
+
+async def test_two_rotations_at_once_one_is_stored_and_the_other_refused(store):
+    directory, bot_id, token, rotated, refused, _ = await rotations_at_once(store, "before", "third", count=2)
+    assert (len(rotated), refused) == (1, 1)
+    await agree(store, directory, bot_id, rotated[0], token)

@@ -15,7 +15,7 @@ import { offerPlayAgain } from "./playagain.js";
 import { fitBoard, turnIntoView } from "./playlayout.js";
 import { followRatingChanges, periodWords } from "./ratingchange.js";
 import { followContinuation, mountRematch, noRematch } from "./rematch.js";
-import { $, botTag, bringIntoSight, copyField, element, faceName, keepInView, mountHeader, OTHER, profileHref, PROVISIONAL_NOTE, ratingChangeTag, sentence, showMissing, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
+import { $, botTag, bringIntoSight, copyField, element, faceName, keepInView, mountHeader, OTHER, profileHref, ratingChangeTag, ratingLabel, sentence, showMissingGame, siteInfo, timeControlLabel, whileVisible, whyAborted } from "./site.js";
 import { isMuted, playSound, setMuted } from "./sound.js";
 
 const gameId = location.pathname.split("/").pop();
@@ -284,6 +284,10 @@ function undoAll() {
   view.partial = [];
   closePromotion();
 }
+
+// A roll's `legalMoves` that say it has no legal move ({}), where null is a tree too big to send
+// with it: the server passes such a roll at once.
+const forcedPass = (legalMoves) => legalMoves != null && !Object.keys(legalMoves).length;
 
 async function takeRoll(dfen, tree) {
   view.dfen = dfen;
@@ -576,9 +580,7 @@ function drawPlayers() {
     if (face?.kind === "Bot") parts.unshift(botTag());
     const rating = view.ratings?.[seatName];
     if (rating && face?.name) { // "1662", or "1500?" while provisional (the reason on hover)
-      const shown = element("span", `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`, { class: "rating" });
-      if (rating.provisional) shown.title = PROVISIONAL_NOTE;
-      parts.push(shown);
+      parts.push(ratingLabel(rating.rating, rating.provisional, { compact: true }));
       // after a rated game, what it did to the rating it brought, where lichess writes it: "1500? +12"
       if (view.ended && typeof rating.change === "number") parts.push(ratingChangeTag(rating.change));
     }
@@ -1032,7 +1034,7 @@ async function gameStanding() {
 
 function showGone() {
   view.gone = true;
-  showMissing("No such game", "The link is wrong, or the game is long over.");
+  showMissingGame();
 }
 
 // ----- events ---------------------------------------------------------------------------------------
@@ -1190,7 +1192,7 @@ async function onEvent(event) {
       view.notice = passNotice();
       view.dice = diceOf(state.dfen);
       view.diceSeat = state.activeSeat;
-      view.rollPassed = state.legalMoves != null && !Object.keys(state.legalMoves).length;
+      view.rollPassed = forcedPass(state.legalMoves);
       if (state.activeSeat === mine && !view.rollPassed) {
         await takeRoll(state.dfen, state.legalMoves);
         // A reconnect or a reload to the same roll keeps the turn being built (only moves the
@@ -1226,7 +1228,7 @@ async function onEvent(event) {
     view.rolling = true;
     view.dfen = body.dfen;
     view.pieces = parsePlacement(body.dfen);
-    const pass = body.legalMoves !== null && Object.keys(body.legalMoves).length === 0;
+    const pass = forcedPass(body.legalMoves);
     view.rollPassed = pass;
     view.rollOpen = true;
     if (pass) view.notice = passNotice({ seat: body.seat, dice: body.dice }); // it stays until a turn moves something

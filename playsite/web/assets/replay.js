@@ -9,7 +9,7 @@ import { commitmentSeen, verifyRecord } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
 import { getJson, keepSeatOfLink, keptSeat } from "./net.js";
 import { followRatingChanges } from "./ratingchange.js";
-import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, PROVISIONAL_NOTE, ratingChangeTag, resultText, showMissing, siteInfo, timeControlLabel, WHEN } from "./site.js";
+import { $, botTag, bringIntoSight, element, faceLink, keepInView, mountHeader, ratingChangeTag, ratingLabel, resultText, showMissingGame, siteInfo, timeControlLabel, WHEN } from "./site.js";
 
 const gameId = location.pathname.split("/").pop();
 keepSeatOfLink(gameId); // a seat's link to the game, sent on here once it is over
@@ -37,9 +37,7 @@ function written(index) {
 function ratingOf(side) {
   const rating = view.ratings?.[side.toLowerCase()];
   if (typeof rating?.before !== "number" || typeof rating.change !== "number") return [];
-  const shown = element("span", `${Math.round(rating.before)}${rating.provisional ? "?" : ""}`, { class: "rating" });
-  if (rating.provisional) shown.title = PROVISIONAL_NOTE; // as the play page marks it
-  return [" ", shown, " ", ratingChangeTag(rating.change)];
+  return [" ", ratingLabel(rating.before, rating.provisional, { compact: true }), " ", ratingChangeTag(rating.change)];
 }
 
 function placeNames() {
@@ -185,7 +183,7 @@ async function load() {
       $("fairness").textContent = "Not revealed yet: the game is still being played.";
       $("outcome").replaceChildren("Watch it: ", element("a", "the game", { href: `/play/${gameId}` }));
     } else {
-      showMissing("No finished game with this id", "The link is wrong, or the game was never played here.");
+      showMissingGame({ finished: true });
     }
     return;
   }

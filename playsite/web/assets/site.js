@@ -36,6 +36,13 @@ export function showMissing(title, text) {
   main.replaceChildren(card);
 }
 
+// A game's page of no game, as the game page, its replay and the server's not-found page say it
+// (`finished`: the replay, which wants a finished game).
+export function showMissingGame({ finished = false } = {}) {
+  if (finished) showMissing("No finished game with this id", "The link is wrong, or the game was never played here.");
+  else showMissing("No such game", "The link is wrong, or the game is long over.");
+}
+
 // The profile page of a public face ({kind, name}), or null for a guest or an unnamed seat.
 // A bot's name is written "team name" in games and "team/name" in ratings.
 // A bot's face's team and name (the wire's "house random", or "house/random").
