@@ -171,8 +171,8 @@ class Assets:
 
 
 def web_routes(
-    accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int, bot_admins: AdminAuthority | None = None,
-    standing: Callable[[str], Awaitable[str]] | None = None,
+    accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int,
+    standing: Callable[[str], Awaitable[str]], bot_admins: AdminAuthority | None = None,
 ) -> RouteFamily:
     """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), how
@@ -213,7 +213,7 @@ def web_routes(
 
     @routes.get("/play/<game_id>")
     async def play(game_id: str) -> Response:
-        found = "unsure" if standing is None else await standing(game_id)
+        found = await standing(game_id)
         if found == "unknown":  # the not-found page says "No such game" (play-through s71: a 200)
             return page("notfound", 404)
         if found == "finished":  # a finished game is shown whole by its replay
@@ -226,7 +226,7 @@ def web_routes(
 
     @routes.get("/replay/<game_id>")
     async def replay(game_id: str) -> Response:
-        if standing is not None and await standing(game_id) == "unknown":
+        if await standing(game_id) == "unknown":
             return page("notfound", 404)
         return page("replay")
 
