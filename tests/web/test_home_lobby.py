@@ -139,6 +139,32 @@ def test_a_seek_left_open_in_one_tab_goes_when_a_game_starts_in_another(server, 
     assert httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == []
 
 
+def test_a_game_begun_in_another_tab_shows_even_when_the_withdrawal_is_heard_first(server, context):
+    """CI s72: the server withdraws the seek as it makes the bot's game, before the other tab has
+    its answer and keeps the seat; a poll landing between the two found no game to offer, and the
+    lobby never looked again. Here the other tab's answer is held until the lobby has heard."""
+    first = context.new_page()
+    first.goto(server.base_url + "/")
+    first.click('#pairing-grid button[data-clock="10+0"]')
+    expect(first.locator("#seek-waiting")).to_be_visible()
+    second = context.new_page()
+    held = []
+    second.route(re.compile(r".*/lobby/play-bot$"), lambda route: held.append(route))
+    second.goto(server.base_url + "/")
+    second.click('button[data-bot="house/random"]')
+    for _ in range(200):
+        if held:
+            break
+        second.wait_for_timeout(50)
+    answer = held[0].fetch()  # the game is made, and the seek withdrawn, now
+    expect(first.locator("#seek-message")).to_contain_text("Your seek is gone", timeout=15_000)
+    expect(first.locator("#my-games")).to_be_hidden()
+    held[0].fulfill(response=answer)
+    expect(second.locator("#role")).to_contain_text("You play")
+    expect(first.locator("#my-games")).to_contain_text("You have a game in progress")
+    expect(first.locator("#my-games a")).to_have_attribute("href", re.compile(r"^/play/"))
+
+
 def test_leaving_the_page_withdraws_the_seek(server, context):
     page = context.new_page()
     page.goto(server.base_url + "/")

@@ -2,7 +2,7 @@
 // until someone takes it), the open seeks of people and bots (accept one, or cancel your own),
 // the showcase table (polled with its ETag), a friend game with a copyable link, the bots with
 // a chosen clock, and a wall of the live games as mini-boards, refreshed while the tab is visible.
-import { errorText, getJson, goPlay, guestId, keepInvite, keptGameIds, keptSeat, postJson, sendJson } from "./net.js";
+import { errorText, getJson, goPlay, guestId, keepInvite, keptGameIds, keptSeat, onSeatsOfOtherTabs, postJson, sendJson } from "./net.js";
 import { miniBoard } from "./miniboard.js";
 import { claimShowcase } from "./showcase.js";
 import { $, botTag, element, faceLink, faceName, keepChildren, mountHeader, ratingLabel, siteInfo, timeControlLabel, UNNAMED, whileVisible } from "./site.js";
@@ -369,7 +369,11 @@ async function showMyGames(info) {
   const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
     .map(({ id, answer }) => ({ id, game: answer.body }));
   const slot = $("my-games");
-  if (!live.length) return;
+  slot.hidden = !live.length;
+  if (!live.length) {
+    slot.replaceChildren();
+    return;
+  }
   slot.replaceChildren(...live.map(({ id, game }) => {
     const line = element("p", null, { class: "my-game" });
     // whose move it is, when this browser holds the seat; and what staying away costs (the grace)
@@ -502,6 +506,9 @@ $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
   showMyGames(info);
+  // a game begun in another tab (which withdraws this tab's seek first: its poll may hear of
+  // the withdrawal before that tab has kept its seat) shows here once that tab keeps the seat
+  onSeatsOfOtherTabs(() => showMyGames(info));
   account = info.account || null;
   if (account) readLobby(); // its own seeks from other tabs shown as its own
   if (info.showcase) pollShowcase();

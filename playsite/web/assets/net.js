@@ -122,6 +122,14 @@ export function socketOpens(path, timeoutMs = 5000) {
   });
 }
 
+// Another tab of this browser kept or forgot a seat (a game begun or left there): `changed()`.
+// The browser tells every other tab of the site when its local storage changes.
+export function onSeatsOfOtherTabs(changed) {
+  addEventListener("storage", (event) => {
+    if (event.key === SEATS || event.key === null) changed();
+  });
+}
+
 // The games this browser holds a seat in, the newest last.
 export function keptGameIds() {
   return browserSeats().map((kept) => kept.gameId);
