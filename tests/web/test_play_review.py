@@ -300,6 +300,10 @@ def test_a_player_who_leaves_is_shown_away_with_the_forfeit_counted_down_and_bac
         late = contexts[2].new_page()
         late.goto(f"{base}/play/{game['gameId']}")
         expect(late.locator("#result-title")).to_have_text("White won: Black left the game")
+        # the line under it too (play-through s72: the record's word reached the title only,
+        # "You lost: you left the game" over "0–1 · You resigned.")
+        expect(late.locator("#result-detail")).to_have_text(
+            re.compile(r"^1\u20130 \u00b7 .+ left the game and did not come back in time\.$"))
         late.goto(f"{base}/replay/{game['gameId']}")
         expect(late.locator("#outcome")).to_contain_text("White won: Black left the game")
         late.goto(f"{base}/history")

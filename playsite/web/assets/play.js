@@ -961,6 +961,7 @@ function showOver(over, { fresh }) {
       if (answer.body.disconnect && !view.forfeit) {
         view.forfeit = true;
         $("result-title").textContent = endingWords(over).title;
+        showEndingDetail(over);
       }
       // a game ended on its first roll has that roll in its record, to replay and check
       if (answer.body.unplayedRoll) $("replay").hidden = false;
