@@ -203,9 +203,16 @@ def web_routes(
 
     @routes.app_errorhandler(NotFound)
     async def not_found(error: NotFound) -> Response:
-        if not has_request_context() or in_api_family(request.path):
+        # An unknown address under an API's prefix is the API's JSON refusal, unless a person's
+        # browser went there (its navigation says so: play-through s72, `/admin` and `/lobby`
+        # showed a JSON error where `/nope` shows the page).
+        if not has_request_context():
             return render(refusal_of(error))
-        return page("notfound", 404)
+        if not in_api_family(request.path):
+            return page("notfound", 404)
+        answer = page("notfound", 404) if navigated() else render(refusal_of(error))
+        answer.headers["Vary"] = "Sec-Fetch-Mode"  # the same address answers either way
+        return answer
 
     @routes.get("/")
     async def home() -> Response:
@@ -333,3 +340,10 @@ server configured without them is told so in its own terms, not with the web's H
 def first_segment(path: str) -> str:
     """`/games/<id>/ws` -> `games`; `/` -> ``."""
     return path.lstrip("/").partition("/")[0]
+
+
+def navigated() -> bool:
+    """Whether the request is a browser's navigation (a person following a link or typing an
+    address: `Sec-Fetch-Mode: navigate`), which a page answers, rather than a script's or a
+    program's request, which the API answers."""
+    return request.headers.get("Sec-Fetch-Mode") == "navigate"

@@ -165,6 +165,36 @@ def test_a_game_begun_in_another_tab_shows_even_when_the_withdrawal_is_heard_fir
     expect(first.locator("#my-games a")).to_have_attribute("href", re.compile(r"^/play/"))
 
 
+def test_no_other_game_starts_from_the_lobby_while_one_is_being_played(server, context):
+    """Play-through s72: a player back in the lobby from a bot game posted a seek, was paired,
+    and lost the bot game by forfeit 30 s later. Now the lobby says to finish that game first,
+    until it has ended."""
+    game = context.new_page()
+    game.goto(server.base_url + "/")
+    game.click('button[data-bot="house/random"]')
+    expect(game.locator("#role")).to_contain_text("You play")
+    lobby = context.new_page()
+    lobby.goto(server.base_url + "/")
+    expect(lobby.locator("#my-games")).to_contain_text("You have a game in progress (5+3)")
+    refusal = "You are playing a game (5+3): finish it, or resign it, before starting another."
+    lobby.click('#pairing-grid button[data-clock="3+0"]')
+    expect(lobby.locator("#seek-message")).to_have_text(refusal)
+    expect(lobby.locator("#seek-waiting")).to_be_hidden()
+    lobby.click('button[data-bot="house/random"]')
+    expect(lobby.locator("#bots-message")).to_have_text(refusal)
+    lobby.click("#friend-create")
+    expect(lobby.locator("#friend-message")).to_have_text(refusal)
+    assert lobby.url == server.base_url + "/"
+    assert httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == []
+    game.click("#resign")  # "Abort" before both sides have played: the game ends
+    game.click("#confirm-yes")
+    expect(game.locator("#result")).to_be_visible()
+    lobby.click('#pairing-grid button[data-clock="3+0"]')
+    expect(lobby.locator("#seek-waiting")).to_be_visible()
+    expect(lobby.locator("#seek-message")).to_have_text("")
+    expect(lobby.locator("#my-games")).to_be_hidden()
+
+
 def test_leaving_the_page_withdraws_the_seek(server, context):
     page = context.new_page()
     page.goto(server.base_url + "/")

@@ -64,6 +64,15 @@ def test_an_unknown_path_is_an_html_page_for_browsers_and_json_for_api_families(
             refused = httpx.get(server.base_url + path, headers={"Accept": accept}, timeout=10)
             assert refused.status_code == 404 and refused.headers["content-type"] == "application/json", path
             assert refused.json()["error"]["code"] == "not_found"
+            if not path.startswith("/assets/"):  # the assets' own 404, for no person's eyes
+                assert refused.headers["vary"] == "Sec-Fetch-Mode", path
+    # ... unless a person's browser went there (play-through s72: `/admin` and `/lobby` showed the
+    # JSON error where any other unknown address shows the page)
+    for path in ("/admin", "/lobby", "/lobby/nothing", "/games/no/such/thing"):
+        answer = page.goto(server.base_url + path)
+        assert answer.status == 404 and answer.headers["content-type"].startswith("text/html"), path
+        assert answer.headers["vary"] == "Sec-Fetch-Mode", path
+        expect(page.locator("h1")).to_have_text("Page not found")
     plain = httpx.get(server.base_url + "/no/such/page", headers={"Accept": "application/json"}, timeout=10)
     assert plain.status_code == 404 and plain.headers["content-type"].startswith("text/html"), "no Accept variance"
 

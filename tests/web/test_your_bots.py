@@ -90,6 +90,11 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
     page.click("#register")
     expect(page.locator("#add-message")).to_have_text(
         "A team and a name are each 1 to 32 letters, digits or -, starting with a letter or a digit.")
+    page.fill("#register-team", "house")  # well formed, and the site's own team (play-through s72: the rule was shown)
+    page.fill("#register-name", "mine")
+    page.click("#register")
+    expect(page.locator("#add-message")).to_have_text(
+        'The team "house" is reserved for this site\'s own bots: choose another team.')
     page.fill("#register-team", "")
 
     with WebhookReceiver() as receiver:
@@ -189,7 +194,7 @@ def test_register_a_bot_give_it_a_webhook_remove_it_release_it_and_add_it_back(s
     page.fill("#claim-token", token)
     page.click("#claim")
     expect(page.locator("#add-message")).to_have_text(
-        "acme/star is yours: set up its webhook below, or let it play through its stream.")
+        "acme/star is yours: its card is open above, where you set up its webhook (or let it play through its stream).")
     expect(bot).to_have_count(1)
     expect(page.locator("#claim-token")).to_have_value("")
     assert failures == []

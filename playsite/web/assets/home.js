@@ -73,6 +73,7 @@ async function pollShowcase() {
 }
 
 async function claim() {
+  if (await stillPlaying($("showcase-message"))) return;
   $("showcase-claim").disabled = true;
   const claimed = await claimShowcase();
   $("showcase-claim").disabled = false;
@@ -103,6 +104,7 @@ function side() {
 }
 
 async function createFriendGame() {
+  if (await stillPlaying($("friend-message"))) return;
   const body = { timeControl: timeControl($("friend-clock").value), rated: $("friend-rated").checked };
   $("friend-create").disabled = true;
   const answer = await postJson("/games", body);
@@ -181,6 +183,7 @@ async function listBots() {
 // its webhook answering): a game against a bot that never moves would only run out its clock.
 // A wake that cannot be asked (too many, the network) does not stop the game.
 async function playBot(bot, button) {
+  if (await stillPlaying($("bots-message"))) return;
   button.disabled = true;
   const who = `${bot.team}/${bot.name}`;
   const message = $("bots-message");
@@ -227,10 +230,9 @@ function showWaiting(seek) {
 async function createSeek(clock) {
   $("seek-message").textContent = "";
   const current = mySeek();
-  if (current) {
-    if (current.label === clockLabel(clock)) return cancelSeek(); // a second click on the same clock withdraws it
-    await cancelSeek();
-  }
+  if (current?.label === clockLabel(clock)) return cancelSeek(); // a second click on the same clock withdraws it
+  if (await stillPlaying($("seek-message"))) return;
+  if (current) await cancelSeek();
   const rated = ratedOffered && $("seek-rated").checked;
   const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock), rated });
   if (answer.status !== 201) {
@@ -285,6 +287,7 @@ async function watchSeek() {
 }
 
 async function acceptSeek(seek, button) {
+  if (await stillPlaying($("seek-message"))) return;
   button.disabled = true;
   const answer = await postJson(`/lobby/seeks/${seek.id}/accept`, { accepter: guestId() });
   if (answer.status !== 201) {
@@ -358,6 +361,7 @@ function showSeeks(seeks) {
 // back to it at the top, as lichess shows "game in progress". The games are this browser's
 // newest kept seats and, signed in, the account's (`GET /auth/me` `playing`), still being played.
 const KEPT_LOOKED_AT = 3;
+let playing = null; // a game in progress that has begun ({id, game}): no other is started meanwhile
 
 async function showMyGames(info) {
   const ids = new Set(keptGameIds().slice(-KEPT_LOOKED_AT));
@@ -368,6 +372,8 @@ async function showMyGames(info) {
   const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
   const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
     .map(({ id, answer }) => ({ id, game: answer.body }));
+  const begun = ({ game }) => game.dicePending || game.version > 0;
+  playing = live.find(begun) || null;
   const slot = $("my-games");
   slot.hidden = !live.length;
   if (!live.length) {
@@ -381,15 +387,26 @@ async function showMyGames(info) {
     const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
     const clock = timeControlLabel(game.timeControl);
     // a friend game whose other player has not come: nothing rolled yet, nobody counted away
-    const begun = game.dicePending || game.version > 0;
-    line.append(begun ? `You have a game in progress (${clock})${yours}. ` : `You have a game waiting for its other player (${clock}). `);
-    if (begun) {
+    const started = begun({ game });
+    line.append(started ? `You have a game in progress (${clock})${yours}. ` : `You have a game waiting for its other player (${clock}). `);
+    if (started) {
       line.append(element("span", "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.", { class: "hint" }), " ");
     }
     line.append(element("a", "Back to the game", { class: "button primary", href: `/play/${id}` }));
     return line;
   }));
   slot.hidden = false;
+}
+
+// Starting another game while one is being played leaves that one, which is lost 30 s later
+// (play-through s72: a seek taken from the lobby cost its creator the bot game they had left for
+// a moment). The lobby looks again (the game may have ended since), and says so where asked.
+async function stillPlaying(message) {
+  await showMyGames(await siteInfo());
+  if (!playing) return false;
+  message.classList.remove("info");
+  message.textContent = `You are playing a game (${timeControlLabel(playing.game.timeControl)}): finish it, or resign it, before starting another.`;
+  return true;
 }
 
 // ----- the wall of live games ------------------------------------------------------------------

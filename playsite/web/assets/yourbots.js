@@ -447,7 +447,7 @@ function mountAdding() {
     $("claim").disabled = false;
     if (id) {
       input.value = "";
-      sayAdded(`${id} is yours: set up its webhook below, or let it play through its stream.`, { info: true });
+      sayAdded(`${id} is yours: its card is open above, where you set up its webhook (or let it play through its stream).`, { info: true });
     }
   });
   // The rule in the page's words, once for both fields (play-through s71: the server's sentence
@@ -472,6 +472,9 @@ function mountAdding() {
       sayAdded(!answer || answer.status >= 500
         ? "The server did not answer: the bot may have been registered without its token reaching you. If the name now reads as taken, register another."
         : answer.body?.error?.code === "identity_taken" ? `${team}/${name} is taken: choose another name.`
+        // the rule holds, and the team is the site's own (play-through s72: the rule was shown)
+        : answer.status === 400 && /reserved/.test(answer.body?.error?.message || "")
+          ? `The team "${team}" is reserved for this site's own bots: choose another team.`
         : answer.status === 400 ? SLUG_RULE
         : refusalWords(answer, "The bot could not be registered."));
       return;
