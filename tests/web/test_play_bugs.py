@@ -154,6 +154,14 @@ def test_the_opponents_last_turn_is_marked_on_the_board(server, context):
         for square in squares:
             expect(page.locator(f'[data-square="{square}"]')).to_have_class(LAST_MOVE)
         expect(page.locator("[data-square].last-move")).to_have_count(len(squares))
+    # the turn was played with the mouse: the page's keys still step through the game, where
+    # the focus used to be put on the board's squares, whose arrows move among them (play-through s72)
+    mover_page = pages[mover]
+    assert mover_page.evaluate("document.activeElement.closest('#board') === null")
+    mover_page.keyboard.press("ArrowLeft")
+    expect(mover_page.locator("#browse-note")).to_be_visible()
+    mover_page.keyboard.press("ArrowRight")
+    expect(mover_page.locator("#browse-note")).to_be_hidden()
 
 
 def test_resign_says_abort_before_both_have_played_and_asks_first(server, context):

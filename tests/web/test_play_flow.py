@@ -54,8 +54,10 @@ def dice_paid(moves: list[str], dfen: str) -> int:
     return paid
 
 
-def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random) -> tuple[str, list[str]]:
-    """Build and play a random legal turn; returns the position it was rolled in and its moves."""
+def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random, *,
+                   keys: bool = False) -> tuple[str, list[str]]:
+    """Build and play a random legal turn (played with Enter on "Play this turn" when `keys`);
+    returns the position it was rolled in and its moves."""
     roll = httpx.get(f"{base}/games/{game_id}/moves", timeout=10).json()
     moves = king_sparing_turn(roll["legalMoves"], roll["dfen"], seat, rng)
     for index, uci in enumerate(moves):
@@ -66,7 +68,11 @@ def play_by_clicks(page, base: str, game_id: str, seat: str, rng: random.Random)
         expect(page.locator("#partial")).to_have_attribute("data-moves", " ".join(moves[: index + 1]))
         # the dice this much of the turn has paid for are dimmed and labelled "used"
         expect(page.locator('#dice [aria-label$=", used"]')).to_have_count(dice_paid(moves[: index + 1], roll["dfen"]))
-    page.click("#submit")
+    if keys:
+        page.focus("#submit")
+        page.keyboard.press("Enter")
+    else:
+        page.click("#submit")
     expect(page.locator("#partial")).to_have_attribute("data-moves", "")
     return roll["dfen"], moves
 
@@ -91,9 +97,13 @@ def test_turns_are_listed_in_notation_and_browsed_with_the_keys(server, context)
         if turn:  # what came just before (the other's turn, or a pass) is said with it, not replaced
             expect(pages[seat].locator("#announce")).to_have_text(re.compile(r"^\S.*\. Your turn\. Dice: "))
         expect(pages[{"White": "Black", "Black": "White"}[seat]]).not_to_have_title(re.compile("Your turn"))
-        before.append(play_by_clicks(pages[seat], base, game_id, seat, rng))
-        # "Play this turn" disables itself: the focus goes back to the board, not to the page's top
-        assert pages[seat].evaluate("document.activeElement.closest('#board') !== null"), "focus left the board"
+        keys = turn == 2
+        before.append(play_by_clicks(pages[seat], base, game_id, seat, rng, keys=keys))
+        # "Play this turn" disables itself: played from the keyboard, the focus goes back to the
+        # board, not to the page's top; clicked, it leaves the page's keys to the page (play-through
+        # s72: the arrows moved among the squares instead of through the game)
+        on_board = pages[seat].evaluate("document.activeElement.closest('#board') !== null")
+        assert on_board == keys, f"focus on the board: {on_board}, the turn played with the keys: {keys}"
     # On one's own turn, an earlier position says how to get back to play (play-through s54: it
     # still read "move the pieces", and the board took no click)
     seat = wait_until_sync(lambda: (pending(base, game_id) or {}).get("activeSeat"), "a roll to play")

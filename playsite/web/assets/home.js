@@ -361,6 +361,7 @@ function showSeeks(seeks) {
 // back to it at the top, as lichess shows "game in progress". The games are this browser's
 // newest kept seats and, signed in, the account's (`GET /auth/me` `playing`), still being played.
 const KEPT_LOOKED_AT = 3;
+const MY_GAMES_PERIOD_MS = 5000;
 let playing = null; // a game in progress that has begun ({id, game}): no other is started meanwhile
 
 async function showMyGames(info) {
@@ -522,7 +523,6 @@ addEventListener("pageshow", () => { $("friend-create").disabled = false; });
 $("seek-cancel").addEventListener("click", cancelSeek);
 mountHeader();
 siteInfo().then((info) => {
-  showMyGames(info);
   // a game begun in another tab (which withdraws this tab's seek first: its poll may hear of
   // the withdrawal before that tab has kept its seat) shows here once that tab keeps the seat
   onSeatsOfOtherTabs(() => showMyGames(info));
@@ -554,3 +554,6 @@ window.addEventListener("pagehide", () => {
   });
 });
 whileVisible(readLobby, LIVE_PERIOD_MS);
+// the line of one's own games follows them (play-through s72: a game lost meanwhile stayed "in
+// progress" until a reload)
+whileVisible(() => siteInfo().then(showMyGames), MY_GAMES_PERIOD_MS);

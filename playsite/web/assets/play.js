@@ -298,7 +298,9 @@ async function takeRoll(dfen, tree) {
   turnIntoView();
 }
 
-function submit() {
+// `pointer`: "Play this turn" was clicked or tapped, which leaves the page's keys (the arrows
+// step through the game) as they were; played from the keyboard, the focus goes to the board.
+function submit({ pointer = false } = {}) {
   if ($("submit").disabled) return;
   if (view.connection !== "open") { // never "Turn sent" for a turn that was not
     say("Not connected: the turn is kept; play it once the page is back online.");
@@ -311,8 +313,11 @@ function submit() {
   const fromButton = document.activeElement === $("submit");
   socket.send({ SubmitTurn: command });
   draw();
-  // the button disables itself while the turn is sent: the focus goes back to the board, not the page's top
-  if (fromButton) focusBoard({ preventScroll: true });
+  // the button disables itself while the turn is sent: a keyboard's focus goes back to the board,
+  // not the page's top; a pointer's leaves the button for the page (play-through s72: the arrows
+  // then moved among the board's squares instead of through the game)
+  if (fromButton && pointer) document.activeElement.blur();
+  else if (fromButton) focusBoard({ preventScroll: true });
 }
 
 // ----- drawing ------------------------------------------------------------------------------------
@@ -1357,7 +1362,7 @@ function answerDraw(accept) {
 }
 
 $("role").textContent = mine ? `You play ${mine}` : "Watching";
-$("submit").addEventListener("click", submit);
+$("submit").addEventListener("click", (event) => submit({ pointer: event.detail > 0 }));
 $("invite-copy").addEventListener("click", copyInvite);
 $("undo").addEventListener("click", undo);
 // the skip link lands on the board's square in the tab order (where the arrow keys take over)
