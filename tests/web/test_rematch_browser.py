@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
-from tests.support.browser import pending, play_turn, seat_link, turn_in_list
+from tests.support.browser import pending, play_turn, play_until_both_played, seat_link, turn_in_list
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 from tests.support.server import free_port
 from tests.support.waiting import wait_until_sync
@@ -215,6 +215,29 @@ def test_a_rematch_waiting_for_a_player_counts_its_seconds_down(server, chromium
         expect(black.locator("#result-title")).to_have_text(re.compile(r"^You won: (White|Black) left the game$"), timeout=30_000)
         # and nobody is there to play again: no rematch offered to the one who never came
         expect(black.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
+        expect(black.locator("#rematch-slot button")).to_have_count(0)
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_the_one_who_forfeited_by_leaving_is_offered_no_rematch_on_coming_back(server, chromium):
+    """Play-through s72: the player who left and lost for it, back at the board, was offered a
+    Rematch counting down, while the other side read "Your opponent has left: no rematch."."""
+    base = server.base_url
+    contexts = {seat: chromium.new_context() for seat in ("White", "Black")}
+    try:
+        game = httpx.post(f"{base}/games", json={}, timeout=10).json()
+        pages = seats_in_their_browsers(contexts, base, game)
+        play_until_both_played(pages, base, game["gameId"], random.Random(11))
+        pages["Black"].goto("about:blank")  # Black leaves for good (the browser keeps the seat)
+        white = pages["White"]
+        expect(white.locator("#result-title")).to_have_text("You won: Black left the game", timeout=45_000)
+        expect(white.locator("#rematch-status")).to_have_text("Your opponent has left: no rematch.")
+        black = pages["Black"]
+        black.goto(f"{base}/play/{game['gameId']}")  # back, within the rematch window
+        expect(black.locator("#result-title")).to_have_text("You lost: you left the game")
+        expect(black.locator("#rematch-status")).to_have_text("You left the game: no rematch.")
         expect(black.locator("#rematch-slot button")).to_have_count(0)
     finally:
         for context in contexts.values():

@@ -995,6 +995,12 @@ function showOver(over, { fresh }) {
         noRematch($("rematch-slot"), "Your opponent has left: no rematch.");
         return;
       }
+      // the one who forfeited by leaving, back at the board: the other side was told there is
+      // none (play-through s72: a Rematch offered here counted down to nobody)
+      if (mine && view.forfeit) {
+        noRematch($("rematch-slot"), "You left the game: no rematch.");
+        return;
+      }
       afterGame = mine
         ? mountRematch($("rematch-slot"), {
           gameId, token, opponent: playerName(opponent), onConnection: showConnectionLost, watchedEnd: fresh,
