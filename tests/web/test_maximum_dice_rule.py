@@ -64,5 +64,8 @@ def test_the_rules_page_is_a_click_from_the_lobby_and_draws_the_six_faces(positi
             f"die: {piece}" for piece in ("pawn", "knight", "bishop", "rook", "queen", "king")]
         expect(page.locator("#a-turn")).to_contain_text(RULE)
         expect(page.locator("#winning")).to_contain_text("Capture the king to win.")
+        # what leaving costs, which the lobby only hinted at (play-through s72)
+        expect(page.locator("#winning")).to_contain_text(
+            "Leaving the board: a player whose game page is closed or offline for 30 seconds loses the game")
     finally:
         context.close()
