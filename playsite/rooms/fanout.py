@@ -31,6 +31,10 @@ class Subscriber(Protocol):
     """Whether it is sent the seats' encoding, legal-move trees included (a seat's subscriber,
     or a bot's stream of a game it sits in), rather than the spectators' (trees left out)."""
 
+    watching: bool
+    """Whether it counts among the game's watchers ("N watching"): a spectator's socket or stream,
+    not a webhook's dispatch, which holds no seat yet only relays a bot seat's turns."""
+
     presence: bool
     """Whether it asked for `Presence` frames (playsite's web client does; the ecosystem's
     clients never see a frame they do not know)."""
@@ -54,10 +58,11 @@ class QueueSubscriber:
 
     def __init__(
         self, seat: str | None = None, *, capacity: int = QUEUE_CAPACITY, drop_limit: int = DROP_LIMIT,
-        trees: bool | None = None, presence: bool = False,
+        trees: bool | None = None, presence: bool = False, watching: bool | None = None,
     ) -> None:
         self.seat = None if seat is None else Seat(seat)
         self.trees = self.seat is not None if trees is None else trees
+        self.watching = self.seat is None and not self.trees if watching is None else watching
         self.presence = presence
         self.drop_limit = drop_limit
         self.dropped = 0

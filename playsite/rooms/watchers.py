@@ -1,7 +1,8 @@
 """How many watch a game, told to the clients that asked for Presence.
 
 A game's watchers are its spectators: subscribers with no seat that get the spectators'
-encoding (a bot's stream of a game it sits in has no seat either, but gets the trees: it plays).
+encoding (a bot's stream of a game it sits in has no seat either, but gets the trees: it plays;
+a webhook's dispatch has neither, and relays a bot seat's turns: it watches nothing).
 `{"Watching": {"count": n}}` goes to a client that asked for Presence right after its Snapshot,
 and to all of them when the count has changed, at most once every `TELL_EVERY_S`: a crowd
 arriving for a game is one frame each, not one per newcomer each.
@@ -21,8 +22,8 @@ TELL_EVERY_S = 1.0
 
 
 def watches(subscriber: Subscriber) -> bool:
-    """A spectator: no seat, and the spectators' encoding."""
-    return subscriber.seat is None and not subscriber.trees
+    """A spectator: no seat, the spectators' encoding, and a watcher (not a webhook's dispatch)."""
+    return subscriber.seat is None and not subscriber.trees and subscriber.watching
 
 
 class Watchers:

@@ -142,8 +142,9 @@ class Dispatcher:
         self.seat = seat
         self.bot_id = bot_id
         # Spectator-like (seat None): a webhook holds no connection, so it must not count
-        # as the seat being present or absent.
-        self.subscriber = QueueSubscriber(None)
+        # as the seat being present or absent; nor is it anyone watching the game (play-through
+        # s72: the featured bot's game said "1 watching" with nobody there).
+        self.subscriber = QueueSubscriber(None, watching=False)
         self.turn_version: int | None = None
         """Version of the committed event that gave this seat dice with moves, while it stands."""
         self.turn_clock_ms: int | None = None

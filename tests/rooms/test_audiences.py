@@ -218,6 +218,7 @@ async def test_the_watchers_are_counted_after_the_snapshot_and_told_once_a_secon
         assert watching(drained(crowd[0])) == [4]
         assert not watching(drained(plain)), "asked for nothing, told nothing"
         await attach(room, BLACK)  # a seat is no watcher
+        await attach(room, None, watching=False)  # nor a webhook's dispatch of a seat's turns
         assert await room.send(Detach(crowd[2]))
         await attach(room, None)
         await told_after(TELL_EVERY_S)

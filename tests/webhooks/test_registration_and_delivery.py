@@ -618,6 +618,9 @@ async def test_the_sweep_attaches_games_created_without_the_hook(harness):
         await wait_until(lambda: {(room.game_id, "White"), (room.game_id, "Black")} <= dispatch.attached.keys(),
                          "the sweep to attach both seats")
         assert await dispatch.sweep() == 0  # idempotent
+        # both seats' dispatch subscribes to the room, and nobody watches the game for it
+        # (play-through s72: the featured bot's game said "1 watching" with nobody there)
+        assert room.watchers.count() == 0
         await wait_until(lambda: receiver.of_kind("yourTurn") or opponent.of_kind("yourTurn"), "a yourTurn delivery")
     assert not room.ended
 
