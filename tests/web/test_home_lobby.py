@@ -117,7 +117,8 @@ def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
     expect(row.get_by_role("button")).to_have_count(0)  # neither Accept nor a Cancel it holds no secret for
     second.click('#pairing-grid button[data-clock="5+3"]')  # one seek a person: the other tab has it
     expect(second.locator("#seek-message")).to_have_text(
-        "You have a seek open in another tab: cancel it there, or wait for a taker.")
+        "You have a seek open in another tab: cancel it there, or wait for a taker"
+        " (a seek whose tab is gone lapses within two minutes).")
     first.click("#seek-cancel")
     expect(second.locator("#seek-list")).to_contain_text("No open seek")
 

@@ -239,7 +239,7 @@ async function createSeek(clock) {
     // one open seek a person: the other is this browser's, in another tab (which holds its Cancel)
     const elsewhere = answer.body?.error?.code === "too_many_seeks" && document.querySelector("#seek-list tr.own");
     $("seek-message").textContent = elsewhere
-      ? "You have a seek open in another tab: cancel it there, or wait for a taker."
+      ? "You have a seek open in another tab: cancel it there, or wait for a taker (a seek whose tab is gone lapses within two minutes)."
       : errorText(answer, "The seek could not be posted; try again.");
     return;
   }
