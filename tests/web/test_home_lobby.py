@@ -175,6 +175,15 @@ def test_no_other_game_starts_from_the_lobby_while_one_is_being_played(server, c
     game.click('button[data-bot="house/random"]')
     expect(game.locator("#role")).to_contain_text("You play")
     lobby = context.new_page()
+
+    def as_before_the_first_roll(route):
+        # the game as the lobby reads it while the first roll waits for the players' seeds (2 s
+        # by default; this server rolls at once): nothing rolled, yet a bot is always there
+        answer = route.fetch()
+        state = answer.json()
+        route.fulfill(response=answer, json={**state, "version": 0, "dicePending": False})
+
+    lobby.route(re.compile(r".*/games/[0-9a-f-]+$"), as_before_the_first_roll)
     lobby.goto(server.base_url + "/")
     expect(lobby.locator("#my-games")).to_contain_text("You have a game in progress (5+3)")
     refusal = "You are playing a game (5+3): finish it, or resign it, before starting another."

@@ -366,14 +366,20 @@ let playing = null; // a game in progress that has begun ({id, game}): no other 
 
 async function showMyGames(info) {
   const ids = new Set(keptGameIds().slice(-KEPT_LOOKED_AT));
+  let waiting = null; // signed in: the account's games waiting for their other player
   if (info.account) {
     const me = await getJson("/auth/me").catch(() => null);
     for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id);
+    if (me?.status === 200 && Array.isArray(me.body.waiting)) waiting = new Set(me.body.waiting);
   }
   const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
   const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
     .map(({ id, answer }) => ({ id, game: answer.body }));
-  const begun = ({ game }) => game.dicePending || game.version > 0;
+  // begun: rolled or played; or both players there before the first roll (its clients' seeds are
+  // awaited for a moment): a bot is always there, and the account's server says which wait
+  const begun = ({ id, game }) => game.dicePending || game.version > 0
+    || Object.values(game.players || {}).some((player) => player?.kind === "Bot")
+    || (waiting !== null && !waiting.has(id));
   playing = live.find(begun) || null;
   const slot = $("my-games");
   slot.hidden = !live.length;
@@ -388,7 +394,7 @@ async function showMyGames(info) {
     const yours = seat && game.dicePending && game.activeSeat === seat ? ": it is your turn" : "";
     const clock = timeControlLabel(game.timeControl);
     // a friend game whose other player has not come: nothing rolled yet, nobody counted away
-    const started = begun({ game });
+    const started = begun({ id, game });
     line.append(started ? `You have a game in progress (${clock})${yours}. ` : `You have a game waiting for its other player (${clock}). `);
     if (started) {
       line.append(element("span", "A player away from the board for 30 s loses the game, or aborts it before both sides have played a turn.", { class: "hint" }), " ");
