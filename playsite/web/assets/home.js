@@ -366,11 +366,12 @@ let playing = null; // a game in progress that has begun ({id, game}): no other 
 
 async function showMyGames(info) {
   const ids = new Set(keptGameIds().slice(-KEPT_LOOKED_AT));
-  let waiting = null; // signed in: the account's games waiting for their other player
+  const seated = new Set(); // signed in: the account's games, and of those the ones waiting
+  const waiting = new Set(); // for their other player
   if (info.account) {
     const me = await getJson("/auth/me").catch(() => null);
-    for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id);
-    if (me?.status === 200 && Array.isArray(me.body.waiting)) waiting = new Set(me.body.waiting);
+    for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id), seated.add(id);
+    for (const id of me?.status === 200 ? me.body.waiting || [] : []) waiting.add(id);
   }
   const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
   const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
@@ -379,7 +380,7 @@ async function showMyGames(info) {
   // awaited for a moment): a bot is always there, and the account's server says which wait
   const begun = ({ id, game }) => game.dicePending || game.version > 0
     || Object.values(game.players || {}).some((player) => player?.kind === "Bot")
-    || (waiting !== null && !waiting.has(id));
+    || (seated.has(id) && !waiting.has(id));
   playing = live.find(begun) || null;
   const slot = $("my-games");
   slot.hidden = !live.length;
