@@ -153,7 +153,7 @@ def test_a_game_begun_in_another_tab_shows_even_when_the_withdrawal_is_heard_fir
     second.route(re.compile(r".*/lobby/play-bot$"), lambda route: held.append(route))
     second.goto(server.base_url + "/")
     second.click('button[data-bot="house/random"]')
-    for _ in range(200):
+    for _ in range(600):  # the bot is woken first, then its game asked for
         if held:
             break
         second.wait_for_timeout(50)
@@ -203,6 +203,9 @@ def test_no_other_game_starts_from_the_lobby_while_one_is_being_played(server, c
     expect(lobby.locator("#seek-waiting")).to_be_visible()
     expect(lobby.locator("#seek-message")).to_have_text("")
     expect(lobby.locator("#my-games")).to_be_hidden()
+    lobby.click("#seek-cancel")  # the lobby is left as it was found, for the tests after this one
+    expect(lobby.locator("#seek-waiting")).to_be_hidden()
+    wait_until_sync(lambda: httpx.get(f"{server.base_url}/lobby/seeks", timeout=10).json() == [], "the seek withdrawn")
 
 
 def test_leaving_the_page_withdraws_the_seek(server, context):
