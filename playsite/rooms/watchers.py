@@ -22,8 +22,9 @@ TELL_EVERY_S = 1.0
 
 
 def watches(subscriber: Subscriber) -> bool:
-    """A spectator: no seat, the spectators' encoding, and a watcher (not a webhook's dispatch)."""
-    return subscriber.seat is None and not subscriber.trees and subscriber.watching
+    """A spectator: no seat and the spectators' encoding (`QueueSubscriber`'s default), and not
+    a webhook's dispatch."""
+    return subscriber.watching
 
 
 class Watchers:

@@ -370,7 +370,10 @@ async function showMyGames(info) {
   const waiting = new Set(); // for their other player
   if (info.account) {
     const me = await getJson("/auth/me").catch(() => null);
-    for (const id of me?.status === 200 ? me.body.playing || [] : []) ids.add(id), seated.add(id);
+    for (const id of me?.status === 200 ? me.body.playing || [] : []) {
+      ids.add(id);
+      seated.add(id);
+    }
     for (const id of me?.status === 200 ? me.body.waiting || [] : []) waiting.add(id);
   }
   const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
