@@ -28,6 +28,7 @@ from playsite.ingest_routes import ingest_routes
 from playsite.lobby.routes import lobby_routes
 from playsite.metrics import metrics_routes
 from playsite.ratings.routes import ratings_routes
+from playsite.ratings.standing import profile_standing
 from playsite.rematch.routes import rematch_routes
 from playsite.services import Services
 from playsite.showcase.routes import showcase_routes
@@ -111,6 +112,7 @@ def create_app(services: Services) -> QuartTrio:
             rating_period_s=settings.rating_period_s,
             bot_admins=None if services.management is None else services.management.admins,
             standing=lambda game_id: game_standing(services.registry, services.store, game_id),
+            profile=lambda names: profile_standing(services.database, names),
         ),
     ):
         app.register_blueprint(family)

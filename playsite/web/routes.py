@@ -172,14 +172,17 @@ class Assets:
 
 def web_routes(
     accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int,
-    standing: Callable[[str], Awaitable[str]], bot_admins: AdminAuthority | None = None,
+    standing: Callable[[str], Awaitable[str]], profile: Callable[[tuple[str, ...]], Awaitable[str]],
+    bot_admins: AdminAuthority | None = None,
 ) -> RouteFamily:
     """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), how
     often the rating batch counts finished games (`rating_period_s`), and whether accounts
     manage their bots here (`/me/...` is mounted: `bot_admins` is its administrators' authority).
     `standing(game id)`: where a game stands ("live", "finished", "unknown", "unsure"), so that
-    a game page of no game is a 404 and one of a finished game its replay."""
+    a game page of no game is a 404 and one of a finished game its replay; `profile(names)`:
+    whether a profile's nickname, or bot's team and name, is somebody's ("known", "unknown",
+    "unsure"), so that a profile of nobody is a 404 too."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
     pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
@@ -265,13 +268,15 @@ def web_routes(
     async def sign_in_failed() -> Response:
         return page("signinfailed")
 
+    # A profile of nobody is the profile page with 404 (play-through s72: a 200 saying "No player
+    # called ..."); the page says so itself, as it does when the database could not tell.
     @routes.get("/@/<nickname>")
     async def player(nickname: str) -> Response:
-        return page("profile")
+        return page("profile", 404 if await profile((nickname,)) == "unknown" else 200)
 
     @routes.get("/@/<team>/<name>")
     async def bot(team: str, name: str) -> Response:
-        return page("profile")
+        return page("profile", 404 if await profile((team, name)) == "unknown" else 200)
 
     @routes.get("/favicon.ico")
     async def favicon() -> Response:
