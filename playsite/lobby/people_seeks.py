@@ -30,7 +30,8 @@ from playsite.wire import TimeControl, encode_time_control
 PEOPLE_SEEK_TTL_S = 120
 """An open seek lives two minutes past its creator's last poll (the page polls every 2 s)."""
 MAX_SEEKS_PER_PERSON = 1
-"""One open seek a person: a second offer is refused until the first is cancelled or taken."""
+"""One open seek a person: a new offer takes the place of the open one (whose poll then answers
+404), and is refused only while the old one is being accepted."""
 MAX_OPEN_PEOPLE_SEEKS = 500
 """All people's open seeks together: a flood of guest ids costs bounded memory."""
 SEEK_PREFIX = "people-"
@@ -91,7 +92,8 @@ class PeopleSeekBoard(SeekLifecycle[PeopleSeek, str]):
     seek_type = PeopleSeek
     id_prefix = SEEK_PREFIX
     per_creator = MAX_SEEKS_PER_PERSON
-    too_many = "you already have an open seek; cancel it or wait for a taker"
+    replaces_open = True
+    too_many = "your seek is being accepted at this moment: its game is about to start"
     own_seek = "this is your own seek: wait for someone to take it, or cancel it"
     full = "the lobby is full of open seeks; accept one or try later"
 

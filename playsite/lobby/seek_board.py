@@ -66,6 +66,10 @@ class SeekLifecycle(abc.ABC, Generic[Seek, Creator]):
     """Open (or claimed) seeks one creator may hold."""
     too_many: str
     own_seek: str
+    replaces_open = False
+    """Whether a creator's new seek takes the place of its open ones (people's: the tab holding
+    the old one may be gone, and nobody else can cancel it) instead of counting against
+    `per_creator`; one being accepted at that moment stays and counts."""
     capacity: int | None = None
     """All open seeks together, when bounded."""
     full = ""
@@ -84,6 +88,8 @@ class SeekLifecycle(abc.ABC, Generic[Seek, Creator]):
         """A new open seek and its secret (shown once)."""
         self.expire()
         principal = self.principal_of(creator)
+        if self.replaces_open:
+            self.withdraw_all_of(principal)
         standing = [s for s in self._seeks.values() if s.principal == principal and s.state is not SeekState.MATCHED]
         if len(standing) >= self.per_creator:
             raise Refused("too_many_seeks", self.too_many)

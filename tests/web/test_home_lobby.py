@@ -103,7 +103,8 @@ def test_a_seek_is_cancelled_and_leaves_the_lobby(server, chromium):
 
 def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
     """Play-through s58: the seek posted in one tab showed Accept in a second tab of the same
-    browser, which answered "this is your own seek". It reads "You ... in another tab" there."""
+    browser, which answered "this is your own seek". It reads "You ... in another tab" there, and
+    a seek posted there takes its place."""
     first = context.new_page()
     first.goto(server.base_url + "/")
     first.click('#pairing-grid button[data-clock="3+2"]')
@@ -115,12 +116,16 @@ def test_one_s_own_seek_in_another_tab_is_shown_as_one_s_own(server, context):
     expect(row).to_contain_text("You")
     expect(row).to_contain_text("in another tab or browser")
     expect(row.get_by_role("button")).to_have_count(0)  # neither Accept nor a Cancel it holds no secret for
-    second.click('#pairing-grid button[data-clock="5+3"]')  # one seek a person: the other tab has it
-    expect(second.locator("#seek-message")).to_have_text(
-        "You have a seek open in another tab: cancel it there, or wait for a taker"
-        " (a seek whose tab is gone lapses within two minutes).")
-    first.click("#seek-cancel")
-    expect(second.locator("#seek-list")).to_contain_text("No open seek")
+    # One seek a person: a new one takes the place of the other tab's (play-through s72: a tab
+    # gone without a word held it for two minutes, and no other browser could cancel it).
+    second.click('#pairing-grid button[data-clock="5+3"]')
+    expect(second.locator("#seek-waiting-text")).to_have_text("Waiting for an opponent (5+3)...")
+    expect(first.locator("#seek-message")).to_have_text(
+        "Your seek is gone (you started another game or seek, or it lapsed); pick a clock to seek again.", timeout=15_000)
+    expect(first.locator("#seek-waiting")).to_be_hidden()
+    expect(first.locator("#seek-list tr.own")).to_contain_text("5+3")
+    second.click("#seek-cancel")
+    expect(first.locator("#seek-list")).to_contain_text("No open seek")
 
 
 def test_a_seek_left_open_in_one_tab_goes_when_a_game_starts_in_another(server, context):

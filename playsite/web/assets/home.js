@@ -236,11 +236,9 @@ async function createSeek(clock) {
   const rated = ratedOffered && $("seek-rated").checked;
   const answer = await postJson("/lobby/seeks", { creator: guestId(), timeControl: fischer(clock), rated });
   if (answer.status !== 201) {
-    // one open seek a person: the other is this browser's, in another tab (which holds its Cancel)
-    const elsewhere = answer.body?.error?.code === "too_many_seeks" && document.querySelector("#seek-list tr.own");
-    $("seek-message").textContent = elsewhere
-      ? "You have a seek open in another tab: cancel it there, or wait for a taker (a seek whose tab is gone lapses within two minutes)."
-      : errorText(answer, "The seek could not be posted; try again.");
+    // one seek a person: a new one takes the place of one open in another tab or browser, so a
+    // refusal here is a full lobby, or the other one being accepted at this very moment
+    $("seek-message").textContent = errorText(answer, "The seek could not be posted; try again.");
     return;
   }
   const seek = { id: answer.body.seekId, secret: answer.body.secret, label: clockLabel(clock), rated };
@@ -276,8 +274,9 @@ async function watchSeek() {
         sessionStorage.removeItem(SEEK_KEY);
         showWaiting(null);
         siteInfo().then(showMyGames); // withdrawn for a game begun elsewhere: the way to it
-        // it lapsed, or its creator sat down to another game (which withdraws their seeks)
-        $("seek-message").textContent = "Your seek is gone (it lapsed, or you started another game); pick a clock to seek again.";
+        // it lapsed, its creator sat down to another game (which withdraws their seeks), or
+        // sought again in another tab or browser (one seek a person: the new one takes its place)
+        $("seek-message").textContent = "Your seek is gone (you started another game or seek, or it lapsed); pick a clock to seek again.";
         break;
       }
     } catch { /* the server is away: keep waiting, the seek lives two minutes */ }
