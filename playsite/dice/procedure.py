@@ -71,7 +71,7 @@ def roll_digests(seed: bytes, message: bytes) -> Iterator[bytes]:
     """HMAC-SHA256(key=seed, msg=message ‖ i32be(block)) for block = 0, 1, 2, ..."""
     _check_seed(seed)
     for block in range(BLOCK_MAX + 1):
-        yield hmac.new(seed, message + struct.pack(">i", block), hashlib.sha256).digest()
+        yield hmac.digest(seed, message + struct.pack(">i", block), "sha256")
 
 
 def dice_from_digests(digests: Iterable[bytes]) -> Dice:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import psycopg
@@ -23,6 +24,15 @@ def migrate(url: str) -> str:
 def migrated_url(database_url) -> str:
     """A fresh database with the current schema (import this fixture into a test module to use it)."""
     return migrate(database_url)
+
+
+@pytest.fixture(scope="module")
+def module_migrated_url(pg_cluster) -> Iterator[str]:
+    """`migrated_url` for a whole module: one database its tests share (with a server they
+    share: each server boot costs a second and a half of CPU)."""
+    name = f"m_{uuid.uuid4().hex[:16]}"
+    yield migrate(pg_cluster.create_database(name))
+    pg_cluster.drop_database(name)
 
 
 def sql(url: str, query: str, params=()):

@@ -101,12 +101,13 @@ class ServerProcess:
         self.log_path.unlink(missing_ok=True)
 
 
-def module_server(env: dict[str, str] | None = None):
-    """A pytest fixture, `server`, for a test module: one `playsite serve` with `env`, started
-    for the module's first test and stopped after its last. In a module: `server = module_server({...})`."""
+def module_server(env: dict[str, str] | None = None, name: str = "server"):
+    """A pytest fixture, `server` (or `name`), for a test module: one `playsite serve` with `env`,
+    started for the module's first test and stopped after its last. In a module: `server =
+    module_server({...})`; another beside it: `other = module_server({...}, "other")`."""
     import pytest
 
-    @pytest.fixture(scope="module")
+    @pytest.fixture(scope="module", name=name)
     def server():
         started = ServerProcess(env).start()
         try:

@@ -8,18 +8,13 @@ import random
 import re
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import pending, play_turn, turn_in_list
+from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
 
 TURNS = 4
-
-
-@pytest.fixture
-def server(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
 def test_two_people_play_by_clicking_and_a_spectator_follows(server, chromium):
@@ -90,9 +85,7 @@ def test_the_home_page_creates_a_friend_game_and_lists_it(server, chromium):
     assert state["timeControl"] == {"Fischer": {"initialSeconds": 180, "incrementSeconds": 2}}  # the one chosen
 
 
-@pytest.fixture
-def server_with_house_bots(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
+server_with_house_bots = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}, "server_with_house_bots")
 
 
 def test_a_person_plays_a_house_bot_from_the_home_page(server_with_house_bots, chromium):

@@ -17,11 +17,6 @@ from tests.support.waiting import wait_until_sync
 OTHER = {"White": "Black", "Black": "White"}
 
 
-@pytest.fixture
-def server(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0"})
-
-
 def roll_of(base: str, game_id: str) -> str:
     def pending():
         state = httpx.get(f"{base}/games/{game_id}", timeout=10).json()

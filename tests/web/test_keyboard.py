@@ -7,7 +7,6 @@ import random
 import re
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import open_seats, pending, seat_link, turn_in_list
@@ -15,11 +14,6 @@ from tests.support.turns import king_sparing_turn
 from tests.support.waiting import wait_until_sync
 
 FILES = "abcdefgh"
-
-
-@pytest.fixture
-def server(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
 def arrows(start: str, end: str, seat: str) -> list[str]:

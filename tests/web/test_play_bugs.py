@@ -11,23 +11,18 @@ import uuid
 from collections import Counter
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from playsite.rules import iter_turns, parse_dfen
 from playsite.rules.turn import _Turn
 from tests.support.browser import PHONE, build_turn, open_seats, pending, play_until_both_played, seat_link, text_lines
 from tests.support.turns import placement
+from tests.support.server import module_server
 from tests.support.waiting import wait_until_sync
 
 OTHER = {"White": "Black", "Black": "White"}
 RUNNING = re.compile(r"\brunning\b")
 LAST_MOVE = re.compile(r"\blast-move\b")
-
-
-@pytest.fixture
-def server(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
 def test_black_has_its_own_strip_and_clock_at_the_bottom(server, context):
@@ -222,9 +217,7 @@ def test_a_spectator_sees_no_player_controls_and_endings_are_words(server, conte
         expect(page.locator("#connection-lost")).to_be_hidden()
 
 
-@pytest.fixture
-def server_with_house_bots(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"})
+server_with_house_bots = module_server({"DICE_SEED_WINDOW_MS": "0", "PLAY_HOUSE_BOTS": "true"}, "server_with_house_bots")
 
 
 def test_a_bot_is_named_as_every_page_names_it(server_with_house_bots, context):

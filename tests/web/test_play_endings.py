@@ -9,7 +9,6 @@ import random
 import re
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from playsite.web.routes import Assets
@@ -17,11 +16,6 @@ from tests.support.browser import open_seats, pending, play_until_both_played
 from tests.support.turns import king_square, placement
 
 OTHER = {"White": "Black", "Black": "White"}
-
-
-@pytest.fixture
-def server(serve):
-    return serve({"DICE_SEED_WINDOW_MS": "0"})
 
 
 def test_a_turn_being_built_when_the_opponent_resigns_leaves_the_board(server, context):

@@ -20,6 +20,7 @@ from playsite.wire import GameEnded, Resign, encode_command
 from tests.support.browser import PHONE, open_seats, pending, play_turn, play_until_both_played, seat_link, turn_in_list
 from tests.support.client import TableInThread
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
+from tests.support.server import module_server
 from tests.support.turns import king_sparing_turn, placement
 from tests.support.waiting import wait_until_sync
 
@@ -28,12 +29,11 @@ FILES = "abcdefgh"
 DIE_NAMES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king"}
 
 
-@pytest.fixture
-def server(serve):
-    # the tests of passes create games until the dice give them one: past the default 30 a minute,
-    # and two seats' sockets a game past the default 120 handshakes a minute (a run of 60 games met
-    # the limit: the reloaded page waited out its backoff, CI on b7c2c7a)
-    return serve({"DICE_SEED_WINDOW_MS": "0", "PLAY_GAME_CREATIONS_PER_MINUTE": "1000", "PLAY_SOCKET_CONNECTS_PER_MINUTE": "10000"})
+# the tests of passes create games until the dice give them one: past the default 30 a minute,
+# and two seats' sockets a game past the default 120 handshakes a minute (a run of 60 games met
+# the limit: the reloaded page waited out its backoff, CI on b7c2c7a)
+server = module_server(
+    {"DICE_SEED_WINDOW_MS": "0", "PLAY_GAME_CREATIONS_PER_MINUTE": "1000", "PLAY_SOCKET_CONNECTS_PER_MINUTE": "10000"})
 
 
 def board_pieces(page) -> dict[str, str]:

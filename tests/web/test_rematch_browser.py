@@ -14,21 +14,25 @@ from playwright.sync_api import expect
 
 from tests.support.artifacts import screenshot
 from tests.support.browser import pending, play_turn, play_until_both_played, seat_link, turn_in_list
-from tests.support.database import migrated_url  # noqa: F401 (a fixture)
-from tests.support.server import free_port
+from tests.support.database import module_migrated_url  # noqa: F401 (a fixture)
+from tests.support.server import ServerProcess, free_port
 from tests.support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
 
 
-@pytest.fixture
-def server(serve, migrated_url):
+@pytest.fixture(scope="module")
+def server(module_migrated_url):
     port = free_port()
     # The pages' own origin must be allowed: rematch commands need an exact allowed Origin.
-    return serve({
-        "DATABASE_URL": migrated_url, "DICE_SEED_WINDOW_MS": "0", "PLAY_PORT": str(port),
+    started = ServerProcess({
+        "DATABASE_URL": module_migrated_url, "DICE_SEED_WINDOW_MS": "0", "PLAY_PORT": str(port),
         "PLAY_CORS_ORIGINS": f"http://127.0.0.1:{port}",
-    })
+    }).start()
+    try:
+        yield started
+    finally:
+        started.close()
 
 
 def focused_through_two_reads(page, button, game_id: str) -> None:
