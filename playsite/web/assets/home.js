@@ -274,6 +274,7 @@ async function watchSeek() {
         sessionStorage.removeItem(SEEK_KEY);
         showWaiting(null);
         siteInfo().then(showMyGames); // withdrawn for a game begun elsewhere: the way to it
+        readLobby(); // its row goes (or shows the seek that took its place, in the other tab)
         // it lapsed, its creator sat down to another game (which withdraws their seeks), or
         // sought again in another tab or browser (one seek a person: the new one takes its place)
         $("seek-message").textContent = "Your seek is gone (you started another game or seek, or it lapsed); pick a clock to seek again.";
