@@ -21,10 +21,12 @@ export function periodWords(seconds) {
   return every(seconds, "second", "s");
 }
 
-// One seat's words: "you 1512 (+12)"; "you 1662" for a game applied before shares were kept.
+// One seat's words: "you 1512 (+12)"; "you 1516? (+165)" while provisional, as the name strips
+// mark it (play-through s73: the strips said "1351?", this line "1516"); "you 1662" for a game
+// applied before shares were kept.
 function seatWords(who, seat) {
   const change = seat.change === undefined ? "" : ` (${signed(Math.round(seat.change))})`;
-  return `${who} ${Math.round(seat.after)}${change}`;
+  return `${who} ${Math.round(seat.after)}${seat.provisional ? "?" : ""}${change}`;
 }
 
 // `gameId`: the finished game; `players`: its {white, black} faces; `element` receives the
