@@ -370,11 +370,12 @@ async function showMyGames(info) {
   const waiting = new Set(); // for their other player
   if (info.account) {
     const me = await getJson("/auth/me").catch(() => null);
-    for (const id of me?.status === 200 ? me.body.playing || [] : []) {
+    const { playing: theirs = [], waiting: unjoined = [] } = me?.status === 200 ? me.body : {};
+    for (const id of theirs) {
       ids.add(id);
       seated.add(id);
     }
-    for (const id of me?.status === 200 ? me.body.waiting || [] : []) waiting.add(id);
+    for (const id of unjoined) waiting.add(id);
   }
   const read = await Promise.all([...ids].map(async (id) => ({ id, answer: await getJson(`/games/${id}`).catch(() => null) })));
   const live = read.filter(({ answer }) => answer?.status === 200 && answer.body.status && !answer.body.status.Ended)
