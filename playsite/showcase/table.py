@@ -63,6 +63,9 @@ CLAIM_GRACE_S = 30.0
 """The winner must open the game socket within this, or is resigned as a dropped connection is."""
 STORE_WAIT_S = 3.0
 """How long a claim or a reconciliation waits on the database before counting it unavailable."""
+SEED_RECORDED_S = 1.0
+"""How long a winner's answer waits for the room to record its entropy (a loaded room may take a
+moment; the seed still counts if it comes later, before the first roll)."""
 TIME_CONTROL = Fischer(300, 3)
 ORIGIN = "showcase"
 T = TypeVar("T")
@@ -296,12 +299,6 @@ class ShowcaseTable:
         except (AdmissionRefused, CreationFailed) as error:
             log.warning("showcase: claim refused, nothing changed: %s", error)
             raise ShowcaseUnavailable("the game could not be created") from None
-        if entropy is not None:
-            # The winner's entropy is its seat's dice seed: handed to the room now, while the
-            # seed window that opened with the room is surely open, not after the claim's commit,
-            # which may take longer than the window (the seed would then come too late). A claim
-            # that does not commit aborts the game, and its seed with it.
-            await room.send(PlayerCommand(seated, SubmitSeed(entropy)))
         try:
             await self._run(
                 lambda conn: queries.commit_claim(
@@ -323,6 +320,15 @@ class ShowcaseTable:
         self.next_color = BLACK if seated == WHITE else WHITE
         self._set(TablePhase.LIVE)
         log.info("showcase: game %s claimed, the human plays %s", room.game_id, seated)
+        if entropy is not None:
+            # The winner's entropy is its seat's dice seed, handed over once the claim is
+            # committed. However long the commit took, it is in time: the first roll waits for
+            # the winner's seat to be taken, and only the credential answered below can take it.
+            # The answer waits for the room to record it (a moment; at most a second).
+            seed = PlayerCommand(seated, SubmitSeed(entropy))
+            if await room.send(seed):
+                with trio.move_on_after(SEED_RECORDED_S):
+                    await seed.reply.wait()
         return Claimed(room.game_id, seated, token)
 
     # ----- what the public sees -------------------------------------------------------------

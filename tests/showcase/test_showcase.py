@@ -135,8 +135,9 @@ async def test_a_retry_replays_the_outcome_and_another_fingerprint_conflicts(mig
 
 
 async def test_the_winners_entropy_is_its_seed_even_when_the_claim_commits_after_the_seed_window(migrated_url, receiver):
-    """The claim's transaction waits on a lock for longer than the 1 s seed window: the entropy
-    still seeds the winner's dice (it was handed to the room when the room was made)."""
+    """The claim's transaction waits on a lock for longer than the 1 s seed window: the entropy,
+    handed to the room after the commit, still seeds the winner's dice (the first roll waits for
+    the winner's seat, which only the answered credential can take)."""
     async with table_at(migrated_url, receiver, dice_seed_window_ms=1000) as t:
         locked, release = trio.Event(), trio.Event()
 
@@ -408,11 +409,13 @@ async def test_a_claim_transaction_refused_by_the_database_aborts_the_game_answe
     sql(migrated_url, "CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS"
                       " $$ BEGIN RAISE EXCEPTION 'claims refused by a trigger'; END $$")
     sql(migrated_url, "CREATE TRIGGER refuse_claims BEFORE INSERT ON showcase_claims FOR EACH ROW EXECUTE FUNCTION refuse_claims()")
-    async with table_at(migrated_url, receiver) as t:
-        status, problem, _ = await t.claim(str(uuid.uuid4()))
+    async with table_at(migrated_url, receiver, dice_seed_window_ms=2000) as t:
+        status, problem, _ = await t.claim(str(uuid.uuid4()), clientEntropy="entropy of a claim that never committed")
         assert status == 503 and problem["code"] == "showcase_unavailable"
         [(game_id,)] = sql(migrated_url, "SELECT id::text FROM games WHERE origin = 'showcase'")
         await archived_as_technical_abort(migrated_url, game_id)
+        seeds = "SELECT record -> 'fairness' -> 'clientSeeds' FROM game_archive WHERE game_id = %s"
+        assert sql(migrated_url, seeds, (game_id,)) == [({"white": "", "black": ""},)], "entropy goes only to a committed claim's game"
         await wait_until(lambda: t.table.phase is TablePhase.OPEN, "the table to reopen once the game ended", 20)
         assert t.services.registry.live == {} or game_id not in t.services.registry.live
         sql(migrated_url, "DROP TRIGGER refuse_claims ON showcase_claims")
