@@ -107,6 +107,13 @@ def commit_claim(
     )
 
 
+def claim_landed(conn: psycopg.Connection, game_id: str) -> bool:
+    """Whether a winning claim of `game_id`, whose COMMIT answer was lost, stands: read once the
+    transaction still deciding it has finished (it updated the table's row, which this waits on)."""
+    row = conn.execute("SELECT current_game FROM showcase_table WHERE id = 1 FOR SHARE").fetchone()
+    return row is not None and row[0] is not None and str(row[0]) == game_id
+
+
 def adopt(conn: psycopg.Connection, game_id: str, human_color: str) -> TableRow:
     """A resumed showcase game whose claim never committed: point at it, and advance the colour
     past the one its human sits on (it was taken by a durable creation)."""

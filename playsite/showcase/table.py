@@ -299,14 +299,19 @@ class ShowcaseTable:
         except (AdmissionRefused, CreationFailed) as error:
             log.warning("showcase: claim refused, nothing changed: %s", error)
             raise ShowcaseUnavailable("the game could not be created") from None
+        doubt: list[bool] = []
         try:
             await self._run(
                 lambda conn: queries.commit_claim(
                     conn, seated=seated, game_id=room.game_id, actor=actor, key=key, print_=fingerprint,
                     token=seal_stored(self.sealer, token, f"{actor}:{key}", TOKEN_COLUMN),
-                )
+                ),
+                in_doubt=lambda: doubt.append(True),
             )
         except (DatabaseUnavailable, trio.TooSlowError, queries.ClaimFenceRefused, psycopg.Error) as error:
+            if doubt and await self._landed(room.game_id):
+                log.warning("showcase: the claim of game %s committed, its answer lost on the way", room.game_id)
+                return await self._claimed(room, seated, token, entropy)
             # Any failure, an outage or not (a trigger, a read-only standby): the game just
             # created is aborted at once, so it frees the bot's seat, and the table fails closed.
             # The creation was durable, so the colour moves on all the same: in memory now, and
@@ -316,6 +321,21 @@ class ShowcaseTable:
             await room.send(Abort("showcase claim not committed"))
             self._close("maintenance", "a claim could not be committed")
             raise ShowcaseUnavailable("the claim could not be committed") from None
+        return await self._claimed(room, seated, token, entropy)
+
+    async def _landed(self, game_id: str) -> bool:
+        """A claim's COMMIT was sent and its answer lost: whether it stands, read back before
+        anything is decided. False also when the read fails: the game is then aborted, which is
+        safe either way (a claim that stands then points at an ended game, and its retry is told so)."""
+        log.warning("showcase: the claim of game %s may have committed (its answer was lost); reading back", game_id)
+        try:
+            return await self._run(lambda conn: queries.claim_landed(conn, game_id))
+        except (DatabaseUnavailable, trio.TooSlowError, psycopg.Error) as error:
+            log.error("showcase: whether the claim of game %s committed is unknown (%s)", game_id, error)
+            return False
+
+    async def _claimed(self, room: Room, seated: str, token: str, entropy: str | None) -> Claimed:
+        """The claim of `room` is committed: the table is live, and the winner's entropy seeds its dice."""
         self.current_game = room.game_id
         self.next_color = BLACK if seated == WHITE else WHITE
         self._set(TablePhase.LIVE)
@@ -351,13 +371,14 @@ class ShowcaseTable:
     def _bot_principal(self) -> str:
         return principals.bot(self.bot_id)
 
-    async def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
+    async def _run(self, work: Callable[[psycopg.Connection], T], *, in_doubt: Callable[[], None] | None = None) -> T:
         """`work(conn)` in one transaction; trio.TooSlowError past STORE_WAIT_S (the attempt is
-        then abandoned and never commits)."""
+        then abandoned: it never commits, unless its COMMIT was already sent, and then
+        `in_doubt` is called)."""
         if self.database is None:
             raise DatabaseUnavailable("the showcase needs the PostgreSQL store")
         with trio.fail_after(STORE_WAIT_S):
-            return await self.database.run(work)
+            return await self.database.run(work, in_doubt=in_doubt)
 
     def _set(self, phase: TablePhase) -> None:
         if phase is not self.phase:
