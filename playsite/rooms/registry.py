@@ -72,6 +72,8 @@ class Registry:
         self.store = store
         self.live: dict[str, Room] = {}
         self.finished: OrderedDict[str, Room] = OrderedDict()
+        self._finished_at: dict[str, float] = {}
+        """Game id -> when (trio's clock) its room left `live`, for each room in `finished`."""
         self.completion_hooks: list[CompletionHook] = []
         self.creation_hooks: list[CreationHook] = []
         """Called with every room started, created or resumed (e.g. to attach webhook delivery)."""
@@ -110,6 +112,11 @@ class Registry:
 
     def get(self, game_id: str) -> Room | None:
         return self.live.get(game_id) or self.finished.get(game_id)
+
+    def finished_for(self, game_id: str) -> float | None:
+        """Seconds since the game's room finished, while it is kept in `finished`; else None."""
+        at = self._finished_at.get(game_id)
+        return None if at is None else trio.current_time() - at
 
     async def create(
         self,
@@ -249,6 +256,8 @@ class Registry:
         self._awaiting.pop(room.game_id, None)
         if self.live.pop(room.game_id, None) is not None:
             self.finished[room.game_id] = room
+            self._finished_at[room.game_id] = trio.current_time()
             while len(self.finished) > FINISHED_ROOMS_KEPT:
-                self.finished.popitem(last=False)
+                oldest, _ = self.finished.popitem(last=False)
+                del self._finished_at[oldest]
         reservation.release()

@@ -92,6 +92,10 @@ def test_a_rated_game_s_end_says_when_ratings_are_next_updated(site_with_house_b
     try:
         page = made.new_page()
         page.goto(site.origin + "/")
+        # the home page's three "Rated" boxes are one size (play-through s74: the one beside a
+        # two-line label was squeezed to 13 px wide)
+        boxes = [page.locator(f"#{which}-rated").bounding_box() for which in ("bot", "seek", "friend")]
+        assert {(round(b["width"]), round(b["height"])) for b in boxes} == {(round(boxes[1]["width"]),) * 2}, boxes
         game_id, side = start_against(page, "house/random", "3+2", rated=True)
         # My turns until both sides have played one (a roll with no legal move is no turn played):
         # then a resignation decides the game, where before it an Abort rates nothing. A turn sent

@@ -104,6 +104,15 @@ def test_the_history_lists_the_game_and_the_replay_verifies_every_roll(server_wi
     expect(page.locator("#prev")).to_be_disabled()
     page.keyboard.press("End")
     expect(page.locator("#next")).to_be_disabled()
+    # the list follows the position back to the start, which has no row of its own (play-through
+    # s74: at "0 / 7" the list stayed scrolled to its end, the first move out of view)
+    page.locator("#turns").evaluate("list => { list.style.maxHeight = '4rem'; list.style.overflowY = 'auto'; }")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("End")
+    scrolled = lambda: page.locator("#turns").evaluate("list => list.scrollTop")  # noqa: E731
+    wait_until_sync(lambda: scrolled() > 0, "the list to scroll to its last move")
+    page.keyboard.press("Home")
+    wait_until_sync(lambda: scrolled() == 0, "the list to scroll back to its first move")
 
 
 def test_the_fairness_details_say_what_was_proven_and_how_to_check_it_without_the_page(server_with_a_game, context, tmp_path):

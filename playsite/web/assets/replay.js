@@ -84,7 +84,9 @@ function show(step) {
   $("first").disabled = $("prev").disabled = view.step === 0;
   $("next").disabled = $("last").disabled = view.step === turns.length;
   for (const item of $("turns").children) item.classList.toggle("current", Number(item.dataset.step) === view.step);
-  keepInView($("turns"), $("turns").querySelector("li.current"));
+  // the starting position has no row: the list goes back to its top, where the first move is
+  if (view.step === 0) $("turns").scrollTop = 0;
+  else keepInView($("turns"), $("turns").querySelector("li.current"));
   drawMoveStrip($("move-strip"), view.written, view.step - 1); // a phone's line over the board
   placeNames(); // with the material of the position shown
 }
