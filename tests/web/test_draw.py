@@ -72,6 +72,9 @@ def test_a_draw_offer_is_declined_then_another_is_accepted(server, context):
         expect(pages[first].locator("#status")).to_have_attribute("data-status", "your-turn")
         play_turn(pages[first], base, game_id, first, rng)
     expect(pages[offerer].locator("#status")).to_have_attribute("data-status", "your-turn")  # its page has the roll
+    # the offer is there from the turn's start (play-through s74: only once every die was spent)
+    expect(pages[offerer].locator("#offer-draw-label")).to_be_visible()
+    assert pages[offerer].locator("#partial").get_attribute("data-moves") == ""
     build_turn(pages[offerer], base, game_id, offerer, rng)
     pages[offerer].check("#offer-draw")
     pages[offerer].click("#submit")

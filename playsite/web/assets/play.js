@@ -460,8 +460,9 @@ function drawControls() {
   // No offer before both sides have played a turn (this one counting): accepted, it would only
   // abort the game, and the server refuses it.
   const bothWillHavePlayed = new Set([...playedSeats(), mine]).size === 2;
-  // with turns played at once, the box is there while the turn is built (a complete turn goes at once)
-  const offerable = quickTurns() ? myTurn() : complete;
+  // there throughout one's turn, before its first move too (play-through s74: a chess player
+  // looked for a draw button and found none until every die of the turn was spent)
+  const offerable = myTurn();
   // a spectator plays no turn (a page whose seat was taken becomes one), nor anyone once it is over
   $("quick-turns").hidden = !mine || view.ended;
   $("offer-draw-label").hidden = !offerable || winning || view.opponentIsBot || view.drawBlocked || !bothWillHavePlayed;
