@@ -226,10 +226,13 @@ class Dispatcher:
                 attempt = await deliver_once(self.webhooks, registration, body, deadline - trio.current_time())
             except trio.Cancelled:
                 # The game ended while the bot had not answered (its clock ran out first, most
-                # often: a budget is never longer than the clock): that attempt counts too.
-                waited = trio.current_time() - sent
-                await self._record(registration, "timed_out", round(waited * 1000),
-                                   f"no answer before the game ended ({waited:.1f} s)")
+                # often: a budget is never longer than the clock): that attempt counts too. A
+                # game still on was cut by the server's stop, which is not the bot's doing (and
+                # the database may be closing): it counts nothing.
+                if self.room.ended:
+                    waited = trio.current_time() - sent
+                    await self._record(registration, "timed_out", round(waited * 1000),
+                                       f"no answer before the game ended ({waited:.1f} s)")
                 raise
             outcome, reason = await self._settle(registration, attempt)
             await self._record(registration, outcome, attempt.latency_ms, reason)

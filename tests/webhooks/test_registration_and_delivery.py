@@ -536,6 +536,29 @@ async def test_a_silent_bot_times_out_within_its_clock_and_loses_on_time(harness
     assert TURN_ANSWER_CAP_S == 120.0
 
 
+async def test_a_delivery_cut_by_the_server_s_stop_is_not_counted_against_the_bot():
+    """Play-through s74: a demo stopped while a bot was thinking logged "webhook delivery not
+    recorded" (the attempt was written as the bot's timeout, to a database being closed)."""
+
+    def silent(seen):
+        return Reply(200, b'{"moves": []}', delay_s=10) if seen.kind == "yourTurn" else None
+
+    with WebhookReceiver(silent) as receiver, WebhookReceiver() as opponent:
+        async with running() as harness:
+            white, token = await harness.bot()
+            black, black_token = await harness.bot()
+            await harness.registered(token, receiver)
+            await harness.registered(black_token, opponent)
+            room = await harness.game(white, black)  # no clock: nothing ends it but the stop
+            with deadline(10, "a turn to reach the silent bot"):
+                while not receiver.of_kind("yourTurn"):
+                    await trio.sleep(0.01)
+            webhooks = harness.webhooks
+        # leaving `running` stops the server: every loop is cancelled, the room's delivery too
+    assert not room.ended
+    assert webhooks.outcomes["timed_out"] == 0
+
+
 async def test_gateway_errors_are_retried_at_most_twice_within_the_turn(harness):
     answers = iter([Reply(503), Reply(502)])
 
