@@ -193,6 +193,10 @@ def test_two_passes_in_a_row_are_both_told(server, context):
     pages["White"].reload()  # from the Snapshot: the same
     expect(pages["White"].locator("#notice")).to_have_text(re.compile(
         rf"(^|\. )You had no legal move with {dice}: your turn passed\. Black had no legal move with {dice}: turn passed\.$"))
+    # the move list fades the dice a turn left unused: a pass, all of them (play-through s74)
+    passes = pages["White"].locator('#history button.turn[data-moves=""]')
+    expect(passes.first.locator(".die")).to_have_count(3)
+    expect(passes.first.locator(".die.unplayable")).to_have_count(3)
 
 
 def test_a_player_whose_rolls_passed_before_they_ever_moved_is_told(server, context):

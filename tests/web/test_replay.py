@@ -289,6 +289,27 @@ def corner_square(page, corner: str) -> str:
     )
 
 
+def dice_paid(dfen: str, moves: list[str]) -> int:
+    """How many dice `moves` spent from the position `dfen`: one a micro-move, two for castling
+    (a king's move of two files pays a rook die too)."""
+    squares = {}
+    for rank, row in zip("87654321", dfen.split()[0].split("/"), strict=True):
+        file = 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+            else:
+                squares["abcdefgh"[file] + rank] = char
+                file += 1
+    paid = 0
+    for uci in moves:
+        piece = squares.pop(uci[:2])
+        castles = piece in "Kk" and abs(ord(uci[0]) - ord(uci[2])) == 2
+        paid += 2 if castles else 1
+        squares[uci[2:4]] = piece
+    return paid
+
+
 def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(server_with_a_game, chromium, artifacts):
     server, game_id = server_with_a_game
     record = httpx.get(f"{server.base_url}/games/{game_id}/history", timeout=10).json()
@@ -308,11 +329,15 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             page.click("#first")
             expect(king).to_have_count(1)
             assert "/pieces/chessnut/wK." in king.evaluate("p => getComputedStyle(p).backgroundImage")
-            # each turn of the list shows its dice as pictures
+            # each turn of the list shows its dice as pictures, the ones it left unused faded
+            before = record["initialDfen"]
             for step, turn in enumerate(turns, start=1):
                 dice = page.locator(f'#turns li[data-step="{step}"] .die')
                 expect(dice).to_have_count(len(turn["dice"]))
-                expect(dice.first).to_have_attribute("aria-label", f"die: {PIECES[min(turn['dice'])]}")
+                expect(dice.first).to_have_attribute("aria-label", re.compile(f"^die: {PIECES[min(turn['dice'])]}"))
+                unused = len(turn["dice"]) - dice_paid(before, turn["moves"])
+                expect(page.locator(f'#turns li[data-step="{step}"] .die.unplayable')).to_have_count(unused)
+                before = turn["fenAfter"]
             # a turn with moves marks every square its micro-moves went from and to, and nothing else
             step, played = next((n, t) for n, t in enumerate(turns, start=1) if len(t["moves"]) >= 2)
             page.locator(f'#turns li[data-step="{step}"] button').click()
@@ -320,6 +345,11 @@ def test_the_replay_board_shows_pictures_coordinates_the_last_turn_and_flips(ser
             expect(page.locator(".last-move")).to_have_count(len(marked))
             for square in marked:
                 expect(page.locator(f'[data-square="{square}"]')).to_contain_class("last-move")
+            # and numbers where each went, in order (play-through s74: the order was the list's to tell)
+            order = {uci[2:4]: str(n) for n, uci in enumerate(played["moves"], start=1)}
+            expect(page.locator("[data-order]")).to_have_count(len(order))
+            for square, number in order.items():
+                expect(page.locator(f'[data-square="{square}"]')).to_have_attribute("data-order", number)
             # coordinates on the edges follow the orientation; F flips the board and the names
             page.locator("#board").scroll_into_view_if_needed()
             assert corner_square(page, "bottom-left") == "a1" and corner_square(page, "top-right") == "h8"

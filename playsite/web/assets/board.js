@@ -247,6 +247,10 @@ export function createBoard(element, { onMove = () => {}, onRefuse = () => {}, l
   function paint(animateFrom = null) {
     const targets = new Set(state.selected ? destsOf(state.selected) : []);
     const last = new Set((state.lastMove || []).flat());
+    // a turn of several micro-moves numbers where each went, in order (play-through s74: six
+    // tinted squares did not say what moved where, nor in what order)
+    const order = new Map();
+    if ((state.lastMove || []).length > 1) state.lastMove.forEach(([, to], index) => order.set(to, index + 1));
     for (const [name, square] of squares) {
       const piece = state.pieces[name];
       let picture = square.querySelector(".piece:not(.ghost)");
@@ -277,6 +281,8 @@ export function createBoard(element, { onMove = () => {}, onRefuse = () => {}, l
       square.classList.toggle("target", targets.has(name));
       square.classList.toggle("capture", targets.has(name) && Boolean(piece));
       square.classList.toggle("last-move", last.has(name));
+      if (order.has(name)) square.dataset.order = String(order.get(name));
+      else delete square.dataset.order;
       if (state.selected === name) square.setAttribute("aria-pressed", "true");
       else square.removeAttribute("aria-pressed");
     }

@@ -31,6 +31,11 @@ export function spentDice(dice, pieces, partialMoves = []) {
   return spent;
 }
 
+/** Which of a played turn's `dice` it left unused (the rules' most dice still left some), as spentDice's opposite. */
+export function unusedDice(dice, pieces, moves) {
+  return spentDice(dice, pieces, moves).map((spent) => !spent);
+}
+
 // The dice a micro-move spends on `board`: its piece's (a promotion, e7e8q, is a pawn's move: a
 // pawn die), and a rook's too when it castles.
 function payment(board, uci) {

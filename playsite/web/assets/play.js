@@ -4,7 +4,7 @@
 // submits it at once. Around the board: the dice, the clocks, the move list (browsable),
 // the end-of-game box, sounds and a live region for screen readers.
 import { applyMove, createBoard, diceOf, parsePlacement } from "./board.js";
-import { DIE_OF_LETTER, DIE_PIECE, playableDice, renderDice, spentDice } from "./dice.js";
+import { DIE_OF_LETTER, DIE_PIECE, playableDice, renderDice, spentDice, unusedDice } from "./dice.js";
 import { Clocks } from "./clocks.js";
 import { rememberCommitment } from "./fair.js";
 import { materialOf, materialTag } from "./material.js";
@@ -651,6 +651,7 @@ function drawMoves() {
   const strip = [];
   let pieces = parsePlacement(START_DFEN);
   view.turns.forEach((turn, index) => {
+    const unused = unusedDice(turn.dice || [], pieces, turn.moves); // faded: what the turn left
     const { texts, spoken, after } = notateTurn(pieces, turn.moves);
     strip.push({ seat: turn.seat, texts });
     pieces = turn.fenAfter ? parsePlacement(turn.fenAfter) : after;
@@ -691,7 +692,7 @@ function drawMoves() {
     // the turn's dice as small pictures, as the replay's list draws them (the button's label says them)
     dice.className = "turn-dice small";
     dice.setAttribute("aria-hidden", "true");
-    renderDice(dice, turn.dice || [], { side: turn.seat === "Black" ? "black" : "white" });
+    renderDice(dice, turn.dice || [], { unplayable: unused, side: turn.seat === "Black" ? "black" : "white" });
     const named = diceWords(turn.dice || []); // as the live region says them
     dice.title = `dice: ${named}`;
     button.append(moves, " ", dice);

@@ -2,7 +2,7 @@
 // the server revealed at the end (fair.js): first / previous / next / last and the arrow keys,
 // the board flipped with its button or F.
 import { createBoard, parsePlacement } from "./board.js";
-import { renderDice } from "./dice.js";
+import { renderDice, unusedDice } from "./dice.js";
 import { drawNote, moveNumber, notateTurn } from "./movelist.js";
 import { drawMoveStrip, keepStripTurnInView } from "./movestrip.js";
 import { commitmentSeen, verifyRecord } from "./fair.js";
@@ -104,7 +104,8 @@ function listTurns() {
     item.dataset.step = String(index + 1);
     const button = element("button", "", { type: "button", class: "link" });
     const dice = element("span", "", { class: "dice small" });
-    renderDice(dice, turn.dice, { side: turn.activeColor === "Black" ? "black" : "white" });
+    renderDice(dice, turn.dice, { unplayable: unusedDice(turn.dice, parsePlacement(positionAt(index)), turn.moves),
+      side: turn.activeColor === "Black" ? "black" : "white" }); // faded: the dice the turn left
     const moves = element("span", turn.moves.length ? null : "pass", { class: "moves" });
     // each move kept whole when a narrow list wraps them ("Ra8-b8", never "Ra8-" then "b8")
     written(index).forEach((text, at) => moves.append(...(at ? [" "] : []), element("span", text, { class: "micro" })));
