@@ -31,7 +31,7 @@ async def test_the_boot_runs_the_lobby_housekeeping(autojump_clock):
         stream = services.bot_events.open(a.id)
         challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
-        assert stream.events.receive_nowait() == f'{{"ChallengeDeclined":{{"id":"{challenge.id}"}}}}'
+        assert stream.events.receive_nowait() == f'{{"ChallengeDeclined":{{"id":"{challenge.id}","reason":"expired"}}}}'
 
 
 async def test_the_boot_wires_webhook_delivery_only_when_push_is_enabled():

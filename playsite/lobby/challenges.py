@@ -2,7 +2,7 @@
 
 A challenge is pending until its target accepts or declines it, or it expires. Creating one
 tells the target (`ChallengeReceived`); a decline or an expiry tells the challenger
-(`ChallengeDeclined`). Accepting is two steps around the game creation:
+(`ChallengeDeclined`, with its `reason`). Accepting is two steps around the game creation:
 
     challenge = book.claim(target, id)   # now "accepting": a second accept or decline waits its turn
     ... create the game (may be refused at capacity) ...
@@ -15,6 +15,7 @@ Colours are fixed, as in the anchor: the challenger plays White, the target Blac
 from __future__ import annotations
 
 import secrets
+from typing import Literal
 
 import attrs
 import trio
@@ -27,6 +28,10 @@ from playsite.wire import TimeControl, encode_time_control
 CHALLENGE_TTL_S = 300
 """An unanswered challenge lapses after five minutes (the anchor documents ~5)."""
 MAX_PENDING_PER_CHALLENGER = 10
+
+DeclineReason = Literal["declined", "expired", "cancelled"]
+"""Why a challenge went without a game, as ChallengeDeclined says: its target declined it (a house
+bot at capacity too), nobody answered it within CHALLENGE_TTL_S, or its challenger no longer exists."""
 
 
 @attrs.define(eq=False)
@@ -103,7 +108,7 @@ class ChallengeBook:
 
     def decline(self, target: BotAccount, challenge_id: str) -> Challenge:
         challenge = self._answerable(target, challenge_id)
-        self.drop(challenge)
+        self.drop(challenge, "declined")
         return challenge
 
     def _answerable(self, target: BotAccount, challenge_id: str) -> Challenge:
@@ -117,17 +122,17 @@ class ChallengeBook:
             raise Refused("challenge_busy", "this challenge is being accepted right now")
         return challenge
 
-    def drop(self, challenge: Challenge) -> None:
-        """Gone without a game: the challenger hears ChallengeDeclined."""
+    def drop(self, challenge: Challenge, reason: DeclineReason) -> None:
+        """Gone without a game: the challenger hears ChallengeDeclined, and why."""
         self._pending.pop(challenge.id, None)
-        self.events.publish(challenge.challenger.id, {"ChallengeDeclined": {"id": challenge.id}})
+        self.events.publish(challenge.challenger.id, {"ChallengeDeclined": {"id": challenge.id, "reason": reason}})
 
     def expire(self) -> int:
         """Drop every lapsed challenge (one being accepted finishes first); returns how many."""
         now = trio.current_time()
         lapsed = [c for c in self._pending.values() if c.expires_at <= now and not c.accepting]
         for challenge in lapsed:
-            self.drop(challenge)
+            self.drop(challenge, "expired")
         return len(lapsed)
 
     def __len__(self) -> int:

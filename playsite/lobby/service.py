@@ -64,7 +64,7 @@ class Lobby:
     async def accept_challenge(self, target: BotAccount, challenge_id: str) -> BotGame:
         challenge = self.challenges.claim(target, challenge_id)
         if self.bots.get(challenge.challenger.id) is not challenge.challenger:
-            self.challenges.drop(challenge)
+            self.challenges.drop(challenge, "cancelled")
             raise Refused("challenge_not_found", "the challenger no longer exists")
         return await self._start_or_release(challenge)
 

@@ -51,7 +51,7 @@ async def test_challenge_expiry_tells_the_challenger_challenge_declined(mock_clo
     assert book.expire() == 0 and drained(a_stream) == []
     mock_clock.jump(1)
     assert book.expire() == 1
-    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id, "reason": "expired"}}]
     assert book.involving(b) == ([], [])
     with pytest.raises(Refused) as refused:
         book.claim(b, challenge.id)
@@ -72,7 +72,7 @@ async def test_a_challenge_being_accepted_does_not_expire_under_it(mock_clock):
     assert refused.value.code == "challenge_busy"
     book.release(challenge)
     assert book.expire() == 1
-    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id, "reason": "expired"}}]
 
 
 async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
@@ -83,7 +83,7 @@ async def test_decline_tells_the_challenger_and_settle_does_not(mock_clock):
     declined, accepted = book.create(a, b, Unlimited()), book.create(a, b, Unlimited())
     book.decline(b, declined.id)
     book.settle(book.claim(b, accepted.id))
-    assert drained(a_stream) == [{"ChallengeDeclined": {"id": declined.id}}]
+    assert drained(a_stream) == [{"ChallengeDeclined": {"id": declined.id, "reason": "declined"}}]
     assert len(book) == 0
 
 
@@ -93,7 +93,7 @@ async def test_the_lobby_housekeeping_announces_lapsed_challenges_without_a_requ
         a_stream = services.bot_events.open(a.id)
         challenge = services.lobby.challenges.create(a, b, Unlimited())
         await trio.sleep(CHALLENGE_TTL_S + 2)
-        assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id}}]
+        assert drained(a_stream) == [{"ChallengeDeclined": {"id": challenge.id, "reason": "expired"}}]
 
 
 async def test_a_seek_lives_while_polled_and_lapses_without(mock_clock):
