@@ -193,7 +193,7 @@ class BotDirectory:
     async def register(self, team: object, name: object) -> tuple[BotAccount, str]:
         team, name = check_slug("team", team), check_slug("name", name)
         if team in RESERVED_TEAMS:
-            raise IdentityError("invalid_request", f"the team '{team}' is reserved")
+            raise IdentityError("team_reserved", f"the team '{team}' is reserved for this server's own bots")
         if f"{team}/{name}" in self._by_id:
             raise IdentityError("identity_taken", f"{team}/{name} is already registered")
         token, token_hash = new_token()

@@ -16,6 +16,7 @@ BOT_API_STATUSES: Mapping[str, int] = {
     "invalid_guest_id": 400,
     "self_challenge": 400,
     "own_seek": 400,
+    "team_reserved": 400,
     "registered_only": 403,
     "not_yours": 403,
     "secret_required": 403,

@@ -125,7 +125,8 @@ def test_register_without_a_name_or_team_says_it_is_required(shared_api):
 
 @pytest.mark.parametrize("team", ["anon", "house"])
 def test_register_a_reserved_team_is_400(shared_api, team):
-    assert_error(shared_api.call("POST", "/bot/register", json={"team": team, "name": "mine"}), 400, "invalid_request")
+    message = assert_error(shared_api.call("POST", "/bot/register", json={"team": team, "name": "mine"}), 400, "team_reserved")
+    assert message == f"the team '{team}' is reserved for this server's own bots", message
 
 
 def test_register_a_taken_identity_is_409(api):

@@ -473,7 +473,7 @@ function mountAdding() {
         ? "The server did not answer: the bot may have been registered without its token reaching you. If the name now reads as taken, register another."
         : answer.body?.error?.code === "identity_taken" ? `${team}/${name} is taken: choose another name.`
         // the rule holds, and the team is the site's own (play-through s72: the rule was shown)
-        : answer.status === 400 && /reserved/.test(answer.body?.error?.message || "")
+        : answer.body?.error?.code === "team_reserved"
           ? `The team "${team}" is reserved for this site's own bots: choose another team.`
         : answer.status === 400 ? SLUG_RULE
         : refusalWords(answer, "The bot could not be registered."));
