@@ -98,10 +98,12 @@ def gameplay_routes(registry: Registry, bots: BotDirectory, settings: Settings) 
     @routes.get("/bot/games")
     async def my_games() -> Response:
         account = calling_bot(bots)
+        # gone from the list once its end is published, not before: a polling bot that sees its
+        # game go then reads it ended (play-through s74: it read {"Active": {}} for a moment)
         games = [
             my_game(room, seat)
             for room in list(registry.live.values())
-            if not room.ended
+            if not room.ended_as_published
             for seat in room.seats_of(account.principal)
         ]
         return json_response({"games": games}, headers=NO_STORE)

@@ -271,6 +271,12 @@ class Room:
         return self.game.ending
 
     @property
+    def ended_as_published(self) -> bool:
+        """Whether the last committed version is the game's end, as every read of the game
+        says it (`ended` is the working state's, ahead while that end is being written)."""
+        return self.published.turn.phase is RoomPhase.ENDED
+
+    @property
     def version(self) -> int:
         """The version of the working state (the published one is `published.version`)."""
         return self.game.version
