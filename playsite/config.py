@@ -288,14 +288,20 @@ _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
 
 def redact_url(url: str) -> str:
-    """Drop the password from a connection URL before it is printed anywhere."""
+    """Drop the password from a connection URL before it is printed anywhere: the one after the
+    user name, and a `password=` parameter (libpq takes either; ops review s74: the second was printed)."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:{REDACTED}@{parts.hostname or ''}"
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=netloc))
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:{REDACTED}@{parts.hostname or ''}"
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+        parts = parts._replace(netloc=netloc)
+    if parts.query:
+        parts = parts._replace(query=_PASSWORD_PARAMETER.sub(rf"\1{REDACTED}", parts.query))
+    return urlunsplit(parts)
+
+
+_PASSWORD_PARAMETER = re.compile(r"((?:^|&)password=)[^&]*", re.IGNORECASE)
 
 
 class _Reader:

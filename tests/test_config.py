@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from playsite.config import REDACTED, ConfigError, Settings, default_tree_workers
+from playsite.config import REDACTED, ConfigError, Settings, default_tree_workers, redact_url
 
 
 def problems(env: dict[str, str]) -> list[str]:
@@ -148,6 +148,16 @@ def test_effective_configuration_redacts_secrets():
         assert secret not in text
     assert shown["DATABASE_URL"] == f"postgresql://play:{REDACTED}@db:5432/play"
     assert shown["ANALYTICS_TOKEN"] == REDACTED
+
+
+
+def test_a_password_given_as_a_url_parameter_is_redacted_too():
+    """Ops review s74: `?password=` (libpq takes it) was printed in clear by `migrate` and at boot."""
+    url = "postgresql://play:hunter2@db:5432/play?sslmode=disable&password=QueryPW&passwordless=kept"
+    shown = redact_url(url)
+    assert "hunter2" not in shown and "QueryPW" not in shown
+    assert shown == f"postgresql://play:{REDACTED}@db:5432/play?sslmode=disable&password={REDACTED}&passwordless=kept"
+    assert dict(Settings.from_environ({"DATABASE_URL": url}).effective())["DATABASE_URL"] == shown
 
 
 def test_session_management_mounts_only_when_all_conditions_hold():

@@ -46,6 +46,13 @@ def run(args: argparse.Namespace) -> int:
     print("playsite: effective configuration", file=sys.stderr)
     for name, value in settings.effective():
         print(f"  {name}={value}", file=sys.stderr)
+    if settings.database_url is None:
+        # said, not only implied by DATABASE_URL=(unset): a secret that failed to arrive starts a
+        # server whose every game goes with its next restart (ops review s74)
+        logging.getLogger("playsite").warning(
+            "no DATABASE_URL: games, accounts and ratings are kept in this process's memory only,"
+            " and lost when it stops"
+        )
     from playsite.server import main
 
     try:

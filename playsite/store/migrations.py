@@ -51,19 +51,27 @@ def applied_versions(conn: psycopg.Connection) -> set[int]:
 
 def check_schema(conn: psycopg.Connection, migrations: list[Migration]) -> None:
     """Raise MigrationError unless the database is exactly at this code's schema."""
+    refuse_newer(conn, migrations)
     applied = applied_versions(conn)
     known = {m.version for m in migrations}
-    if unknown := sorted(applied - known):
-        raise MigrationError(
-            f"database has migrations {unknown} that this version does not know; "
-            "it was migrated by newer code"
-        )
     if pending := sorted(known - applied):
         raise MigrationError(f"database schema is behind (pending {pending}): run `playsite migrate`")
 
 
+def refuse_newer(conn: psycopg.Connection, migrations: list[Migration]) -> None:
+    """Raise MigrationError when the database was migrated by newer code than this."""
+    if unknown := sorted(applied_versions(conn) - {m.version for m in migrations}):
+        raise MigrationError(
+            f"database has migrations {unknown} that this version does not know; "
+            "it was migrated by newer code"
+        )
+
+
 def apply_pending(conn: psycopg.Connection, migrations: list[Migration]) -> list[Migration]:
-    """Apply every migration not yet recorded; returns those applied now (empty when current)."""
+    """Apply every migration not yet recorded; returns those applied now (empty when current).
+    MigrationError, before anything is applied, on a database migrated by newer code (a
+    rollback's deploy must fail at its migrate step, not at the serve after it)."""
+    refuse_newer(conn, migrations)
     applied_now = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))

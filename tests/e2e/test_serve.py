@@ -86,6 +86,8 @@ def test_serve_prints_effective_configuration_with_secrets_redacted(serve):
     output = server.output()
     assert "PLAY_PORT=0" in output and "ANALYTICS_TOKEN=<redacted>" in output
     assert "never-print-me" not in output
+    # without a database it says so, as a warning (ops review s74: it said only DATABASE_URL=(unset))
+    assert "WARNING playsite: no DATABASE_URL: games, accounts and ratings are kept in this process's memory only" in output
 
 
 def test_serve_refuses_an_unmigrated_database(serve, database_url):

@@ -85,6 +85,19 @@ def test_check_schema_names_pending_and_unknown_migrations(database_url):
             check_schema(conn, migrations)
 
 
+def test_migrate_refuses_a_database_migrated_by_newer_code(database_url):
+    """Ops review s74: after a rollback, `migrate` said "at schema version 18" and exited 0, and
+    the deploy failed only at `serve`'s start."""
+    assert migrate_cli(database_url).returncode == 0
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations (version, name) VALUES (999, 'from_the_future')")
+    for extra in ((), ("--check",)):
+        result = migrate_cli(database_url, *extra)
+        assert result.returncode == 1, (extra, result.stdout)
+        assert "migrations [999] that this version does not know" in result.stderr
+        assert "is at schema version" not in result.stdout
+
+
 def test_migrate_check_fails_on_pending_schema(database_url):
     result = migrate_cli(database_url, "--check")
     assert result.returncode == 1
