@@ -62,14 +62,12 @@ def create_app(services: Services) -> QuartTrio:
 
     @app.get("/ready")
     async def ready() -> Response:
-        """Readiness for a load balancer: 503 while the store is unreachable or this process
-        does not hold the serving lease. `/health` stays 200 (liveness) meanwhile."""
-        store = await services.store.health()
-        reasons = [] if store.reachable else ["store unreachable"]
-        if services.lease is not None and not services.lease.held:
-            reasons.append("serving lease not held")
-        if reasons:
-            raise Refusal(503, "not_ready", "; ".join(reasons), {"Retry-After": "5", "Cache-Control": "no-store"})
+        """Readiness for a load balancer: 200 while this process serves, 503 once it is stopping.
+        Not 503 while the database is unreachable: one process serves a database, so there is no
+        other to send its players to, and its games go on meanwhile (ops review s74: a database
+        restart took the only backend out of rotation). `/health` says how the store is."""
+        if services.stopping.begun:
+            raise Refusal(503, "not_ready", "the server is stopping", {"Retry-After": "5", "Cache-Control": "no-store"})
         return json_response({"status": "ready"}, 200, {"Cache-Control": "no-store"})
 
     @app.get("/version")

@@ -166,7 +166,10 @@ async def test_ready_answers_200_while_the_store_is_reachable():
     assert response.headers["Cache-Control"] == "no-store"
 
 
-async def test_ready_answers_503_while_the_store_is_unreachable_and_health_stays_200():
+async def test_ready_stays_200_while_the_store_is_unreachable_and_health_says_degraded():
+    """Ops review s74: one process serves a database, so a 503 took the only backend out of
+    rotation for a database restart, while its games went on."""
+
     class Unreachable(MemoryStore):
         async def health(self):
             return StoreHealth(kind="memory", durable=False, reachable=False, detail="down for the test")
@@ -174,6 +177,13 @@ async def test_ready_answers_503_while_the_store_is_unreachable_and_health_stays
     async with booted(store=Unreachable()) as services:
         client = test_client(services)
         ready, health = await client.get("/ready"), await client.get("/health")
-    assert ready.status_code == 503 and ready.headers["Retry-After"] == "5"
-    assert (await ready.get_json())["error"] == {"code": "not_ready", "message": "store unreachable"}
+    assert ready.status_code == 200 and await ready.get_json() == {"status": "ready"}
     assert health.status_code == 200 and (await health.get_json())["status"] == "degraded"
+
+
+async def test_ready_answers_503_once_the_server_is_stopping():
+    async with booted() as services:
+        services.stopping.begin()
+        ready = await test_client(services).get("/ready")
+    assert ready.status_code == 503 and ready.headers["Retry-After"] == "5"
+    assert (await ready.get_json())["error"] == {"code": "not_ready", "message": "the server is stopping"}
