@@ -31,6 +31,7 @@ connection (for `run`, a thread too), the transaction itself, and getting back t
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -56,6 +57,15 @@ USER_TIMEOUT_MS = 30_000
 """Data sent (or a probe) unanswered for this long: the kernel gives the connection up."""
 
 
+SERVING_APPLICATION = "playsite serve"
+"""What every connection of a serving process is named (`application_name`), with its process id
+after it: the serving lease tells a predecessor's connections from its own by it."""
+
+
+def serving_application_name() -> str:
+    return f"{SERVING_APPLICATION} {os.getpid()}"
+
+
 def connection_options(*, statement_timeout_ms: int | None = None) -> dict[str, Any]:
     """libpq's parameters for every connection the serving process opens (its pools, the
     probe at open, the serving lease's).
@@ -69,8 +79,10 @@ def connection_options(*, statement_timeout_ms: int | None = None) -> dict[str, 
     unanswered for `USER_TIMEOUT_MS` (about half a minute): the call fails, the connection is
     dropped and replaced. A PostgreSQL that is alive but slow still answers the probes, so
     only `statement_timeout` bounds a slow statement. (On a Unix-domain socket libpq ignores
-    the TCP parameters: there is no network to lose.)"""
+    the TCP parameters: there is no network to lose.) Each is named for this process
+    (`serving_application_name`), as `pg_stat_activity` shows it."""
     options: dict[str, Any] = {
+        "application_name": serving_application_name(),
         "connect_timeout": CONNECT_TIMEOUT_S,
         "keepalives": 1,
         "keepalives_idle": KEEPALIVE_IDLE_S,

@@ -8,6 +8,15 @@ lost (a PostgreSQL restart, a network cut) the holder takes it again; if it then
 lock held by another process, it has lost the lease and stops serving. While PostgreSQL
 cannot be reached at all, nobody can take the lease, so the holder keeps serving.
 A process killed with -9 loses its connection, and with it the lease, at once.
+
+A holder whose lease connection alone was lost (its backend terminated, a cut that spared its
+pool) goes on serving until its next check finds the lease taken, up to CHECK_EVERY_S: its
+turns would be written after the new holder had read its games. So a new holder, once it has
+the lease, waits until the connections of every other serving process on this database are
+gone (`pg_stat_activity`, by their `application_name`) before anything is resumed: a
+predecessor that finds the lease taken stops, and its connections go with it. At most
+PREDECESSOR_WAIT_S; a predecessor still connected then is logged as an error, and the boot goes
+on (its writes are not fenced: docs/persistence.md, "Known gaps").
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import logging
 import psycopg
 import trio
 
-from playsite.store.database import DatabaseUnavailable, connection_options
+from playsite.store.database import SERVING_APPLICATION, DatabaseUnavailable, connection_options, serving_application_name
 
 log = logging.getLogger("playsite.lease")
 
@@ -26,6 +35,10 @@ LEASE_KEY = 0x706C61797369_7465 & 0x7FFF_FFFF_FFFF_FFFF
 CHECK_EVERY_S = 2.0
 RELEASE_TIMEOUT_S = 2.0
 """How long stopping waits for PostgreSQL to take the lease back."""
+PREDECESSOR_WAIT_S = 10.0
+"""How long a new holder waits for another serving process's connections to go (it stops
+within CHECK_EVERY_S of finding the lease taken, and closes them as it exits)."""
+PREDECESSOR_POLL_S = 0.1
 
 
 class LeaseTaken(Exception):
@@ -80,11 +93,42 @@ class ServingLease:
             self._conn = None
 
     async def take(self) -> None:
-        """At boot: hold the lease, or raise LeaseTaken."""
+        """At boot: hold the lease, or raise LeaseTaken; then wait for a predecessor to be gone."""
         if not await trio.to_thread.run_sync(self._take, abandon_on_cancel=True):
             raise LeaseTaken(
                 "another playsite process is serving this database (it holds the serving lease); stop it first"
             )
+        await self._outlive_predecessors()
+
+    def _predecessors(self) -> int:
+        """Connections of other serving processes to this database, now."""
+        assert self._conn is not None
+        row = self._conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND application_name LIKE %s AND application_name <> %s",
+            (f"{SERVING_APPLICATION} %", serving_application_name()),
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    async def _outlive_predecessors(self) -> None:
+        """Wait (PREDECESSOR_WAIT_S at most) until no other serving process is connected."""
+        waited = False
+        with trio.move_on_after(PREDECESSOR_WAIT_S):
+            while (left := await trio.to_thread.run_sync(self._predecessors, abandon_on_cancel=True)) > 0:
+                if not waited:
+                    log.warning(
+                        "serving lease: taken while another serving process still has %d connection(s) to this"
+                        " database; waiting for it to stop before resuming any game", left,
+                    )
+                    waited = True
+                await trio.sleep(PREDECESSOR_POLL_S)
+            if waited:
+                log.warning("serving lease: the previous serving process is gone; resuming")
+            return
+        log.error(
+            "serving lease: another serving process is still connected after %g s; resuming all the same"
+            " (its writes would not be refused)", PREDECESSOR_WAIT_S,
+        )
 
     async def keep(self) -> None:
         """Until cancelled: check the lease connection; retake it when lost; LeaseLost when another took it."""
