@@ -287,6 +287,12 @@ _LOG_LEVELS = ("debug", "info", "warning", "error")
 _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
 
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """The `PLAY_*` names in `environ` that no setting reads: misspelt ones, which would
+    otherwise be ignored without a word (ops review s74: `PLAY_PROT=9000` served on 8080)."""
+    return sorted(name for name in environ if name.startswith("PLAY_") and name not in _FIELDS)
+
+
 def redact_url(url: str) -> str:
     """Drop the password from a connection URL before it is printed anywhere: the one after the
     user name, and a `password=` parameter (libpq takes either; ops review s74: the second was printed)."""

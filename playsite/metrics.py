@@ -131,11 +131,14 @@ class ServiceCollector:
                 " connection of the event loop was busy.",
                 value=database.writes_by_thread,
             )
+        # one family with a series a generation: its HELP and TYPE once (ops review s74: they came
+        # once a generation, which the text format does not allow)
+        gc_pauses = HistogramMetricFamily(
+            "playsite_gc_pause_seconds", "Pauses of the cyclic garbage collector, by generation.", labels=["generation"]
+        )
         for generation, pauses in self.gc_watch.pauses.items():
-            yield _histogram(
-                "playsite_gc_pause_seconds", "Pauses of the cyclic garbage collector, by generation.", pauses,
-                {"generation": str(generation)},
-            )
+            gc_pauses.add_metric([str(generation)], pauses.cumulative(), sum_value=pauses.sum)
+        yield gc_pauses
         yield CounterMetricFamily(
             "playsite_gc_cpu_seconds", "CPU time of the cyclic collector's collections.", value=self.gc_watch.cpu_seconds
         )

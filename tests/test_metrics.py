@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import random
+import re
 import weakref
 
 import pytest
@@ -58,7 +59,11 @@ async def test_metrics_need_the_token_and_count_what_the_rooms_did():
         await command(room, WHITE, Resign())
         answer = await client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
         assert answer.status_code == 200 and answer.content_type.startswith("text/plain")
-        found = samples(await answer.get_data(as_text=True))
+        text = await answer.get_data(as_text=True)
+        found = samples(text)
+        # each family's HELP and TYPE once (ops review s74: the collector's pauses had one a generation)
+        kinds = re.findall(r"^# TYPE (\S+) ", text, re.M)
+        assert len(kinds) == len(set(kinds)), sorted(k for k in kinds if kinds.count(k) > 1)
         assert found[("playsite_turns_total", ())] == 3
         assert found[("playsite_games_ended_total", ())] == 1
         assert found[("playsite_turn_verdict_seconds_count", ())] == 4  # three turns and the resignation

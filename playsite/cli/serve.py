@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 import trio
 
-from playsite.config import ConfigError, Settings
+from playsite.config import ConfigError, Settings, unknown_variables
 from playsite.store.database import DatabaseUnavailable
 from playsite.store.lease import LeaseLost, LeaseTaken
 from playsite.store.migrations import MigrationError
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
             "no DATABASE_URL: games, accounts and ratings are kept in this process's memory only,"
             " and lost when it stops"
         )
+    for name in unknown_variables(os.environ):
+        logging.getLogger("playsite").warning("%s is not a setting of playsite (misspelt?): ignored", name)
     from playsite.server import main
 
     try:

@@ -82,8 +82,9 @@ def test_serve_raises_its_open_files_limit_to_the_hard_limit(serve):
 
 
 def test_serve_prints_effective_configuration_with_secrets_redacted(serve):
-    server = serve({"ANALYTICS_TOKEN": "never-print-me"})
+    server = serve({"ANALYTICS_TOKEN": "never-print-me", "PLAY_PROT": "9000"})
     output = server.output()
+    assert "WARNING playsite: PLAY_PROT is not a setting of playsite (misspelt?): ignored" in output
     assert "PLAY_PORT=0" in output and "ANALYTICS_TOKEN=<redacted>" in output
     assert "never-print-me" not in output
     # without a database it says so, as a warning (ops review s74: it said only DATABASE_URL=(unset))
