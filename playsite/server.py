@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import sys
 from collections.abc import Callable
 
 import trio
@@ -65,8 +64,7 @@ async def serve(
     settings = services.settings
     before, now = raise_to_hard_limit()
     raised = f" (raised from {before})" if now != before else ""
-    print(f"playsite: open files limit {now}{raised}: at most that many sockets and database connections",
-          file=sys.stderr, flush=True)
+    log.info("open files limit %d%s: at most that many sockets and database connections", now, raised)
     after_boot = _AfterBoot(task_status, settings, services)
     await run_http(
         wrap(app) if wrap is not None else app, settings, shutdown, stopping=services.stopping, task_status=after_boot
@@ -185,7 +183,7 @@ class _Announce(trio.TaskStatus[list[str]]):
     def started(self, value: list[str]) -> None:
         binds = list(dict.fromkeys(value))
         for bind in binds:
-            print(f"playsite: listening on {bind}", file=sys.stderr, flush=True)
+            log.info("listening on %s", bind)
         self.task_status.started(binds)
 
 
@@ -195,8 +193,8 @@ async def wait_for_signals(shutdown: trio.Event, root: trio.CancelScope) -> None
         async for signum in signals:
             name = signal.Signals(signum).name
             if not shutdown.is_set():
-                print(f"playsite: {name} received, shutting down", file=sys.stderr, flush=True)
+                log.info("%s received, shutting down", name)
                 shutdown.set()
             else:
-                print(f"playsite: {name} received again, stopping now", file=sys.stderr, flush=True)
+                log.warning("%s received again, stopping now", name)
                 root.cancel()

@@ -10,9 +10,9 @@ and recovery is one stderr line naming game and version (service.md, durability 
 from __future__ import annotations
 
 import contextlib
-import sys
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -55,9 +55,16 @@ class WriteFailed(Exception):
     """A store write did not commit (error, or no answer within the store's save timeout)."""
 
 
-def telemetry(game_id: str, version: int, event: str, detail: str = "", *, stream: TextIO | None = None) -> None:
-    line = f"playsite persistence: game={game_id} version={version} event={event}"
-    print(f"{line} {detail}".rstrip(), file=stream or sys.stderr, flush=True)
+log = logging.getLogger("playsite.persistence")
+
+SETTLED_EVENTS = frozenset({"recovered", "adopted"})
+"""Events that end a trouble well, logged at INFO; every other event is a WARNING."""
+
+
+def telemetry(game_id: str, version: int, event: str, detail: str = "") -> None:
+    """One event of a game's writes, a log line of `playsite.persistence` (docs/persistence.md)."""
+    log.log(logging.INFO if event in SETTLED_EVENTS else logging.WARNING,
+            f"game={game_id} version={version} event={event} {detail}".rstrip())
 
 
 async def attempt_write(write: Callable[[], Awaitable[None]], timeout_s: float) -> str | None:

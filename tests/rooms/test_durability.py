@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import random
 
 import pytest
@@ -77,7 +78,8 @@ async def test_nothing_is_published_before_it_is_committed(autojump_clock):
         assert events and store.games[room.game_id].version == room.version == events[-1].v
 
 
-async def test_intermediate_write_retries_report_and_recover(autojump_clock, capsys):
+async def test_intermediate_write_retries_report_and_recover(autojump_clock, caplog):
+    caplog.set_level(logging.INFO, logger="playsite.persistence")
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(required_setup(time_control=Fischer(60, 0)), Purpose.GENERAL, ())
@@ -87,13 +89,14 @@ async def test_intermediate_write_retries_report_and_recover(autojump_clock, cap
         store.fail_next = 3
         verdict = await play_one_turn(room)
         assert verdict.applied
-        err = capsys.readouterr().err
+        err = caplog.text
         assert err.count(f"game={room.game_id}") == 4
         assert err.count("event=retrying") == 3 and err.count("event=recovered") == 1
         assert room.game.clock.remaining_ms[mover] == before, "the stall is credited to the mover"
 
 
-async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version(autojump_clock, capsys):
+async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version(autojump_clock, caplog):
+    caplog.set_level(logging.INFO, logger="playsite.persistence")
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(required_setup(), Purpose.GENERAL, ())
@@ -111,7 +114,7 @@ async def test_exhausted_intermediate_write_aborts_from_the_last_durable_version
         assert [type(e) for e in ended] == [GameEnded] and ended[0].v == durable_version + 1
         assert ended[0].over.termination == "Aborted"
         assert store.archive[room.game_id] and store.results[room.game_id].result is None
-        assert "event=given_up" in capsys.readouterr().err
+        assert "event=given_up" in caplog.text
 
 
 async def test_terminal_write_is_retried_without_bound_and_completion_waits_for_it(autojump_clock):
@@ -214,7 +217,8 @@ async def test_a_hung_store_counts_as_a_failed_attempt(autojump_clock):
         assert store.games[room.game_id].version == room.version
 
 
-async def test_best_effort_room_plays_on_when_writes_fail(autojump_clock, capsys):
+async def test_best_effort_room_plays_on_when_writes_fail(autojump_clock, caplog):
+    caplog.set_level(logging.INFO, logger="playsite.persistence")
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(room_setup(durability=BEST_EFFORT, time_control=Unlimited()), Purpose.GENERAL, ())
@@ -223,7 +227,7 @@ async def test_best_effort_room_plays_on_when_writes_fail(autojump_clock, capsys
         store.failing = True
         assert (await play_one_turn(room)).applied
         assert received(spectator), "events still flow"
-        assert "event=write_failed_best_effort" in capsys.readouterr().err
+        assert "event=write_failed_best_effort" in caplog.text
 
 
 async def test_resume_continues_from_the_last_committed_version(autojump_clock):
@@ -372,7 +376,8 @@ async def test_both_seats_away_past_their_grace_at_once_abort_whatever_the_seat_
         assert archived["abort"] == {"cause": "both_away"}
 
 
-async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, capsys):
+async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_stands(autojump_clock, caplog):
+    caplog.set_level(logging.INFO, logger="playsite.persistence")
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(required_setup(), Purpose.GENERAL, ())
@@ -387,11 +392,12 @@ async def test_a_write_whose_answers_were_lost_is_read_back_and_played_when_it_s
         assert len([turn for turn in room.game.history[history:] if turn.moves]) == 1
         assert store.games[room.game_id].version == room.version
         assert not any(isinstance(e, GameEnded) for e in received(spectator))
-        err = capsys.readouterr().err
+        err = caplog.text
         assert "event=given_up" in err and "event=in_doubt" in err and "event=adopted" in err
 
 
-async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read_back(autojump_clock, capsys):
+async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read_back(autojump_clock, caplog):
+    caplog.set_level(logging.INFO, logger="playsite.persistence")
     store = FaultyStore()
     async with running_registry(store=store) as registry:
         room = await registry.create(required_setup(), Purpose.GENERAL, ())
@@ -406,4 +412,4 @@ async def test_a_write_in_doubt_that_did_not_land_is_a_technical_abort_once_read
         assert load_state(await store.ended_game(room.game_id)).ending.technical, "stored as technical"
         archived = json.loads(store.archive[room.game_id])
         assert archived["termination"] == "aborted" and archived["technical"] is True, "archived as such"
-        assert "event=absent" in capsys.readouterr().err
+        assert "event=absent" in caplog.text
