@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
         message = boot_failure(failure, settings)
         if message is None:
             raise
-        print(f"playsite: {message}", file=sys.stderr)
+        logging.getLogger("playsite").error("%s", message)
         return EXIT_BOOT
-    print("playsite: stopped", file=sys.stderr)
+    logging.getLogger("playsite").info("stopped")
     return 0
 
 
