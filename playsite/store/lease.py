@@ -53,6 +53,9 @@ class ServingLease:
     def __init__(self, url: str):
         self.url = url
         self._conn: psycopg.Connection | None = None
+        self.holders: list[str] = []
+        """The serving processes connected when the lease was found taken, as `pg_stat_activity`
+        names them ("playsite serve 1234 from 10.0.0.5"): whom an operator must stop."""
 
     def _take(self) -> bool:
         """(Re)connect and try the lock; True when this process holds it now."""
@@ -60,6 +63,15 @@ class ServingLease:
         conn = psycopg.connect(self.url, autocommit=True, **connection_options())
         held = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()
         if held is None or not held[0]:
+            self.holders = [
+                f"{name} from {address or 'a local socket'}"
+                for name, address in conn.execute(
+                    "SELECT DISTINCT application_name, client_addr::text FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND application_name LIKE %s AND application_name <> %s"
+                    " ORDER BY 1, 2",
+                    (f"{SERVING_APPLICATION} %", serving_application_name()),
+                )
+            ]
             conn.close()
             return False
         self._conn = conn
@@ -95,8 +107,10 @@ class ServingLease:
     async def take(self) -> None:
         """At boot: hold the lease, or raise LeaseTaken; then wait for a predecessor to be gone."""
         if not await trio.to_thread.run_sync(self._take, abandon_on_cancel=True):
+            holders = f": {', '.join(self.holders)}" if self.holders else ""
             raise LeaseTaken(
-                "another playsite process is serving this database (it holds the serving lease); stop it first"
+                f"another playsite process is serving this database (it holds the serving lease{holders});"
+                " stop it first"
             )
         await self._outlive_predecessors()
 

@@ -26,6 +26,8 @@ def test_a_second_server_on_the_same_database_refuses_to_boot(serve, migrated_ur
         serve(env(migrated_url))
     assert "exited with 3" in str(refused.value)
     assert "another playsite process is serving this database" in str(refused.value)
+    # and names it, for the operator who must stop it (ops review s74)
+    assert f"(it holds the serving lease: playsite serve {first.process.pid} from " in str(refused.value)
     assert "Traceback" not in str(refused.value)
     assert httpx.get(f"{first.base_url}/health", timeout=10).status_code == 200
 
