@@ -6,7 +6,8 @@
     playsite accounts sign-out <nickname|id>     ends every session, the account stays active
 
 Each change is one transaction; a running server sees it at the account's next request,
-because every request re-reads the account.
+because every request re-reads the account. A change says what it did before the account's
+line. Exit codes: 0 done, 1 no such account, 2 no DATABASE_URL, 3 the database failed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
 from playsite.principals import canonical_uuid
 
 ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
+DEACTIVATED_WORDS = "its sessions end at their next request, and it cannot sign in"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -52,16 +54,22 @@ def run(args: argparse.Namespace) -> int:
             if account is None:
                 print(f"playsite: no account {args.account!r}", file=sys.stderr)
                 return 1
-            if args.action == "deactivate":
-                account = queries.set_active(conn, account.id, False) or account
-            elif args.action == "reactivate":
-                account = queries.set_active(conn, account.id, True) or account
+            before = account.status
+            done = ""
+            if args.action in ("deactivate", "reactivate"):
+                account = queries.set_active(conn, account.id, args.action == "reactivate") or account
+                done = (f"{args.action}d: " + (DEACTIVATED_WORDS if args.action == "deactivate" else "it may sign in again")
+                        if account.status != before else f"already {account.status}; its sessions ended all the same")
             elif args.action == "sign-out":
                 queries.end_sessions(conn, account.id)
+                done = "signed out everywhere: every session issued so far ends at its next request"
             conn.commit()
     except psycopg.Error as error:
         first_line = (str(error).strip().splitlines() or ["no detail"])[0]
         print(f"playsite: accounts: {first_line}", file=sys.stderr)
         return EXIT_BOOT
+    # what was done first (ops review s74: every action printed only the account's line)
+    if done:
+        print(f"playsite: {account.nickname or account.id} {done}")
     print(f"account {account.id} nickname={account.nickname or '-'} status={account.status}")
     return 0

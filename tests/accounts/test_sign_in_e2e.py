@@ -225,6 +225,7 @@ async def test_deactivation_revokes_at_once_and_deletion_forgets_the_account(sit
         env={"PATH": "/usr/bin:/bin", "DATABASE_URL": site.database_url}, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("playsite: gina deactivated: its sessions end at their next request"), done.stdout
     assert (await site.me(session)).status_code == 401, "the very next request"
     async with site.client() as browser, httpx.AsyncClient(timeout=15) as provider_http:
         start = await browser.get("/auth/login")
