@@ -337,7 +337,13 @@ class Game:
             self._begin(now)
             return
         elif self.phase is RoomPhase.AWAITING_JOINS:
-            self.join_deadline = now + self.setup.join_window_s
+            # What is left of its window, counted from its creation, and at least a disconnect
+            # grace to get back: a full new window at every restart kept a game nobody joins
+            # alive as long as deploys came often enough (ops review s74).
+            left = self.setup.join_window_s
+            if self.setup.created_at is not None:
+                left -= seconds_between(self.setup.created_at, self.wall_clock())
+            self.join_deadline = now + max(DISCONNECT_GRACE_S, left)
         elif self.phase is RoomPhase.SEEDING:
             self.seed_deadline = now + self.setup.seed_window_s
         if self.phase in PRESENT_PHASES:

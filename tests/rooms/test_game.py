@@ -7,7 +7,7 @@ import random
 
 from playsite.dice import FixedSeedSource, Fairness
 from playsite.rooms.game import Game
-from playsite.rooms.model import FRIEND_JOIN_WINDOW_S, RoomPhase
+from playsite.rooms.model import DISCONNECT_GRACE_S, FRIEND_JOIN_WINDOW_S, RoomPhase
 from playsite.rooms.trees import pack
 from playsite.rules import Termination, format_dfen
 from playsite.wire import BLACK, WHITE, GameEnded, Resign, SubmitTurn, TurnPlayed, decode_event
@@ -63,6 +63,22 @@ def test_the_join_window_is_a_deadline_the_caller_passes_in():
     game.on_deadline(10.0 + FRIEND_JOIN_WINDOW_S)
     assert game.ended and game.ending.termination is Termination.ABORTED and game.ending.winner is None
     assert not game.ending.technical, "a friend game whose seats did not all come never began"
+
+
+def test_a_game_awaiting_joins_keeps_what_is_left_of_its_window_across_a_restart():
+    """Ops review s74: every restart gave a game nobody joined a full new window, so with
+    deploys often enough it never ended. What is left counts from the creation, and a restart
+    leaves at least a disconnect grace to come back in."""
+    seconds = {"2026-01-01T00:01:40.000Z": 100, "2026-01-01T00:09:50.000Z": 590, "2026-01-01T02:00:00.000Z": 7200}
+    for later, elapsed in seconds.items():
+        setup = room_setup(await_joins=True, white=seat_setup(False), black=seat_setup(False), created_at=AT)
+        game = Game(setup, Fairness.draw(FixedSeedSource([SEED])), wall_clock=lambda at=later: at)
+        assert game.phase is RoomPhase.AWAITING_JOINS
+        game.resume(50.0, restarted=True)
+        left = max(FRIEND_JOIN_WINDOW_S - elapsed, DISCONNECT_GRACE_S)
+        assert game.next_deadline() == 50.0 + left, elapsed
+        game.on_deadline(50.0 + left)
+        assert game.ended and game.ending.termination is Termination.ABORTED
 
 
 def test_a_return_without_the_token_reopens_only_ones_own_seat():
