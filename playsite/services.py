@@ -131,6 +131,8 @@ async def boot(
     if settings.persistence_enabled and settings.database_url:
         # Before any room is resumed: a second process on this database stops here.
         lease = await nursery.start(run_serving_lease, settings.database_url)
+        if database is not None:
+            database.serving_epoch = lease.epoch  # every game write is fenced on it from now on
     if repaired := await store.end_archived_games():
         log.error(
             "store repair: %d game(s) were stored both active and archived; marked ended, not resumed: %s",

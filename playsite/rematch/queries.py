@@ -151,12 +151,14 @@ def commit_successor(
     settle: Callable[[], tuple[float, GameWrite]],
     white_moves_to: Seat,
     tokens: dict[Seat, str],
+    epoch: int | None,
 ) -> None:
     """The successor's one transaction: its first version (snapshot, seats with their final
     participants and capability digests), the link from the source with the first-join
     deadline and the capabilities, and the opportunity turned `matched`. Fenced on the
     phase being `starting`; the primary key of `rematch_successors` makes a second
-    successor for one source impossible even past the fence.
+    successor for one source impossible even past the fence. The game row is fenced on the
+    serving lease's `epoch` as every game write is.
 
     `settle()` is called once this transaction holds the fence and the link's row (after any
     wait for either): it fixes the first-join deadline ("15 s from commit": what is left to
@@ -175,8 +177,8 @@ def commit_successor(
         (source_game_id, game_id, str(white_moves_to), tokens[Seat.WHITE], tokens[Seat.BLACK]),
     )
     join_deadline_at, write = settle()
-    if not write_game(conn, write):
-        raise SuccessorFenceRefused(f"game {game_id} already exists")
+    if not write_game(conn, write, epoch):
+        raise SuccessorFenceRefused(f"game {game_id} already exists, or another process serves this database now")
     conn.execute(
         "UPDATE rematch_successors SET join_deadline_at = %s WHERE source_game_id = %s",
         (stamp(join_deadline_at), source_game_id),

@@ -386,7 +386,7 @@ class Rematches:
             await self._run(
                 lambda conn: queries.commit_successor(
                     conn, source_game_id=source.game_id, game_id=write.game_id, settle=settle,
-                    white_moves_to=white_moves_to, tokens=sealed,
+                    white_moves_to=white_moves_to, tokens=sealed, epoch=self.database.serving_epoch,
                 )
             )
             return settled[-1]

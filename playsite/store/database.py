@@ -175,6 +175,10 @@ class Database:
         self.timings = CallTimings()
         self.writes_by_thread = 0
         """Writes of `write_on_loop` that found every connection of the loop busy."""
+        self.serving_epoch: int | None = None
+        """The serving lease's epoch this process writes games under, once it holds the lease
+        (set at boot, `services.py`): game writes carry it, and the database refuses one that
+        is no longer current (store/lease.py). None: no fence (a process that serves nothing)."""
 
     @property
     def connections_needed(self) -> int:

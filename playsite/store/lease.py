@@ -16,7 +16,10 @@ the lease, waits until the connections of every other serving process on this da
 gone (`pg_stat_activity`, by their `application_name`) before anything is resumed: a
 predecessor that finds the lease taken stops, and its connections go with it. At most
 PREDECESSOR_WAIT_S; a predecessor still connected then is logged as an error, and the boot goes
-on (its writes are not fenced: docs/persistence.md, "Known gaps").
+on. Its writes are refused all the same: each holder bumps the lease's epoch (`serving_epoch`)
+when it takes the lease, every game write carries its writer's epoch (`Database.serving_epoch`,
+store/postgres.py), and the database writes nothing for one no longer current. A holder that
+takes the lock again after losing its connection stops if the epoch moved meanwhile.
 """
 
 from __future__ import annotations
@@ -53,6 +56,11 @@ class ServingLease:
     def __init__(self, url: str):
         self.url = url
         self._conn: psycopg.Connection | None = None
+        self.epoch: int | None = None
+        """This holder's epoch (`serving_epoch`), bumped when it took the lease: every game
+        write it makes carries it, and the database refuses one that is no longer current."""
+        self.superseded = False
+        """Whether another process held the lease while this one had lost its connection."""
         self.holders: list[str] = []
         """The serving processes connected when the lease was found taken, as `pg_stat_activity`
         names them ("playsite serve 1234 from 10.0.0.5"): whom an operator must stop."""
@@ -73,6 +81,17 @@ class ServingLease:
                 )
             ]
             conn.close()
+            return False
+        if self.epoch is None:  # the boot's take: a new epoch, which fences every holder before
+            bumped = conn.execute("UPDATE serving_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch").fetchone()
+            assert bumped is not None, "serving_epoch has its one row (sql/019)"
+            self.epoch = int(bumped[0])
+        elif conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone() != (self.epoch,):
+            # taken again, after another process held it meanwhile (and wrote games): this
+            # process's games in memory are no longer what the database holds
+            conn.execute("SELECT pg_advisory_unlock(%s)", (LEASE_KEY,))
+            conn.close()
+            self.superseded = True
             return False
         self._conn = conn
         return True
@@ -157,6 +176,8 @@ class ServingLease:
                 log.warning("serving lease: PostgreSQL unreachable (%s); still serving", type(error).__name__)
                 continue
             if not held:
+                if self.superseded:
+                    raise LeaseLost("another playsite process held the serving lease meanwhile; this one stops serving")
                 raise LeaseLost("the serving lease was taken by another playsite process; this one stops serving")
             log.info("serving lease: held again")
 

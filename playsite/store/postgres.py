@@ -38,7 +38,9 @@ HEALTH_PROBE_TIMEOUT_S = 2
 _WRITE_GAME = """
 WITH game AS (
     INSERT INTO games (id, origin, durability, rated, status, version, snapshot)
-    VALUES (%(id)s, %(origin)s, %(durability)s, %(rated)s, %(status)s, %(version)s, %(snapshot)s)
+    SELECT %(id)s::uuid, %(origin)s::text, %(durability)s::text, %(rated)s::boolean, %(status)s::text,
+           %(version)s::integer, %(snapshot)s::jsonb
+     WHERE %(epoch)s::bigint IS NULL OR EXISTS (SELECT 1 FROM serving_epoch WHERE id = 1 AND epoch = %(epoch)s::bigint)
     ON CONFLICT (id) DO UPDATE
        SET status = EXCLUDED.status, version = EXCLUDED.version, snapshot = EXCLUDED.snapshot, updated_at = now()
      WHERE games.version <= EXCLUDED.version AND games.status = 'active'
@@ -53,7 +55,9 @@ WITH game AS (
 SELECT version FROM game
 """
 """The game row and its seats in one statement: the seats only when the fence let the game
-row through (they join its RETURNING), a principal only ever set once."""
+row through (they join its RETURNING), a principal only ever set once. Fenced twice: on the
+row's version and status, and on the serving lease's epoch (a process that another has taken
+the lease from writes nothing: `epoch` NULL, outside a serving process, skips that fence)."""
 _WRITE_GAME_ON_LOOP = LoopStatement.of(_WRITE_GAME)
 """The same, as a turn's write sends it from the event loop (`Database.write_on_loop`)."""
 
@@ -102,9 +106,10 @@ SELECT version FROM game
 that row through (they select from its RETURNING)."""
 
 
-def _game_params(write: GameWrite) -> dict[str, Any]:
+def _game_params(write: GameWrite, epoch: int | None) -> dict[str, Any]:
     seats = list(write.seats.items())
     return {
+        "epoch": epoch,
         "id": write.game_id,
         "origin": write.origin,
         "durability": write.durability,
@@ -118,9 +123,9 @@ def _game_params(write: GameWrite) -> dict[str, Any]:
     }
 
 
-def write_game(conn: psycopg.Connection, write: GameWrite) -> bool:
-    """Upsert the game and its seats; False (nothing written) when the fence refused it."""
-    return conn.execute(_WRITE_GAME, _game_params(write)).fetchone() is not None
+def write_game(conn: psycopg.Connection, write: GameWrite, epoch: int | None) -> bool:
+    """Upsert the game and its seats; False (nothing written) when a fence refused it."""
+    return conn.execute(_WRITE_GAME, _game_params(write, epoch)).fetchone() is not None
 
 
 def _finish_fence_holds(conn: psycopg.Connection, write: GameWrite) -> bool:
@@ -192,16 +197,31 @@ class PostgresStore:
 
     async def save_game(self, write: GameWrite) -> None:
         # The write every turn waits for: on the event loop, without a worker thread's hops.
-        params = _game_params(write)
-        await self._write(
+        params = _game_params(write, self.database.serving_epoch)
+        written = await self._write(
             write.game_id, lambda in_doubt: self.database.write_on_loop(_WRITE_GAME_ON_LOOP, params, in_doubt=in_doubt)
         )
+        if not written:
+            await self._refuse_if_superseded(write)
+
+    async def _refuse_if_superseded(self, write: GameWrite) -> None:
+        """After a write that wrote nothing: WriteRefused when the reason is that another process
+        has taken the serving lease since (this one's epoch is no longer current)."""
+        epoch = self.database.serving_epoch
+        if epoch is None:
+            return
+        current = await self.database.run(lambda conn: conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone())
+        if current != (epoch,):
+            raise WriteRefused(
+                f"game {write.game_id}: another process serves this database now (serving lease epoch {epoch},"
+                f" now {current[0] if current else None})"
+            )
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
         # The verdict of a game's last turn waits for this write: one statement from the event
         # loop, as a turn's (it was five round trips in a worker thread).
         result = ending.result
-        params = _game_params(write) | {
+        params = _game_params(write, self.database.serving_epoch) | {
             "finished_at": result.finished_at,
             "result_rated": result.rated,
             "result_origin": result.origin,
@@ -222,8 +242,10 @@ class PostgresStore:
         )
         if written:
             return
-        # The fence refused the row (nothing was written): a repeat of this very ending, whose
-        # earlier attempt landed, adds nothing; any other terminal write is refused.
+        # A fence refused the row (nothing was written): the lease's epoch, or the row's; a
+        # repeat of this very ending, whose earlier attempt landed, adds nothing; any other
+        # terminal write is refused.
+        await self._refuse_if_superseded(write)
         if not await self.database.run(lambda conn: _finish_fence_holds(conn, write)):
             raise WriteRefused(f"game {write.game_id}: no active row at or below version {write.version}")
 

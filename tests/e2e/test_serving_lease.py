@@ -41,19 +41,37 @@ def test_after_a_kill_9_the_next_server_takes_over_the_games(serve, migrated_url
     assert resumed.status_code == 200 and resumed.json()["status"] == {"Active": {}}
 
 
+def steal_the_lease(thief: psycopg.Connection) -> None:
+    """Terminate the holder's lease connection and take the lock, before its next check."""
+    [holder] = thief.execute(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        " AND (classid::bigint << 32 | objid::bigint) = %s",
+        (LEASE_KEY,),
+    ).fetchone()
+    thief.execute("SELECT pg_terminate_backend(%s)", (holder,))
+    deadline = time.monotonic() + 10
+    while not thief.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()[0]:
+        assert time.monotonic() < deadline, "the terminated holder's lock was never released"
+        time.sleep(0.05)
+
+
 def test_a_server_whose_lease_was_taken_stops_serving(serve, migrated_url):
     server = serve(env(migrated_url))
     with psycopg.connect(migrated_url, autocommit=True) as thief:
-        [holder] = thief.execute(
-            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
-            " AND (classid::bigint << 32 | objid::bigint) = %s",
-            (LEASE_KEY,),
-        ).fetchone()
-        thief.execute("SELECT pg_terminate_backend(%s)", (holder,))
-        deadline = time.monotonic() + 10
-        while not thief.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()[0]:
-            assert time.monotonic() < deadline, "the terminated holder's lock was never released"
-            time.sleep(0.05)
+        steal_the_lease(thief)
         exit_code = server.process.wait(timeout=CHECK_EVERY_S * 5)
     assert exit_code == 3
     assert "the serving lease was taken by another playsite process" in server.output()
+
+
+def test_a_server_whose_lease_another_held_meanwhile_stops_serving(serve, migrated_url):
+    """The lock is free again when the server retakes it, but another process held it (and
+    moved the epoch): the games this server holds may be stale, so it stops."""
+    server = serve(env(migrated_url))
+    with psycopg.connect(migrated_url, autocommit=True) as thief:
+        steal_the_lease(thief)
+        thief.execute("UPDATE serving_epoch SET epoch = epoch + 1")
+        thief.execute("SELECT pg_advisory_unlock(%s)", (LEASE_KEY,))
+        exit_code = server.process.wait(timeout=CHECK_EVERY_S * 5)
+    assert exit_code == 3
+    assert "another playsite process held the serving lease meanwhile" in server.output()

@@ -13,7 +13,7 @@ import pytest
 from playsite.store.database import KEEPALIVE_IDLE_S, KEEPALIVE_INTERVAL_S, USER_TIMEOUT_MS
 from playsite.store.lease import ServingLease
 from playsite.store.loopwrites import LoopStatement
-from tests.support.database import opened_database
+from tests.support.database import migrated_url, opened_database  # noqa: F401 (migrated_url: a fixture)
 from tests.support.tcp import sockets_to
 
 pytestmark = pytest.mark.postgres
@@ -28,13 +28,13 @@ def options_of(sock: socket.socket) -> dict[str, int]:
     }
 
 
-async def test_every_connection_to_postgresql_gives_up_on_a_server_that_stopped_answering(database_url):
-    port = urlsplit(database_url).port
+async def test_every_connection_to_postgresql_gives_up_on_a_server_that_stopped_answering(migrated_url):
+    port = urlsplit(migrated_url).port
     before = sockets_to(port)
     for sock in before.values():
         sock.close()
-    lease = ServingLease(database_url)
-    async with opened_database(database_url, pool_size=2) as database:
+    lease = ServingLease(migrated_url)
+    async with opened_database(migrated_url, pool_size=2) as database:
         await database.run(lambda conn: conn.execute("SELECT 1").fetchall())
         assert await database.write_on_loop(LoopStatement.of("SELECT 1"), {}) == 1
         await lease.take()

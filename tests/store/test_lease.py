@@ -18,20 +18,21 @@ import trio
 from playsite.store import lease as lease_module
 from playsite.store.database import SERVING_APPLICATION, connection_options
 from playsite.store.lease import ServingLease
+from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.postgres
 
 ROUNDS = 300
 
 
-async def test_a_closed_lease_is_free_for_the_next_holder_at_once(database_url):
+async def test_a_closed_lease_is_free_for_the_next_holder_at_once(migrated_url):
     for round_ in range(ROUNDS):
-        holder = ServingLease(database_url)
+        holder = ServingLease(migrated_url)
         await holder.take()
         assert holder.held
         await holder.close()
         assert not holder.held
-        successor = ServingLease(database_url)
+        successor = ServingLease(migrated_url)
         assert successor._take(), f"round {round_}: the lease closed a moment ago was still held"
         await successor.close()
 
@@ -46,10 +47,10 @@ def another_serving_process(url: str) -> psycopg.Connection:
     return psycopg.connect(url, autocommit=True, application_name=f"{SERVING_APPLICATION} {os.getpid() + 100000}")
 
 
-async def test_a_new_holder_waits_until_the_previous_serving_process_is_gone(database_url, caplog):
-    other = another_serving_process(database_url)
-    own = psycopg.connect(database_url, **connection_options())  # this process's own: not waited for
-    holder = ServingLease(database_url)
+async def test_a_new_holder_waits_until_the_previous_serving_process_is_gone(migrated_url, caplog):
+    other = another_serving_process(migrated_url)
+    own = psycopg.connect(migrated_url, **connection_options())  # this process's own: not waited for
+    holder = ServingLease(migrated_url)
     try:
         async with trio.open_nursery() as nursery:
 
@@ -70,10 +71,10 @@ async def test_a_new_holder_waits_until_the_previous_serving_process_is_gone(dat
     assert "the previous serving process is gone; resuming" in caplog.text
 
 
-async def test_a_predecessor_that_stays_connected_is_an_error_and_the_boot_goes_on(database_url, caplog, monkeypatch):
+async def test_a_predecessor_that_stays_connected_is_an_error_and_the_boot_goes_on(migrated_url, caplog, monkeypatch):
     monkeypatch.setattr(lease_module, "PREDECESSOR_WAIT_S", 0.5)
-    other = another_serving_process(database_url)
-    holder = ServingLease(database_url)
+    other = another_serving_process(migrated_url)
+    holder = ServingLease(migrated_url)
     try:
         with caplog.at_level(logging.WARNING, logger="playsite.lease"):
             began = trio.current_time()
@@ -86,8 +87,8 @@ async def test_a_predecessor_that_stays_connected_is_an_error_and_the_boot_goes_
         await holder.close()
 
 
-async def test_without_another_serving_process_the_lease_is_taken_without_waiting(database_url, caplog):
-    holder = ServingLease(database_url)
+async def test_without_another_serving_process_the_lease_is_taken_without_waiting(migrated_url, caplog):
+    holder = ServingLease(migrated_url)
     with caplog.at_level(logging.WARNING, logger="playsite.lease"):
         await holder.take()
     await holder.close()

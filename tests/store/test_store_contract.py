@@ -17,8 +17,9 @@ from playsite.store.base import GameEnding, GameWrite, ResultRow, WriteRefused
 from playsite.store.database import Database
 from playsite.store.memory import MemoryStore
 from playsite.store.migrations import apply_pending, load_migrations
+from playsite.store.lease import ServingLease
 from playsite.store.postgres import PostgresStore
-from tests.support.database import opened_database
+from tests.support.database import migrated_url, opened_database  # noqa: F401 (migrated_url: a fixture)
 
 
 @pytest.fixture(params=["memory", "postgres"])
@@ -325,3 +326,53 @@ def test_the_memory_stores_bound_is_a_setting():
     assert Settings.from_environ({"PLAY_MEMORY_FINISHED_KEPT": "500"}).memory_finished_kept == 500
     with pytest.raises(ConfigError, match="PLAY_MEMORY_FINISHED_KEPT"):
         Settings.from_environ({"PLAY_MEMORY_FINISHED_KEPT": "5"})
+
+
+# ----- the serving lease's epoch ------------------------------------------------------------------
+# Ops review s74: a process whose lease another had taken wrote a turn after its successor had
+# resumed the game. Every game write carries the writer's epoch, and one no longer current
+# writes nothing and is refused.
+
+
+async def test_postgres_a_write_under_a_superseded_lease_epoch_writes_nothing_and_is_refused(migrated_url):
+    first = ServingLease(migrated_url)
+    await first.take()
+    async with opened_database(migrated_url, pool_size=2) as database:
+        store = PostgresStore(database)
+        database.serving_epoch = first.epoch
+        game = str(uuid.uuid4())
+        await store.save_game(write(game, 1))
+        await first.close()
+        successor = ServingLease(migrated_url)
+        await successor.take()  # another process serves the database now
+        try:
+            assert successor.epoch == first.epoch + 1
+            for attempt in (store.save_game(write(game, 2)), store.finish_game(write(game, 2, "ended"), ending(game)),
+                            store.save_game(write(str(uuid.uuid4()), 1))):
+                with pytest.raises(WriteRefused, match="another process serves this database now"):
+                    await attempt
+            stored = await database.run(lambda conn: conn.execute(
+                "SELECT status, version, (SELECT count(*) FROM games), (SELECT count(*) FROM game_archive) FROM games"
+                " WHERE id = %s", (game,)).fetchone())
+            assert stored == ("active", 1, 1, 0), "nothing written under the old epoch"
+            database.serving_epoch = successor.epoch  # the successor's writes go through
+            await store.save_game(write(game, 2))
+            await store.finish_game(write(game, 3, "ended"), ending(game))
+        finally:
+            await successor.close()
+
+
+async def test_postgres_a_holder_that_lost_its_connection_while_another_held_the_lease_does_not_take_it_again(migrated_url):
+    first = ServingLease(migrated_url)
+    await first.take()
+    first._drop()  # its lease connection is lost
+    other = ServingLease(migrated_url)
+    await other.take()
+    await other.close()  # ... and another process held the lease, and is gone again
+    assert not first._take(), "the lease is free, but the games this process holds are stale"
+    assert first.superseded
+    quiet = ServingLease(migrated_url)
+    await quiet.take()
+    quiet._drop()
+    assert quiet._take() and not quiet.superseded, "nobody held it meanwhile: taken again"
+    await quiet.close()
