@@ -87,6 +87,9 @@ def cpu_seconds() -> float:
 async def one_run(url: str, games: int, versions: int) -> dict:
     database = Database(url)
     await database.open()
+    # fenced on the serving lease's epoch, as a serving process's writes are
+    row = await database.run(lambda conn: conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone())
+    database.serving_epoch = None if row is None else row[0]
     store = PostgresStore(database)
     # The writes are made before the clock starts: the snapshots are the room's, not the store's, work.
     writes = [[game_write(str(uuid.uuid4()), v) for v in range(1, versions + 1)] for _ in range(games)]

@@ -34,8 +34,8 @@ def load_settings_or_exit() -> Settings:
         sys.exit(EXIT_CONFIG)
 
 
-def run(args: argparse.Namespace) -> int:
-    settings = load_settings_or_exit()
+def configure_logging(settings: Settings) -> None:
+    """Every line of a running server: `<time> <LEVEL> <logger>: <message>` on stderr."""
     logging.basicConfig(
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -44,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
     # httpx logs every request URL at INFO; outbound URLs (webhooks) may carry secrets.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings_or_exit()
+    configure_logging(settings)
     print("playsite: effective configuration", file=sys.stderr)
     for name, value in settings.effective():
         print(f"  {name}={value}", file=sys.stderr)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 import trio
 
+from playsite.cli.serve import configure_logging
 from playsite.config import Settings
 from playsite.dice import SeedSource
 from playsite.games.creation import human_seat
@@ -46,6 +47,7 @@ class FirstSeed:
 
 async def main(dfen: str, seed_hex: str | None = None) -> None:
     settings = Settings.from_environ()
+    configure_logging(settings)  # as `playsite serve` logs: "listening on" is an INFO line
     async with trio.open_nursery() as nursery:
         services = await boot(settings, nursery)
         if seed_hex is not None:  # drawn by the create below, before its first await
