@@ -160,7 +160,7 @@ class ServingLease:
             return
         log.error(
             "serving lease: another serving process is still connected after %g s; resuming all the same"
-            " (its writes would not be refused)", PREDECESSOR_WAIT_S,
+            " (its game writes are refused: the lease's epoch has moved on)", PREDECESSOR_WAIT_S,
         )
 
     async def keep(self) -> None:
