@@ -130,7 +130,8 @@ async def boot(
     lease = None
     if settings.persistence_enabled and settings.database_url:
         # Before any room is resumed: a second process on this database stops here.
-        lease = await nursery.start(run_serving_lease, settings.database_url)
+        # a lease another process takes ends this one's sockets as a stop does, then the process
+        lease = await nursery.start(run_serving_lease, settings.database_url, stopping.begin)
         if database is not None:
             database.serving_epoch = lease.epoch  # every game write is fenced on it from now on
     if repaired := await store.end_archived_games():

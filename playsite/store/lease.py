@@ -25,6 +25,7 @@ takes the lock again after losing its connection stops if the epoch moved meanwh
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import psycopg
 import trio
@@ -42,6 +43,9 @@ PREDECESSOR_WAIT_S = 10.0
 """How long a new holder waits for another serving process's connections to go (it stops
 within CHECK_EVERY_S of finding the lease taken, and closes them as it exits)."""
 PREDECESSOR_POLL_S = 0.1
+LOST_DRAIN_S = 1.0
+"""How long a holder that lost the lease lets its stop's first step run (game sockets closed with
+1013, streams ended) before it exits."""
 
 
 class LeaseTaken(Exception):
@@ -163,8 +167,10 @@ class ServingLease:
             " (its game writes are refused: the lease's epoch has moved on)", PREDECESSOR_WAIT_S,
         )
 
-    async def keep(self) -> None:
-        """Until cancelled: check the lease connection; retake it when lost; LeaseLost when another took it."""
+    async def keep(self, on_lost: Callable[[], None] | None = None) -> None:
+        """Until cancelled: check the lease connection; retake it when lost; LeaseLost when another
+        took it, after `on_lost()` and LOST_DRAIN_S (the server's stop begins: its sockets are
+        told to reconnect, as at a restart, rather than cut when the process exits)."""
         while True:
             await trio.sleep(CHECK_EVERY_S)
             if await trio.to_thread.run_sync(self._alive, abandon_on_cancel=True):
@@ -176,9 +182,16 @@ class ServingLease:
                 log.warning("serving lease: PostgreSQL unreachable (%s); still serving", type(error).__name__)
                 continue
             if not held:
-                if self.superseded:
-                    raise LeaseLost("another playsite process held the serving lease meanwhile; this one stops serving")
-                raise LeaseLost("the serving lease was taken by another playsite process; this one stops serving")
+                lost = LeaseLost(
+                    "another playsite process held the serving lease meanwhile; this one stops serving"
+                    if self.superseded
+                    else "the serving lease was taken by another playsite process; this one stops serving"
+                )
+                if on_lost is not None:
+                    log.warning("serving lease: lost to another process; its sockets are told to reconnect, then it exits")
+                    on_lost()
+                    await trio.sleep(LOST_DRAIN_S)
+                raise lost
             log.info("serving lease: held again")
 
     async def close(self) -> None:
@@ -188,8 +201,12 @@ class ServingLease:
             await trio.to_thread.run_sync(self._drop, abandon_on_cancel=True)
 
 
-async def run_serving_lease(url: str, *, task_status: trio.TaskStatus[ServingLease] = trio.TASK_STATUS_IGNORED) -> None:
-    """Take the lease (LeaseTaken if another process holds it), then keep it while serving."""
+async def run_serving_lease(
+    url: str, on_lost: Callable[[], None] | None = None,
+    *, task_status: trio.TaskStatus[ServingLease] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Take the lease (LeaseTaken if another process holds it), then keep it while serving;
+    `on_lost` is called when another process has it (`ServingLease.keep`)."""
     lease = ServingLease(url)
     try:
         await lease.take()
@@ -197,7 +214,7 @@ async def run_serving_lease(url: str, *, task_status: trio.TaskStatus[ServingLea
         raise DatabaseUnavailable(f"cannot take the serving lease: {type(error).__name__}") from None
     task_status.started(lease)
     try:
-        await lease.keep()
+        await lease.keep(on_lost)
     finally:
         with trio.CancelScope(shield=True):
             await lease.close()

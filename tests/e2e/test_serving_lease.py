@@ -9,8 +9,11 @@ import time
 import httpx
 import psycopg
 import pytest
+import trio
+from trio_websocket import ConnectionClosed, open_websocket_url
 
 from playsite.store.lease import CHECK_EVERY_S, LEASE_KEY
+from tests.support.client import create_game
 from tests.support.database import migrated_url  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.postgres
@@ -75,3 +78,29 @@ def test_a_server_whose_lease_another_held_meanwhile_stops_serving(serve, migrat
         exit_code = server.process.wait(timeout=CHECK_EVERY_S * 5)
     assert exit_code == 3
     assert "another playsite process held the serving lease meanwhile" in server.output()
+
+
+async def test_a_server_that_loses_its_lease_tells_its_sockets_to_reconnect_before_it_exits(serve, migrated_url):
+    """Ops review s74: a holder that lost the lease left the port without the 1013 close a stop
+    gives, so its players saw a connection error instead of "reconnect"."""
+    server = serve(env(migrated_url))
+    game = await create_game(server.base_url)
+    async with open_websocket_url(f"{server.ws_url}/games/{game['gameId']}/ws?mode=spectator") as spectator:
+        with trio.fail_after(10):
+            await spectator.get_message()  # the Snapshot: subscribed
+
+        def steal() -> None:
+            with psycopg.connect(migrated_url, autocommit=True) as thief:
+                steal_the_lease(thief)
+                server.process.wait(timeout=CHECK_EVERY_S * 5)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, steal)
+            with trio.fail_after(CHECK_EVERY_S * 5):
+                try:
+                    while True:
+                        await spectator.get_message()
+                except ConnectionClosed as closed:
+                    code, reason = closed.reason.code, closed.reason.reason or ""
+    assert code == 1013 and "restarting" in reason, (code, reason)
+    assert server.process.wait(timeout=10) == 3
