@@ -107,7 +107,7 @@ def create_app(services: Services) -> QuartTrio:
         specs_routes(),
         web_routes(
             services.accounts, showcase=services.showcase is not None, ratings=services.database is not None,
-            rating_period_s=settings.rating_period_s,
+            rating_period_s=settings.rating_period_s, public_origin=settings.public_origin,
             bot_admins=None if services.management is None else services.management.admins,
             standing=lambda game_id: game_standing(services.registry, services.store, game_id),
             profile=lambda names: profile_standing(services.database, names),

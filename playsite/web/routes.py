@@ -23,6 +23,7 @@ style, nothing from another origin.
 from __future__ import annotations
 
 import hashlib
+import html
 import posixpath
 import re
 from collections.abc import Awaitable, Callable
@@ -170,10 +171,14 @@ class Assets:
         return PLACEHOLDER.sub(lambda m: f"/assets/{self.names[m[1]]}", text)
 
 
+PLACEHOLDER_ORIGIN = "https://this-server"
+"""What the pages' commands name the server by, until a known origin or the page's script replaces it."""
+
+
 def web_routes(
     accounts: Accounts, *, showcase: bool, ratings: bool, rating_period_s: int,
     standing: Callable[[str], Awaitable[str]], profile: Callable[[tuple[str, ...]], Awaitable[str]],
-    bot_admins: AdminAuthority | None = None,
+    bot_admins: AdminAuthority | None = None, public_origin: str | None = None,
 ) -> RouteFamily:
     """The pages and assets; `/web/site` tells them who is signed in (`accounts`), whether the
     showcase table is served (`showcase`) and ratings are kept (`ratings`: a database), how
@@ -185,7 +190,11 @@ def web_routes(
     "unsure"), so that a profile of nobody is a 404 too."""
     routes = RouteFamily("web", __name__)
     assets = Assets()
-    pages = {name: StaticBody.of(assets.page(f"{name}.html").encode()) for name in PAGES}
+    # The server's own address in the pages' commands, where it is known (`PLAY_PUBLIC_ORIGIN`):
+    # the shell lines of /write-a-bot then work when the page is fetched without a browser
+    # (bot review s74: curl showed https://this-server); a browser's script writes its own.
+    origin = PLACEHOLDER_ORIGIN if public_origin is None else html.escape(public_origin.rstrip("/"))
+    pages = {name: StaticBody.of(assets.page(f"{name}.html").replace(PLACEHOLDER_ORIGIN, origin).encode()) for name in PAGES}
     packed = {name: StaticBody.of(body) for name, (body, _media) in assets.bodies.items()}
 
     def page(name: str, status: int = 200) -> Response:
