@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from playsite.store.base import GameWrite  # noqa: E402
 from playsite.store.database import Database  # noqa: E402
+from playsite.store.lease import current_epoch  # noqa: E402
 from playsite.store.migrations import apply_pending, load_migrations  # noqa: E402
 from playsite.store.postgres import PostgresStore  # noqa: E402
 
@@ -88,8 +89,7 @@ async def one_run(url: str, games: int, versions: int) -> dict:
     database = Database(url)
     await database.open()
     # fenced on the serving lease's epoch, as a serving process's writes are
-    row = await database.run(lambda conn: conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone())
-    database.serving_epoch = None if row is None else row[0]
+    database.serving_epoch = await database.run(current_epoch)
     store = PostgresStore(database)
     # The writes are made before the clock starts: the snapshots are the room's, not the store's, work.
     writes = [[game_write(str(uuid.uuid4()), v) for v in range(1, versions + 1)] for _ in range(games)]

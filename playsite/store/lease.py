@@ -48,6 +48,22 @@ LOST_DRAIN_S = 1.0
 1013, streams ended) before it exits."""
 
 
+def current_epoch(conn: psycopg.Connection) -> int | None:
+    """The serving lease's epoch as the database holds it now (None before sql/019's row)."""
+    row = conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def other_servers(conn: psycopg.Connection) -> list[tuple[str, str | None]]:
+    """The connections other serving processes hold to this database now: (application_name,
+    client address, None on a local socket), as `pg_stat_activity` shows them."""
+    return conn.execute(
+        "SELECT application_name, client_addr::text FROM pg_stat_activity"
+        " WHERE datname = current_database() AND application_name LIKE %s AND application_name <> %s",
+        (f"{SERVING_APPLICATION} %", serving_application_name()),
+    ).fetchall()
+
+
 class LeaseTaken(Exception):
     """Another process serves this database."""
 
@@ -77,12 +93,7 @@ class ServingLease:
         if held is None or not held[0]:
             self.holders = [
                 f"{name} from {address or 'a local socket'}"
-                for name, address in conn.execute(
-                    "SELECT DISTINCT application_name, client_addr::text FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND application_name LIKE %s AND application_name <> %s"
-                    " ORDER BY 1, 2",
-                    (f"{SERVING_APPLICATION} %", serving_application_name()),
-                )
+                for name, address in sorted(set(other_servers(conn)), key=lambda row: (row[0], row[1] or ""))
             ]
             conn.close()
             return False
@@ -90,7 +101,7 @@ class ServingLease:
             bumped = conn.execute("UPDATE serving_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch").fetchone()
             assert bumped is not None, "serving_epoch has its one row (sql/019)"
             self.epoch = int(bumped[0])
-        elif conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone() != (self.epoch,):
+        elif current_epoch(conn) != self.epoch:
             # taken again, after another process held it meanwhile (and wrote games): this
             # process's games in memory are no longer what the database holds
             conn.execute("SELECT pg_advisory_unlock(%s)", (LEASE_KEY,))
@@ -140,12 +151,7 @@ class ServingLease:
     def _predecessors(self) -> int:
         """Connections of other serving processes to this database, now."""
         assert self._conn is not None
-        row = self._conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-            " AND application_name LIKE %s AND application_name <> %s",
-            (f"{SERVING_APPLICATION} %", serving_application_name()),
-        ).fetchone()
-        return 0 if row is None else int(row[0])
+        return len(other_servers(self._conn))
 
     async def _outlive_predecessors(self) -> None:
         """Wait (PREDECESSOR_WAIT_S at most) until no other serving process is connected."""

@@ -31,6 +31,7 @@ from playsite.store.base import (
     json_bytes,
 )
 from playsite.store.database import Database, DatabaseUnavailable
+from playsite.store.lease import current_epoch
 from playsite.store.loopwrites import LoopStatement
 
 HEALTH_PROBE_TIMEOUT_S = 2
@@ -210,11 +211,11 @@ class PostgresStore:
         epoch = self.database.serving_epoch
         if epoch is None:
             return
-        current = await self.database.run(lambda conn: conn.execute("SELECT epoch FROM serving_epoch WHERE id = 1").fetchone())
-        if current != (epoch,):
+        current = await self.database.run(current_epoch)
+        if current != epoch:
             raise WriteRefused(
                 f"game {write.game_id}: another process serves this database now (serving lease epoch {epoch},"
-                f" now {current[0] if current else None})"
+                f" now {current})"
             )
 
     async def finish_game(self, write: GameWrite, ending: GameEnding) -> None:
