@@ -24,7 +24,12 @@ from playsite.cli.serve import EXIT_BOOT, EXIT_CONFIG, load_settings_or_exit
 from playsite.principals import canonical_uuid
 
 ACTIONS = ("show", "deactivate", "reactivate", "sign-out")
-DEACTIVATED_WORDS = "its sessions end at their next request, and it cannot sign in"
+DONE = {
+    "deactivate": "deactivated: its sessions end at their next request, and it cannot sign in",
+    "reactivate": "reactivated: it may sign in again",
+    "sign-out": "signed out everywhere: every session issued so far ends at its next request",
+}
+"""What each change says it did (a repeated deactivation or reactivation says "already")."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -55,14 +60,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"playsite: no account {args.account!r}", file=sys.stderr)
                 return 1
             before = account.status
-            done = ""
+            done = DONE.get(args.action, "")
             if args.action in ("deactivate", "reactivate"):
                 account = queries.set_active(conn, account.id, args.action == "reactivate") or account
-                done = (f"{args.action}d: " + (DEACTIVATED_WORDS if args.action == "deactivate" else "it may sign in again")
-                        if account.status != before else f"already {account.status}; its sessions ended all the same")
+                if account.status == before:
+                    done = f"already {account.status}; its sessions ended all the same"
             elif args.action == "sign-out":
                 queries.end_sessions(conn, account.id)
-                done = "signed out everywhere: every session issued so far ends at its next request"
             conn.commit()
     except psycopg.Error as error:
         first_line = (str(error).strip().splitlines() or ["no detail"])[0]

@@ -14,6 +14,8 @@ from playsite.store.database import DatabaseUnavailable
 from playsite.store.lease import LeaseLost, LeaseTaken
 from playsite.store.migrations import MigrationError
 
+log = logging.getLogger("playsite")
+
 EXIT_CONFIG = 2
 EXIT_BOOT = 3
 
@@ -55,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
     if settings.database_url is None:
         # said, not only implied by DATABASE_URL=(unset): a secret that failed to arrive starts a
         # server whose every game goes with its next restart (ops review s74)
-        logging.getLogger("playsite").warning(
+        log.warning(
             "no DATABASE_URL: games, accounts and ratings are kept in this process's memory only,"
             " and lost when it stops"
         )
     for name in unknown_variables(os.environ):
-        logging.getLogger("playsite").warning("%s is not a setting of playsite (misspelt?): ignored", name)
+        log.warning("%s is not a setting of playsite (misspelt?): ignored", name)
     from playsite.server import main
 
     try:
@@ -71,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         message = boot_failure(failure, settings)
         if message is None:
             raise
-        logging.getLogger("playsite").error("%s", message)
+        log.error("%s", message)
         return EXIT_BOOT
-    logging.getLogger("playsite").info("stopped")
+    log.info("stopped")
     return 0
 
 
